@@ -1,0 +1,12 @@
+//! The parser never panics: it returns a model or a located error.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|datos: &[u8]| {
+    if let Ok(comprobante) = timbra_cfdi::parser::parsear_bytes(datos) {
+        // Whatever parses re-serialises and parses again.
+        let xml = timbra_cfdi::escritura::escribir(&comprobante);
+        let _ = timbra_cfdi::parser::parsear(&xml);
+    }
+});

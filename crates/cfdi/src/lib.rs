@@ -1,0 +1,31 @@
+//! # timbra-cfdi
+//!
+//! CFDI 4.0 (Anexo 20 de la RMF, versión 4.0) as a pure library: the document model with
+//! the Pagos 2.0, Nómina 1.2, Impuestos Locales 1.0 and TimbreFiscalDigital 1.1
+//! complements, tax and rounding rules with a builder, an XML writer, a parser, the native
+//! cadena original (byte-identical to SAT's XSLT), sealing and verification, TFD generation,
+//! the QR expresión impresa and validation against SAT's rules and small catalogs.
+
+// Tests may unwrap; the library itself is linted without this (the lib target builds without
+// `cfg(test)` under `clippy --all-targets`).
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
+
+pub mod cadena;
+pub mod cancelacion;
+pub mod catalogos;
+pub mod construccion;
+pub mod escritura;
+pub mod implocal;
+pub mod model;
+pub mod nomina;
+pub mod numero;
+pub mod pagos;
+pub mod parser;
+pub mod sello;
+pub mod tfd;
+pub mod timbre;
+pub mod validacion;
+
+pub use model::*;
+pub use numero::Numero;

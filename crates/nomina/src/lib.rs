@@ -1,0 +1,59 @@
+//! Mexican payroll arithmetic for one pay period: gross to net.
+//!
+//! * ISR withholding with the Art. 96 LISR tariffs of Anexo 8 RMF (2026, and 2023–2025 for
+//!   back-pay), period tariffs derived from the daily table as Anexo 8 prints them;
+//! * subsidio para el empleo (decree DOF 2024-05-01 as amended for 2026), applied only
+//!   against ISR and never paid in cash;
+//! * the Art. 96 minimum-wage exemption and the Art. 36 LSS employer-absorbed IMSS share;
+//! * IMSS worker quotas (Arts. 25, 106, 107, 147 and 168 LSS) on the SBC capped at 25 UMA;
+//! * Art. 93 LISR exempt parts of aguinaldo, PTU, prima vacacional, prima dominical and
+//!   overtime.
+//!
+//! Pure: no I/O, no clock. The payment date is always an argument.
+//!
+//! ```
+//! use timbra_nomina::{CalculoNomina, calcular_solicitud};
+//! use time::macros::date;
+//!
+//! let cuerpo = r#"{"salarioDiario": "500.00", "salarioDiarioIntegrado": 522.47,
+//!                  "diasPagados": 15, "periodicidad": "QUINCENAL", "riesgoPuesto": 1,
+//!                  "fechaPago": "2026-03-15"}"#;
+//! let solicitud: CalculoNomina = serde_json::from_str(cuerpo).unwrap();
+//! let resultado = calcular_solicitud(&solicitud, date!(2026 - 03 - 15)).unwrap();
+//! assert!(resultado.neto_a_pagar < resultado.percepciones.total_percepciones);
+//! ```
+
+// Tests may unwrap; the library itself is linted without this (the lib target builds without
+// `cfg(test)` under `clippy --all-targets`).
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+pub mod calculo;
+pub mod entrada;
+pub mod parametros;
+pub mod resultado;
+
+pub use calculo::{calcular, calcular_con_parametros, calcular_lote, calcular_solicitud};
+pub use entrada::{
+    CalculoNomina, Campo, DeduccionCruda, DeduccionValidada, EntradaValidada, PercepcionCruda, PercepcionValidada,
+    Periodicidad, Problema, RiesgoPuesto, Zona,
+};
+pub use parametros::{Parametros, SinParametros, TablaIsr, Tramo};
+pub use resultado::{
+    Deducciones, Desglose, DetallePercepcion, ImssDesglose, OtrosPagos, Percepciones, ResultadoNomina,
+};
+
+/// Rounds an amount to centavos, half away from zero (Anexo 20: amounts with the currency's
+/// two decimals; 0.005 rounds up).
+pub fn redondear(monto: Decimal) -> Decimal {
+    monto.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
+}
+
+/// [`redondear`] and fix the scale at two decimals, so the JSON shows `700.00`, not `700`.
+pub(crate) fn centavos(monto: Decimal) -> Decimal {
+    let mut redondeado = redondear(monto);
+    redondeado.rescale(2);
+    redondeado
+}

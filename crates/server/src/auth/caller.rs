@@ -1,0 +1,296 @@
+//! Who is calling: an API key (`Authorization: Bearer`) or a session cookie, and what they may
+//! do in a company.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use time::OffsetDateTime;
+
+use crate::auth::roles::{Permission, Role};
+use crate::auth::secrets::sha256_hex;
+use crate::error::{ApiError, ApiResult, Code};
+use crate::sql;
+use crate::state::AppState;
+
+/// Name of the session cookie set by login.
+pub const SESSION_COOKIE: &str = "timbra_session";
+
+/// How the caller authenticated.
+#[derive(Clone, Debug)]
+pub enum Credential {
+    /// A dashboard session.
+    Session {
+        /// Stored id (digest of the cookie token).
+        session_id: String,
+    },
+    /// An API key, possibly narrowed to companies and scopes.
+    ApiKey {
+        /// The key's id.
+        key_id: String,
+        /// Companies the key may act on; `None` = all of the user's.
+        empresa_ids: Option<Vec<String>>,
+        /// Actions the key may perform; `None` = all the user's roles allow.
+        scopes: Option<Vec<String>>,
+    },
+}
+
+/// An authenticated caller.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The user acting.
+    pub user_id: String,
+    /// How they authenticated.
+    pub credential: Credential,
+    mode: ModeSlot,
+}
+
+/// The mode of the company a request acts on, filled in by [`Caller::authorize`] and written by
+/// the response middleware as `X-Service-Mode`.
+#[derive(Clone, Debug, Default)]
+pub struct ModeSlot(Arc<Mutex<Option<bool>>>);
+
+impl ModeSlot {
+    /// Records the sandbox flag of the company acted on.
+    pub fn set(&self, sandbox: bool) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(sandbox);
+        }
+    }
+
+    /// `"sandbox"` or `"live"`; `sandbox` when no company was involved.
+    pub fn header_value(&self) -> &'static str {
+        match self.0.lock().map(|slot| *slot) {
+            Ok(Some(false)) => "live",
+            _ => "sandbox",
+        }
+    }
+}
+
+/// What [`Caller::authorize`] found out about the caller in a company.
+#[derive(Clone, Debug)]
+pub struct EmpresaAccess {
+    /// The company.
+    pub empresa_id: String,
+    /// The caller's role there.
+    pub role: Role,
+    /// Whether the company is in sandbox mode.
+    pub sandbox: bool,
+}
+
+impl EmpresaAccess {
+    /// `"sandbox"` or `"live"`, for the body field `mode`.
+    pub fn mode(&self) -> &'static str {
+        if self.sandbox { "sandbox" } else { "live" }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    id: String,
+    user_id: String,
+    empresa_ids: Option<String>,
+    scopes: Option<String>,
+    expires_at: Option<OffsetDateTime>,
+    revoked_at: Option<OffsetDateTime>,
+    last_used_at: Option<OffsetDateTime>,
+    user_deleted_at: Option<OffsetDateTime>,
+}
+
+#[derive(sqlx::FromRow)]
+struct AccessRow {
+    sandbox: bool,
+    role: String,
+}
+
+impl Caller {
+    /// Whether the caller came with an API key (some operations need a session).
+    pub fn is_session(&self) -> bool {
+        matches!(self.credential, Credential::Session { .. })
+    }
+
+    /// Records the company's mode for the `X-Service-Mode` header.
+    pub fn note_mode(&self, sandbox: bool) {
+        self.mode.set(sandbox);
+    }
+
+    /// Checks that the caller may perform `permission` in `empresa_id`: the key reaches the
+    /// company (SCOPE_001), the user has a role there (SCOPE_001 otherwise, so ids of other
+    /// tenants reveal nothing), the role is high enough (AUTH_003) and the key's scopes allow
+    /// the action (SCOPE_002).
+    pub async fn authorize(
+        &self,
+        app: &AppState,
+        empresa_id: &str,
+        permission: Permission,
+    ) -> ApiResult<EmpresaAccess> {
+        if let Credential::ApiKey { empresa_ids: Some(allowed), .. } = &self.credential
+            && !allowed.iter().any(|id| id == empresa_id)
+        {
+            return Err(no_access(empresa_id));
+        }
+        let mut conn = app.db.conn().await?;
+        let row = sql!(fetch_optional conn, AccessRow,
+            "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
+             WHERE e.id = $1 AND e.deleted_at IS NULL",
+            empresa_id, &self.user_id)?;
+        let Some(row) = row else { return Err(no_access(empresa_id)) };
+        let role = Role::parse(&row.role).ok_or_else(|| ApiError::internal("membership role", &row.role))?;
+        self.mode.set(row.sandbox);
+        let required = permission.minimum_role();
+        if role < required {
+            return Err(ApiError::new(
+                Code::Auth003,
+                format!("{} needs role {} or higher; your role in this company is {}", permission.scope(), required.as_str(), role.as_str()),
+            )
+            .with_details(serde_json::json!({ "action": permission.scope(), "requiredRole": required.as_str(), "role": role.as_str() })));
+        }
+        if let Credential::ApiKey { scopes: Some(scopes), .. } = &self.credential
+            && !scopes.iter().any(|scope| permission.granted_by(scope))
+        {
+            return Err(ApiError::new(
+                Code::Scope002,
+                format!("this API key's scopes do not include {}", permission.scope()),
+            )
+            .with_details(serde_json::json!({ "action": permission.scope(), "scopes": scopes })));
+        }
+        Ok(EmpresaAccess { empresa_id: empresa_id.to_owned(), role, sandbox: row.sandbox })
+    }
+}
+
+fn no_access(empresa_id: &str) -> ApiError {
+    ApiError::new(Code::Scope001, format!("you have no access to company {empresa_id}"))
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// The value of the session cookie, if sent.
+pub fn session_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            (name == SESSION_COOKIE).then_some(value)
+        })
+}
+
+async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
+    let now = app.clock.now();
+    if let Some(key) = bearer(headers) {
+        let digest = sha256_hex(key);
+        let mut conn = app.db.conn().await?;
+        let row = sql!(fetch_optional conn, KeyRow,
+            "SELECT k.id, k.user_id, k.empresa_ids, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, \
+             u.deleted_at AS user_deleted_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
+            &digest)?;
+        let invalid = || ApiError::new(Code::Auth001, "the API key is invalid, expired or revoked");
+        let row = row.ok_or_else(invalid)?;
+        if row.revoked_at.is_some() || row.expires_at.is_some_and(|at| at <= now) {
+            return Err(invalid());
+        }
+        if row.user_deleted_at.is_some() {
+            return Err(ApiError::new(Code::Auth002, "the API key is valid but its user deleted the account"));
+        }
+        touch_key(app, &row.id, row.last_used_at, now).await;
+        let empresa_ids = row
+            .empresa_ids
+            .map(|json| serde_json::from_str(&json))
+            .transpose()
+            .map_err(|e| ApiError::internal("key empresa_ids", e))?;
+        let scopes = row
+            .scopes
+            .map(|json| serde_json::from_str(&json))
+            .transpose()
+            .map_err(|e| ApiError::internal("key scopes", e))?;
+        return Ok((row.user_id, Credential::ApiKey { key_id: row.id, empresa_ids, scopes }));
+    }
+    if let Some(token) = session_token(headers) {
+        let session_id = sha256_hex(token);
+        let mut conn = app.db.conn().await?;
+        let user_id = sql!(scalar_optional conn, String,
+            "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id \
+             WHERE s.id = $1 AND s.expires_at > $2 AND u.deleted_at IS NULL",
+            &session_id, now)?;
+        return match user_id {
+            Some(user_id) => Ok((user_id, Credential::Session { session_id })),
+            None => Err(ApiError::new(Code::Auth001, "the session expired or was closed; log in again")),
+        };
+    }
+    Err(ApiError::new(Code::Auth001, "send an API key as 'Authorization: Bearer <key>' or log in for a session cookie"))
+}
+
+/// Writes `last_used_at` at most once a minute per key: the in-memory map answers most requests
+/// without a write; the conditional UPDATE keeps several processes from writing more often.
+async fn touch_key(app: &AppState, key_id: &str, stored: Option<OffsetDateTime>, now: OffsetDateTime) {
+    const EVERY: Duration = Duration::from_secs(60);
+    if stored.is_some_and(|at| now - at < EVERY) {
+        return;
+    }
+    {
+        let Ok(mut recent) = app.key_touches.lock() else { return };
+        let instant = Instant::now();
+        if recent.get(key_id).is_some_and(|at| instant.duration_since(*at) < EVERY) {
+            return;
+        }
+        if recent.len() > 100_000 {
+            recent.retain(|_, at| instant.duration_since(*at) < EVERY);
+        }
+        recent.insert(key_id.to_owned(), instant);
+    }
+    let threshold = now - EVERY;
+    let result = async {
+        let mut conn = app.db.conn().await?;
+        sql!(execute conn,
+            "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
+            now, key_id, threshold)
+    }
+    .await;
+    if let Err(error) = result {
+        tracing::warn!(error.message = %error, "could not record key use");
+    }
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
+        let (user_id, credential) = authenticate(app, &parts.headers).await?;
+        let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
+        Ok(Caller { user_id, credential, mode })
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Option<Self>, Self::Rejection> {
+        if bearer(&parts.headers).is_none() && session_token(&parts.headers).is_none() {
+            return Ok(None);
+        }
+        <Caller as FromRequestParts<AppState>>::from_request_parts(parts, app).await.map(Some)
+    }
+}
+
+/// The company chosen by the `x-empresa-id` header.
+#[derive(Clone, Debug)]
+pub struct EmpresaHeader(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for EmpresaHeader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        match parts.headers.get("x-empresa-id").and_then(|value| value.to_str().ok()).map(str::trim) {
+            Some(id) if !id.is_empty() => Ok(EmpresaHeader(id.to_owned())),
+            _ => Err(ApiError::new(Code::Empresa003, "send the company id in the x-empresa-id header")),
+        }
+    }
+}

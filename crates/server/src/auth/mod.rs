@@ -1,0 +1,5 @@
+//! Authentication (API keys, sessions) and authorization (roles per company).
+
+pub mod caller;
+pub mod roles;
+pub mod secrets;

@@ -1,0 +1,189 @@
+//! Roles per company and the actions they allow (SPEC.md "Roles"). Roles are hierarchical: a
+//! higher role has every permission of the lower ones.
+
+use serde::{Deserialize, Serialize};
+
+/// A caller's role in one company, from highest to lowest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Role {
+    /// Lowest: reads.
+    Usuario = 1,
+    /// Issues invoices, manages customers and products.
+    Facturador = 2,
+    /// Cancels invoices, downloads from SAT, deletes customers and products, runs payroll.
+    Contador = 3,
+    /// Edits the company, its certificates, members and webhooks.
+    Administrador = 4,
+    /// Owner: everything, including deleting the company.
+    Propietario = 5,
+}
+
+impl Role {
+    /// The role's name as stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Propietario => "PROPIETARIO",
+            Role::Administrador => "ADMINISTRADOR",
+            Role::Contador => "CONTADOR",
+            Role::Facturador => "FACTURADOR",
+            Role::Usuario => "USUARIO",
+        }
+    }
+
+    /// Parses a stored or requested role name (exact, uppercase).
+    pub fn parse(text: &str) -> Option<Role> {
+        [Role::Propietario, Role::Administrador, Role::Contador, Role::Facturador, Role::Usuario]
+            .into_iter()
+            .find(|role| role.as_str() == text)
+    }
+}
+
+/// An action guarded by the role table; its name is also the API-key scope that allows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Permission {
+    /// Stamp invoices.
+    CfdiTimbrar,
+    /// Cancel invoices.
+    CfdiCancelar,
+    /// Download received invoices from SAT.
+    CfdiDescargar,
+    /// Read invoices.
+    CfdiView,
+    /// Create customers.
+    ClienteCreate,
+    /// Edit customers.
+    ClienteEdit,
+    /// Delete customers.
+    ClienteDelete,
+    /// Read customers.
+    ClienteView,
+    /// Create products.
+    ProductoCreate,
+    /// Edit products.
+    ProductoEdit,
+    /// Delete products.
+    ProductoDelete,
+    /// Read products.
+    ProductoView,
+    /// Read the company itself.
+    EmpresaView,
+    /// Edit the company.
+    EmpresaEdit,
+    /// Upload certificates (CSD and FIEL).
+    EmpresaCsd,
+    /// Delete the company.
+    EmpresaDelete,
+    /// Add, change and remove members.
+    MemberManage,
+}
+
+impl Permission {
+    /// Every permission, for the docs and for validating requested key scopes.
+    pub const ALL: &'static [Permission] = &[
+        Permission::CfdiTimbrar,
+        Permission::CfdiCancelar,
+        Permission::CfdiDescargar,
+        Permission::CfdiView,
+        Permission::ClienteCreate,
+        Permission::ClienteEdit,
+        Permission::ClienteDelete,
+        Permission::ClienteView,
+        Permission::ProductoCreate,
+        Permission::ProductoEdit,
+        Permission::ProductoDelete,
+        Permission::ProductoView,
+        Permission::EmpresaView,
+        Permission::EmpresaEdit,
+        Permission::EmpresaCsd,
+        Permission::EmpresaDelete,
+        Permission::MemberManage,
+    ];
+
+    /// The scope name, as in SPEC.md's role table (`cfdi:timbrar`).
+    pub fn scope(self) -> &'static str {
+        match self {
+            Permission::CfdiTimbrar => "cfdi:timbrar",
+            Permission::CfdiCancelar => "cfdi:cancelar",
+            Permission::CfdiDescargar => "cfdi:descargar",
+            Permission::CfdiView => "cfdi:view",
+            Permission::ClienteCreate => "cliente:create",
+            Permission::ClienteEdit => "cliente:edit",
+            Permission::ClienteDelete => "cliente:delete",
+            Permission::ClienteView => "cliente:view",
+            Permission::ProductoCreate => "producto:create",
+            Permission::ProductoEdit => "producto:edit",
+            Permission::ProductoDelete => "producto:delete",
+            Permission::ProductoView => "producto:view",
+            Permission::EmpresaView => "empresa:view",
+            Permission::EmpresaEdit => "empresa:edit",
+            Permission::EmpresaCsd => "empresa:csd",
+            Permission::EmpresaDelete => "empresa:delete",
+            Permission::MemberManage => "member:manage",
+        }
+    }
+
+    /// The lowest role allowed to perform the action (SPEC.md's table).
+    pub fn minimum_role(self) -> Role {
+        match self {
+            Permission::CfdiView | Permission::ClienteView | Permission::ProductoView | Permission::EmpresaView => {
+                Role::Usuario
+            }
+            Permission::CfdiTimbrar
+            | Permission::ClienteCreate
+            | Permission::ClienteEdit
+            | Permission::ProductoCreate
+            | Permission::ProductoEdit => Role::Facturador,
+            Permission::CfdiCancelar
+            | Permission::CfdiDescargar
+            | Permission::ClienteDelete
+            | Permission::ProductoDelete => Role::Contador,
+            Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
+            Permission::EmpresaDelete => Role::Propietario,
+        }
+    }
+
+    /// Whether a key scope grants this action: the exact name, `area:*`, or `*`.
+    pub fn granted_by(self, scope: &str) -> bool {
+        let name = self.scope();
+        scope == "*"
+            || scope == name
+            || scope.strip_suffix(":*").is_some_and(|area| name.split(':').next() == Some(area))
+    }
+
+    /// Whether `scope` is a scope a key may be narrowed to.
+    pub fn is_known_scope(scope: &str) -> bool {
+        Permission::ALL.iter().any(|permission| permission.granted_by(scope))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_role_table_of_the_spec() {
+        assert!(Role::Propietario > Role::Administrador && Role::Contador > Role::Facturador);
+        assert_eq!(Permission::CfdiTimbrar.minimum_role(), Role::Facturador);
+        assert_eq!(Permission::CfdiCancelar.minimum_role(), Role::Contador);
+        assert_eq!(Permission::CfdiDescargar.minimum_role(), Role::Contador);
+        assert_eq!(Permission::ClienteDelete.minimum_role(), Role::Contador);
+        assert_eq!(Permission::EmpresaDelete.minimum_role(), Role::Propietario);
+        assert_eq!(Permission::MemberManage.minimum_role(), Role::Administrador);
+        for role in ["PROPIETARIO", "ADMINISTRADOR", "CONTADOR", "FACTURADOR", "USUARIO"] {
+            assert_eq!(Role::parse(role).map(Role::as_str), Some(role));
+        }
+        assert_eq!(Role::parse("admin"), None);
+    }
+
+    #[test]
+    fn scopes() {
+        assert!(Permission::CfdiDescargar.granted_by("cfdi:descargar"));
+        assert!(Permission::CfdiDescargar.granted_by("cfdi:*"));
+        assert!(Permission::CfdiDescargar.granted_by("*"));
+        assert!(!Permission::CfdiDescargar.granted_by("cfdi:view"));
+        assert!(!Permission::ClienteView.granted_by("cfdi:*"));
+        assert!(Permission::is_known_scope("producto:*"));
+        assert!(!Permission::is_known_scope("nope:read"));
+    }
+}

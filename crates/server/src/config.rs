@@ -1,0 +1,128 @@
+//! Configuration from environment variables, one typed struct per concern, with documented
+//! defaults. Read once at start; a bad value stops the process with a message naming it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+/// Everything `timbra serve` needs to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `TIMBRA_LISTEN`, default `127.0.0.1:8080`.
+    pub listen: SocketAddr,
+    /// `TIMBRA_DATA_DIR`, default `./data` (created if missing).
+    pub data_dir: PathBuf,
+    /// `TIMBRA_DATABASE_URL`; default a SQLite file `timbra.db` in the data dir.
+    pub database_url: String,
+    /// Session cookie settings.
+    pub session: SessionConfig,
+    /// Request rate limits.
+    pub rate_limit: RateLimitConfig,
+    /// `TIMBRA_MAX_BODY_BYTES`, default 2 MiB: larger bodies get 413 REQUEST_002.
+    pub max_body_bytes: usize,
+}
+
+/// Session cookie settings.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// `TIMBRA_SESSION_SECURE` (default false): mark the cookie `Secure` (set it behind HTTPS).
+    pub secure_cookie: bool,
+    /// `TIMBRA_SESSION_TTL_HOURS` (default 168 = 7 days).
+    pub ttl: Duration,
+}
+
+/// Token-bucket limits. A bucket refills `per_second` tokens a second up to `burst`.
+#[derive(Clone, Debug)]
+pub struct RateLimitConfig {
+    /// `TIMBRA_RATE_LIMIT` (default true); `false` turns limiting off (benchmarks).
+    pub enabled: bool,
+    /// `TIMBRA_RATE_LIMIT_KEY_PER_SECOND` (default 200) for each API key or session.
+    pub key_per_second: u32,
+    /// `TIMBRA_RATE_LIMIT_KEY_BURST` (default 400).
+    pub key_burst: u32,
+    /// `TIMBRA_RATE_LIMIT_IP_PER_SECOND` (default 20) for unauthenticated requests per IP.
+    pub ip_per_second: u32,
+    /// `TIMBRA_RATE_LIMIT_IP_BURST` (default 60).
+    pub ip_burst: u32,
+}
+
+impl Default for RateLimitConfig {
+    fn default() -> Self {
+        Self { enabled: true, key_per_second: 200, key_burst: 400, ip_per_second: 20, ip_burst: 60 }
+    }
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> anyhow::Result<Self> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the configuration through `lookup` (tests pass a map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let listen = lookup("TIMBRA_LISTEN").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let listen: SocketAddr =
+            listen.parse().with_context(|| format!("TIMBRA_LISTEN={listen} is not an address like 127.0.0.1:8080"))?;
+        let data_dir = PathBuf::from(lookup("TIMBRA_DATA_DIR").unwrap_or_else(|| "./data".into()));
+        let database_url = match lookup("TIMBRA_DATABASE_URL") {
+            Some(url) if !url.is_empty() => url,
+            _ => format!("sqlite://{}", data_dir.join("timbra.db").display()),
+        };
+        if !(database_url.starts_with("sqlite:")
+            || database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://"))
+        {
+            bail!("TIMBRA_DATABASE_URL must start with sqlite: or postgres://");
+        }
+        let defaults = RateLimitConfig::default();
+        Ok(Self {
+            listen,
+            data_dir,
+            database_url,
+            session: SessionConfig {
+                secure_cookie: parse(&lookup, "TIMBRA_SESSION_SECURE", false)?,
+                ttl: Duration::from_secs(3600 * parse::<u64>(&lookup, "TIMBRA_SESSION_TTL_HOURS", 168)?),
+            },
+            rate_limit: RateLimitConfig {
+                enabled: parse(&lookup, "TIMBRA_RATE_LIMIT", defaults.enabled)?,
+                key_per_second: parse(&lookup, "TIMBRA_RATE_LIMIT_KEY_PER_SECOND", defaults.key_per_second)?,
+                key_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_KEY_BURST", defaults.key_burst)?,
+                ip_per_second: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_PER_SECOND", defaults.ip_per_second)?,
+                ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
+            },
+            max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+        })
+    }
+}
+
+fn parse<T: std::str::FromStr>(lookup: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T> {
+    match lookup(name) {
+        None => Ok(default),
+        Some(raw) if raw.is_empty() => Ok(default),
+        Some(raw) => raw.parse().map_err(|_| anyhow::anyhow!("{name}={raw} is not a valid value")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_point_at_a_sqlite_file_in_the_data_dir() {
+        let config = Config::from_lookup(|_| None).unwrap();
+        assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.database_url, "sqlite://./data/timbra.db");
+        assert!(config.rate_limit.enabled);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let error = Config::from_lookup(|name| (name == "TIMBRA_RATE_LIMIT").then(|| "maybe".into())).unwrap_err();
+        assert!(error.to_string().contains("TIMBRA_RATE_LIMIT=maybe"));
+        let error =
+            Config::from_lookup(|name| (name == "TIMBRA_DATABASE_URL").then(|| "mysql://x".into())).unwrap_err();
+        assert!(error.to_string().contains("TIMBRA_DATABASE_URL"));
+    }
+}

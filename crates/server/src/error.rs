@@ -1,0 +1,226 @@
+//! The error envelope and the one table that maps every error code to its HTTP status.
+//!
+//! Codes are stable strings that clients match on: never rename one. Codes from SPEC.md keep
+//! their statuses; the codes DESIGN.md adds follow the same `AREA_NNN` style.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// Declares the code table once: the enum, its string and its status come from one line each.
+macro_rules! error_codes {
+    ($( $variant:ident = $code:literal, $status:literal, $doc:literal; )*) => {
+        /// Every error code the API can answer with.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Code { $( #[doc = $doc] $variant, )* }
+
+        impl Code {
+            /// All codes, in table order (the docs endpoints list them).
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The stable string clients match on.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// The HTTP status this code is always answered with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(Code::$variant => match StatusCode::from_u16($status) {
+                        Ok(status) => status,
+                        // The literals above are valid statuses; checked by a unit test.
+                        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+                    },)*
+                }
+            }
+
+            /// What the condition means, for the documentation.
+            pub fn description(self) -> &'static str {
+                match self { $(Code::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    Auth001 = "AUTH_001", 401, "missing, invalid, expired or revoked API key or session";
+    Auth002 = "AUTH_002", 401, "the key is valid but its user deleted the account";
+    Auth003 = "AUTH_003", 403, "the caller's role in the company does not allow the action";
+    Auth004 = "AUTH_004", 401, "wrong email or password";
+    User001 = "USER_001", 400, "invalid registration data (see details)";
+    User002 = "USER_002", 409, "an account with this email already exists";
+    Request001 = "REQUEST_001", 400, "malformed JSON, wrong field type or missing Content-Type";
+    Request002 = "REQUEST_002", 413, "request body too large";
+    NotFound = "NOT_FOUND", 404, "no such route or resource";
+    MethodNotAllowed = "METHOD_NOT_ALLOWED", 405, "the route exists but not with this method";
+    Empresa001 = "EMPRESA_001", 400, "invalid company data (rfc, razonSocial, regimenFiscal, codigoPostal required)";
+    Empresa002 = "EMPRESA_002", 409, "you already have a company with this RFC";
+    Empresa003 = "EMPRESA_003", 400, "the x-empresa-id header is missing";
+    Empresa004 = "EMPRESA_004", 409, "the change would leave the company without a PROPIETARIO";
+    Member001 = "MEMBER_001", 400, "invalid member data (email of a registered user and a role)";
+    Member002 = "MEMBER_002", 409, "the user is already a member of the company";
+    Cliente001 = "CLIENTE_001", 400, "invalid customer data (see details)";
+    Cliente002 = "CLIENTE_002", 409, "a customer with this RFC already exists in the company";
+    Producto001 = "PRODUCTO_001", 400, "invalid product data (see details)";
+    ApiKey001 = "APIKEY_001", 400, "invalid API key data (see details)";
+    ApiKey002 = "APIKEY_002", 403, "a key cannot create a key wider than itself";
+    Csd001 = "CSD_001", 400, "cerBase64, keyBase64 or password missing";
+    Csd002 = "CSD_002", 400, ".cer and .key do not match, or wrong password";
+    Csd003 = "CSD_003", 400, "CSD expired";
+    Csd004 = "CSD_004", 400, "the certificate belongs to another RFC";
+    Fiel001 = "FIEL_001", 400, "cerBase64, keyBase64 or password missing";
+    Fiel002 = "FIEL_002", 400, ".cer and .key do not match, or wrong password";
+    Fiel003 = "FIEL_003", 400, "FIEL expired";
+    Fiel004 = "FIEL_004", 400, "FIEL RFC differs from the company RFC (on upload)";
+    Fiel999 = "FIEL_999", 500, "internal error processing the FIEL";
+    MissingFiel = "MISSING_FIEL", 412, "company has no FIEL";
+    FielExpired = "FIEL_EXPIRED", 412, "FIEL expired";
+    FielRfcMismatch = "FIEL_RFC_MISMATCH", 400, "FIEL RFC differs from the company RFC";
+    FielDecrypt = "FIEL_DECRYPT", 500, "stored FIEL cannot be decrypted; upload it again";
+    Descarga001 = "DESCARGA_001", 400, "request body is not valid JSON";
+    Descarga002 = "DESCARGA_002", 400, "invalid data; uuid missing or not a string";
+    Descarga003 = "DESCARGA_003", 400, "jobId missing in the path";
+    Descarga004 = "DESCARGA_004", 404, "job does not exist or belongs to another company";
+    InvalidUuid = "INVALID_UUID", 400, "UUID format invalid";
+    UuidNotFound = "UUID_NOT_FOUND", 404, "invoice not found at the tax authority (must be a received one)";
+    ReceptorMismatch = "RECEPTOR_MISMATCH", 403, "invoice's recipient is another RFC";
+    CfdiNotFound = "CFDI_NOT_FOUND", 200, "tax authority did not find the invoice";
+    VerificaTimeout = "VERIFICA_TIMEOUT", 200, "tax authority did not finish the request within 5 minutes";
+    EmptyPackage = "EMPTY_PACKAGE", 200, "tax authority package came empty";
+    ParseError = "PARSE_ERROR", 200, "XML downloaded but could not be parsed";
+    Sat5002 = "SAT_5002", 200, "permitted requests exhausted (tax-authority rate limit)";
+    Sat5004 = "SAT_5004", 200, "no information found (UUID absent, or caller is not the recipient)";
+    Sat5005 = "SAT_5005", 200, "identical request already in process; reuse the earlier job";
+    SatEstado4 = "SAT_ESTADO_4", 200, "request rejected (error); message in satMensaje";
+    SatEstado5 = "SAT_ESTADO_5", 200, "request rejected; message in satMensaje";
+    SatEstado6 = "SAT_ESTADO_6", 200, "request expired";
+    SatQuota = "SAT_QUOTA", 429, "daily download quota reached; see quota headers and Retry-After";
+    Rate001 = "RATE_001", 429, "rate limit exceeded; see Retry-After";
+    Scope001 = "SCOPE_001", 403, "the caller has no access to the company";
+    Scope002 = "SCOPE_002", 403, "the API key's scopes do not include the action";
+    Cfdi001 = "CFDI_001", 400, "invalid invoice data (see details)";
+    Cfdi002 = "CFDI_002", 400, "company has no CSD";
+    Cfdi003 = "CFDI_003", 400, "CSD expired";
+    Cfdi004 = "CFDI_004", 404, "customer not found";
+    Quota001 = "QUOTA_001", 402, "no stamps left";
+    Timbre001 = "TIMBRE_001", 402, "insufficient stamp balance (payroll stamping)";
+    Pago001 = "PAGO_001", 400, "invalid payment data (see details)";
+    Pago002 = "PAGO_002", 404, "original invoice UUID not found";
+    Pago003 = "PAGO_003", 400, "original invoice is cancelled";
+    Pago004 = "PAGO_004", 400, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
+    Cancel002 = "CANCEL_002", 404, "invoice not found";
+    Cancel003 = "CANCEL_003", 400, "status does not allow cancellation; only TIMBRADO can be cancelled";
+    Cancel004 = "CANCEL_004", 400, "motivo 01 requires folioSustitucion";
+    Nomina001 = "NOMINA_001", 400, "invalid payroll data (see details)";
+    Nomina002 = "NOMINA_002", 400, "company lacks employer registration";
+    Nomina999 = "NOMINA_999", 500, "internal error in the stamping pipeline";
+    Empleado002 = "EMPLEADO_002", 409, "employee with this RFC already exists in the company";
+    Idempotency001 = "IDEMPOTENCY_001", 409, "Idempotency-Key reused with another body";
+    Internal = "INTERNAL", 500, "internal error; it was logged, retry later";
+}
+
+/// An error answered to the client in the envelope.
+#[derive(Debug)]
+pub struct ApiError {
+    /// The stable code.
+    pub code: Code,
+    /// What went wrong and what to fix, for a person.
+    pub message: String,
+    /// Which fields and why, for a program.
+    pub details: Value,
+    /// Seconds for a `Retry-After` header (429 answers).
+    pub retry_after: Option<u64>,
+}
+
+/// Result type of handlers and services.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// An error with a message and empty details.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), details: json!({}), retry_after: None }
+    }
+
+    /// Adds details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = details;
+        self
+    }
+
+    /// A validation error listing every problem as `details.fields[{field, message}]`.
+    pub fn fields(code: Code, problems: Vec<FieldProblem>) -> Self {
+        let message = match problems.as_slice() {
+            [one] => format!("{}: {}", one.field, one.message),
+            many => format!(
+                "{} fields are invalid: {}",
+                many.len(),
+                many.iter().map(|p| p.field.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        Self::new(code, message).with_details(json!({ "fields": problems }))
+    }
+
+    /// A 404 that reveals nothing about whether the id exists elsewhere.
+    pub fn not_found(what: &str) -> Self {
+        Self::new(Code::NotFound, format!("{what} not found"))
+    }
+
+    /// An unexpected failure: logged once here with context, answered generically.
+    pub fn internal(context: &str, error: impl std::fmt::Display) -> Self {
+        tracing::error!(error.context = context, error.message = %error, "internal error");
+        Self::new(Code::Internal, "internal error; it was logged, retry later")
+    }
+}
+
+/// One invalid field: its JSON path and what to fix.
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct FieldProblem {
+    /// JSON path of the field, e.g. `conceptos[0].cantidad`.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl FieldProblem {
+    /// Builds a problem.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { field: field.into(), message: message.into() }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> Self {
+        Self::internal("database", error)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({
+            "success": false,
+            "error": { "code": self.code.as_str(), "message": self.message, "details": self.details },
+        });
+        let mut response = (self.code.status(), axum::Json(body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_a_real_status_and_a_unique_string() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            assert!(seen.insert(code.as_str()), "{} twice", code.as_str());
+        }
+        assert_eq!(Code::Fiel999.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(Code::MissingFiel.status(), StatusCode::PRECONDITION_FAILED);
+        assert_eq!(Code::Quota001.status(), StatusCode::PAYMENT_REQUIRED);
+        assert_eq!(Code::CfdiNotFound.status(), StatusCode::OK);
+    }
+}

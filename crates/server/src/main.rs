@@ -1,0 +1,85 @@
+//! The `timbra` binary: `serve` runs the API, `migrate` applies migrations.
+
+use clap::{Parser, Subcommand};
+use timbra_server::config::Config;
+use timbra_server::state::AppState;
+
+#[derive(Parser)]
+#[command(name = "timbra", version, about = "CFDI 4.0 invoicing and payroll service")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start the HTTP API (migrates the database first). Configured by TIMBRA_* variables.
+    Serve,
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Check a CFDI file: cadena original, seals, validation rules.
+    Cfdi {
+        #[command(subcommand)]
+        command: timbra_server::cfdi_cli::CfdiCommand,
+    },
+}
+
+fn main() -> anyhow::Result<std::process::ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Cfdi { command } => Ok(timbra_server::cfdi_cli::run(command)),
+        other => {
+            tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(other))?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TIMBRA_LOG")
+                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=warn".into()),
+        )
+        .init();
+    let config = Config::from_env()?;
+    match command {
+        Command::Cfdi { .. } => {}
+        Command::Migrate => {
+            timbra_server::open(&config).await?;
+            tracing::info!(database = %redact(&config.database_url), "migrations applied");
+        }
+        Command::Serve => {
+            let db = timbra_server::open(&config).await?;
+            let listener = tokio::net::TcpListener::bind(config.listen).await?;
+            tracing::info!(listen = %config.listen, database = %redact(&config.database_url), "timbra listening");
+            let app = AppState::new(db.clone(), config);
+            timbra_server::serve(listener, app, shutdown_signal()).await?;
+            db.close().await;
+        }
+    }
+    Ok(())
+}
+
+/// The database URL without its password, for logs.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}://***{}", &url[..scheme], &url[at..]),
+        _ => url.to_owned(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}

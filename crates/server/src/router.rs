@@ -1,0 +1,184 @@
+//! Every route in one place. Each API route answers under `/api` and without the prefix; the
+//! OpenAPI document is built from the same table, so a route cannot exist undocumented.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http_body_util::BodyExt;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::caller::{ModeSlot, session_token};
+use crate::error::{ApiError, Code};
+use crate::rate_limit::Bucket;
+use crate::routes::{api_keys, auth, clientes, docs, empresas, miembros, nomina, productos};
+use crate::state::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "timbra", description = "CFDI 4.0 invoicing and payroll API for Mexico. See /llms-full.txt for the guide."),
+    tags(
+        (name = "auth", description = "Accounts and sessions"),
+        (name = "api-keys", description = "API keys"),
+        (name = "empresas", description = "Companies"),
+        (name = "miembros", description = "Members and roles of a company"),
+        (name = "clientes", description = "Customers (x-empresa-id)"),
+        (name = "productos", description = "Products (x-empresa-id)"),
+        (name = "nomina", description = "Payroll"),
+    ),
+    modifiers(&BearerAuth),
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "apiKey",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("Authorization: Bearer tmb_sk_..."))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The API routes, relative to `/api`.
+pub fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(auth::register))
+        .routes(routes!(auth::login))
+        .routes(routes!(auth::logout))
+        .routes(routes!(auth::delete_account))
+        .routes(routes!(api_keys::create, api_keys::list, api_keys::revoke))
+        .routes(routes!(api_keys::revoke_by_path))
+        .routes(routes!(empresas::create, empresas::list))
+        .routes(routes!(empresas::get, empresas::update, empresas::delete))
+        .routes(routes!(miembros::list, miembros::add))
+        .routes(routes!(miembros::update, miembros::remove))
+        .routes(routes!(clientes::create, clientes::list))
+        .routes(routes!(clientes::get, clientes::update, clientes::delete))
+        .routes(routes!(productos::create, productos::list))
+        .routes(routes!(productos::get, productos::update, productos::delete))
+        .routes(routes!(nomina::calcular))
+}
+
+/// The OpenAPI document of [`api_routes`] with the `/api` prefix, the error table attached.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, mut openapi) =
+        OpenApiRouter::<AppState>::with_openapi(ApiDoc::openapi()).nest("/api", api_routes()).split_for_parts();
+    docs::attach_error_codes(&mut openapi);
+    docs::document_unauthorized(&mut openapi);
+    openapi
+}
+
+/// The whole application: API routes (with and without `/api`), docs, fallbacks and layers.
+pub fn build(app: AppState) -> Router {
+    let (prefixed, _) = OpenApiRouter::new().nest("/api", api_routes()).split_for_parts();
+    let (plain, _) = api_routes().split_for_parts();
+    let openapi = Arc::new(openapi());
+    let docs = Router::new()
+        .route("/llms.txt", get(docs::llms_txt))
+        .route("/llms-full.txt", get(docs::llms_full_txt))
+        .route("/api/docs", get(docs::openapi_json))
+        .route("/docs", get(docs::openapi_json))
+        .with_state(openapi);
+    Router::new()
+        .merge(prefixed)
+        .merge(plain)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(app.clone(), rate_limit))
+        .with_state(app.clone())
+        .merge(docs)
+        .layer(axum::extract::DefaultBodyLimit::max(app.config.max_body_bytes))
+        .layer(middleware::from_fn(envelope_and_mode))
+        .layer(CatchPanicLayer::custom(|_| ApiError::internal("handler panicked", "panic").into_response()))
+        .layer(TraceLayer::new_for_http())
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(Code::NotFound, "no such route; the API is documented at /llms-full.txt and /api/docs")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(Code::MethodNotAllowed, "this route does not accept this method; see /api/docs")
+}
+
+/// Draws one token from the caller's bucket: the credential's if one is sent, else the IP's.
+async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    let credential = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .or_else(|| session_token(request.headers()));
+    let bucket = match credential {
+        Some(secret) => Bucket::Credential(secret),
+        None => {
+            let ip = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+            Bucket::Ip(ip.unwrap_or([0, 0, 0, 0].into()))
+        }
+    };
+    if let Err(wait) = app.rate_limiter.check(bucket) {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        let mut error = ApiError::new(Code::Rate001, format!("too many requests; retry in {seconds} s"));
+        error.retry_after = Some(seconds.max(1));
+        return error.into_response();
+    }
+    next.run(request).await
+}
+
+/// Sets `X-Service-Mode` from the company the request acted on, and turns any error that is not
+/// already an envelope (a framework rejection, a panic) into one.
+async fn envelope_and_mode(mut request: Request, next: Next) -> Response {
+    let mode = ModeSlot::default();
+    request.extensions_mut().insert(mode.clone());
+    let mut response = next.run(request).await;
+    if response.status().is_client_error() || response.status().is_server_error() {
+        let is_json = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/json"));
+        if !is_json {
+            response = wrap_plain_error(response).await;
+        }
+    }
+    response.headers_mut().insert("x-service-mode", HeaderValue::from_static(mode.header_value()));
+    response
+}
+
+async fn wrap_plain_error(response: Response) -> Response {
+    let status = response.status();
+    let text = match response.into_body().collect().await {
+        Ok(collected) => String::from_utf8_lossy(&collected.to_bytes()).into_owned(),
+        Err(_) => String::new(),
+    };
+    let code = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => Code::Request002,
+        StatusCode::NOT_FOUND => Code::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => Code::MethodNotAllowed,
+        StatusCode::TOO_MANY_REQUESTS => Code::Rate001,
+        status if status.is_client_error() => Code::Request001,
+        _ => Code::Internal,
+    };
+    let message = if code == Code::Internal || text.is_empty() { code.description().to_owned() } else { text };
+    let mut error = ApiError::new(code, message).into_response();
+    *error.status_mut() = status;
+    error.map(Body::new)
+}

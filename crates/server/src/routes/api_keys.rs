@@ -1,0 +1,298 @@
+//! API keys: create (by session, by an existing key, or by email and password), list, revoke.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::caller::{Caller, Credential};
+use crate::auth::roles::Permission;
+use crate::auth::secrets::{KEY_PREFIX_SHOWN, new_api_key, sha256_hex};
+use crate::envelope::{Json, Path, Query, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::routes::auth::check_credentials;
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// Body of key creation.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateKeyBody {
+    /// Descriptive name (required).
+    name: Option<String>,
+    /// Days until the key expires; omitted = never.
+    expires_in_days: Option<i64>,
+    /// Only when authenticating by credentials (first key, no session).
+    email: Option<String>,
+    /// Only when authenticating by credentials.
+    password: Option<String>,
+    /// Narrow the key to these companies (ids). Omitted = every company of the user.
+    empresa_ids: Option<Vec<String>>,
+    /// Narrow the key to these actions (`cfdi:descargar`, `cliente:*`, `*`). Omitted = all.
+    scopes: Option<Vec<String>>,
+    /// On rotation with an existing key: also revoke the key used to call.
+    #[serde(default)]
+    revoke_current: bool,
+}
+
+/// A created key: the only time `key` is shown.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedKey {
+    id: String,
+    name: String,
+    /// The full secret. Store it now: it is never shown again.
+    key: String,
+    key_prefix: String,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    expires_at: Option<OffsetDateTime>,
+    empresa_ids: Option<Vec<String>>,
+    scopes: Option<Vec<String>>,
+}
+
+/// A key in a listing: never the secret.
+#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyListItem {
+    id: String,
+    name: String,
+    key_prefix: String,
+    active: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    expires_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(skip)]
+    #[sqlx(default)]
+    revoked_at: Option<OffsetDateTime>,
+}
+
+/// Revocation answer.
+#[derive(Serialize, ToSchema)]
+pub struct Revoked {
+    /// Always true.
+    revoked: bool,
+}
+
+/// Creates a key for the caller. Authenticates with a session, an existing API key (rotation:
+/// the new key can be no wider than the one used) or `email` + `password` in the body.
+#[utoipa::path(post, path = "/api-keys", tag = "api-keys", request_body = CreateKeyBody,
+    responses(
+        (status = 201, description = "Key created; `key` is shown only here", body = Envelope<CreatedKey>),
+        (status = 400, description = "APIKEY_001 invalid data", body = ErrorBody),
+        (status = 401, description = "AUTH_001 / AUTH_004", body = ErrorBody),
+        (status = 403, description = "APIKEY_002 wider than the calling key; SCOPE_001 company not yours", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(app): State<AppState>,
+    caller: Option<Caller>,
+    Json(body): Json<CreateKeyBody>,
+) -> ApiResult<impl IntoResponse> {
+    let (user_id, via_key) = match &caller {
+        Some(caller) => (caller.user_id.clone(), caller.credential.clone()),
+        None => {
+            if body.email.is_none() && body.password.is_none() {
+                return Err(ApiError::new(
+                    Code::Auth001,
+                    "log in, send an existing API key, or include email and password in the body",
+                ));
+            }
+            let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
+            (user.id, Credential::Session { session_id: String::new() })
+        }
+    };
+    let mut problems = Vec::new();
+    let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    if name.is_empty() || name.chars().count() > 100 {
+        problems.push(FieldProblem::new("name", "a descriptive name of 1 to 100 characters is required"));
+    }
+    if let Some(days) = body.expires_in_days
+        && !(1..=3650).contains(&days)
+    {
+        problems.push(FieldProblem::new(
+            "expiresInDays",
+            "expiresInDays must be between 1 and 3650; omit it for no expiry",
+        ));
+    }
+    if let Some(scopes) = &body.scopes {
+        for (index, scope) in scopes.iter().enumerate() {
+            if !Permission::is_known_scope(scope) {
+                problems.push(FieldProblem::new(format!("scopes[{index}]"), format!("unknown scope {scope:?}")));
+            }
+        }
+        if scopes.is_empty() {
+            problems.push(FieldProblem::new("scopes", "omit scopes for a full key, or list at least one"));
+        }
+    }
+    if body.empresa_ids.as_ref().is_some_and(Vec::is_empty) {
+        problems.push(FieldProblem::new("empresaIds", "omit empresaIds for every company, or list at least one"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::ApiKey001, problems));
+    }
+    // A key narrowed to companies or scopes only creates keys inside the same bounds.
+    let (mut empresa_ids, mut scopes) = (body.empresa_ids, body.scopes);
+    if let Credential::ApiKey { empresa_ids: parent_empresas, scopes: parent_scopes, .. } = &via_key {
+        if let Some(parent) = parent_empresas {
+            match &empresa_ids {
+                None => empresa_ids = Some(parent.clone()),
+                Some(wanted) if wanted.iter().all(|id| parent.contains(id)) => {}
+                Some(_) => return Err(wider("empresaIds")),
+            }
+        }
+        if let Some(parent) = parent_scopes {
+            match &scopes {
+                None => scopes = Some(parent.clone()),
+                Some(wanted) if wanted.iter().all(|scope| scope_within(scope, parent)) => {}
+                Some(_) => return Err(wider("scopes")),
+            }
+        }
+    }
+    let mut conn = app.db.conn().await?;
+    if let Some(wanted) = &empresa_ids {
+        for id in wanted {
+            let member = sql!(scalar_optional conn, String,
+                "SELECT m.role FROM memberships m JOIN empresas e ON e.id = m.empresa_id \
+                 WHERE m.empresa_id = $1 AND m.user_id = $2 AND e.deleted_at IS NULL",
+                id, &user_id)?;
+            if member.is_none() {
+                return Err(ApiError::new(Code::Scope001, format!("you have no access to company {id}")));
+            }
+        }
+    }
+    let key = new_api_key();
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let expires_at = body.expires_in_days.map(|days| now + time::Duration::days(days));
+    let key_prefix: String = key.chars().take(KEY_PREFIX_SHOWN).collect();
+    let empresa_json =
+        empresa_ids.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
+    let scopes_json =
+        scopes.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
+    sql!(execute conn,
+        "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, empresa_ids, scopes, expires_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        &id, &user_id, &name, sha256_hex(&key), &key_prefix, empresa_json, scopes_json, expires_at, now)?;
+    if body.revoke_current
+        && let Credential::ApiKey { key_id, .. } = &via_key
+    {
+        sql!(execute conn, "UPDATE api_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2", now, key_id)?;
+    }
+    Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
+}
+
+fn scope_within(scope: &str, parent: &[String]) -> bool {
+    // A wanted scope is inside the parent's when every action it grants is granted by the parent.
+    Permission::ALL
+        .iter()
+        .filter(|permission| permission.granted_by(scope))
+        .all(|permission| parent.iter().any(|p| permission.granted_by(p)))
+}
+
+fn wider(field: &str) -> ApiError {
+    ApiError::new(Code::ApiKey002, format!("the new key's {field} must stay within those of the key used to create it"))
+        .with_details(serde_json::json!({ "field": field }))
+}
+
+fn require_session(caller: &Caller) -> ApiResult<()> {
+    if caller.is_session() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            Code::Auth001,
+            "listing and revoking keys needs a session: log in at /api/auth/callback/credentials",
+        ))
+    }
+}
+
+/// Lists the caller's keys (session only). Shows `keyPrefix`, never the key.
+#[utoipa::path(get, path = "/api-keys", tag = "api-keys",
+    responses(
+        (status = 200, description = "The caller's keys", body = Envelope<Vec<KeyListItem>>),
+        (status = 401, description = "AUTH_001 (an API key is not enough: log in)", body = ErrorBody),
+    ))]
+pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl IntoResponse> {
+    require_session(&caller)?;
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    let mut keys = sql!(fetch_all conn, KeyListItem,
+        "SELECT id, name, key_prefix, FALSE AS active, last_used_at, expires_at, created_at, revoked_at \
+         FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
+        &caller.user_id)?;
+    for key in &mut keys {
+        key.active = key.revoked_at.is_none() && key.expires_at.is_none_or(|at| at > now);
+    }
+    Ok(ok(keys))
+}
+
+/// Where a revocation may carry the id.
+#[derive(Deserialize, IntoParams, ToSchema, Default)]
+pub struct RevokeParams {
+    /// The key to revoke.
+    id: Option<String>,
+}
+
+/// Revokes a key by `id` in the path.
+#[utoipa::path(delete, path = "/api-keys/{id}", tag = "api-keys", params(("id" = String, Path, description = "key id")),
+    responses(
+        (status = 200, description = "Revoked", body = Envelope<Revoked>),
+        (status = 401, description = "AUTH_001 (session needed)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn revoke_by_path(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    revoke_id(&app, &caller, Some(id)).await
+}
+
+/// Revokes a key by `id` in the query string or the JSON body.
+#[utoipa::path(delete, path = "/api-keys", tag = "api-keys", params(RevokeParams), request_body(content = Option<RevokeParams>),
+    responses(
+        (status = 200, description = "Revoked", body = Envelope<Revoked>),
+        (status = 400, description = "APIKEY_001 id missing", body = ErrorBody),
+        (status = 401, description = "AUTH_001 (session needed)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn revoke(
+    State(app): State<AppState>,
+    caller: Caller,
+    Query(query): Query<RevokeParams>,
+    body: axum::body::Bytes,
+) -> ApiResult<impl IntoResponse> {
+    let mut id = query.id;
+    if id.is_none() && !body.is_empty() {
+        let parsed: RevokeParams = serde_json::from_slice(&body)
+            .map_err(|e| ApiError::new(Code::Request001, format!("the body is not valid JSON: {e}")))?;
+        id = parsed.id;
+    }
+    revoke_id(&app, &caller, id).await
+}
+
+async fn revoke_id(app: &AppState, caller: &Caller, id: Option<String>) -> ApiResult<impl IntoResponse + use<>> {
+    require_session(caller)?;
+    let Some(id) = id.filter(|id| !id.is_empty()) else {
+        return Err(ApiError::fields(
+            Code::ApiKey001,
+            vec![FieldProblem::new("id", "the id of the key to revoke is required")],
+        ));
+    };
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    let changed = sql!(execute conn,
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2 AND user_id = $3",
+        now, &id, &caller.user_id)?;
+    if changed == 0 {
+        return Err(ApiError::not_found("API key"));
+    }
+    Ok(ok(Revoked { revoked: true }))
+}

@@ -1,0 +1,217 @@
+//! Accounts: register, log in (session cookie), log out, delete the account.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::caller::{Caller, Credential, SESSION_COOKIE};
+use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
+use crate::envelope::{Json, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// Registration body.
+#[derive(Deserialize, ToSchema)]
+pub struct RegisterBody {
+    /// At least 2 characters.
+    name: Option<String>,
+    /// Unique (case-insensitively).
+    email: Option<String>,
+    /// At least 8 characters with an uppercase letter, a digit and a special character.
+    password: Option<String>,
+}
+
+/// A user as answered by the API.
+#[derive(Serialize, ToSchema)]
+pub struct UserOut {
+    /// Assigned by the service.
+    pub id: String,
+    /// Email as registered.
+    pub email: String,
+    /// Name as registered.
+    pub name: String,
+}
+
+/// Email and password.
+#[derive(Deserialize, ToSchema)]
+pub struct LoginBody {
+    /// Registered email.
+    email: Option<String>,
+    /// Password.
+    password: Option<String>,
+}
+
+/// Login answer: the user; the session travels in the HttpOnly cookie.
+#[derive(Serialize, ToSchema)]
+pub struct LoginOut {
+    /// The logged-in user.
+    user: UserOut,
+}
+
+/// Logout or account deletion answer.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoneOut {
+    /// Always true.
+    done: bool,
+}
+
+/// A plausible email: one `@`, something before it, a dot after it, no spaces.
+pub fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(char::is_whitespace)
+        && !domain.contains('@')
+        && email.len() <= 254
+}
+
+#[derive(sqlx::FromRow)]
+struct UserRow {
+    id: String,
+    name: String,
+    email: String,
+    password_hash: String,
+}
+
+/// Creates an account.
+#[utoipa::path(post, path = "/auth/register", tag = "auth", request_body = RegisterBody,
+    responses(
+        (status = 201, description = "Account created", body = Envelope<UserOut>),
+        (status = 400, description = "USER_001 invalid data, REQUEST_001 malformed body", body = ErrorBody),
+        (status = 409, description = "USER_002 email taken", body = ErrorBody),
+    ))]
+pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody>) -> ApiResult<impl IntoResponse> {
+    let mut problems = Vec::new();
+    let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    if name.chars().count() < 2 {
+        problems.push(FieldProblem::new("name", "name is required and needs at least 2 characters"));
+    }
+    let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    if !valid_email(&email) {
+        problems.push(FieldProblem::new("email", "a valid email address is required"));
+    }
+    let password = body.password.unwrap_or_default();
+    problems.extend(password_problems("password", &password));
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::User001, problems));
+    }
+    let password_hash = hash_password(&password).map_err(|e| ApiError::internal("hash password", e))?;
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    let inserted = sql!(execute conn,
+        "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        &id, &name, &email, email.to_lowercase(), &password_hash, now);
+    match inserted {
+        Ok(_) => Ok(created(UserOut { id, email, name })),
+        Err(error) if crate::db::is_unique_violation(&error) => {
+            Err(ApiError::new(Code::User002, "an account with this email already exists; log in instead"))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Finds the active user with this email and password, or says AUTH_004 without telling which
+/// of the two was wrong (and taking the same time either way).
+pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Option<&str>) -> ApiResult<UserOut> {
+    let (Some(email), Some(password)) = (email, password) else {
+        return Err(ApiError::new(Code::Auth004, "send email and password"));
+    };
+    let mut conn = app.db.conn().await?;
+    let row = sql!(fetch_optional conn, UserRow,
+        "SELECT id, name, email, password_hash FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
+        email.trim().to_lowercase())?;
+    drop(conn);
+    let hash = row.as_ref().map_or(dummy_hash(), |row| row.password_hash.as_str()).to_owned();
+    let password = password.to_owned();
+    let matches = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
+        .await
+        .map_err(|e| ApiError::internal("verify password", e))?;
+    match row {
+        Some(row) if matches => Ok(UserOut { id: row.id, email: row.email, name: row.name }),
+        _ => Err(ApiError::new(Code::Auth004, "wrong email or password")),
+    }
+}
+
+/// Logs in and sets the HttpOnly session cookie.
+#[utoipa::path(post, path = "/auth/callback/credentials", tag = "auth", request_body = LoginBody,
+    responses(
+        (status = 200, description = "Logged in; `Set-Cookie: timbra_session=...; HttpOnly; SameSite=Lax`", body = Envelope<LoginOut>),
+        (status = 401, description = "AUTH_004 wrong email or password", body = ErrorBody),
+    ))]
+pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> ApiResult<Response> {
+    let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
+    let token = random_token();
+    let now = app.clock.now();
+    let ttl = app.config.session.ttl;
+    let mut conn = app.db.conn().await?;
+    sql!(execute conn,
+        "INSERT INTO sessions (id, user_id, expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        sha256_hex(&token), &user.id, now + ttl, now)?;
+    let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
+    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", ttl.as_secs());
+    let mut response = ok(LoginOut { user }).into_response();
+    let value = HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?;
+    response.headers_mut().insert(header::SET_COOKIE, value);
+    Ok(response)
+}
+
+/// Ends the current session (the cookie is cleared).
+#[utoipa::path(post, path = "/auth/logout", tag = "auth",
+    responses(
+        (status = 200, description = "Session closed", body = Envelope<DoneOut>),
+        (status = 401, description = "AUTH_001 no session", body = ErrorBody),
+    ))]
+pub async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
+    if let Credential::Session { session_id } = &caller.credential {
+        let mut conn = app.db.conn().await?;
+        sql!(execute conn, "DELETE FROM sessions WHERE id = $1", session_id)?;
+    }
+    Ok(done_clearing_cookie())
+}
+
+/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002.
+#[utoipa::path(delete, path = "/auth/account", tag = "auth",
+    responses(
+        (status = 200, description = "Account deleted", body = Envelope<DoneOut>),
+        (status = 401, description = "AUTH_001", body = ErrorBody),
+    ))]
+pub async fn delete_account(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    sql!(execute tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &caller.user_id)?;
+    sql!(execute tx, "DELETE FROM sessions WHERE user_id = $1", &caller.user_id)?;
+    tx.commit().await?;
+    Ok(done_clearing_cookie())
+}
+
+/// `{ done: true }` with the session cookie cleared (logout and account deletion).
+fn done_clearing_cookie() -> Response {
+    let mut response = ok(DoneOut { done: true }).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_static("timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_email;
+
+    #[test]
+    fn emails() {
+        assert!(valid_email("ana@example.com"));
+        assert!(valid_email("peña@dominio.mx"));
+        for bad in ["", "ana", "ana@", "@x.com", "ana@x", "a b@x.com", "a@@x.com", "a@.com"] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
+}

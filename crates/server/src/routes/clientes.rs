@@ -1,0 +1,313 @@
+//! Customers (clientes) of a company: create, list with search, get, update, delete.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::state::AppState;
+use crate::{ids, sql, validate};
+use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
+
+/// Customer body for create (all required but `usoCfdi` and `email`) and update (all optional).
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ClienteBody {
+    /// RFC, unique in the company (except XAXX010101000 and XEXX010101000).
+    rfc: Option<String>,
+    /// Legal name as registered with SAT.
+    razon_social: Option<String>,
+    /// c_RegimenFiscal code of the customer.
+    regimen_fiscal: Option<String>,
+    /// Postal code of the customer's fiscal address (DomicilioFiscalReceptor).
+    codigo_postal: Option<String>,
+    /// c_UsoCFDI code, default G03; must be allowed for the régimen.
+    uso_cfdi: Option<String>,
+    /// Where invoices are sent.
+    email: Option<String>,
+}
+
+/// A customer.
+#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct ClienteOut {
+    id: String,
+    rfc: String,
+    razon_social: String,
+    regimen_fiscal: String,
+    codigo_postal: String,
+    uso_cfdi: String,
+    email: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    updated_at: OffsetDateTime,
+}
+
+/// Listing parameters.
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ListParams {
+    /// Page from 1 (default 1).
+    pub page: Option<i64>,
+    /// Items per page, 1 to 100 (default 20).
+    pub page_size: Option<i64>,
+    /// Search in RFC and legal name (case-insensitive, substring).
+    pub q: Option<String>,
+}
+
+/// The lowercase text `q=` searches in, and the LIKE pattern for a query: `%`, `_` and `\` in
+/// the query are matched literally.
+pub fn search_text(parts: &[&str]) -> String {
+    parts.join(" ").to_lowercase()
+}
+
+/// A `LIKE ... ESCAPE '\'` pattern that finds `q` anywhere.
+pub fn like_pattern(q: Option<&str>) -> String {
+    let q = q.map(str::trim).unwrap_or_default().to_lowercase();
+    let mut pattern = String::with_capacity(q.len() + 2);
+    pattern.push('%');
+    for c in q.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+struct Valid {
+    rfc: String,
+    razon_social: String,
+    regimen_fiscal: String,
+    codigo_postal: String,
+    uso_cfdi: String,
+    email: Option<String>,
+}
+
+fn check(body: ClienteBody) -> ApiResult<Valid> {
+    let mut problems = Vec::new();
+    let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
+    let razon_social = validate::required_text(&mut problems, "razonSocial", body.razon_social.as_deref(), 300);
+    let regimen_fiscal =
+        validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
+    let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
+    let uso_cfdi = body.uso_cfdi.map(|u| u.trim().to_uppercase()).unwrap_or_else(|| "G03".into());
+    // Anexo 20, c_UsoCFDI: each use lists the receiver régimenes it is valid with.
+    match compatibilidad_uso_regimen(&uso_cfdi, &regimen_fiscal) {
+        CompatibilidadUso::UsoDesconocido => {
+            problems.push(FieldProblem::new("usoCfdi", format!("{uso_cfdi:?} is not a use of SAT's catalog c_UsoCFDI")))
+        }
+        CompatibilidadUso::Incompatible { sugeridos } => {
+            let allowed: Vec<&str> = sugeridos.iter().map(|uso| uso.codigo()).collect();
+            problems.push(FieldProblem::new(
+                "usoCfdi",
+                format!(
+                    "uso {uso_cfdi} is not allowed with régimen {regimen_fiscal}; use one of: {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        // An unknown régimen is already reported on its own field.
+        CompatibilidadUso::RegimenDesconocido | CompatibilidadUso::Compatible => {}
+    }
+    if let Some(uso) = UsoCfdi::desde_codigo(&uso_cfdi) {
+        match persona {
+            Some(validate::Persona::Moral) if !uso.aplica_moral() => {
+                problems.push(FieldProblem::new("usoCfdi", format!("uso {uso_cfdi} applies only to personas físicas")))
+            }
+            Some(validate::Persona::Fisica) if !uso.aplica_fisica() => {
+                problems.push(FieldProblem::new("usoCfdi", format!("uso {uso_cfdi} applies only to personas morales")))
+            }
+            _ => {}
+        }
+    }
+    let email = body.email.map(|e| e.trim().to_owned()).filter(|e| !e.is_empty());
+    if let Some(email) = &email
+        && !crate::routes::auth::valid_email(email)
+    {
+        problems.push(FieldProblem::new("email", "email is not a valid address"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Cliente001, problems));
+    }
+    Ok(Valid { rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email })
+}
+
+fn duplicate(rfc: &str) -> ApiError {
+    ApiError::new(Code::Cliente002, format!("a customer with RFC {rfc} already exists in this company"))
+}
+
+/// The columns a cliente is answered with.
+macro_rules! select_clientes {
+    () => {
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at FROM clientes "
+    };
+}
+
+async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
+    let mut conn = app.db.conn().await?;
+    let row = sql!(fetch_optional conn, ClienteOut,
+        concat!(select_clientes!(), "WHERE id = $1 AND empresa_id = $2"),
+        id, empresa_id)?;
+    row.ok_or_else(|| ApiError::not_found("customer"))
+}
+
+/// Creates a customer (FACTURADOR or higher).
+#[utoipa::path(post, path = "/clientes", tag = "clientes", request_body = ClienteBody,
+    params(("x-empresa-id" = String, Header, description = "company")),
+    responses(
+        (status = 201, description = "Customer created", body = Envelope<ClienteOut>),
+        (status = 400, description = "CLIENTE_001 with `details.fields`; EMPRESA_003 header missing", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 409, description = "CLIENTE_002 RFC already registered", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Json(body): Json<ClienteBody>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ClienteCreate).await?;
+    let valid = check(body)?;
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    let inserted = sql!(execute conn,
+        "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+        &id, &empresa_id, &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi,
+        &valid.email, search_text(&[&valid.rfc, &valid.razon_social]), now);
+    match inserted {
+        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
+        other => other?,
+    };
+    drop(conn);
+    Ok(created(load(&app, &empresa_id, &id).await?))
+}
+
+/// Lists customers, newest first, with `q` over RFC and name.
+#[utoipa::path(get, path = "/clientes", tag = "clientes", params(ListParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page", body = Envelope<Page<ClienteOut>>),
+        (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<ListParams>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
+    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let pattern = like_pattern(params.q.as_deref());
+    let mut conn = app.db.conn().await?;
+    let total = sql!(scalar_one conn, i64,
+        "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?;
+    let items = sql!(fetch_all conn, ClienteOut,
+        concat!(select_clientes!(), "WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"),
+        &empresa_id, &pattern, paging.page_size, paging.offset())?;
+    Ok(ok(Page::new(items, total, paging)))
+}
+
+/// One customer.
+#[utoipa::path(get, path = "/clientes/{id}", tag = "clientes", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The customer", body = Envelope<ClienteOut>),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+    ))]
+pub async fn get(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
+    Ok(ok(load(&app, &empresa_id, &id).await?))
+}
+
+/// Updates a customer; fields left out keep their value (FACTURADOR or higher).
+#[utoipa::path(patch, path = "/clientes/{id}", tag = "clientes", request_body = ClienteBody,
+    params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The updated customer", body = Envelope<ClienteOut>),
+        (status = 400, description = "CLIENTE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CLIENTE_002", body = ErrorBody),
+    ))]
+pub async fn update(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+    Json(body): Json<ClienteBody>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ClienteEdit).await?;
+    let current = load(&app, &empresa_id, &id).await?;
+    let merged = ClienteBody {
+        rfc: body.rfc.or(Some(current.rfc)),
+        razon_social: body.razon_social.or(Some(current.razon_social)),
+        regimen_fiscal: body.regimen_fiscal.or(Some(current.regimen_fiscal)),
+        codigo_postal: body.codigo_postal.or(Some(current.codigo_postal)),
+        uso_cfdi: body.uso_cfdi.or(Some(current.uso_cfdi)),
+        email: body.email.or(current.email),
+    };
+    let valid = check(merged)?;
+    let mut conn = app.db.conn().await?;
+    let updated = sql!(execute conn,
+        "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
+         search_text = $7, updated_at = $8 WHERE id = $9 AND empresa_id = $10",
+        &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi, &valid.email,
+        search_text(&[&valid.rfc, &valid.razon_social]), app.clock.now(), &id, &empresa_id);
+    match updated {
+        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
+        other => other?,
+    };
+    drop(conn);
+    Ok(ok(load(&app, &empresa_id, &id).await?))
+}
+
+/// Deletes a customer (CONTADOR or higher). Issued invoices keep their own copy of the data.
+#[utoipa::path(delete, path = "/clientes/{id}", tag = "clientes", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Object>),
+        (status = 403, description = "AUTH_003", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn delete(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ClienteDelete).await?;
+    let mut conn = app.db.conn().await?;
+    let deleted = sql!(execute conn, "DELETE FROM clientes WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
+    if deleted == 0 {
+        return Err(ApiError::not_found("customer"));
+    }
+    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns_escape_wildcards() {
+        assert_eq!(like_pattern(Some("Ab")), "%ab%");
+        assert_eq!(like_pattern(Some("100%_\\")), "%100\\%\\_\\\\%");
+        assert_eq!(like_pattern(None), "%%");
+        assert_eq!(search_text(&["IAÑL750210963", "Ñandú Éxito"]), "iañl750210963 ñandú éxito");
+    }
+}

@@ -1,0 +1,338 @@
+//! Companies: create, list, get, update, delete.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::auth::caller::Caller;
+use crate::auth::roles::{Permission, Role};
+use crate::envelope::{Json, Path, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::state::AppState;
+use crate::{ids, sql, validate};
+
+/// Series used for invoices when none is given.
+const DEFAULT_SERIE: &str = "A";
+
+/// Company creation body.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateEmpresaBody {
+    /// 12 (persona moral) or 13 (persona física) characters.
+    rfc: Option<String>,
+    /// Legal name, as in the Constancia de Situación Fiscal (without "S.A. de C.V.").
+    razon_social: Option<String>,
+    /// c_RegimenFiscal code that applies to the RFC's kind of taxpayer.
+    regimen_fiscal: Option<String>,
+    /// Postal code of the fiscal address (LugarExpedicion), 5 digits.
+    codigo_postal: Option<String>,
+    /// Trade name.
+    nombre_comercial: Option<String>,
+    /// Default true: stamp in sandbox.
+    sandbox: Option<bool>,
+    /// Employer registration (registro patronal IMSS) for payroll stamping.
+    registro_patronal: Option<String>,
+    /// Invoice series (default "A").
+    serie_predeterminada: Option<String>,
+}
+
+/// Company update body: every field optional.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateEmpresaBody {
+    razon_social: Option<String>,
+    regimen_fiscal: Option<String>,
+    codigo_postal: Option<String>,
+    nombre_comercial: Option<String>,
+    sandbox: Option<bool>,
+    registro_patronal: Option<String>,
+    serie_predeterminada: Option<String>,
+}
+
+/// A company.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmpresaOut {
+    id: String,
+    rfc: String,
+    razon_social: String,
+    regimen_fiscal: String,
+    codigo_postal: String,
+    nombre_comercial: Option<String>,
+    registro_patronal: Option<String>,
+    sandbox: bool,
+    serie_predeterminada: String,
+    /// Last folio used in the current mode (sandbox and live count separately).
+    folio_actual: i64,
+    csd_configured: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    csd_vigencia_fin: Option<OffsetDateTime>,
+    /// The caller's role.
+    role: Role,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+#[derive(sqlx::FromRow)]
+struct EmpresaRow {
+    id: String,
+    rfc: String,
+    razon_social: String,
+    regimen_fiscal: String,
+    codigo_postal: String,
+    nombre_comercial: Option<String>,
+    registro_patronal: Option<String>,
+    sandbox: bool,
+    serie_predeterminada: String,
+    folio_sandbox: i64,
+    folio_live: i64,
+    role: String,
+    created_at: OffsetDateTime,
+}
+
+impl EmpresaRow {
+    fn into_out(self) -> EmpresaOut {
+        EmpresaOut {
+            folio_actual: if self.sandbox { self.folio_sandbox } else { self.folio_live },
+            role: Role::parse(&self.role).unwrap_or(Role::Usuario),
+            id: self.id,
+            rfc: self.rfc,
+            razon_social: self.razon_social,
+            regimen_fiscal: self.regimen_fiscal,
+            codigo_postal: self.codigo_postal,
+            nombre_comercial: self.nombre_comercial,
+            registro_patronal: self.registro_patronal,
+            sandbox: self.sandbox,
+            serie_predeterminada: self.serie_predeterminada,
+            csd_configured: false,
+            csd_vigencia_fin: None,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// The company columns with the caller's role ($1 is the user).
+macro_rules! select_empresa {
+    () => {
+        "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
+     e.registro_patronal, e.sandbox, e.serie_predeterminada, e.folio_sandbox, e.folio_live, m.role, e.created_at \
+     FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 WHERE e.deleted_at IS NULL"
+    };
+}
+
+fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
+    let value = value.map(str::trim).unwrap_or(DEFAULT_SERIE).to_owned();
+    // Anexo 20: Serie is 1 to 25 characters.
+    if value.is_empty() || value.chars().count() > 25 || value.chars().any(|c| c.is_whitespace() || c == '|') {
+        problems
+            .push(FieldProblem::new("seriePredeterminada", "the series has 1 to 25 characters, without spaces or |"));
+    }
+    value
+}
+
+fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
+    let value = value.map(|v| v.trim().to_uppercase()).filter(|v| !v.is_empty())?;
+    // Nómina 1.2: RegistroPatronal is 1 to 20 alphanumeric characters.
+    if value.len() > 20 || !value.chars().all(|c| c.is_ascii_alphanumeric()) {
+        problems.push(FieldProblem::new(
+            "registroPatronal",
+            "registroPatronal has 1 to 20 letters or digits (IMSS employer registration)",
+        ));
+    }
+    Some(value)
+}
+
+/// Creates a company; the caller becomes its PROPIETARIO.
+#[utoipa::path(post, path = "/empresas", tag = "empresas", request_body = CreateEmpresaBody,
+    responses(
+        (status = 201, description = "Company created", body = Envelope<EmpresaOut>),
+        (status = 400, description = "EMPRESA_001 with `details.fields`", body = ErrorBody),
+        (status = 401, description = "AUTH_001", body = ErrorBody),
+        (status = 409, description = "EMPRESA_002 you already have a company with this RFC", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(app): State<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateEmpresaBody>,
+) -> ApiResult<impl IntoResponse> {
+    if let crate::auth::caller::Credential::ApiKey { empresa_ids: Some(_), .. } = &caller.credential {
+        return Err(ApiError::new(
+            Code::Scope001,
+            "this API key is limited to some companies and cannot create new ones",
+        ));
+    }
+    let mut problems = Vec::new();
+    let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
+    let razon_social = validate::required_text(&mut problems, "razonSocial", body.razon_social.as_deref(), 300);
+    let regimen = validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
+    let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
+    let serie = serie(&mut problems, body.serie_predeterminada.as_deref());
+    let registro = registro_patronal(&mut problems, body.registro_patronal.as_deref());
+    let nombre_comercial = body.nombre_comercial.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Empresa001, problems));
+    }
+    let sandbox = body.sandbox.unwrap_or(true);
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    let existing = sql!(scalar_optional tx, String,
+        "SELECT e.id FROM empresas e JOIN memberships m ON m.empresa_id = e.id \
+         WHERE m.user_id = $1 AND e.rfc = $2 AND e.deleted_at IS NULL",
+        &caller.user_id, &rfc)?;
+    if existing.is_some() {
+        return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")));
+    }
+    let inserted = sql!(execute tx,
+        "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
+         registro_patronal, sandbox, serie_predeterminada, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
+        &id, &caller.user_id, &rfc, &razon_social, &regimen, &codigo_postal, &nombre_comercial, &registro, sandbox, &serie, now);
+    match inserted {
+        Err(error) if crate::db::is_unique_violation(&error) => {
+            return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")));
+        }
+        other => other?,
+    };
+    sql!(execute tx,
+        "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        &id, &caller.user_id, Role::Propietario.as_str(), now)?;
+    tx.commit().await?;
+    caller.note_mode(sandbox);
+    let out = EmpresaOut {
+        id,
+        rfc,
+        razon_social,
+        regimen_fiscal: regimen,
+        codigo_postal,
+        nombre_comercial,
+        registro_patronal: registro,
+        sandbox,
+        serie_predeterminada: serie,
+        folio_actual: 0,
+        csd_configured: false,
+        csd_vigencia_fin: None,
+        role: Role::Propietario,
+        created_at: now,
+    };
+    Ok(created(out))
+}
+
+/// Lists the companies the caller (and the key) can access, with the caller's role.
+#[utoipa::path(get, path = "/empresas", tag = "empresas",
+    responses(
+        (status = 200, description = "Companies", body = Envelope<Vec<EmpresaOut>>),
+        (status = 401, description = "AUTH_001", body = ErrorBody),
+    ))]
+pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl IntoResponse> {
+    let mut conn = app.db.conn().await?;
+    let rows =
+        sql!(fetch_all conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), &caller.user_id)?;
+    let allowed = match &caller.credential {
+        crate::auth::caller::Credential::ApiKey { empresa_ids: Some(ids), .. } => Some(ids.clone()),
+        _ => None,
+    };
+    let items: Vec<EmpresaOut> = rows
+        .into_iter()
+        .filter(|row| allowed.as_ref().is_none_or(|ids| ids.contains(&row.id)))
+        .map(EmpresaRow::into_out)
+        .collect();
+    Ok(ok(items))
+}
+
+async fn load(app: &AppState, caller: &Caller, id: &str) -> ApiResult<EmpresaOut> {
+    let mut conn = app.db.conn().await?;
+    let row = sql!(fetch_optional conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), &caller.user_id, id)?;
+    row.map(EmpresaRow::into_out).ok_or_else(|| ApiError::not_found("company"))
+}
+
+/// One company.
+#[utoipa::path(get, path = "/empresas/{empresaId}", tag = "empresas", params(("empresaId" = String, Path)),
+    responses(
+        (status = 200, description = "The company", body = Envelope<EmpresaOut>),
+        (status = 403, description = "SCOPE_001 not your company", body = ErrorBody),
+    ))]
+pub async fn get(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &id, Permission::EmpresaView).await?;
+    Ok(ok(load(&app, &caller, &id).await?))
+}
+
+/// Updates a company (ADMINISTRADOR or higher).
+#[utoipa::path(patch, path = "/empresas/{empresaId}", tag = "empresas", params(("empresaId" = String, Path)), request_body = UpdateEmpresaBody,
+    responses(
+        (status = 200, description = "The updated company", body = Envelope<EmpresaOut>),
+        (status = 400, description = "EMPRESA_001", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn update(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Json(body): Json<UpdateEmpresaBody>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    let current = load(&app, &caller, &id).await?;
+    let persona = validate::rfc(&current.rfc).ok();
+    let mut problems = Vec::new();
+    let razon_social = match &body.razon_social {
+        Some(value) => validate::required_text(&mut problems, "razonSocial", Some(value), 300),
+        None => current.razon_social,
+    };
+    let regimen = match &body.regimen_fiscal {
+        Some(value) => validate::regimen_fiscal(&mut problems, "regimenFiscal", Some(value), persona),
+        None => current.regimen_fiscal,
+    };
+    let codigo_postal = match &body.codigo_postal {
+        Some(value) => validate::codigo_postal(&mut problems, "codigoPostal", Some(value)),
+        None => current.codigo_postal,
+    };
+    let serie = match &body.serie_predeterminada {
+        Some(value) => serie(&mut problems, Some(value)),
+        None => current.serie_predeterminada,
+    };
+    let registro = match &body.registro_patronal {
+        Some(value) => registro_patronal(&mut problems, Some(value)),
+        None => current.registro_patronal,
+    };
+    let nombre_comercial = match body.nombre_comercial {
+        Some(value) => Some(value.trim().to_owned()).filter(|n| !n.is_empty()),
+        None => current.nombre_comercial,
+    };
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Empresa001, problems));
+    }
+    let sandbox = body.sandbox.unwrap_or(current.sandbox);
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    sql!(execute conn,
+        "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
+         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8 WHERE id = $9",
+        &razon_social, &regimen, &codigo_postal, &serie, &registro, &nombre_comercial, sandbox, now, &id)?;
+    drop(conn);
+    caller.note_mode(sandbox);
+    Ok(ok(load(&app, &caller, &id).await?))
+}
+
+/// Deletes a company (PROPIETARIO only). Its records are kept for the tax retention period but
+/// nobody can reach them through the API any more.
+#[utoipa::path(delete, path = "/empresas/{empresaId}", tag = "empresas", params(("empresaId" = String, Path)),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Object>),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn delete(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    sql!(execute conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &id)?;
+    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+}

@@ -1,0 +1,218 @@
+//! Members of a company: list, add an existing user by email, change a role, remove.
+//!
+//! Rules beyond the role table: nobody grants a role above their own; only a PROPIETARIO
+//! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::auth::caller::Caller;
+use crate::auth::roles::{Permission, Role};
+use crate::envelope::{Json, Path, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::sql;
+use crate::state::AppState;
+
+/// A member.
+#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct MiembroOut {
+    user_id: String,
+    name: String,
+    email: String,
+    #[schema(value_type = Role)]
+    role: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+/// Add a member.
+#[derive(Deserialize, ToSchema)]
+pub struct AddBody {
+    /// Email of a registered user.
+    email: Option<String>,
+    /// PROPIETARIO, ADMINISTRADOR, CONTADOR, FACTURADOR or USUARIO.
+    role: Option<String>,
+}
+
+/// Change a member's role.
+#[derive(Deserialize, ToSchema)]
+pub struct RoleBody {
+    /// The new role.
+    role: Option<String>,
+}
+
+fn parse_role(value: Option<&str>) -> ApiResult<Role> {
+    value.and_then(Role::parse).ok_or_else(|| {
+        ApiError::fields(
+            Code::Member001,
+            vec![FieldProblem::new("role", "role must be PROPIETARIO, ADMINISTRADOR, CONTADOR, FACTURADOR or USUARIO")],
+        )
+    })
+}
+
+fn may_grant(actor: Role, role: Role) -> ApiResult<()> {
+    if role > actor {
+        return Err(ApiError::new(
+            Code::Auth003,
+            format!("you cannot grant {}, a role above your own ({})", role.as_str(), actor.as_str()),
+        ));
+    }
+    Ok(())
+}
+
+async fn members(app: &AppState, empresa_id: &str) -> ApiResult<Vec<MiembroOut>> {
+    let mut conn = app.db.conn().await?;
+    Ok(sql!(fetch_all conn, MiembroOut,
+        "SELECT m.user_id, u.name, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.empresa_id = $1 AND u.deleted_at IS NULL ORDER BY m.created_at, m.user_id",
+        empresa_id)?)
+}
+
+/// Lists the members (any role).
+#[utoipa::path(get, path = "/empresas/{empresaId}/miembros", tag = "miembros", params(("empresaId" = String, Path)),
+    responses(
+        (status = 200, description = "Members", body = Envelope<Vec<MiembroOut>>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(empresa_id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
+    Ok(ok(members(&app, &empresa_id).await?))
+}
+
+/// Adds a registered user with a role (member:manage).
+#[utoipa::path(post, path = "/empresas/{empresaId}/miembros", tag = "miembros", params(("empresaId" = String, Path)), request_body = AddBody,
+    responses(
+        (status = 201, description = "Member added", body = Envelope<MiembroOut>),
+        (status = 400, description = "MEMBER_001 no such user or bad role", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 409, description = "MEMBER_002 already a member", body = ErrorBody),
+    ))]
+pub async fn add(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(empresa_id): Path<String>,
+    Json(body): Json<AddBody>,
+) -> ApiResult<impl IntoResponse> {
+    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
+    let role = parse_role(body.role.as_deref())?;
+    may_grant(access.role, role)?;
+    let email = body.email.unwrap_or_default().trim().to_lowercase();
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    let user_id =
+        sql!(scalar_optional tx, String, "SELECT id FROM users WHERE email_lower = $1 AND deleted_at IS NULL", &email)?;
+    let Some(user_id) = user_id else {
+        return Err(ApiError::fields(
+            Code::Member001,
+            vec![FieldProblem::new("email", "no registered user has this email; they must register first")],
+        ));
+    };
+    let exists = sql!(scalar_optional tx, String, "SELECT role FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;
+    if exists.is_some() {
+        return Err(ApiError::new(Code::Member002, "the user is already a member; change their role instead"));
+    }
+    sql!(execute tx, "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        &empresa_id, &user_id, role.as_str(), now)?;
+    tx.commit().await?;
+    let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
+    member.map(created).ok_or_else(|| ApiError::not_found("member"))
+}
+
+async fn current_role(tx: &mut crate::db::Tx, empresa_id: &str, user_id: &str) -> ApiResult<Role> {
+    let role = sql!(
+        scalar_optional * tx,
+        String,
+        "SELECT role FROM memberships WHERE empresa_id = $1 AND user_id = $2",
+        empresa_id,
+        user_id
+    )?;
+    role.and_then(|r| Role::parse(&r)).ok_or_else(|| ApiError::not_found("member"))
+}
+
+async fn owners(tx: &mut crate::db::Tx, empresa_id: &str) -> ApiResult<i64> {
+    Ok(sql!(
+        scalar_one * tx,
+        i64,
+        "SELECT COUNT(*) FROM memberships WHERE empresa_id = $1 AND role = 'PROPIETARIO'",
+        empresa_id
+    )?)
+}
+
+/// Changes a member's role (member:manage).
+#[utoipa::path(patch, path = "/empresas/{empresaId}/miembros/{userId}", tag = "miembros",
+    params(("empresaId" = String, Path), ("userId" = String, Path)), request_body = RoleBody,
+    responses(
+        (status = 200, description = "Role changed", body = Envelope<MiembroOut>),
+        (status = 400, description = "MEMBER_001 bad role", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND not a member", body = ErrorBody),
+        (status = 409, description = "EMPRESA_004 last PROPIETARIO", body = ErrorBody),
+    ))]
+pub async fn update(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path((empresa_id, user_id)): Path<(String, String)>,
+    Json(body): Json<RoleBody>,
+) -> ApiResult<impl IntoResponse> {
+    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
+    let role = parse_role(body.role.as_deref())?;
+    may_grant(access.role, role)?;
+    let mut tx = app.db.begin().await?;
+    let previous = current_role(&mut tx, &empresa_id, &user_id).await?;
+    if previous == Role::Propietario && access.role != Role::Propietario {
+        return Err(ApiError::new(Code::Auth003, "only a PROPIETARIO can change another PROPIETARIO's role"));
+    }
+    if previous == Role::Propietario && role != Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
+        return Err(ApiError::new(
+            Code::Empresa004,
+            "the company must keep at least one PROPIETARIO; name another first",
+        ));
+    }
+    sql!(execute tx, "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
+        role.as_str(), app.clock.now(), &empresa_id, &user_id)?;
+    tx.commit().await?;
+    let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
+    member.map(ok).ok_or_else(|| ApiError::not_found("member"))
+}
+
+/// Removes a member (member:manage; anyone may leave a company themselves).
+#[utoipa::path(delete, path = "/empresas/{empresaId}/miembros/{userId}", tag = "miembros",
+    params(("empresaId" = String, Path), ("userId" = String, Path)),
+    responses(
+        (status = 200, description = "Removed", body = Envelope<Object>),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND not a member", body = ErrorBody),
+        (status = 409, description = "EMPRESA_004 last PROPIETARIO", body = ErrorBody),
+    ))]
+pub async fn remove(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path((empresa_id, user_id)): Path<(String, String)>,
+) -> ApiResult<impl IntoResponse> {
+    let permission = if user_id == caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
+    let access = caller.authorize(&app, &empresa_id, permission).await?;
+    let mut tx = app.db.begin().await?;
+    let previous = current_role(&mut tx, &empresa_id, &user_id).await?;
+    if previous == Role::Propietario && access.role != Role::Propietario {
+        return Err(ApiError::new(Code::Auth003, "only a PROPIETARIO can remove another PROPIETARIO"));
+    }
+    if previous == Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
+        return Err(ApiError::new(
+            Code::Empresa004,
+            "the company must keep at least one PROPIETARIO; name another first",
+        ));
+    }
+    sql!(execute tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;
+    tx.commit().await?;
+    Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
+}

@@ -1,0 +1,10 @@
+//! HTTP handlers, one module per resource; `router.rs` lists every route.
+
+pub mod api_keys;
+pub mod auth;
+pub mod clientes;
+pub mod docs;
+pub mod empresas;
+pub mod miembros;
+pub mod nomina;
+pub mod productos;

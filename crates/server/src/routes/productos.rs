@@ -1,0 +1,265 @@
+//! Products (productos) of a company: create, list with search, get, update, delete.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::db::Money;
+use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::routes::clientes::{ListParams, like_pattern, search_text};
+use crate::state::AppState;
+use crate::{ids, sql, validate};
+
+/// Product body for create (all required but `ivaRate`) and update (all optional). Amounts are
+/// JSON numbers or strings, read exactly.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductoBody {
+    /// c_ClaveProdServ code, 8 digits.
+    clave_prod_serv: Option<String>,
+    /// c_ClaveUnidad code (E48 service, H87 piece).
+    clave_unidad: Option<String>,
+    /// Description printed on the invoice.
+    descripcion: Option<String>,
+    /// Unit price in MXN, up to 6 decimals.
+    #[schema(value_type = Option<f64>)]
+    precio_unitario: Option<Decimal>,
+    /// VAT rate, default 0.16 (one of 0, 0.08, 0.16).
+    #[schema(value_type = Option<f64>)]
+    iva_rate: Option<Decimal>,
+}
+
+/// A product.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductoOut {
+    id: String,
+    clave_prod_serv: String,
+    clave_unidad: String,
+    descripcion: String,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(value_type = f64)]
+    precio_unitario: Decimal,
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(value_type = f64)]
+    iva_rate: Decimal,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    updated_at: OffsetDateTime,
+}
+
+#[derive(sqlx::FromRow)]
+struct ProductoRow {
+    id: String,
+    clave_prod_serv: String,
+    clave_unidad: String,
+    descripcion: String,
+    precio_unitario: Money,
+    iva_rate: Money,
+    created_at: OffsetDateTime,
+    updated_at: OffsetDateTime,
+}
+
+impl From<ProductoRow> for ProductoOut {
+    fn from(row: ProductoRow) -> Self {
+        Self {
+            id: row.id,
+            clave_prod_serv: row.clave_prod_serv,
+            clave_unidad: row.clave_unidad,
+            descripcion: row.descripcion,
+            precio_unitario: row.precio_unitario.0,
+            iva_rate: row.iva_rate.0,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
+}
+
+struct Valid {
+    clave_prod_serv: String,
+    clave_unidad: String,
+    descripcion: String,
+    precio_unitario: Decimal,
+    iva_rate: Decimal,
+}
+
+fn check(body: ProductoBody) -> ApiResult<Valid> {
+    let mut problems = Vec::new();
+    let clave_prod_serv = body.clave_prod_serv.map(|c| c.trim().to_owned()).unwrap_or_default();
+    // c_ClaveProdServ codes are 8 digits; membership is checked once the catalog is imported.
+    if clave_prod_serv.len() != 8 || !clave_prod_serv.chars().all(|c| c.is_ascii_digit()) {
+        problems.push(FieldProblem::new(
+            "claveProdServ",
+            "claveProdServ is the 8-digit c_ClaveProdServ code, e.g. 81112100",
+        ));
+    }
+    let clave_unidad = body.clave_unidad.map(|c| c.trim().to_owned()).unwrap_or_default();
+    if clave_unidad.is_empty() || clave_unidad.len() > 3 || !clave_unidad.chars().all(|c| c.is_ascii_alphanumeric()) {
+        problems.push(FieldProblem::new(
+            "claveUnidad",
+            "claveUnidad is the c_ClaveUnidad code, e.g. E48 (service) or H87 (piece)",
+        ));
+    }
+    // Anexo 20: Descripcion has 1 to 1,000 characters.
+    let descripcion = validate::required_text(&mut problems, "descripcion", body.descripcion.as_deref(), 1000);
+    let precio_unitario = validate::amount(&mut problems, "precioUnitario", body.precio_unitario, 6);
+    let iva_rate = body.iva_rate.unwrap_or(Decimal::new(16, 2));
+    // c_TasaOCuota: IVA traslado is 0, 0.08 (border stimulus) or 0.16.
+    if ![Decimal::ZERO, Decimal::new(8, 2), Decimal::new(16, 2)].contains(&iva_rate) {
+        problems.push(FieldProblem::new("ivaRate", "ivaRate must be 0, 0.08 or 0.16"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Producto001, problems));
+    }
+    Ok(Valid { clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate })
+}
+
+/// The columns a producto is answered with.
+macro_rules! select_productos {
+    () => {
+        "SELECT id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, created_at, updated_at FROM productos "
+    };
+}
+
+async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ProductoOut> {
+    let mut conn = app.db.conn().await?;
+    let row = sql!(fetch_optional conn, ProductoRow,
+        concat!(select_productos!(), "WHERE id = $1 AND empresa_id = $2"),
+        id, empresa_id)?;
+    row.map(ProductoOut::from).ok_or_else(|| ApiError::not_found("product"))
+}
+
+/// Creates a product (FACTURADOR or higher).
+#[utoipa::path(post, path = "/productos", tag = "productos", request_body = ProductoBody,
+    params(("x-empresa-id" = String, Header)),
+    responses(
+        (status = 201, description = "Product created", body = Envelope<ProductoOut>),
+        (status = 400, description = "PRODUCTO_001 with `details.fields`; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Json(body): Json<ProductoBody>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ProductoCreate).await?;
+    let valid = check(body)?;
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    sql!(execute conn,
+        "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        &id, &empresa_id, &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario),
+        Money(valid.iva_rate), search_text(&[&valid.clave_prod_serv, &valid.descripcion]), now)?;
+    drop(conn);
+    Ok(created(load(&app, &empresa_id, &id).await?))
+}
+
+/// Lists products, newest first, with `q` over the code and description.
+#[utoipa::path(get, path = "/productos", tag = "productos", params(ListParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page", body = Envelope<Page<ProductoOut>>),
+        (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<ListParams>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
+    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let pattern = like_pattern(params.q.as_deref());
+    let mut conn = app.db.conn().await?;
+    let total = sql!(scalar_one conn, i64,
+        "SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?;
+    let rows = sql!(fetch_all conn, ProductoRow,
+        concat!(select_productos!(), "WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"),
+        &empresa_id, &pattern, paging.page_size, paging.offset())?;
+    Ok(ok(Page::new(rows.into_iter().map(ProductoOut::from).collect(), total, paging)))
+}
+
+/// One product.
+#[utoipa::path(get, path = "/productos/{id}", tag = "productos", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The product", body = Envelope<ProductoOut>),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+    ))]
+pub async fn get(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
+    Ok(ok(load(&app, &empresa_id, &id).await?))
+}
+
+/// Updates a product; fields left out keep their value (FACTURADOR or higher).
+#[utoipa::path(patch, path = "/productos/{id}", tag = "productos", request_body = ProductoBody,
+    params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The updated product", body = Envelope<ProductoOut>),
+        (status = 400, description = "PRODUCTO_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn update(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+    Json(body): Json<ProductoBody>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ProductoEdit).await?;
+    let current = load(&app, &empresa_id, &id).await?;
+    let valid = check(ProductoBody {
+        clave_prod_serv: body.clave_prod_serv.or(Some(current.clave_prod_serv)),
+        clave_unidad: body.clave_unidad.or(Some(current.clave_unidad)),
+        descripcion: body.descripcion.or(Some(current.descripcion)),
+        precio_unitario: body.precio_unitario.or(Some(current.precio_unitario)),
+        iva_rate: body.iva_rate.or(Some(current.iva_rate)),
+    })?;
+    let mut conn = app.db.conn().await?;
+    sql!(execute conn,
+        "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \
+         search_text = $6, updated_at = $7 WHERE id = $8 AND empresa_id = $9",
+        &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario), Money(valid.iva_rate),
+        search_text(&[&valid.clave_prod_serv, &valid.descripcion]), app.clock.now(), &id, &empresa_id)?;
+    drop(conn);
+    Ok(ok(load(&app, &empresa_id, &id).await?))
+}
+
+/// Deletes a product (CONTADOR or higher).
+#[utoipa::path(delete, path = "/productos/{id}", tag = "productos", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Object>),
+        (status = 403, description = "AUTH_003", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn delete(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
+    let mut conn = app.db.conn().await?;
+    let deleted = sql!(execute conn, "DELETE FROM productos WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
+    if deleted == 0 {
+        return Err(ApiError::not_found("product"));
+    }
+    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+}

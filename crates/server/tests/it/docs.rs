@@ -1,0 +1,119 @@
+//! The documentation endpoints, the route table walked from the OpenAPI document, and the
+//! tenant-isolation matrix generated from the same table.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::harness::{As, TestApp, each_backend};
+
+/// Every (method, path) of the OpenAPI document.
+fn operations(doc: &Value) -> Vec<(Method, String, Value)> {
+    let mut operations = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            operations.push((method, path.clone(), operation.clone()));
+        }
+    }
+    operations
+}
+
+fn fill(path: &str, values: &[(&str, &str)]) -> String {
+    let mut filled = path.to_owned();
+    for (name, value) in values {
+        filled = filled.replace(&format!("{{{name}}}"), value);
+    }
+    // Any other parameter gets an id that exists nowhere.
+    while let (Some(start), Some(end)) = (filled.find('{'), filled.find('}')) {
+        filled.replace_range(start..=end, "00000000-0000-7000-8000-000000000000");
+    }
+    filled
+}
+
+fn needs_empresa(operation: &Value) -> bool {
+    operation["parameters"].as_array().is_some_and(|params| params.iter().any(|p| p["name"] == json!("x-empresa-id")))
+}
+
+#[tokio::test]
+async fn docs_endpoints_describe_every_route_and_code() {
+    each_backend(|app: TestApp| async move {
+        let index = app.client.get(format!("{}/llms.txt", app.base)).send().await.unwrap().text().await.unwrap();
+        assert!(index.contains("/llms-full.txt") && index.contains("/api/docs"));
+        let full = app.client.get(format!("{}/llms-full.txt", app.base)).send().await.unwrap().text().await.unwrap();
+        for code in ["AUTH_001", "CLIENTE_002", "SCOPE_002", "NOMINA_001", "RATE_001", "REQUEST_002"] {
+            assert!(full.contains(&format!("| {code} |")), "{code} missing from llms-full.txt");
+        }
+        let doc = app.get("/api/docs", &As::default()).await.body;
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+        assert_eq!(doc["x-error-codes"]["SCOPE_001"]["status"], json!(403));
+        let operations = operations(&doc);
+        assert!(operations.len() >= 25, "only {} operations documented", operations.len());
+
+        // Each documented route answers, without credentials and with an empty body, one of the
+        // statuses it documents, in the envelope; the unprefixed path answers the same.
+        for (method, path, operation) in &operations {
+            let concrete = fill(path, &[]);
+            let body = matches!(*method, Method::POST | Method::PATCH | Method::PUT).then(|| json!({}));
+            let answer = app.call(method.clone(), &concrete, &As::default(), body.clone()).await;
+            let status = answer.status.as_u16().to_string();
+            assert!(
+                operation["responses"].get(&status).is_some(),
+                "{method} {path} answered {status}, documented {:?}",
+                operation["responses"].as_object().unwrap().keys().collect::<Vec<_>>()
+            );
+            assert_eq!(answer.body["success"], json!(answer.status.is_success()), "{method} {path}: {}", answer.body);
+            let plain = app.call(method.clone(), concrete.strip_prefix("/api").unwrap(), &As::default(), body).await;
+            assert_eq!(plain.status, answer.status, "{method} {path} without /api");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn one_tenant_cannot_reach_another_on_any_company_route() {
+    each_backend(|app: TestApp| async move {
+        let (a_user, a_key) = app.user("a@example.com").await;
+        let (_, b_key) = app.user("b@example.com").await;
+        let a_empresa = app.empresa(&a_key, "EKU9003173C9").await;
+        let b_empresa = app.empresa(&b_key, "XIA190128J61").await;
+        let a = As::key(&a_key).in_empresa(&a_empresa);
+        let cliente = app.post("/api/clientes", &a, json!({ "rfc": "XIQB891116QE4", "razonSocial": "SECRETO DE A", "regimenFiscal": "626", "codigoPostal": "42501" })).await;
+        let a_cliente = cliente.data(201)["id"].as_str().unwrap().to_owned();
+        let producto = app.post("/api/productos", &a, json!({ "claveProdServ": "81112100", "claveUnidad": "E48", "descripcion": "SECRETO DE A", "precioUnitario": 10 })).await;
+        let a_producto = producto.data(201)["id"].as_str().unwrap().to_owned();
+        let id_for = |path: &str| if path.contains("/productos/") { a_producto.clone() } else { a_cliente.clone() };
+
+        let doc = app.get("/api/docs", &As::default()).await.body;
+        let mut checked = 0;
+        for (method, path, operation) in operations(&doc) {
+            let in_path = path.contains("{empresaId}");
+            if !in_path && !needs_empresa(&operation) {
+                continue;
+            }
+            let body = matches!(method, Method::POST | Method::PATCH | Method::PUT).then(|| json!({}));
+            // B aims at A's company: 403 SCOPE_001, whatever the route.
+            let target = fill(&path, &[("empresaId", &a_empresa), ("id", &id_for(&path)), ("userId", &a_user)]);
+            let answer = app.call(method.clone(), &target, &As::key(&b_key).in_empresa(&a_empresa), body.clone()).await;
+            assert_eq!((answer.status.as_u16(), answer.code()), (403, "SCOPE_001"), "{method} {path}: {}", answer.body);
+            // From inside B's own company, A's resource ids do not exist.
+            if path.contains("{id}") {
+                let target = fill(&path, &[("id", &id_for(&path))]);
+                let answer = app.call(method.clone(), &target, &As::key(&b_key).in_empresa(&b_empresa), body).await;
+                assert_eq!((answer.status.as_u16(), answer.code()), (404, "NOT_FOUND"), "{method} {path}: {}", answer.body);
+            }
+            checked += 1;
+        }
+        assert!(checked >= 14, "only {checked} company routes checked");
+
+        // Listings show B nothing of A.
+        let b = As::key(&b_key).in_empresa(&b_empresa);
+        for list in ["/api/clientes", "/api/productos", "/api/clientes?q=secreto", "/api/productos?q=secreto"] {
+            assert_eq!(app.get(list, &b).await.data(200)["total"], json!(0), "{list}");
+        }
+        let empresas = app.get("/api/empresas", &As::key(&b_key)).await;
+        assert_eq!(empresas.data(200).as_array().unwrap().len(), 1);
+        // A's data is untouched.
+        assert_eq!(app.get(&format!("/api/clientes/{a_cliente}"), &a).await.data(200)["razonSocial"], json!("SECRETO DE A"));
+    })
+    .await;
+}

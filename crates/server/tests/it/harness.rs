@@ -1,0 +1,261 @@
+//! Spawns the real app on a random port with a fresh database: a SQLite file in a temp folder,
+//! and, when `TIMBRA_TEST_POSTGRES_URL` is set, a fresh PostgreSQL schema. `each_backend` runs a
+//! test body on every configured backend.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::postgres::PgConnectOptions;
+use timbra_server::config::{Config, RateLimitConfig};
+use timbra_server::db::Db;
+use timbra_server::state::AppState;
+
+/// A running app and a client for it.
+pub struct TestApp {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// Which database backs it.
+    pub backend: &'static str,
+    /// Direct database access for assertions.
+    pub db: Db,
+    /// A client with no cookies.
+    pub client: reqwest::Client,
+    _data_dir: TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// A folder removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A new empty folder under the system temp dir.
+    pub fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("timbra-test-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
+
+/// Test configuration: rate limiting off unless a test asks for it.
+pub fn test_config(data_dir: &std::path::Path) -> Config {
+    let mut config = Config::from_lookup(|_| None).unwrap();
+    config.data_dir = data_dir.to_owned();
+    config.database_url = format!("sqlite://{}", data_dir.join("timbra.db").display());
+    config.rate_limit = RateLimitConfig { enabled: false, ..RateLimitConfig::default() };
+    config
+}
+
+/// Runs `body` against a fresh app on SQLite, then on PostgreSQL when configured.
+pub async fn each_backend<F, Fut>(body: F)
+where
+    F: Fn(TestApp) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    each_backend_with(|_| {}, body).await
+}
+
+/// As [`each_backend`], with a hook to adjust the configuration.
+pub async fn each_backend_with<F, Fut>(adjust: impl Fn(&mut Config), body: F)
+where
+    F: Fn(TestApp) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    body(spawn_sqlite(&adjust).await).await;
+    match std::env::var("TIMBRA_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => body(spawn_postgres(&url, &adjust).await).await,
+        _ => {
+            assert!(std::env::var("CI").is_err(), "CI must set TIMBRA_TEST_POSTGRES_URL so PostgreSQL is tested");
+        }
+    }
+}
+
+async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
+    let dir = TempDir::new();
+    let mut config = test_config(&dir.0);
+    adjust(&mut config);
+    let db = timbra_server::open(&config).await.unwrap();
+    start(db, config, dir, "sqlite").await
+}
+
+async fn spawn_postgres(url: &str, adjust: &impl Fn(&mut Config)) -> TestApp {
+    let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = timbra_server::db::raw_pg_connection(url).await.expect("TIMBRA_TEST_POSTGRES_URL is not reachable");
+    sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await.unwrap();
+    let options = PgConnectOptions::from_str(url).unwrap().options([("search_path", schema.as_str())]);
+    let db = Db::connect_pg(options).await.unwrap();
+    db.migrate().await.unwrap();
+    let dir = TempDir::new();
+    let mut config = test_config(&dir.0);
+    config.database_url = url.to_owned();
+    adjust(&mut config);
+    start(db, config, dir, "postgres").await
+}
+
+async fn start(db: Db, config: Config, dir: TempDir, backend: &'static str) -> TestApp {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let state = AppState::new(db.clone(), config);
+    let (shutdown, wait) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = timbra_server::serve(listener, state, async move {
+            let _ = wait.await;
+        })
+        .await;
+    });
+    TestApp { base, backend, db, client: reqwest::Client::new(), _data_dir: dir, shutdown: Some(shutdown) }
+}
+
+/// A response read whole.
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// Body as JSON (Null when not JSON).
+    pub body: Value,
+}
+
+impl Answer {
+    /// The error code of an error envelope.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("<no error code>")
+    }
+
+    /// Asserts an error envelope with this status and code.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!((self.status.as_u16(), self.code()), (status, code), "{:#}", self.body);
+        assert_eq!(self.body["success"], json!(false));
+        assert!(self.body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{:#}", self.body);
+    }
+
+    /// Asserts success with this status and returns `data`.
+    #[track_caller]
+    pub fn data(&self, status: u16) -> &Value {
+        assert_eq!(self.status.as_u16(), status, "{:#}", self.body);
+        assert_eq!(self.body["success"], json!(true), "{:#}", self.body);
+        &self.body["data"]
+    }
+}
+
+/// Who a request is sent as.
+#[derive(Clone, Debug, Default)]
+pub struct As {
+    /// `Authorization: Bearer`.
+    pub key: Option<String>,
+    /// The session cookie token.
+    pub session: Option<String>,
+    /// `x-empresa-id`.
+    pub empresa: Option<String>,
+}
+
+impl As {
+    /// Sends with this key.
+    pub fn key(key: &str) -> Self {
+        Self { key: Some(key.to_owned()), ..Self::default() }
+    }
+
+    /// Adds `x-empresa-id`.
+    pub fn in_empresa(&self, empresa: &str) -> Self {
+        Self { empresa: Some(empresa.to_owned()), ..self.clone() }
+    }
+}
+
+impl TestApp {
+    /// Sends a request; `body` None sends no body.
+    pub async fn call(&self, method: Method, path: &str, who: &As, body: Option<Value>) -> Answer {
+        let mut request = self.client.request(method, format!("{}{}", self.base, path));
+        if let Some(key) = &who.key {
+            request = request.bearer_auth(key);
+        }
+        if let Some(session) = &who.session {
+            request = request.header("cookie", format!("timbra_session={session}"));
+        }
+        if let Some(empresa) = &who.empresa {
+            request = request.header("x-empresa-id", empresa);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        Self::read(response).await
+    }
+
+    /// Reads a response whole.
+    pub async fn read(response: reqwest::Response) -> Answer {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.unwrap();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer { status, headers, body }
+    }
+
+    /// GET.
+    pub async fn get(&self, path: &str, who: &As) -> Answer {
+        self.call(Method::GET, path, who, None).await
+    }
+
+    /// POST with a JSON body.
+    pub async fn post(&self, path: &str, who: &As, body: Value) -> Answer {
+        self.call(Method::POST, path, who, Some(body)).await
+    }
+
+    /// Registers a user and returns (user id, a full API key made with email+password).
+    pub async fn user(&self, email: &str) -> (String, String) {
+        let registered = self
+            .post(
+                "/api/auth/register",
+                &As::default(),
+                json!({ "name": "Ana Pérez", "email": email, "password": "Secreto1!" }),
+            )
+            .await;
+        let id = registered.data(201)["id"].as_str().unwrap().to_owned();
+        let key = self
+            .post("/api/api-keys", &As::default(), json!({ "name": "test", "email": email, "password": "Secreto1!" }))
+            .await;
+        (id, key.data(201)["key"].as_str().unwrap().to_owned())
+    }
+
+    /// Logs in and returns the session token from the cookie.
+    pub async fn login(&self, email: &str) -> String {
+        let response = self
+            .client
+            .post(format!("{}/api/auth/callback/credentials", self.base))
+            .json(&json!({ "email": email, "password": "Secreto1!" }))
+            .send()
+            .await
+            .unwrap();
+        let cookie = response.headers().get("set-cookie").expect("login sets a cookie").to_str().unwrap().to_owned();
+        cookie.split(';').next().unwrap().strip_prefix("timbra_session=").unwrap().to_owned()
+    }
+
+    /// Creates a company for the key's user and returns its id.
+    pub async fn empresa(&self, key: &str, rfc: &str) -> String {
+        let created = self
+            .post(
+                "/api/empresas",
+                &As::key(key),
+                json!({ "rfc": rfc, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }),
+            )
+            .await;
+        created.data(201)["id"].as_str().unwrap().to_owned()
+    }
+}

@@ -1,0 +1,10 @@
+//! The server's one integration-test crate (one link on 2 cores): every module here runs the
+//! real app over HTTP against SQLite and, when configured, PostgreSQL.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+mod docs;
+mod foundation;
+#[allow(dead_code)]
+mod harness;

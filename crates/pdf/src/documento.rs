@@ -176,7 +176,7 @@ impl Maqueta<'_, '_> {
             datos.push(("Fac. atr. adquirente", fac.clone()));
         }
         for (etiqueta, valor) in datos {
-            y += 2.0;
+            y += ETIQUETA.interlineado();
             self.lienzo.texto(MARGEN, y, izquierda, Alineacion::Izquierda, ETIQUETA, etiqueta);
             for linea in self.lienzo.partir(&valor, izquierda, VALOR) {
                 y += VALOR.interlineado();

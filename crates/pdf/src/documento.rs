@@ -1,0 +1,661 @@
+//! The layout of the printed CFDI: header (issuer, document data, folio fiscal), receiver,
+//! general data, the concept table (flowing over pages, its header repeated), taxes and
+//! totals with the amount in words, complements (Pagos, Nómina) and the seal block with the
+//! QR code.
+
+use timbra_cfdi::model::{Comprobante, Concepto};
+use timbra_cfdi::nomina::Nomina;
+use timbra_cfdi::numero::Numero;
+use timbra_cfdi::pagos::Pagos;
+use timbra_cfdi::tfd::TimbreFiscalDigital;
+
+use crate::letra::importe_con_letra;
+use crate::lienzo::{ALTO_PAGINA, ANCHO_PAGINA, Alineacion, Estilo, Lienzo, MARGEN, Tinta};
+use crate::textos;
+
+const ANCHO_UTIL: f32 = ANCHO_PAGINA - 2.0 * MARGEN;
+/// Lowest baseline of content; the footer lives below.
+const LIMITE: f32 = ALTO_PAGINA - MARGEN - 20.0;
+const ETIQUETA: Estilo = Estilo::gris(6.5);
+const VALOR: Estilo = Estilo::normal(8.0);
+const CELDA: Estilo = Estilo::normal(7.0);
+const CELDA_NOTA: Estilo = Estilo::gris(6.0);
+const CELDA_LINEA: f32 = 8.6;
+const SELLO: Estilo = Estilo::normal(6.0);
+const QR_LADO: f32 = 100.0;
+
+/// What the layout needs besides the comprobante.
+pub(crate) struct Timbrado<'a> {
+    pub(crate) tfd: &'a TimbreFiscalDigital,
+    pub(crate) cadena_tfd: &'a str,
+    pub(crate) qr_lado: usize,
+    pub(crate) qr_modulos: Vec<bool>,
+}
+
+/// A table column: title, width and alignment.
+struct Columna {
+    titulo: &'static str,
+    ancho: f32,
+    alineacion: Alineacion,
+}
+
+const fn col(titulo: &'static str, ancho: f32, alineacion: Alineacion) -> Columna {
+    Columna { titulo, ancho, alineacion }
+}
+
+const CONCEPTOS: [Columna; 8] = [
+    col("Clave prod./serv.", 50.0, Alineacion::Izquierda),
+    col("Cantidad", 44.0, Alineacion::Derecha),
+    col("Clave unidad", 48.0, Alineacion::Izquierda),
+    col("Descripción", 198.0, Alineacion::Izquierda),
+    col("Valor unitario", 58.0, Alineacion::Derecha),
+    col("Descuento", 48.0, Alineacion::Derecha),
+    col("Importe", 62.0, Alineacion::Derecha),
+    col("Obj. imp.", 32.0, Alineacion::Izquierda),
+];
+
+const DOCUMENTOS_PAGO: [Columna; 8] = [
+    col("Id. documento", 150.0, Alineacion::Izquierda),
+    col("Serie y folio", 62.0, Alineacion::Izquierda),
+    col("Moneda", 36.0, Alineacion::Izquierda),
+    col("Parcialidad", 44.0, Alineacion::Derecha),
+    col("Saldo anterior", 66.0, Alineacion::Derecha),
+    col("Importe pagado", 66.0, Alineacion::Derecha),
+    col("Saldo insoluto", 66.0, Alineacion::Derecha),
+    col("Obj. imp.", 50.0, Alineacion::Izquierda),
+];
+
+const SEPARACION_COLUMNAS: f32 = 4.0;
+
+/// The cursor over the pages.
+struct Maqueta<'a, 'f> {
+    lienzo: Lienzo<'f>,
+    y: f32,
+    /// Repeated at the top of each new page while a table is being drawn.
+    tabla: Option<&'static [Columna]>,
+    comprobante: &'a Comprobante,
+    uuid: &'a str,
+}
+
+pub(crate) fn maquetar<'f>(comprobante: &Comprobante, timbrado: Timbrado<'_>, lienzo: Lienzo<'f>) -> Lienzo<'f> {
+    let mut m = Maqueta { lienzo, y: MARGEN, tabla: None, comprobante, uuid: &timbrado.tfd.uuid };
+    m.encabezado(timbrado.tfd);
+    m.receptor();
+    m.datos_generales();
+    m.conceptos();
+    m.totales();
+    if let Some(pagos) = comprobante.pagos() {
+        m.pagos(pagos);
+    }
+    for nomina in comprobante.nominas() {
+        m.nomina(nomina);
+    }
+    m.sellos(&timbrado);
+    let mut lienzo = m.lienzo;
+    pies(&mut lienzo);
+    lienzo
+}
+
+impl Maqueta<'_, '_> {
+    /// Starts a new page when `alto` points do not fit below the cursor.
+    fn asegurar(&mut self, alto: f32) {
+        if self.y + alto > LIMITE {
+            self.salto();
+        }
+    }
+
+    fn salto(&mut self) {
+        self.lienzo.nueva_pagina();
+        self.y = MARGEN + 8.0;
+        let c = self.comprobante;
+        let serie_folio = serie_folio(c);
+        let texto =
+            format!("{} · RFC {} · {} · Folio fiscal {}", c.emisor.nombre, c.emisor.rfc, serie_folio, self.uuid);
+        let estilo = Estilo::gris(7.0);
+        let linea = self.lienzo.partir(&texto, ANCHO_UTIL, estilo).into_iter().next().unwrap_or_default();
+        self.lienzo.texto(MARGEN, self.y, ANCHO_UTIL, Alineacion::Izquierda, estilo, &linea);
+        self.y += 5.0;
+        self.lienzo.linea(MARGEN, self.y, ANCHO_UTIL);
+        self.y += 8.0;
+        if let Some(columnas) = self.tabla {
+            self.cabecera_tabla(columnas);
+        }
+    }
+
+    /// A shaded bar with a section title.
+    fn barra(&mut self, titulo: &str) {
+        self.asegurar(40.0);
+        self.y += 4.0;
+        self.lienzo.rect(MARGEN, self.y, ANCHO_UTIL, 12.0, Tinta::Barra);
+        self.lienzo.texto(MARGEN + 3.0, self.y + 8.8, ANCHO_UTIL, Alineacion::Izquierda, Estilo::negrita(7.5), titulo);
+        self.y += 16.0;
+    }
+
+    /// Label/value pairs in `columnas` columns; values wrap inside their column.
+    fn campos(&mut self, entradas: &[(&str, String)], columnas: usize) {
+        let columnas = columnas.max(1);
+        let ancho = (ANCHO_UTIL - SEPARACION_COLUMNAS * (columnas - 1) as f32) / columnas as f32;
+        for fila in entradas.chunks(columnas) {
+            let lineas: Vec<Vec<String>> =
+                fila.iter().map(|(_, valor)| self.lienzo.partir(valor, ancho, VALOR)).collect();
+            let mas_lineas = lineas.iter().map(Vec::len).max().unwrap_or(1);
+            let alto = ETIQUETA.interlineado() + mas_lineas as f32 * VALOR.interlineado() + 3.0;
+            self.asegurar(alto);
+            for (indice, ((etiqueta, _), lineas)) in fila.iter().zip(&lineas).enumerate() {
+                let x = MARGEN + indice as f32 * (ancho + SEPARACION_COLUMNAS);
+                let mut y = self.y + ETIQUETA.tamano;
+                self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, ETIQUETA, etiqueta);
+                for linea in lineas {
+                    y += VALOR.interlineado();
+                    self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, VALOR, linea);
+                }
+            }
+            self.y += alto;
+        }
+    }
+
+    fn encabezado(&mut self, tfd: &TimbreFiscalDigital) {
+        let c = self.comprobante;
+        let izquierda = 300.0;
+        let x_derecha = MARGEN + izquierda + 16.0;
+        let ancho_derecha = ANCHO_UTIL - izquierda - 16.0;
+
+        // Issuer, left.
+        let mut y = self.y + 12.0;
+        let nombre = Estilo::negrita(12.0);
+        for linea in self.lienzo.partir(&c.emisor.nombre, izquierda, nombre) {
+            self.lienzo.texto(MARGEN, y, izquierda, Alineacion::Izquierda, nombre, &linea);
+            y += nombre.interlineado();
+        }
+        let mut datos = vec![
+            ("RFC", c.emisor.rfc.clone()),
+            ("Régimen fiscal", textos::regimen(&c.emisor.regimen_fiscal)),
+            ("Lugar de expedición (C.P.)", c.lugar_expedicion.clone()),
+        ];
+        if let Some(fac) = &c.emisor.fac_atr_adquirente {
+            datos.push(("Fac. atr. adquirente", fac.clone()));
+        }
+        for (etiqueta, valor) in datos {
+            y += ETIQUETA.interlineado();
+            self.lienzo.texto(MARGEN, y, izquierda, Alineacion::Izquierda, ETIQUETA, etiqueta);
+            for linea in self.lienzo.partir(&valor, izquierda, VALOR) {
+                y += VALOR.interlineado();
+                self.lienzo.texto(MARGEN, y, izquierda, Alineacion::Izquierda, VALOR, &linea);
+            }
+            y += 3.0;
+        }
+        let fin_izquierda = y;
+
+        // Document data, right.
+        let mut y = self.y + 12.0;
+        let titulo = Estilo::negrita(13.0);
+        self.lienzo.texto(
+            x_derecha,
+            y,
+            ancho_derecha,
+            Alineacion::Derecha,
+            titulo,
+            textos::titulo(&c.tipo_de_comprobante),
+        );
+        y += 6.0;
+        let derecha = [
+            ("Tipo de comprobante", textos::tipo_comprobante(&c.tipo_de_comprobante)),
+            ("Serie y folio", serie_folio(c)),
+            ("Folio fiscal (UUID)", tfd.uuid.clone()),
+            ("Fecha y hora de emisión", textos::fecha(&c.fecha)),
+            ("Fecha y hora de certificación", textos::fecha(&tfd.fecha_timbrado)),
+            ("No. de certificado del emisor", c.no_certificado.clone()),
+            ("No. de certificado del SAT", tfd.no_certificado_sat.clone()),
+        ];
+        for (etiqueta, valor) in derecha {
+            y += ETIQUETA.interlineado();
+            self.lienzo.texto(x_derecha, y, ancho_derecha, Alineacion::Derecha, ETIQUETA, etiqueta);
+            for linea in self.lienzo.partir(&valor, ancho_derecha, VALOR) {
+                y += VALOR.interlineado();
+                self.lienzo.texto(x_derecha, y, ancho_derecha, Alineacion::Derecha, VALOR, &linea);
+            }
+            y += 1.5;
+        }
+        self.y = fin_izquierda.max(y) + 6.0;
+        self.lienzo.linea(MARGEN, self.y, ANCHO_UTIL);
+        self.y += 2.0;
+    }
+
+    fn receptor(&mut self) {
+        let r = &self.comprobante.receptor;
+        self.barra("RECEPTOR");
+        let mut entradas = vec![
+            ("Nombre o razón social", r.nombre.clone()),
+            ("RFC", r.rfc.clone()),
+            ("Domicilio fiscal (C.P.)", r.domicilio_fiscal_receptor.clone()),
+            ("Régimen fiscal", textos::regimen(&r.regimen_fiscal_receptor)),
+            ("Uso del CFDI", textos::uso_cfdi(&r.uso_cfdi)),
+        ];
+        if let Some(residencia) = &r.residencia_fiscal {
+            entradas.push(("Residencia fiscal", residencia.clone()));
+        }
+        if let Some(registro) = &r.num_reg_id_trib {
+            entradas.push(("Núm. de registro de identidad fiscal", registro.clone()));
+        }
+        self.campos(&entradas, 3);
+    }
+
+    fn datos_generales(&mut self) {
+        let c = self.comprobante;
+        self.barra("DATOS DEL COMPROBANTE");
+        let mut entradas = vec![("Moneda", c.moneda.clone())];
+        if let Some(tipo_cambio) = &c.tipo_cambio {
+            entradas.push(("Tipo de cambio", tipo_cambio.texto().to_owned()));
+        }
+        if let Some(forma) = &c.forma_pago {
+            entradas.push(("Forma de pago", textos::forma_pago(forma)));
+        }
+        if let Some(metodo) = &c.metodo_pago {
+            entradas.push(("Método de pago", textos::metodo_pago(metodo)));
+        }
+        entradas.push(("Exportación", textos::exportacion(&c.exportacion)));
+        if let Some(condiciones) = &c.condiciones_de_pago {
+            entradas.push(("Condiciones de pago", condiciones.clone()));
+        }
+        if let Some(confirmacion) = &c.confirmacion {
+            entradas.push(("Confirmación", confirmacion.clone()));
+        }
+        if let Some(global) = &c.informacion_global {
+            entradas.push((
+                "Información global",
+                format!("{} · meses {} · año {}", textos::periodicidad(&global.periodicidad), global.meses, global.ano),
+            ));
+        }
+        self.campos(&entradas, 3);
+        for relacionados in &c.cfdi_relacionados {
+            let entradas = [(
+                "CFDI relacionados",
+                format!("{}: {}", textos::tipo_relacion(&relacionados.tipo_relacion), relacionados.uuids.join(", ")),
+            )];
+            self.campos(&entradas, 1);
+        }
+    }
+
+    fn cabecera_tabla(&mut self, columnas: &[Columna]) {
+        let estilo = Estilo::negrita(6.5);
+        let titulos: Vec<Vec<String>> =
+            columnas.iter().map(|columna| self.lienzo.partir(columna.titulo, columna.ancho, estilo)).collect();
+        let lineas = titulos.iter().map(Vec::len).max().unwrap_or(1);
+        let alto = 4.0 + lineas as f32 * estilo.interlineado();
+        self.lienzo.rect(MARGEN, self.y, ANCHO_UTIL, alto, Tinta::Barra);
+        let mut x = MARGEN;
+        for (columna, titulo) in columnas.iter().zip(&titulos) {
+            let mut y = self.y + 1.5 + estilo.tamano;
+            for linea in titulo {
+                self.lienzo.texto(x + 1.5, y, columna.ancho - 3.0, columna.alineacion, estilo, linea);
+                y += estilo.interlineado();
+            }
+            x += columna.ancho;
+        }
+        self.y += alto + 2.0;
+    }
+
+    /// Starts a table: its header, repeated on every page until [`Self::fin_tabla`].
+    fn inicio_tabla(&mut self, columnas: &'static [Columna]) {
+        self.asegurar(40.0);
+        self.tabla = Some(columnas);
+        self.cabecera_tabla(columnas);
+    }
+
+    fn fin_tabla(&mut self) {
+        self.tabla = None;
+        self.y += 2.0;
+    }
+
+    /// One table row; each cell a list of styled paragraphs, wrapped to the column. The row
+    /// moves whole to the next page when it fits there; a row taller than a page flows line
+    /// by line.
+    fn fila(&mut self, columnas: &[Columna], celdas: Vec<Vec<(String, Estilo)>>) {
+        let lineas: Vec<Vec<(String, Estilo)>> = columnas
+            .iter()
+            .zip(celdas)
+            .map(|(columna, parrafos)| {
+                parrafos
+                    .into_iter()
+                    .flat_map(|(texto, estilo)| {
+                        self.lienzo
+                            .partir(&texto, columna.ancho - 3.0, estilo)
+                            .into_iter()
+                            .map(move |linea| (linea, estilo))
+                    })
+                    .collect()
+            })
+            .collect();
+        let total = lineas.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let alto = total as f32 * CELDA_LINEA + 3.0;
+        if alto <= LIMITE - MARGEN - 60.0 {
+            self.asegurar(alto);
+        }
+        for indice in 0..total {
+            self.asegurar(CELDA_LINEA);
+            let mut x = MARGEN;
+            for (columna, celda) in columnas.iter().zip(&lineas) {
+                if let Some((texto, estilo)) = celda.get(indice) {
+                    self.lienzo.texto(x + 1.5, self.y + 6.8, columna.ancho - 3.0, columna.alineacion, *estilo, texto);
+                }
+                x += columna.ancho;
+            }
+            self.y += CELDA_LINEA;
+        }
+        self.y += 1.5;
+        self.lienzo.linea(MARGEN, self.y, ANCHO_UTIL);
+        self.y += 1.5;
+    }
+
+    fn conceptos(&mut self) {
+        self.barra("CONCEPTOS");
+        self.inicio_tabla(&CONCEPTOS);
+        let c = self.comprobante;
+        for concepto in &c.conceptos {
+            let celdas = celdas_concepto(concepto);
+            self.fila(&CONCEPTOS, celdas);
+        }
+        self.fin_tabla();
+    }
+
+    fn totales(&mut self) {
+        let c = self.comprobante;
+        let mut filas: Vec<(String, String)> = vec![("Subtotal".into(), textos::dinero(&c.sub_total))];
+        if let Some(descuento) = &c.descuento {
+            filas.push(("Descuento".into(), textos::dinero(descuento)));
+        }
+        if let Some(impuestos) = &c.impuestos {
+            for traslado in &impuestos.traslados {
+                let etiqueta = format!(
+                    "{} trasladado {} (base {})",
+                    textos::impuesto(&traslado.impuesto),
+                    textos::tasa(&traslado.tipo_factor, traslado.tasa_o_cuota.as_ref()),
+                    textos::cantidad(&traslado.base)
+                );
+                let valor = traslado.importe.as_ref().map_or_else(|| "Exento".to_owned(), textos::dinero);
+                filas.push((etiqueta, valor));
+            }
+            for retencion in &impuestos.retenciones {
+                filas.push((
+                    format!("{} retenido", textos::impuesto(&retencion.impuesto)),
+                    textos::dinero(&retencion.importe),
+                ));
+            }
+        }
+        if let Some(locales) = c.impuestos_locales() {
+            for traslado in &locales.traslados_locales {
+                filas.push((
+                    format!(
+                        "{} {}% (local trasladado)",
+                        traslado.imp_loc_trasladado,
+                        traslado.tasa_de_traslado.texto()
+                    ),
+                    textos::dinero(&traslado.importe),
+                ));
+            }
+            for retencion in &locales.retenciones_locales {
+                filas.push((
+                    format!("{} {}% (local retenido)", retencion.imp_loc_retenido, retencion.tasa_de_retencion.texto()),
+                    textos::dinero(&retencion.importe),
+                ));
+            }
+        }
+        let total = ("Total".to_owned(), textos::dinero(&c.total));
+
+        let ancho_bloque = 250.0;
+        let x_bloque = MARGEN + ANCHO_UTIL - ancho_bloque;
+        let ancho_valor = 80.0;
+        let ancho_etiqueta = ancho_bloque - ancho_valor - 4.0;
+        let etiquetas: Vec<Vec<String>> =
+            filas.iter().map(|(etiqueta, _)| self.lienzo.partir(etiqueta, ancho_etiqueta, VALOR)).collect();
+        let alto_filas: f32 = etiquetas.iter().map(|l| l.len() as f32 * VALOR.interlineado() + 1.0).sum();
+        let alto = alto_filas + 22.0;
+
+        let letra = importe_con_letra(c.total.valor().unwrap_or_default(), &c.moneda);
+        let ancho_letra = ANCHO_UTIL - ancho_bloque - 16.0;
+        let lineas_letra = self.lienzo.partir(&letra, ancho_letra, Estilo::negrita(8.0));
+        let alto = alto.max(12.0 + lineas_letra.len() as f32 * 10.0);
+        self.asegurar(alto + 4.0);
+        self.y += 4.0;
+
+        let mut y = self.y;
+        for ((_, valor), lineas) in filas.iter().zip(&etiquetas) {
+            let primera = y + VALOR.tamano;
+            self.lienzo.texto(x_bloque + ancho_etiqueta + 4.0, primera, ancho_valor, Alineacion::Derecha, VALOR, valor);
+            for (indice, linea) in lineas.iter().enumerate() {
+                let base = primera + indice as f32 * VALOR.interlineado();
+                self.lienzo.texto(x_bloque, base, ancho_etiqueta, Alineacion::Derecha, VALOR, linea);
+            }
+            y += lineas.len() as f32 * VALOR.interlineado() + 1.0;
+        }
+        self.lienzo.rect(x_bloque, y + 1.0, ancho_bloque, 14.0, Tinta::Barra);
+        let negrita = Estilo::negrita(9.0);
+        self.lienzo.texto(x_bloque, y + 11.0, ancho_etiqueta, Alineacion::Derecha, negrita, &total.0);
+        self.lienzo.texto(
+            x_bloque + ancho_etiqueta + 4.0,
+            y + 11.0,
+            ancho_valor,
+            Alineacion::Derecha,
+            negrita,
+            &total.1,
+        );
+
+        let mut y_letra = self.y + ETIQUETA.tamano;
+        self.lienzo.texto(MARGEN, y_letra, ancho_letra, Alineacion::Izquierda, ETIQUETA, "Importe con letra");
+        for linea in &lineas_letra {
+            y_letra += 10.0;
+            self.lienzo.texto(MARGEN, y_letra, ancho_letra, Alineacion::Izquierda, Estilo::negrita(8.0), linea);
+        }
+        self.y += alto + 4.0;
+    }
+
+    fn pagos(&mut self, pagos: &Pagos) {
+        self.barra("COMPLEMENTO PARA RECEPCIÓN DE PAGOS 2.0");
+        self.campos(&[("Monto total de pagos", textos::dinero(&pagos.totales.monto_total_pagos))], 3);
+        for (numero, pago) in pagos.pagos.iter().enumerate() {
+            let mut entradas = vec![
+                ("Pago", format!("{} de {}", numero + 1, pagos.pagos.len())),
+                ("Fecha de pago", textos::fecha(&pago.fecha_pago)),
+                ("Forma de pago", textos::forma_pago(&pago.forma_de_pago_p)),
+                ("Moneda", pago.moneda_p.clone()),
+                ("Monto", textos::dinero(&pago.monto)),
+            ];
+            if let Some(tipo_cambio) = &pago.tipo_cambio_p {
+                entradas.push(("Tipo de cambio", tipo_cambio.texto().to_owned()));
+            }
+            if let Some(operacion) = &pago.num_operacion {
+                entradas.push(("Número de operación", operacion.clone()));
+            }
+            self.campos(&entradas, 4);
+            self.inicio_tabla(&DOCUMENTOS_PAGO);
+            for docto in &pago.doctos_relacionados {
+                let serie_folio =
+                    [docto.serie.as_deref(), docto.folio.as_deref()].into_iter().flatten().collect::<Vec<_>>();
+                let celdas = vec![
+                    vec![(docto.id_documento.clone(), CELDA)],
+                    vec![(serie_folio.join(" "), CELDA)],
+                    vec![(docto.moneda_dr.clone(), CELDA)],
+                    vec![(docto.num_parcialidad.clone(), CELDA)],
+                    vec![(textos::cantidad(&docto.imp_saldo_ant), CELDA)],
+                    vec![(textos::cantidad(&docto.imp_pagado), CELDA)],
+                    vec![(textos::cantidad(&docto.imp_saldo_insoluto), CELDA)],
+                    vec![(docto.objeto_imp_dr.clone(), CELDA)],
+                ];
+                self.fila(&DOCUMENTOS_PAGO, celdas);
+            }
+            self.fin_tabla();
+        }
+    }
+
+    fn nomina(&mut self, nomina: &Nomina) {
+        self.barra("COMPLEMENTO DE NÓMINA 1.2");
+        let r = &nomina.receptor;
+        let mut entradas = vec![
+            ("Tipo de nómina", nomina.tipo_nomina.clone()),
+            ("Fecha de pago", nomina.fecha_pago.clone()),
+            ("Periodo", format!("{} a {}", nomina.fecha_inicial_pago, nomina.fecha_final_pago)),
+            ("Días pagados", nomina.num_dias_pagados.texto().to_owned()),
+            ("CURP", r.curp.clone()),
+            ("Núm. de empleado", r.num_empleado.clone()),
+            ("Periodicidad de pago", r.periodicidad_pago.clone()),
+            ("Tipo de contrato", r.tipo_contrato.clone()),
+            ("Tipo de régimen", r.tipo_regimen.clone()),
+            ("Entidad federativa", r.clave_ent_fed.clone()),
+        ];
+        let opcionales = [
+            ("NSS", r.num_seguridad_social.clone()),
+            ("Puesto", r.puesto.clone()),
+            ("Departamento", r.departamento.clone()),
+            ("Inicio de relación laboral", r.fecha_inicio_rel_laboral.clone()),
+            ("Salario diario integrado", r.salario_diario_integrado.as_ref().map(textos::dinero)),
+            ("Registro patronal", nomina.emisor.as_ref().and_then(|e| e.registro_patronal.clone())),
+            ("Total percepciones", nomina.total_percepciones.as_ref().map(textos::dinero)),
+            ("Total deducciones", nomina.total_deducciones.as_ref().map(textos::dinero)),
+            ("Total otros pagos", nomina.total_otros_pagos.as_ref().map(textos::dinero)),
+        ];
+        entradas.extend(opcionales.into_iter().filter_map(|(etiqueta, valor)| valor.map(|v| (etiqueta, v))));
+        self.campos(&entradas, 4);
+    }
+
+    fn sellos(&mut self, timbrado: &Timbrado<'_>) {
+        let c = self.comprobante;
+        let tfd = timbrado.tfd;
+        let x = MARGEN + QR_LADO + 12.0;
+        let ancho = ANCHO_UTIL - QR_LADO - 12.0;
+        let bloques = [
+            ("Sello digital del CFDI", c.sello.trim().to_owned()),
+            ("Sello digital del SAT", tfd.sello_sat.trim().to_owned()),
+            ("Cadena original del complemento de certificación digital del SAT", timbrado.cadena_tfd.to_owned()),
+            (
+                "RFC del proveedor de certificación · No. de certificado del SAT · Fecha de certificación",
+                format!(
+                    "{} · {} · {}",
+                    tfd.rfc_prov_certif,
+                    tfd.no_certificado_sat,
+                    textos::fecha(&tfd.fecha_timbrado)
+                ),
+            ),
+        ];
+        let partidos: Vec<(&str, Vec<String>)> =
+            bloques.iter().map(|(etiqueta, texto)| (*etiqueta, self.lienzo.partir(texto, ancho, SELLO))).collect();
+        let alto_texto: f32 =
+            partidos.iter().map(|(_, l)| ETIQUETA.interlineado() + l.len() as f32 * SELLO.interlineado() + 3.0).sum();
+        self.asegurar(alto_texto.max(QR_LADO) + 8.0);
+        self.y += 6.0;
+        self.lienzo.linea(MARGEN, self.y, ANCHO_UTIL);
+        self.y += 4.0;
+        self.lienzo.qr(MARGEN, self.y, QR_LADO, timbrado.qr_lado, timbrado.qr_modulos.clone());
+        let mut y = self.y;
+        for (etiqueta, lineas) in partidos {
+            y += ETIQUETA.interlineado();
+            self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, Estilo { negrita: true, ..ETIQUETA }, etiqueta);
+            for linea in lineas {
+                y += SELLO.interlineado();
+                self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, SELLO, &linea);
+            }
+            y += 3.0;
+        }
+        self.y += alto_texto.max(QR_LADO);
+    }
+}
+
+fn serie_folio(c: &Comprobante) -> String {
+    match (c.serie.as_deref(), c.folio.as_deref()) {
+        (Some(serie), Some(folio)) => format!("{serie}-{folio}"),
+        (Some(solo), None) | (None, Some(solo)) => solo.to_owned(),
+        (None, None) => "—".to_owned(),
+    }
+}
+
+fn celdas_concepto(concepto: &Concepto) -> Vec<Vec<(String, Estilo)>> {
+    let mut clave = vec![(concepto.clave_prod_serv.clone(), CELDA)];
+    if let Some(sku) = &concepto.no_identificacion {
+        clave.push((format!("No. ident. {sku}"), CELDA_NOTA));
+    }
+    let mut unidad = vec![(concepto.clave_unidad.clone(), CELDA)];
+    if let Some(nombre) = &concepto.unidad {
+        unidad.push((nombre.clone(), CELDA_NOTA));
+    }
+    let mut descripcion = vec![(concepto.descripcion.clone(), CELDA)];
+    if let Some(impuestos) = &concepto.impuestos {
+        for traslado in &impuestos.traslados {
+            let importe =
+                traslado.importe.as_ref().map_or_else(String::new, |i| format!(" importe {}", textos::cantidad(i)));
+            descripcion.push((
+                format!(
+                    "Traslado {} {} base {}{}",
+                    textos::impuesto(&traslado.impuesto),
+                    textos::tasa(&traslado.tipo_factor, traslado.tasa_o_cuota.as_ref()),
+                    textos::cantidad(&traslado.base),
+                    importe
+                ),
+                CELDA_NOTA,
+            ));
+        }
+        for retencion in &impuestos.retenciones {
+            descripcion.push((
+                format!(
+                    "Retención {} {} base {} importe {}",
+                    textos::impuesto(&retencion.impuesto),
+                    textos::tasa(&retencion.tipo_factor, Some(&retencion.tasa_o_cuota)),
+                    textos::cantidad(&retencion.base),
+                    textos::cantidad(&retencion.importe)
+                ),
+                CELDA_NOTA,
+            ));
+        }
+    }
+    if let Some(terceros) = &concepto.a_cuenta_terceros {
+        descripcion.push((
+            format!(
+                "A cuenta de terceros: {} RFC {} régimen {} C.P. {}",
+                terceros.nombre, terceros.rfc, terceros.regimen_fiscal, terceros.domicilio_fiscal
+            ),
+            CELDA_NOTA,
+        ));
+    }
+    if !concepto.informacion_aduanera.is_empty() {
+        descripcion.push((format!("Pedimento: {}", concepto.informacion_aduanera.join(", ")), CELDA_NOTA));
+    }
+    if !concepto.cuenta_predial.is_empty() {
+        descripcion.push((format!("Cuenta predial: {}", concepto.cuenta_predial.join(", ")), CELDA_NOTA));
+    }
+    for parte in &concepto.partes {
+        descripcion.push((
+            format!("Parte: {} {} × {}", parte.clave_prod_serv, parte.descripcion, parte.cantidad.texto()),
+            CELDA_NOTA,
+        ));
+    }
+    let numero = |n: &Numero| vec![(textos::cantidad(n), CELDA)];
+    vec![
+        clave,
+        numero(&concepto.cantidad),
+        unidad,
+        descripcion,
+        numero(&concepto.valor_unitario),
+        concepto.descuento.as_ref().map(numero).unwrap_or_default(),
+        numero(&concepto.importe),
+        vec![(concepto.objeto_imp.clone(), CELDA)],
+    ]
+}
+
+/// "Página i de n" and the legend on every page.
+fn pies(lienzo: &mut Lienzo<'_>) {
+    let total = lienzo.paginas.len();
+    let estilo = Estilo::gris(6.5);
+    let y = ALTO_PAGINA - MARGEN + 4.0;
+    let paginas = std::mem::take(&mut lienzo.paginas);
+    for (indice, ops) in paginas.into_iter().enumerate() {
+        lienzo.paginas.push(ops);
+        lienzo.linea(MARGEN, y - 9.0, ANCHO_UTIL);
+        lienzo.texto(
+            MARGEN,
+            y,
+            ANCHO_UTIL,
+            Alineacion::Izquierda,
+            estilo,
+            "Este documento es una representación impresa de un CFDI versión 4.0",
+        );
+        lienzo.texto(MARGEN, y, ANCHO_UTIL, Alineacion::Derecha, estilo, &format!("Página {} de {total}", indice + 1));
+    }
+}

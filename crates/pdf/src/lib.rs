@@ -1,0 +1,76 @@
+//! # timbra-pdf
+//!
+//! The printed representation of a stamped CFDI 4.0 as PDF: every fiscal field (issuer,
+//! receiver, concepts with their taxes, tax summary, totals in figures and in words, folio
+//! fiscal, certificate numbers, both seals, the TFD cadena original, the PAC's RFC) and the
+//! QR code with SAT's expresión impresa. Pure: no I/O; fonts (DejaVu Sans Condensed) are
+//! embedded in the binary, parsed once per process, subset into each PDF.
+//!
+//! ```no_run
+//! # fn ejemplo(xml_timbrado: &str) -> Result<(), timbra_pdf::PdfError> {
+//! let pdf: Vec<u8> = timbra_pdf::render_xml(xml_timbrado)?;
+//! # Ok(()) }
+//! ```
+
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
+
+mod documento;
+mod fuentes;
+mod letra;
+mod lienzo;
+mod textos;
+
+use krilla::metadata::Metadata;
+use qrcode::{EcLevel, QrCode};
+use timbra_cfdi::model::Comprobante;
+use timbra_cfdi::{cadena, parser, timbre};
+
+pub use letra::{importe_con_letra, numero_en_palabras};
+
+/// Why a PDF could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum PdfError {
+    /// The XML is not a CFDI 4.0 the parser accepts.
+    #[error("the XML is not a readable CFDI 4.0: {0}")]
+    Xml(#[from] parser::ErrorParseo),
+    /// The comprobante has no TimbreFiscalDigital: only stamped CFDI have a printed
+    /// representation (the QR and the folio fiscal come from the stamp).
+    #[error("the CFDI is not stamped (no TimbreFiscalDigital): it has no printed representation")]
+    SinTimbre,
+    /// The expresión impresa does not fit in a QR code.
+    #[error("the QR code cannot hold the expresión impresa: {0}")]
+    Qr(String),
+    /// The embedded fonts could not be loaded (a corrupt build).
+    #[error("the embedded fonts could not be loaded")]
+    Fuente,
+    /// krilla refused to write the document.
+    #[error("the PDF could not be written: {0}")]
+    Pdf(String),
+}
+
+/// Renders a stamped comprobante (its `Complemento` holds the TimbreFiscalDigital).
+pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
+    let tfd = comprobante.timbre().ok_or(PdfError::SinTimbre)?;
+    let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
+    let url = timbre::expresion_impresa(comprobante).map_err(|_| PdfError::SinTimbre)?;
+    // Level M as SAT's sample prints use; the URL (about 150 bytes) gives a version 7–8 symbol.
+    let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
+        .map_err(|error| PdfError::Qr(error.to_string()))?;
+    let qr_lado = qr.width();
+    let qr_modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
+    let cadena_tfd = cadena::tfd_desde_modelo(tfd);
+    let timbrado = documento::Timbrado { tfd, cadena_tfd: &cadena_tfd, qr_lado, qr_modulos };
+    let lienzo = documento::maquetar(comprobante, timbrado, lienzo::Lienzo::new(fuentes));
+    let metadatos = Metadata::new()
+        .title(format!("CFDI {}", tfd.uuid))
+        .description(format!("Representación impresa del CFDI {} de {}", tfd.uuid, comprobante.emisor.rfc))
+        .creator("timbra".to_owned())
+        .language("es-MX".to_owned());
+    lienzo.emitir(metadatos)
+}
+
+/// Parses a stamped CFDI (as stored) and renders it.
+pub fn render_xml(xml: &str) -> Result<Vec<u8>, PdfError> {
+    render(&parser::parsear(xml)?)
+}

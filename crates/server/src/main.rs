@@ -1,4 +1,4 @@
-//! The `timbra` binary: `serve` runs the API, `migrate` applies migrations.
+//! The `timbra` binary: `serve` runs the API, `migrate` applies migrations, `sim` runs simulators.
 
 use clap::{Parser, Subcommand};
 use timbra_server::config::Config;
@@ -22,12 +22,25 @@ enum Command {
         #[command(subcommand)]
         command: timbra_server::cfdi_cli::CfdiCommand,
     },
+    /// Run a simulator of an outside service on loopback (`timbra sim pac`).
+    Sim {
+        #[command(subcommand)]
+        command: timbra_sim::cli::SimCommand,
+    },
 }
 
 fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Cfdi { command } => Ok(timbra_server::cfdi_cli::run(command)),
+        Command::Sim { command } => {
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?
+                .block_on(timbra_sim::cli::run(command))
+                .map_err(|error| anyhow::anyhow!(error))?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         other => {
             tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(other))?;
             Ok(std::process::ExitCode::SUCCESS)
@@ -44,7 +57,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         .init();
     let config = Config::from_env()?;
     match command {
-        Command::Cfdi { .. } => {}
+        Command::Cfdi { .. } | Command::Sim { .. } => {}
         Command::Migrate => {
             timbra_server::open(&config).await?;
             tracing::info!(database = %redact(&config.database_url), "migrations applied");

@@ -1,0 +1,147 @@
+//! Shared set-up: credentials, sealed invoices, a simulator on a random port and a client.
+
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use rust_decimal::Decimal;
+use timbra_cfdi::catalogos::{Exportacion, FormaPago, MetodoPago, ObjetoImp, TipoDeComprobante};
+use timbra_cfdi::construccion::{NuevoComprobante, NuevoConcepto};
+use timbra_cfdi::{Emisor, Receptor, escritura, sello};
+use timbra_credentials::testgen::{self, Options};
+use timbra_credentials::{CertificateKind, Credential, xmldsig};
+use timbra_pac::finkok::{FinkokClient, FinkokConfig};
+use timbra_sim::{Sim, SimConfig};
+use time::OffsetDateTime;
+use time::macros::datetime;
+
+/// The simulator's pinned clock: 2026-11-20 12:00 in Mexico City.
+pub const AHORA: OffsetDateTime = datetime!(2026-11-20 18:00 UTC);
+/// A Fecha 90 minutes before [`AHORA`], issuer's local time.
+pub const FECHA: &str = "2026-11-20T10:30:00";
+pub const RFC_EMISOR: &str = "EKU9003173C9";
+pub const RFC_RECEPTOR: &str = "H&E951128469";
+
+fn generar(opciones: Options) -> Credential {
+    testgen::generate(&opciones).unwrap().credential().unwrap()
+}
+
+/// The issuer's CSD, valid 2025–2029.
+pub static CSD: LazyLock<Credential> = LazyLock::new(|| {
+    generar(Options::csd(
+        RFC_EMISOR,
+        "ESCUELA KEMPER URGATE",
+        datetime!(2025-01-01 0:00 UTC),
+        datetime!(2029-01-01 0:00 UTC),
+    ))
+});
+/// The issuer's CSD that expired in 2024.
+pub static CSD_VENCIDO: LazyLock<Credential> = LazyLock::new(|| {
+    generar(Options::csd(
+        RFC_EMISOR,
+        "ESCUELA KEMPER URGATE",
+        datetime!(2020-01-01 0:00 UTC),
+        datetime!(2024-01-01 0:00 UTC),
+    ))
+});
+/// The issuer's e.firma (FIEL), valid 2025–2029.
+pub static FIEL: LazyLock<Credential> = LazyLock::new(|| {
+    let credencial = generar(Options::fiel(
+        RFC_EMISOR,
+        "ESCUELA KEMPER URGATE",
+        datetime!(2025-01-01 0:00 UTC),
+        datetime!(2029-01-01 0:00 UTC),
+    ));
+    assert_eq!(credencial.certificate().kind(), CertificateKind::Fiel);
+    credencial
+});
+static PAC: LazyLock<Arc<Credential>> = LazyLock::new(|| SimConfig::generar().unwrap().credencial_pac);
+
+/// A sealed Ingreso invoice: one line of `valor` + 16% IVA, for `receptor`.
+pub fn factura(credencial: &Credential, fecha: &str, valor: Decimal, receptor: &str, folio: &str) -> String {
+    let nuevo = NuevoComprobante {
+        tipo: TipoDeComprobante::Ingreso,
+        serie: Some("A".into()),
+        folio: Some(folio.into()),
+        fecha: fecha.into(),
+        forma_pago: Some(FormaPago::TransferenciaElectronica),
+        metodo_pago: Some(MetodoPago::Pue),
+        condiciones_de_pago: None,
+        moneda: "MXN".into(),
+        tipo_cambio: None,
+        exportacion: Exportacion::NoAplica,
+        lugar_expedicion: "86000".into(),
+        emisor: Emisor {
+            rfc: RFC_EMISOR.into(),
+            nombre: "ESCUELA KEMPER URGATE".into(),
+            regimen_fiscal: "601".into(),
+            fac_atr_adquirente: None,
+        },
+        receptor: Receptor {
+            rfc: receptor.into(),
+            nombre: "HERRERIA & ELECTRICOS".into(),
+            domicilio_fiscal_receptor: "06002".into(),
+            residencia_fiscal: None,
+            num_reg_id_trib: None,
+            regimen_fiscal_receptor: "601".into(),
+            uso_cfdi: "G03".into(),
+        },
+        informacion_global: None,
+        cfdi_relacionados: Vec::new(),
+        conceptos: vec![NuevoConcepto::new(
+            "43211500",
+            Decimal::ONE,
+            "H87",
+            "Computadora portátil",
+            valor,
+            ObjetoImp::SiObjeto,
+        )],
+        impuestos_locales: None,
+        complementos: Vec::new(),
+    };
+    let mut comprobante = nuevo.construir().unwrap();
+    sello::sellar(&mut comprobante, credencial).unwrap();
+    escritura::escribir(&comprobante)
+}
+
+/// A sealed 500.00 + IVA invoice with the valid CSD, dated [`FECHA`].
+pub fn factura_valida(folio: &str) -> String {
+    factura(&CSD, FECHA, Decimal::new(50000, 2), RFC_RECEPTOR, folio)
+}
+
+/// A signed cancellation request for one UUID, motive 02.
+pub fn cancelacion(uuid: &str) -> String {
+    let folio = xmldsig::CancelacionFolio { uuid: uuid.to_owned(), motivo: "02".into(), folio_sustitucion: None };
+    xmldsig::sign_cancelacion(&CSD, RFC_EMISOR, "2026-11-20T11:00:00", &[folio]).unwrap()
+}
+
+/// A simulator (clock at [`AHORA`], user `usuario` / `secreto`) on a random loopback port,
+/// and a client for it with a 2 s time limit.
+pub async fn arrancar(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient) {
+    let mut config = SimConfig::new(Arc::clone(&PAC));
+    config.ahora = Some(AHORA);
+    config.usuario = Some("usuario".into());
+    config.password = Some("secreto".into());
+    ajuste(&mut config);
+    let sim = Sim::new(config);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let direccion = listener.local_addr().unwrap();
+    tokio::spawn(sim.clone().serve(listener));
+    let mut config_cliente = FinkokConfig::new(&format!("http://{direccion}"), "usuario", "secreto");
+    config_cliente.timeout = Duration::from_secs(2);
+    (sim, FinkokClient::new(config_cliente).unwrap())
+}
+
+/// `shared/sat` (SAT's XSD), found beside the workspace or above it.
+pub fn sat() -> Option<PathBuf> {
+    let manifiesto = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let encontrado = std::env::var_os("TIMBRA_SAT_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(manifiesto.ancestors().map(|dir| dir.join("shared/sat")))
+        .find(|dir| dir.join("xsd/cfdv40-with-complements.xsd").is_file());
+    if encontrado.is_none() {
+        eprintln!("\n!!!!! OMITIDO: no se encontró shared/sat; validación XSD saltada !!!!!\n");
+    }
+    encontrado
+}

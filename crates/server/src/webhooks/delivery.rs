@@ -130,6 +130,8 @@ impl Job for Deliver {
         post(&app, &target.url, &target.secret, body).await
     }
 
+    // Spelled out to match the trait's single lifetime, which the type-erased registry needs.
+    #[allow(clippy::manual_async_fn)]
     fn record<'a>(
         tx: &'a mut Tx,
         now: OffsetDateTime,

@@ -90,7 +90,7 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
                 (Some(event_id.as_str()), Some("factura.timbrada"))
             );
             assert_eq!(body["data"], data);
-            assert!(body["data"]["total"].to_string() == "1160.00", "amount kept exactly: {}", body["data"]["total"]);
+            assert_eq!(body["data"]["total"].to_string(), "1160.00", "amount kept exactly");
             at(&body["created"]);
 
             wait_for(10, "the log to say succeeded", async || {

@@ -22,6 +22,37 @@ pub struct Config {
     pub rate_limit: RateLimitConfig,
     /// `TIMBRA_MAX_BODY_BYTES`, default 2 MiB: larger bodies get 413 REQUEST_002.
     pub max_body_bytes: usize,
+    /// Background job workers.
+    pub jobs: JobsConfig,
+    /// Outgoing webhooks.
+    pub webhooks: WebhookConfig,
+    /// The time source: the system clock, or (tests only) `TIMBRA_TEST_CLOCK_OFFSET_SECONDS`
+    /// and `TIMBRA_TEST_CLOCK_SPEED`.
+    pub clock: crate::state::Clock,
+}
+
+/// Background job workers of `timbra serve`.
+#[derive(Clone, Debug)]
+pub struct JobsConfig {
+    /// `TIMBRA_WORKERS` (default 2): concurrent claim loops; 0 runs no jobs in this process.
+    pub workers: usize,
+    /// `TIMBRA_JOBS_BATCH` (default 64): jobs one worker claims and runs at once.
+    pub batch: i64,
+    /// `TIMBRA_JOBS_POLL_MS` (default 500): pause when no job is due.
+    pub poll: Duration,
+    /// `TIMBRA_JOBS_LEASE_SECONDS` (default 300): a claimed job not finished by then (crashed
+    /// process) is taken by another worker.
+    pub lease: Duration,
+}
+
+/// Outgoing webhook deliveries.
+#[derive(Clone, Debug)]
+pub struct WebhookConfig {
+    /// `TIMBRA_WEBHOOK_TIMEOUT_SECONDS` (default 10): no 2xx by then counts as a failure.
+    pub timeout: Duration,
+    /// `TIMBRA_WEBHOOKS_ALLOW_PRIVATE` (default false): allow loopback, private and link-local
+    /// targets (development and tests only).
+    pub allow_private: bool,
 }
 
 /// Session cookie settings.
@@ -93,8 +124,38 @@ impl Config {
                 ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
             },
             max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+            jobs: JobsConfig {
+                workers: parse(&lookup, "TIMBRA_WORKERS", 2)?,
+                batch: parse::<i64>(&lookup, "TIMBRA_JOBS_BATCH", 64)?.clamp(1, 1000),
+                poll: Duration::from_millis(parse(&lookup, "TIMBRA_JOBS_POLL_MS", 500)?),
+                lease: Duration::from_secs(parse(&lookup, "TIMBRA_JOBS_LEASE_SECONDS", 300)?),
+            },
+            webhooks: WebhookConfig {
+                timeout: Duration::try_from_secs_f64(parse(&lookup, "TIMBRA_WEBHOOK_TIMEOUT_SECONDS", 10.0)?)
+                    .ok()
+                    .filter(|timeout| !timeout.is_zero())
+                    .context("TIMBRA_WEBHOOK_TIMEOUT_SECONDS must be a positive number of seconds")?,
+                allow_private: parse(&lookup, "TIMBRA_WEBHOOKS_ALLOW_PRIVATE", false)?,
+            },
+            clock: test_clock(&lookup)?,
         })
     }
+}
+
+/// FOR TESTS ONLY: `TIMBRA_TEST_CLOCK_OFFSET_SECONDS` (default 0) moves "now" ahead and
+/// `TIMBRA_TEST_CLOCK_SPEED` (default 1) makes it run faster, so black-box tests of the binary
+/// drive scheduled work (retries, leases, daily jobs) without sleeping.
+fn test_clock(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<crate::state::Clock> {
+    let offset: i64 = parse(lookup, "TIMBRA_TEST_CLOCK_OFFSET_SECONDS", 0)?;
+    let speed: f64 = parse(lookup, "TIMBRA_TEST_CLOCK_SPEED", 1.0)?;
+    if !(speed.is_finite() && speed > 0.0) {
+        bail!("TIMBRA_TEST_CLOCK_SPEED={speed} must be a positive number");
+    }
+    if offset == 0 && speed == 1.0 {
+        return Ok(crate::state::Clock::System);
+    }
+    tracing::warn!(offset, speed, "running on a shifted test clock (TIMBRA_TEST_CLOCK_*): never do this in production");
+    Ok(crate::state::Clock::shifted(offset, speed))
 }
 
 fn parse<T: std::str::FromStr>(lookup: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T> {

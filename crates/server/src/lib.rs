@@ -7,13 +7,16 @@ pub mod config;
 pub mod db;
 pub mod envelope;
 pub mod error;
+pub mod events;
 pub mod ids;
+pub mod jobs;
 pub mod openapi;
 pub mod rate_limit;
 pub mod router;
 pub mod routes;
 pub mod state;
 pub mod validate;
+pub mod webhooks;
 
 use std::net::SocketAddr;
 
@@ -32,15 +35,31 @@ pub async fn open(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-/// Serves on `listener` until `shutdown` resolves.
+/// Serves on `listener` and runs the background job workers until `shutdown` resolves; then
+/// stops taking requests and jobs and waits for the jobs in hand (at most
+/// [`SHUTDOWN_GRACE`]; a job cut short is taken again when its lease expires).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let workers = jobs::worker::start(&app, stopped);
     let router = router::build(app);
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+    let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
-        .await
-        .context("server failed")
+        .await;
+    let _ = stop.send(true);
+    let finished = async {
+        for worker in workers {
+            let _ = worker.await;
+        }
+    };
+    if tokio::time::timeout(SHUTDOWN_GRACE, finished).await.is_err() {
+        tracing::warn!("jobs still running at shutdown; their leases will expire and another worker takes them");
+    }
+    served.context("server failed")
 }
+
+/// How long shutdown waits for running jobs.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);

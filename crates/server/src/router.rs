@@ -22,6 +22,7 @@ use crate::auth::caller::{ModeSlot, session_token};
 use crate::error::{ApiError, Code};
 use crate::rate_limit::Bucket;
 use crate::routes::{api_keys, auth, clientes, docs, empresas, miembros, nomina, productos};
+use crate::routes::{jobs, webhooks};
 use crate::state::AppState;
 
 #[derive(OpenApi)]
@@ -35,6 +36,8 @@ use crate::state::AppState;
         (name = "clientes", description = "Customers (x-empresa-id)"),
         (name = "productos", description = "Products (x-empresa-id)"),
         (name = "nomina", description = "Payroll"),
+        (name = "webhooks", description = "Webhook endpoints and their delivery log (x-empresa-id); events in /llms-full.txt"),
+        (name = "jobs", description = "Background jobs of a company (x-empresa-id)"),
     ),
     modifiers(&BearerAuth),
 )]
@@ -76,6 +79,13 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(productos::create, productos::list))
         .routes(routes!(productos::get, productos::update, productos::delete))
         .routes(routes!(nomina::calcular))
+        .routes(routes!(webhooks::create, webhooks::list))
+        .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))
+        .routes(routes!(webhooks::rotate_secret))
+        .routes(routes!(webhooks::test))
+        .routes(routes!(webhooks::deliveries))
+        .routes(routes!(webhooks::redeliver))
+        .routes(routes!(jobs::list))
 }
 
 /// The OpenAPI document of [`api_routes`] with the `/api` prefix, the error table attached.

@@ -76,6 +76,10 @@ pub enum Permission {
     EmpresaDelete,
     /// Add, change and remove members.
     MemberManage,
+    /// Create, change, test and delete webhook endpoints; read their delivery log.
+    WebhookManage,
+    /// Read the company's background jobs.
+    JobView,
 }
 
 impl Permission {
@@ -98,6 +102,8 @@ impl Permission {
         Permission::EmpresaCsd,
         Permission::EmpresaDelete,
         Permission::MemberManage,
+        Permission::WebhookManage,
+        Permission::JobView,
     ];
 
     /// The scope name, as in SPEC.md's role table (`cfdi:timbrar`).
@@ -120,6 +126,8 @@ impl Permission {
             Permission::EmpresaCsd => "empresa:csd",
             Permission::EmpresaDelete => "empresa:delete",
             Permission::MemberManage => "member:manage",
+            Permission::WebhookManage => "webhook:manage",
+            Permission::JobView => "job:view",
         }
     }
 
@@ -139,6 +147,7 @@ impl Permission {
             | Permission::ClienteDelete
             | Permission::ProductoDelete => Role::Contador,
             Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
+            Permission::WebhookManage | Permission::JobView => Role::Administrador,
             Permission::EmpresaDelete => Role::Propietario,
         }
     }

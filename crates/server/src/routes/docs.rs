@@ -13,6 +13,8 @@ use crate::error::Code;
 
 /// The hand-written guide; the error table is appended from the code.
 const GUIDE: &str = include_str!("../../docs/guide.md");
+/// Webhooks, events and background jobs.
+const WEBHOOKS: &str = include_str!("../../docs/webhooks.md");
 /// The index for language models.
 const INDEX: &str = include_str!("../../docs/llms.txt");
 
@@ -76,7 +78,7 @@ pub async fn llms_txt() -> impl IntoResponse {
 
 /// `GET /llms-full.txt`.
 pub async fn llms_full_txt() -> impl IntoResponse {
-    let body = format!("{GUIDE}\n## Error codes\n\n{}", error_table());
+    let body = format!("{GUIDE}\n{WEBHOOKS}\n## Error codes\n\n{}", error_table());
     ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], body)
 }
 

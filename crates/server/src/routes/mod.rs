@@ -5,6 +5,8 @@ pub mod auth;
 pub mod clientes;
 pub mod docs;
 pub mod empresas;
+pub mod jobs;
 pub mod miembros;
 pub mod nomina;
 pub mod productos;
+pub mod webhooks;

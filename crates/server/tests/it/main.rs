@@ -8,3 +8,6 @@ mod docs;
 mod foundation;
 #[allow(dead_code)]
 mod harness;
+mod jobs;
+mod receiver;
+mod webhooks;

@@ -1,0 +1,183 @@
+//! Events: what happened in a company, recorded in the transaction of the change that caused
+//! it, with one delivery job per subscribed webhook. Every feature emits through [`emit`].
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::db::Tx;
+use crate::jobs::{NewJob, enqueue};
+use crate::webhooks::delivery::Deliver;
+use crate::{ids, sql};
+
+macro_rules! event_types {
+    ($( $variant:ident = $name:literal, $doc:literal; )*) => {
+        /// Every event type (SPEC.md "Events"), serialized as its dotted name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum EventType { $( #[doc = $doc] $variant, )* }
+
+        impl EventType {
+            /// Every type, in the documentation's order.
+            pub const ALL: &'static [EventType] = &[$(EventType::$variant),*];
+
+            /// The dotted name (`factura.timbrada`).
+            pub fn as_str(self) -> &'static str {
+                match self { $(EventType::$variant => $name,)* }
+            }
+
+            /// What it means.
+            pub fn description(self) -> &'static str {
+                match self { $(EventType::$variant => $doc,)* }
+            }
+
+            /// Parses a dotted name.
+            pub fn parse(name: &str) -> Option<EventType> {
+                Self::ALL.iter().copied().find(|event| event.as_str() == name)
+            }
+        }
+    };
+}
+
+event_types! {
+    FacturaTimbrada = "factura.timbrada", "invoice stamped successfully";
+    FacturaCancelada = "factura.cancelada", "invoice cancelled with the tax authority";
+    FacturaCancelacionPendiente = "factura.cancelacion_pendiente", "cancellation needs the receiver's acceptance";
+    FacturaCancelacionAceptada = "factura.cancelacion_aceptada", "receiver accepted the cancellation";
+    FacturaCancelacionRechazada = "factura.cancelacion_rechazada", "receiver rejected the cancellation";
+    NominaCalculada = "nomina.calculada", "payroll of a period calculated";
+    NominaReciboTimbrado = "nomina.recibo_timbrado", "payroll receipt stamped";
+    NominaSuaGenerado = "nomina.sua_generado", "social-security payment file generated";
+    NominaSipareExitoso = "nomina.sipare_exitoso", "payment reference line obtained from SIPARE";
+    TimbresSaldoBajo = "timbres.saldo_bajo", "stamp balance below the threshold";
+    CertificadoPorExpirar = "certificado.por_expirar", "a CSD expires within 30 days";
+    CfdiXmlDisponible = "cfdi.xml_disponible", "the XML of a received invoice, known before by its metadata only, became available";
+    WebhookPing = "webhook.ping", "test event sent by POST /api/webhooks/{id}/test, to that endpoint only";
+}
+
+impl Serialize for EventType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct Subscriber {
+    id: String,
+    events: Option<String>,
+}
+
+/// Records an event of `empresa_id` and enqueues its delivery to every active webhook of the
+/// company subscribed to `event` (a webhook with no list gets every type but pings), in the
+/// caller's transaction. Returns the event id.
+pub async fn emit<T: Serialize + ?Sized>(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &str,
+    event: EventType,
+    data: &T,
+) -> Result<String, sqlx::Error> {
+    let event_id = record(tx, now, empresa_id, event, data).await?;
+    let subscribers = sql!(
+        fetch_all * tx,
+        Subscriber,
+        "SELECT id, events FROM webhooks WHERE empresa_id = $1 AND active = $2 AND deleted_at IS NULL ORDER BY id",
+        empresa_id,
+        true
+    )?;
+    for webhook in subscribers {
+        if subscribed(webhook.events.as_deref(), event) {
+            deliver(tx, now, empresa_id, &webhook.id, &event_id).await?;
+        }
+    }
+    Ok(event_id)
+}
+
+/// Whether a webhook's stored `events` list takes `event`.
+pub fn subscribed(events: Option<&str>, event: EventType) -> bool {
+    if event == EventType::WebhookPing {
+        return false;
+    }
+    match events.map(serde_json::from_str::<Vec<String>>) {
+        None => true,
+        Some(Ok(names)) => names.is_empty() || names.iter().any(|name| name == event.as_str()),
+        Some(Err(_)) => false,
+    }
+}
+
+/// Writes the event row only.
+pub async fn record<T: Serialize + ?Sized>(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &str,
+    event: EventType,
+    data: &T,
+) -> Result<String, sqlx::Error> {
+    let data = serde_json::to_string(data).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+    let id = ids::new_id();
+    sql!(
+        execute * tx,
+        "INSERT INTO events (id, empresa_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)",
+        &id,
+        empresa_id,
+        event.as_str(),
+        &data,
+        now
+    )?;
+    Ok(id)
+}
+
+/// Writes a pending delivery of `event_id` to `webhook_id` and its job. Returns the delivery id.
+pub async fn deliver(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &str,
+    webhook_id: &str,
+    event_id: &str,
+) -> Result<String, sqlx::Error> {
+    let id = ids::new_id();
+    sql!(
+        execute * tx,
+        "INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_retry_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, 'pending', 0, $4, $4, $4)",
+        &id,
+        webhook_id,
+        event_id,
+        now
+    )?;
+    enqueue(tx, now, NewJob::of::<Deliver>(serde_json::json!({ "deliveryId": id })).for_empresa(empresa_id)).await?;
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_of_the_spec_has_its_dotted_name() {
+        for name in [
+            "factura.timbrada",
+            "factura.cancelada",
+            "factura.cancelacion_pendiente",
+            "factura.cancelacion_aceptada",
+            "factura.cancelacion_rechazada",
+            "nomina.calculada",
+            "nomina.recibo_timbrado",
+            "nomina.sua_generado",
+            "nomina.sipare_exitoso",
+            "timbres.saldo_bajo",
+            "certificado.por_expirar",
+            "cfdi.xml_disponible",
+        ] {
+            let event = EventType::parse(name).unwrap();
+            assert_eq!(serde_json::to_value(event).unwrap(), serde_json::json!(name));
+        }
+    }
+
+    #[test]
+    fn subscriptions() {
+        assert!(subscribed(None, EventType::FacturaTimbrada));
+        assert!(subscribed(Some("[]"), EventType::FacturaTimbrada));
+        assert!(subscribed(Some(r#"["factura.timbrada"]"#), EventType::FacturaTimbrada));
+        assert!(!subscribed(Some(r#"["factura.cancelada"]"#), EventType::FacturaTimbrada));
+        assert!(!subscribed(None, EventType::WebhookPing));
+    }
+}

@@ -1,0 +1,43 @@
+//! Every job kind this service runs, in one list, and the housekeeping job.
+
+use std::time::Duration;
+
+use time::macros::time;
+
+use super::{Attempt, Claimed, Job, Registry};
+use crate::sql;
+use crate::state::AppState;
+
+/// The kinds and the daily schedule. A feature adds its kinds here.
+pub fn registry() -> Registry {
+    let mut registry = Registry::default();
+    registry.register::<crate::webhooks::delivery::Deliver>();
+    registry.daily::<PurgeFinished>(time!(03:30));
+    registry
+}
+
+/// Daily: deletes finished jobs older than [`PurgeFinished::KEEP`]. Dead jobs stay, with
+/// their error, until someone looks at them.
+pub struct PurgeFinished;
+
+impl PurgeFinished {
+    /// How long finished jobs are kept.
+    pub const KEEP: Duration = Duration::from_secs(7 * 24 * 3600);
+}
+
+impl Job for PurgeFinished {
+    const KIND: &'static str = "jobs.purge";
+
+    async fn run(app: AppState, _job: Claimed) -> Attempt {
+        let before = app.clock.now() - Self::KEEP;
+        let purged = async {
+            let mut conn = app.db.conn().await?;
+            sql!(execute conn, "DELETE FROM jobs WHERE status = 'done' AND updated_at < $1", before)
+        }
+        .await;
+        match purged {
+            Ok(count) => Attempt::ok(serde_json::json!({ "purged": count })),
+            Err(error) => Attempt::retry(error.to_string(), serde_json::Value::Null),
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Durable background jobs: a job is a row before it is work.
+//!
+//! [`enqueue`] writes the row inside the caller's transaction, so the work exists exactly when
+//! the change that caused it is committed. Workers ([`worker`]) claim due rows with a lease,
+//! run them, and record every outcome of a batch in one transaction; a failed run is retried
+//! after its kind's backoff and the job is `dead` (error kept) after its last attempt. A crashed
+//! process loses nothing: its lease expires and another worker takes the job.
+//!
+//! Each kind implements [`Job`] and is listed once in [`kinds::registry`].
+
+pub mod kinds;
+pub mod worker;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::db::{AsExec, Tx};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// A boxed, sendable future (the registry stores kinds as plain function pointers).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A kind of background work.
+pub trait Job: Send + Sync + 'static {
+    /// The stored kind name, stable across versions (`webhook.deliver`).
+    const KIND: &'static str;
+    /// Runs including the first; after the last failed one the job is `dead`.
+    const MAX_ATTEMPTS: i64 = 5;
+
+    /// The wait before the run that follows failed run number `attempt` (1-based).
+    fn backoff(attempt: i64) -> Duration {
+        let exponent = u32::try_from(attempt.clamp(1, 8) - 1).unwrap_or(0);
+        Duration::from_secs(30 * 2u64.pow(exponent)).min(Duration::from_secs(3600))
+    }
+
+    /// Does the work once. Must be safe to run again (at-least-once).
+    fn run(app: AppState, job: Claimed) -> impl Future<Output = Attempt> + Send;
+
+    /// Writes the kind's own bookkeeping for an attempt, in the transaction that records the
+    /// job's outcome (one transaction per batch).
+    fn record<'a>(
+        _tx: &'a mut Tx,
+        _now: OffsetDateTime,
+        _job: &'a Claimed,
+        _attempt: &'a Attempt,
+        _next: &'a Next,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send + 'a {
+        async { Ok(()) }
+    }
+}
+
+/// A job to write.
+#[derive(Clone, Debug)]
+pub struct NewJob {
+    /// The kind ([`Job::KIND`]).
+    pub kind: &'static str,
+    /// The company the work belongs to (shown to its administrators), or none for system work.
+    pub empresa_id: Option<String>,
+    /// What the kind needs to run (JSON).
+    pub payload: Value,
+    /// When it becomes due; `None` = now.
+    pub run_at: Option<OffsetDateTime>,
+    /// Runs allowed including the first.
+    pub max_attempts: i64,
+    /// A scheduled occurrence: a second job with the same key is not written.
+    pub dedupe_key: Option<String>,
+}
+
+impl NewJob {
+    /// A job of kind `J`, due now.
+    pub fn of<J: Job>(payload: Value) -> Self {
+        Self { kind: J::KIND, empresa_id: None, payload, run_at: None, max_attempts: J::MAX_ATTEMPTS, dedupe_key: None }
+    }
+
+    /// Belongs to a company.
+    pub fn for_empresa(mut self, empresa_id: &str) -> Self {
+        self.empresa_id = Some(empresa_id.to_owned());
+        self
+    }
+
+    /// Due at `at`.
+    pub fn at(mut self, at: OffsetDateTime) -> Self {
+        self.run_at = Some(at);
+        self
+    }
+
+    /// Written once per key.
+    pub fn dedupe(mut self, key: impl Into<String>) -> Self {
+        self.dedupe_key = Some(key.into());
+        self
+    }
+}
+
+/// Writes a job, usually inside the transaction of the change that causes it. Returns its id,
+/// or `None` when a job with the same `dedupe_key` already exists.
+pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) -> Result<Option<String>, sqlx::Error> {
+    let id = ids::new_id();
+    let written = sql!(
+        execute * conn,
+        "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6, $7, $8, $8) ON CONFLICT (dedupe_key) DO NOTHING",
+        &id,
+        job.kind,
+        &job.empresa_id,
+        job.payload.to_string(),
+        job.max_attempts.max(1),
+        job.run_at.unwrap_or(now),
+        &job.dedupe_key,
+        now
+    )?;
+    Ok((written > 0).then_some(id))
+}
+
+/// A job claimed by a worker.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Claimed {
+    /// Job id.
+    pub id: String,
+    /// Kind name.
+    pub kind: String,
+    /// Company, if any.
+    pub empresa_id: Option<String>,
+    /// The JSON payload as written.
+    pub payload: String,
+    /// This run's number, from 1.
+    pub attempts: i64,
+    /// Runs allowed.
+    pub max_attempts: i64,
+}
+
+impl Claimed {
+    /// The payload parsed as `T`.
+    pub fn payload<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+        serde_json::from_str(&self.payload).map_err(|e| format!("bad payload for {}: {e}", self.kind))
+    }
+}
+
+/// The outcome of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Attempt {
+    /// Why it failed; `None` = success.
+    pub error: Option<String>,
+    /// A failure no retry can fix (the job goes straight to `dead`).
+    pub permanent: bool,
+    /// Facts for the kind's bookkeeping (status code, latency, ...).
+    pub info: Value,
+}
+
+impl Attempt {
+    /// Success.
+    pub fn ok(info: Value) -> Self {
+        Self { error: None, permanent: false, info }
+    }
+
+    /// A failure worth retrying.
+    pub fn retry(error: impl Into<String>, info: Value) -> Self {
+        Self { error: Some(error.into()), permanent: false, info }
+    }
+
+    /// A failure not worth retrying.
+    pub fn fail(error: impl Into<String>) -> Self {
+        Self { error: Some(error.into()), permanent: true, info: Value::Null }
+    }
+}
+
+/// What happens to a job after a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Finished.
+    Done,
+    /// Runs again at this time.
+    Retry(OffsetDateTime),
+    /// No attempts left (or a permanent failure): kept with its error.
+    Dead,
+}
+
+type RunFn = fn(AppState, Claimed) -> BoxFuture<'static, Attempt>;
+type RecordFn = for<'a> fn(
+    &'a mut Tx,
+    OffsetDateTime,
+    &'a Claimed,
+    &'a Attempt,
+    &'a Next,
+) -> BoxFuture<'a, Result<(), sqlx::Error>>;
+
+fn run_boxed<J: Job>(app: AppState, job: Claimed) -> BoxFuture<'static, Attempt> {
+    Box::pin(J::run(app, job))
+}
+
+fn record_boxed<'a, J: Job>(
+    tx: &'a mut Tx,
+    now: OffsetDateTime,
+    job: &'a Claimed,
+    attempt: &'a Attempt,
+    next: &'a Next,
+) -> BoxFuture<'a, Result<(), sqlx::Error>> {
+    Box::pin(J::record(tx, now, job, attempt, next))
+}
+
+/// A registered kind, type-erased.
+#[derive(Clone, Copy)]
+pub struct Kind {
+    backoff: fn(i64) -> Duration,
+    run: RunFn,
+    record: RecordFn,
+}
+
+/// A job that runs once a day at a fixed UTC time, on one process of the fleet.
+#[derive(Clone, Copy, Debug)]
+pub struct Daily {
+    /// The kind to enqueue.
+    pub kind: &'static str,
+    /// Runs allowed per occurrence.
+    pub max_attempts: i64,
+    /// UTC hour and minute of each run.
+    pub at: time::Time,
+}
+
+/// The kinds this process can run, by name, and the daily schedule.
+#[derive(Default)]
+pub struct Registry {
+    kinds: std::collections::HashMap<&'static str, Kind>,
+    daily: Vec<Daily>,
+}
+
+impl Registry {
+    /// Adds kind `J`.
+    pub fn register<J: Job>(&mut self) -> &mut Self {
+        let kind = Kind { backoff: J::backoff, run: run_boxed::<J>, record: record_boxed::<J> };
+        self.kinds.insert(J::KIND, kind);
+        self
+    }
+
+    /// Adds kind `J` and runs it every day at `at` (UTC).
+    pub fn daily<J: Job>(&mut self, at: time::Time) -> &mut Self {
+        self.register::<J>();
+        self.daily.push(Daily { kind: J::KIND, max_attempts: J::MAX_ATTEMPTS, at });
+        self
+    }
+
+    /// A registered kind.
+    pub fn kind(&self, name: &str) -> Option<Kind> {
+        self.kinds.get(name).copied()
+    }
+
+    /// The daily schedule.
+    pub fn daily_jobs(&self) -> &[Daily] {
+        &self.daily
+    }
+}

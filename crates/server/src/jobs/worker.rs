@@ -1,0 +1,160 @@
+//! The claim loop: workers claim due jobs with a lease, run a batch concurrently and record
+//! all its outcomes in one transaction.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::{Attempt, Claimed, NewJob, Next, enqueue};
+use crate::db::Backend;
+use crate::sql;
+use crate::state::AppState;
+
+/// Claims due jobs and jobs whose lease expired. While running, `run_at` holds the lease end,
+/// so one index on (status, run_at) finds both.
+const CLAIM_SQLITE: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
+     locked_by = $2, updated_at = $3 \
+     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT $4) \
+     RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
+/// The same on PostgreSQL, where several processes claim at once without waiting on each other.
+const CLAIM_PG: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
+     locked_by = $2, updated_at = $3 \
+     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT $4 \
+     FOR UPDATE SKIP LOCKED) \
+     RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
+
+/// Starts the configured workers; they stop claiming when `shutdown` turns true and finish the
+/// batch in hand (jobs cut short by a crash are taken again when their lease expires).
+pub fn start(app: &AppState, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
+    let process = crate::ids::new_id();
+    (0..app.config.jobs.workers)
+        .map(|n| tokio::spawn(worker(app.clone(), format!("{process}/{n}"), n == 0, shutdown.clone())))
+        .collect()
+}
+
+async fn worker(app: AppState, me: String, schedules: bool, mut shutdown: watch::Receiver<bool>) {
+    let mut scheduled_at: Option<OffsetDateTime> = None;
+    while !*shutdown.borrow() {
+        if schedules {
+            let now = app.clock.now();
+            if scheduled_at.is_none_or(|at| now - at >= Duration::from_secs(60) || now < at) {
+                match schedule_daily(&app, now).await {
+                    Ok(()) => scheduled_at = Some(now),
+                    Err(error) => tracing::warn!(error.message = %error, "could not schedule daily jobs"),
+                }
+            }
+        }
+        match run_batch(&app, &me).await {
+            // A full batch: more may be due, claim again at once.
+            Ok(count) if count >= app.config.jobs.batch => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(error.message = %error, "job batch failed"),
+        }
+        tokio::select! {
+            _ = shutdown.changed() => {}
+            _ = tokio::time::sleep(app.config.jobs.poll) => {}
+        }
+    }
+}
+
+/// Writes today's and tomorrow's occurrence of every daily job (once per day fleet-wide: the
+/// dedupe key names the day).
+pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> Result<(), sqlx::Error> {
+    if app.jobs.daily_jobs().is_empty() {
+        return Ok(());
+    }
+    let mut conn = app.db.conn().await?;
+    for daily in app.jobs.daily_jobs() {
+        for day in [now.date(), now.date().next_day().unwrap_or(now.date())] {
+            let at = day.with_time(daily.at).assume_utc();
+            let job = NewJob {
+                kind: daily.kind,
+                empresa_id: None,
+                payload: serde_json::json!({ "day": day.to_string() }),
+                run_at: Some(at),
+                max_attempts: daily.max_attempts,
+                dedupe_key: Some(format!("{}@{day}", daily.kind)),
+            };
+            enqueue(&mut conn, now, job).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Claims one batch, runs it and records the outcomes. Returns how many jobs were claimed.
+pub async fn run_batch(app: &AppState, me: &str) -> Result<i64, sqlx::Error> {
+    let now = app.clock.now();
+    let lease_until = now + app.config.jobs.lease;
+    let claim = match app.db.backend() {
+        Backend::Sqlite => CLAIM_SQLITE,
+        Backend::Postgres => CLAIM_PG,
+    };
+    let mut tx = app.db.begin().await?;
+    let jobs = sql!(fetch_all tx, Claimed, claim, lease_until, me, now, app.config.jobs.batch)?;
+    tx.commit().await?;
+    if jobs.is_empty() {
+        return Ok(0);
+    }
+    let count = jobs.len() as i64;
+
+    let running: Vec<_> = jobs
+        .into_iter()
+        .map(|job| {
+            let handle = match app.jobs.kind(&job.kind) {
+                // Claimed again after crashes used up its attempts.
+                Some(_) if job.attempts > job.max_attempts => {
+                    tokio::spawn(async { Attempt::fail("the process running it stopped too many times") })
+                }
+                Some(kind) => tokio::spawn((kind.run)(app.clone(), job.clone())),
+                None => {
+                    let error = format!("no worker for job kind {} in this version", job.kind);
+                    tokio::spawn(async move { Attempt::retry(error, serde_json::Value::Null) })
+                }
+            };
+            (job, handle)
+        })
+        .collect();
+    let mut outcomes = Vec::with_capacity(running.len());
+    for (job, handle) in running {
+        let attempt = handle
+            .await
+            .unwrap_or_else(|error| Attempt::retry(format!("the job panicked: {error}"), serde_json::Value::Null));
+        outcomes.push((job, attempt));
+    }
+
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    for (job, attempt) in &outcomes {
+        let kind = app.jobs.kind(&job.kind);
+        let next = match &attempt.error {
+            None => Next::Done,
+            Some(_) if attempt.permanent || job.attempts >= job.max_attempts => Next::Dead,
+            Some(_) => {
+                let backoff = kind.map_or(Duration::from_secs(300), |kind| (kind.backoff)(job.attempts));
+                Next::Retry(now + backoff)
+            }
+        };
+        let (status, run_at) = match &next {
+            Next::Done => ("done", now),
+            Next::Retry(at) => ("queued", *at),
+            Next::Dead => ("dead", now),
+        };
+        // Only the holder of the lease records; a worker whose lease expired lost the job.
+        let recorded = sql!(execute tx,
+            "UPDATE jobs SET status = $1, run_at = $2, lease_until = NULL, locked_by = NULL, last_error = $3, updated_at = $4 \
+             WHERE id = $5 AND locked_by = $6 AND status = 'running'",
+            status, run_at, &attempt.error, now, &job.id, me)?;
+        if let Some(kind) = kind
+            && recorded > 0
+        {
+            (kind.record)(&mut tx, now, job, attempt, &next).await?;
+        }
+        if next == Next::Dead {
+            tracing::warn!(job.id = %job.id, job.kind = %job.kind, error = ?attempt.error, "job is dead after its last attempt");
+        }
+    }
+    tx.commit().await?;
+    Ok(count)
+}

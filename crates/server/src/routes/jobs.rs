@@ -1,0 +1,87 @@
+//! `GET /api/jobs`: the background jobs of a company (webhook deliveries and, as features land,
+//! invoice and SAT work), for its administrators: status, attempts and the last error.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::envelope::{Page, Paging, Query, ok};
+use crate::error::{ApiError, ApiResult, Code};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::sql;
+use crate::state::AppState;
+
+/// A background job.
+#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct JobOut {
+    id: String,
+    /// What it does, e.g. `webhook.deliver`.
+    kind: String,
+    /// `queued` (waiting until `runAt`), `running`, `done` or `dead` (no attempts left; see `lastError`).
+    status: String,
+    attempts: i64,
+    max_attempts: i64,
+    /// When it is due (queued) or when its lease ends (running).
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    run_at: OffsetDateTime,
+    last_error: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    updated_at: OffsetDateTime,
+}
+
+/// Listing parameters.
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct JobParams {
+    /// Only this status: queued, running, done or dead.
+    pub status: Option<String>,
+    /// Page from 1 (default 1).
+    pub page: Option<i64>,
+    /// Items per page, 1 to 100 (default 20).
+    pub page_size: Option<i64>,
+}
+
+/// Lists the company's jobs, newest first (ADMINISTRADOR or higher, scope `job:view`).
+#[utoipa::path(get, path = "/jobs", tag = "jobs", params(JobParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page of jobs", body = Envelope<Page<JobOut>>),
+        (status = 400, description = "JOB_001 unknown status; REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<JobParams>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::JobView).await?;
+    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let status = match params.status.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(status @ ("queued" | "running" | "done" | "dead")) => Some(status.to_owned()),
+        Some(other) => {
+            return Err(ApiError::new(
+                Code::Job001,
+                format!("status {other:?} is not one of queued, running, done, dead"),
+            ));
+        }
+    };
+    let mut conn = app.db.conn().await?;
+    let total = sql!(scalar_one conn, i64,
+        "SELECT COUNT(*) FROM jobs WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2)", &empresa_id, &status)?;
+    let items = sql!(fetch_all conn, JobOut,
+        "SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
+         WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4",
+        &empresa_id, &status, paging.page_size, paging.offset())?;
+    Ok(ok(Page::new(items, total, paging)))
+}

@@ -1,0 +1,212 @@
+//! Durable jobs: the built binary killed with SIGKILL mid-work and restarted loses nothing; a
+//! receiver down across a restart still gets its event; daily jobs run once a day.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use timbra_server::config::Config;
+use timbra_server::state::Clock;
+
+use crate::harness::{TempDir, TestApp, each_backend_with};
+use crate::receiver::{Receiver, wait_for};
+
+/// `timbra serve` as a child process on a SQLite file in `data`, its clock `offset` seconds ahead.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(data: &std::path::Path, port: u16, offset: i64) -> Self {
+        let child = Command::new(env!("CARGO_BIN_EXE_timbra"))
+            .arg("serve")
+            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
+            .env("TIMBRA_DATA_DIR", data)
+            .env_remove("TIMBRA_DATABASE_URL")
+            .env("TIMBRA_RATE_LIMIT", "false")
+            .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
+            .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
+            .env("TIMBRA_JOBS_POLL_MS", "20")
+            .env("TIMBRA_JOBS_LEASE_SECONDS", "30")
+            .env("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string())
+            .env("TIMBRA_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        wait_for(30, "the server to listen", async || client.get(format!("{base}/llms.txt")).send().await.is_ok())
+            .await;
+        Self { child, base }
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn call(
+    base: &str,
+    method: reqwest::Method,
+    path: &str,
+    key: Option<&str>,
+    empresa: Option<&str>,
+    body: Value,
+) -> Value {
+    let mut request = reqwest::Client::new().request(method, format!("{base}{path}")).json(&body);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    if let Some(empresa) = empresa {
+        request = request.header("x-empresa-id", empresa);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+async fn free_port() -> u16 {
+    tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port()
+}
+
+async fn deliveries(base: &str, key: &str, empresa: &str, webhook: &str) -> Vec<Value> {
+    let path = format!("/api/webhooks/{webhook}/deliveries?pageSize=100");
+    let answer = call(base, reqwest::Method::GET, &path, Some(key), Some(empresa), Value::Null).await;
+    answer["data"]["items"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
+    use reqwest::Method;
+    let data = TempDir::new();
+    let port = free_port().await;
+    let receiver_port = free_port().await;
+    let server = Server::start(&data.0, port, 0).await;
+    let base = server.base.clone();
+
+    let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
+    call(&base, Method::POST, "/api/auth/register", None, None, user).await;
+    let key = call(
+        &base,
+        Method::POST,
+        "/api/api-keys",
+        None,
+        None,
+        json!({ "name": "t", "email": "ana@example.com", "password": "Secreto1!" }),
+    )
+    .await["data"]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let empresa = call(&base, Method::POST, "/api/empresas", Some(&key), None,
+        json!({ "rfc": "EKU9003173C9", "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))
+        .await["data"]["id"].as_str().unwrap().to_owned();
+    // Nothing listens on the receiver's port yet.
+    let url = format!("http://127.0.0.1:{receiver_port}/hook");
+    let webhook = call(&base, Method::POST, "/api/webhooks", Some(&key), Some(&empresa), json!({ "url": url })).await;
+    let webhook = webhook["data"]["id"].as_str().unwrap().to_owned();
+
+    // 1. The receiver is down: the first attempt fails and a retry is scheduled 1 min later.
+    let ping =
+        call(&base, Method::POST, &format!("/api/webhooks/{webhook}/test"), Some(&key), Some(&empresa), json!({}))
+            .await;
+    let first_event = ping["data"]["eventId"].as_str().unwrap().to_owned();
+    wait_for(10, "the failed attempt", async || {
+        deliveries(&base, &key, &empresa, &webhook).await[0]["attempts"] == json!(1)
+    })
+    .await;
+    let log = deliveries(&base, &key, &empresa, &webhook).await;
+    assert!(log[0]["lastError"].as_str().unwrap().contains("could not connect"), "{}", log[0]);
+    server.kill_9();
+
+    // The receiver comes up; the restarted server (2 min later) delivers the retry.
+    let receiver = Receiver::start_on(tokio::net::TcpListener::bind(("127.0.0.1", receiver_port)).await.unwrap()).await;
+    let server = Server::start(&data.0, port, 120).await;
+    wait_for(15, "the retry after the restart", async || !receiver.accepted().is_empty()).await;
+    assert_eq!(receiver.accepted()[0].json()["id"], json!(first_event));
+
+    // 2. Twenty pings in flight to a slow receiver; SIGKILL while they are being sent.
+    receiver.delay(Duration::from_secs(2));
+    let mut events = Vec::new();
+    for _ in 0..20 {
+        let ping =
+            call(&base, Method::POST, &format!("/api/webhooks/{webhook}/test"), Some(&key), Some(&empresa), json!({}))
+                .await;
+        events.push(ping["data"]["eventId"].as_str().unwrap().to_owned());
+    }
+    wait_for(10, "deliveries in flight", async || receiver.arrived().len() > 1).await;
+    server.kill_9();
+    let accepted_before = receiver.accepted().len();
+    assert!(accepted_before < 21, "the kill came after the work was done");
+
+    // Restarted after the 30 s lease expired: every event arrives (at least once).
+    receiver.delay(Duration::ZERO);
+    let server = Server::start(&data.0, port, 120 + 300).await;
+    wait_for(20, "every event", async || {
+        let got: std::collections::HashSet<String> =
+            receiver.accepted().iter().map(|hit| hit.json()["id"].as_str().unwrap().to_owned()).collect();
+        events.iter().all(|event| got.contains(event))
+    })
+    .await;
+    wait_for(10, "the log to show every delivery succeeded", async || {
+        let log = deliveries(&server.base, &key, &empresa, &webhook).await;
+        log.len() == 21 && log.iter().all(|d| d["status"] == json!("succeeded"))
+    })
+    .await;
+    drop(server);
+}
+
+#[tokio::test]
+async fn daily_jobs_run_once_a_day_and_purge_finished_jobs() {
+    let clock = Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut Config| {
+            config.clock = clock.clone();
+            config.jobs.poll = Duration::from_millis(20);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let clock = clock.clone();
+        async move {
+            let count = async |sql: &'static str| -> i64 {
+                let mut conn = app.db.conn().await.unwrap();
+                timbra_server::sql!(scalar_one conn, i64, sql).unwrap()
+            };
+            wait_for(10, "today's and tomorrow's purge", async || {
+                count("SELECT COUNT(*) FROM jobs WHERE kind = 'jobs.purge'").await >= 2
+            })
+            .await;
+            // A finished job from 8 days ago, and one from yesterday.
+            let now = clock.now();
+            for (id, age) in [("old", 8), ("recent", 1)] {
+                let mut conn = app.db.conn().await.unwrap();
+                let when = now - time::Duration::days(age);
+                timbra_server::sql!(execute conn,
+                    "INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, created_at, updated_at) \
+                     VALUES ($1, 'test.kind', '{}', 'done', 1, 1, $2, $2, $2)", id, when).unwrap();
+            }
+            clock.advance(Duration::from_secs(2 * 86400));
+            wait_for(10, "the purge", async || count("SELECT COUNT(*) FROM jobs WHERE id = 'old'").await == 0).await;
+            assert_eq!(count("SELECT COUNT(*) FROM jobs WHERE id = 'recent'").await, 1);
+            // One occurrence per day, whatever the number of workers: no duplicate keys, and the
+            // day after the new "today" is scheduled.
+            wait_for(10, "the next day's purge", async || {
+                count("SELECT COUNT(*) FROM jobs WHERE kind = 'jobs.purge'").await >= 4
+            })
+            .await;
+            assert_eq!(count("SELECT COUNT(*) FROM jobs WHERE kind = 'jobs.purge' AND dedupe_key IS NULL").await, 0);
+            assert_eq!(count("SELECT COUNT(*) FROM jobs WHERE kind = 'jobs.purge' AND status = 'dead'").await, 0);
+        }
+    })
+    .await;
+}

@@ -23,13 +23,16 @@ pub struct AppState {
     pub key_touches: Arc<Mutex<HashMap<String, Instant>>>,
     /// The time source.
     pub clock: Clock,
+    /// Invoicing: master key, file storage, opened CSDs.
+    pub cfdi: Arc<crate::cfdi::CfdiState>,
 }
 
 impl AppState {
     /// Builds the state around an open database.
     pub fn new(db: Db, config: Config) -> Self {
         let rate_limiter = Arc::new(RateLimiter::new(config.rate_limit.clone()));
-        Self { db, config: Arc::new(config), rate_limiter, key_touches: Arc::default(), clock: Clock::System }
+        let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));
+        Self { db, config: Arc::new(config), rate_limiter, key_touches: Arc::default(), clock: Clock::System, cfdi }
     }
 }
 

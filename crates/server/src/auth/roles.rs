@@ -76,6 +76,8 @@ pub enum Permission {
     EmpresaDelete,
     /// Add, change and remove members.
     MemberManage,
+    /// Add stamps to the company's balance.
+    TimbresRecargar,
 }
 
 impl Permission {
@@ -98,6 +100,7 @@ impl Permission {
         Permission::EmpresaCsd,
         Permission::EmpresaDelete,
         Permission::MemberManage,
+        Permission::TimbresRecargar,
     ];
 
     /// The scope name, as in SPEC.md's role table (`cfdi:timbrar`).
@@ -120,6 +123,7 @@ impl Permission {
             Permission::EmpresaCsd => "empresa:csd",
             Permission::EmpresaDelete => "empresa:delete",
             Permission::MemberManage => "member:manage",
+            Permission::TimbresRecargar => "timbres:recargar",
         }
     }
 
@@ -139,7 +143,7 @@ impl Permission {
             | Permission::ClienteDelete
             | Permission::ProductoDelete => Role::Contador,
             Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
-            Permission::EmpresaDelete => Role::Propietario,
+            Permission::EmpresaDelete | Permission::TimbresRecargar => Role::Propietario,
         }
     }
 

@@ -2,9 +2,12 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod certificados;
+pub mod cfdi;
 pub mod clientes;
 pub mod docs;
 pub mod empresas;
 pub mod miembros;
 pub mod nomina;
 pub mod productos;
+pub mod timbres;

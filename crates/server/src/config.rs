@@ -22,6 +22,10 @@ pub struct Config {
     pub rate_limit: RateLimitConfig,
     /// `TIMBRA_MAX_BODY_BYTES`, default 2 MiB: larger bodies get 413 REQUEST_002.
     pub max_body_bytes: usize,
+    /// `TIMBRA_MASTER_KEY`: base64 of 32 bytes that encrypts CSD keys and passwords at rest
+    /// (AES-256-GCM) and signs download links; default a key generated once into
+    /// `{data_dir}/master.key` (mode 0600).
+    pub master_key: Option<String>,
     /// Background job workers.
     pub jobs: JobsConfig,
     /// Outgoing webhooks.
@@ -124,6 +128,13 @@ impl Config {
                 ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
             },
             max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+            master_key: match lookup("TIMBRA_MASTER_KEY").filter(|key| !key.trim().is_empty()) {
+                Some(key) => {
+                    crate::cfdi::crypto::MasterKey::from_base64(&key).map_err(anyhow::Error::msg)?;
+                    Some(key)
+                }
+                None => None,
+            },
             jobs: JobsConfig {
                 workers: parse(&lookup, "TIMBRA_WORKERS", 2)?,
                 batch: parse::<i64>(&lookup, "TIMBRA_JOBS_BATCH", 64)?.clamp(1, 1000),

@@ -119,6 +119,10 @@ error_codes! {
     Webhook001 = "WEBHOOK_001", 400, "invalid webhook data: url (public http/https), events (known types) or description (see details)";
     Job001 = "JOB_001", 400, "invalid job listing filter (status: queued, running, done or dead)";
     Internal = "INTERNAL", 500, "internal error; it was logged, retry later";
+    Csd005 = "CSD_005", 400, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
+    Live001 = "LIVE_001", 501, "live stamping through a PAC is not enabled on this installation yet";
+    Download001 = "DOWNLOAD_001", 403, "the signed download link is altered or expired";
+    Timbres001 = "TIMBRES_001", 400, "invalid stamp top-up (cantidad 1 to 10,000,000)";
 }
 
 /// An error answered to the client in the envelope.

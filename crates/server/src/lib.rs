@@ -2,6 +2,7 @@
 //! `serve` runs it.
 
 pub mod auth;
+pub mod cfdi;
 pub mod cfdi_cli;
 pub mod config;
 pub mod db;

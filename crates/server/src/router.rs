@@ -21,8 +21,9 @@ use utoipa_axum::routes;
 use crate::auth::caller::{ModeSlot, session_token};
 use crate::error::{ApiError, Code};
 use crate::rate_limit::Bucket;
-use crate::routes::{api_keys, auth, clientes, docs, empresas, miembros, nomina, productos};
-use crate::routes::{jobs, webhooks};
+use crate::routes::{
+    api_keys, auth, certificados, cfdi, clientes, docs, empresas, jobs, miembros, nomina, productos, timbres, webhooks,
+};
 use crate::state::AppState;
 
 #[derive(OpenApi)]
@@ -36,6 +37,8 @@ use crate::state::AppState;
         (name = "clientes", description = "Customers (x-empresa-id)"),
         (name = "productos", description = "Products (x-empresa-id)"),
         (name = "nomina", description = "Payroll"),
+        (name = "cfdi", description = "Invoices: stamping, listing, downloads (x-empresa-id)"),
+        (name = "timbres", description = "Stamp balance (x-empresa-id)"),
         (name = "webhooks", description = "Webhook endpoints and their delivery log (x-empresa-id); events in /llms-full.txt"),
         (name = "jobs", description = "Background jobs of a company (x-empresa-id)"),
     ),
@@ -79,6 +82,14 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(productos::create, productos::list))
         .routes(routes!(productos::get, productos::update, productos::delete))
         .routes(routes!(nomina::calcular))
+        .routes(routes!(certificados::subir))
+        .routes(routes!(cfdi::timbrar))
+        .routes(routes!(cfdi::list))
+        .routes(routes!(cfdi::get))
+        .routes(routes!(cfdi::xml))
+        .routes(routes!(cfdi::descarga))
+        .routes(routes!(timbres::get))
+        .routes(routes!(timbres::recargar))
         .routes(routes!(webhooks::create, webhooks::list))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))
         .routes(routes!(webhooks::rotate_secret))

@@ -24,6 +24,8 @@ pub struct AppState {
     pub key_touches: Arc<Mutex<HashMap<String, Instant>>>,
     /// The time source.
     pub clock: Clock,
+    /// Invoicing: master key, file storage, opened CSDs.
+    pub cfdi: Arc<crate::cfdi::CfdiState>,
     /// The background job kinds this process runs.
     pub jobs: Arc<crate::jobs::Registry>,
     /// The HTTP client for outgoing webhooks (no redirects, private addresses filtered).
@@ -36,6 +38,7 @@ impl AppState {
         let rate_limiter = Arc::new(RateLimiter::new(config.rate_limit.clone()));
         let clock = config.clock.clone();
         let webhook_client = crate::webhooks::delivery::client(&config.webhooks);
+        let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));
         Self {
             db,
             config: Arc::new(config),
@@ -44,6 +47,7 @@ impl AppState {
             clock,
             jobs: Arc::new(crate::jobs::kinds::registry()),
             webhook_client,
+            cfdi,
         }
     }
 }

@@ -76,6 +76,8 @@ pub enum Permission {
     EmpresaDelete,
     /// Add, change and remove members.
     MemberManage,
+    /// Add stamps to the company's balance.
+    TimbresRecargar,
     /// Create, change, test and delete webhook endpoints; read their delivery log.
     WebhookManage,
     /// Read the company's background jobs.
@@ -102,6 +104,7 @@ impl Permission {
         Permission::EmpresaCsd,
         Permission::EmpresaDelete,
         Permission::MemberManage,
+        Permission::TimbresRecargar,
         Permission::WebhookManage,
         Permission::JobView,
     ];
@@ -126,6 +129,7 @@ impl Permission {
             Permission::EmpresaCsd => "empresa:csd",
             Permission::EmpresaDelete => "empresa:delete",
             Permission::MemberManage => "member:manage",
+            Permission::TimbresRecargar => "timbres:recargar",
             Permission::WebhookManage => "webhook:manage",
             Permission::JobView => "job:view",
         }
@@ -148,7 +152,7 @@ impl Permission {
             | Permission::ProductoDelete => Role::Contador,
             Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
             Permission::WebhookManage | Permission::JobView => Role::Administrador,
-            Permission::EmpresaDelete => Role::Propietario,
+            Permission::EmpresaDelete | Permission::TimbresRecargar => Role::Propietario,
         }
     }
 

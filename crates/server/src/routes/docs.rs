@@ -44,8 +44,13 @@ pub fn attach_error_codes(openapi: &mut utoipa::openapi::OpenApi) {
 }
 
 /// Routes that need no credentials.
-pub const PUBLIC_PATHS: &[&str] =
-    &["/api/auth/register", "/api/auth/callback/credentials", "/api/nomina/calcular", "/api/api-keys"];
+pub const PUBLIC_PATHS: &[&str] = &[
+    "/api/auth/register",
+    "/api/auth/callback/credentials",
+    "/api/nomina/calcular",
+    "/api/api-keys",
+    "/api/descargas/{token}",
+];
 
 /// Documents the 401 that every protected operation can answer, so the document says what the
 /// route does even where a handler's annotation leaves it out.

@@ -93,6 +93,8 @@ struct EmpresaRow {
     folio_live: i64,
     role: String,
     created_at: OffsetDateTime,
+    /// End of validity of the uploaded CSD (a generated sandbox CSD does not count).
+    csd_vigencia_fin: Option<OffsetDateTime>,
 }
 
 impl EmpresaRow {
@@ -109,8 +111,8 @@ impl EmpresaRow {
             registro_patronal: self.registro_patronal,
             sandbox: self.sandbox,
             serie_predeterminada: self.serie_predeterminada,
-            csd_configured: false,
-            csd_vigencia_fin: None,
+            csd_configured: self.csd_vigencia_fin.is_some(),
+            csd_vigencia_fin: self.csd_vigencia_fin,
             created_at: self.created_at,
         }
     }
@@ -120,8 +122,10 @@ impl EmpresaRow {
 macro_rules! select_empresa {
     () => {
         "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
-     e.registro_patronal, e.sandbox, e.serie_predeterminada, e.folio_sandbox, e.folio_live, m.role, e.created_at \
-     FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 WHERE e.deleted_at IS NULL"
+     e.registro_patronal, e.sandbox, e.serie_predeterminada, e.folio_sandbox, e.folio_live, m.role, e.created_at, \
+     c.vigencia_fin AS csd_vigencia_fin \
+     FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 \
+     LEFT JOIN certificados c ON c.empresa_id = e.id AND c.kind = 'CSD' AND c.origen = 'UPLOAD' WHERE e.deleted_at IS NULL"
     };
 }
 

@@ -2,6 +2,8 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod certificados;
+pub mod cfdi;
 pub mod clientes;
 pub mod docs;
 pub mod empresas;
@@ -9,4 +11,5 @@ pub mod jobs;
 pub mod miembros;
 pub mod nomina;
 pub mod productos;
+pub mod timbres;
 pub mod webhooks;

@@ -1,0 +1,276 @@
+//! CSDs of companies and the sandbox stamping credential: checking an upload, keeping the key
+//! and password encrypted at rest, generating a test CSD for sandbox companies, and keeping
+//! opened credentials in memory (decrypting a SAT key costs milliseconds; a seal far less).
+
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use timbra_credentials::testgen::{self, Options};
+use timbra_credentials::{Certificate, CertificateKind, Credential, Error as CredError, PrivateKey};
+use time::{Duration, OffsetDateTime};
+
+use crate::db::is_unique_violation;
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// RFC the sandbox stamper signs as (SAT's test PAC RFC).
+pub const RFC_PAC_SANDBOX: &str = "SPR190613I52";
+
+/// An opened CSD of a company.
+#[derive(Debug)]
+pub struct Csd {
+    /// Row id in `certificados` (the cache key's version).
+    pub id: String,
+    /// `UPLOAD` or `SANDBOX`.
+    pub origen: String,
+    /// End of validity.
+    pub vigencia_fin: OffsetDateTime,
+    /// Certificate and key.
+    pub credential: Credential,
+}
+
+#[derive(sqlx::FromRow)]
+struct CertMeta {
+    id: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct CertRow {
+    id: String,
+    origen: String,
+    vigencia_fin: OffsetDateTime,
+    cer: Vec<u8>,
+    key_enc: Vec<u8>,
+    password_enc: Vec<u8>,
+}
+
+/// An upload that passed every check, ready to store.
+pub struct Subida {
+    /// The checked pair.
+    pub credential: Credential,
+    /// The `.key` as sent (kept encrypted).
+    pub key: Vec<u8>,
+    /// The password as sent (kept encrypted).
+    pub password: Vec<u8>,
+}
+
+/// Checks a CSD upload for `empresa_rfc` at `now`, in the order a person fixes things:
+/// missing fields (CSD_001), not a certificate (CSD_002), a FIEL (CSD_005), another RFC
+/// (CSD_004), expired (CSD_003), then the key, the password and the pair (CSD_002).
+pub fn revisar_subida(
+    cer_base64: Option<&str>,
+    key_base64: Option<&str>,
+    password: Option<&str>,
+    empresa_rfc: &str,
+    now: OffsetDateTime,
+) -> ApiResult<Subida> {
+    let mut missing = Vec::new();
+    for (field, value) in [("cerBase64", cer_base64), ("keyBase64", key_base64), ("password", password)] {
+        if value.is_none_or(|v| v.trim().is_empty()) {
+            missing.push(FieldProblem::new(field, format!("{field} is required")));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(ApiError::fields(Code::Csd001, missing));
+    }
+    let decode = |field: &str, text: &str| {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        STANDARD.decode(compact).map_err(|_| {
+            ApiError::fields(Code::Csd002, vec![FieldProblem::new(field, format!("{field} is not valid base64"))])
+        })
+    };
+    let cer = decode("cerBase64", cer_base64.unwrap_or_default())?;
+    let key = decode("keyBase64", key_base64.unwrap_or_default())?;
+    let password = password.unwrap_or_default().as_bytes().to_vec();
+    let certificate = Certificate::from_bytes(&cer)
+        .map_err(|error| ApiError::new(Code::Csd002, format!("cerBase64 is not a SAT certificate (.cer): {error}")))?;
+    match certificate.kind() {
+        CertificateKind::Csd => {}
+        CertificateKind::Fiel => {
+            return Err(ApiError::new(
+                Code::Csd005,
+                "this is a FIEL (e.firma), not a CSD: invoices are sealed with the CSD (Certificado de Sello \
+                 Digital) that SAT issues through CertiSAT; upload the FIEL at /api/empresas/{id}/fiel instead",
+            ));
+        }
+        other => {
+            return Err(ApiError::new(Code::Csd005, format!("the certificate is a {other} certificate, not a CSD")));
+        }
+    }
+    if certificate.rfc() != empresa_rfc {
+        return Err(ApiError::new(
+            Code::Csd004,
+            format!("the certificate belongs to RFC {}, this company's RFC is {empresa_rfc}", certificate.rfc()),
+        )
+        .with_details(serde_json::json!({ "certificateRfc": certificate.rfc(), "empresaRfc": empresa_rfc })));
+    }
+    match certificate.check_valid_at(now) {
+        Ok(()) => {}
+        Err(CredError::Expired { not_after }) => {
+            return Err(ApiError::new(
+                Code::Csd003,
+                format!("the CSD expired on {not_after}; request a new one from SAT"),
+            )
+            .with_details(serde_json::json!({ "vigenciaFin": rfc3339(not_after) })));
+        }
+        Err(error) => return Err(ApiError::new(Code::Csd003, format!("the CSD is not valid now: {error}"))),
+    }
+    let private = PrivateKey::from_bytes(&key, &password).map_err(|error| match error {
+        CredError::WrongPassword => ApiError::new(Code::Csd002, "wrong password for the .key"),
+        other => ApiError::new(Code::Csd002, format!("keyBase64 is not a usable private key (.key): {other}")),
+    })?;
+    let credential = Credential::new(certificate, private).map_err(|_| {
+        ApiError::new(Code::Csd002, "the .key does not belong to the .cer: send the pair SAT issued together")
+    })?;
+    Ok(Subida { credential, key, password })
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// Stores a checked CSD for a company, replacing its previous one (uploaded or generated).
+pub async fn guardar(app: &AppState, empresa_id: &str, origen: &str, subida: &Subida) -> ApiResult<String> {
+    let master = app.cfdi.master()?;
+    let id = ids::new_id();
+    let key_enc =
+        master.seal(&subida.key, &format!("certificados/{id}/key")).map_err(|e| ApiError::internal("seal", e))?;
+    let password_enc = master
+        .seal(&subida.password, &format!("certificados/{id}/password"))
+        .map_err(|e| ApiError::internal("seal", e))?;
+    let certificate = subida.credential.certificate();
+    let mut tx = app.db.begin().await?;
+    // An upload replaces whatever was there; a generated sandbox CSD replaces only an expired
+    // generated one (the unique index refuses it otherwise).
+    sql!(execute tx,
+        "DELETE FROM certificados WHERE empresa_id = $1 AND kind = 'CSD' AND ($2 = 'UPLOAD' OR (origen = 'SANDBOX' AND vigencia_fin <= $3))",
+        empresa_id, origen, app.clock.now())?;
+    sql!(execute tx,
+        "INSERT INTO certificados (id, empresa_id, kind, origen, no_certificado, rfc, vigencia_inicio, vigencia_fin, cer, key_enc, password_enc, created_at) \
+         VALUES ($1, $2, 'CSD', $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        &id, empresa_id, origen, certificate.no_certificado(), certificate.rfc(), certificate.not_before(),
+        certificate.not_after(), certificate.der().to_vec(), key_enc, password_enc, app.clock.now())?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// The company's stored CSD, opened (from the cache when the stored one is the cached one).
+pub async fn csd_activo(app: &AppState, empresa_id: &str) -> ApiResult<Option<Arc<Csd>>> {
+    let mut conn = app.db.conn().await?;
+    let meta = sql!(fetch_optional conn, CertMeta,
+        "SELECT id FROM certificados WHERE empresa_id = $1 AND kind = 'CSD'", empresa_id)?;
+    let Some(meta) = meta else { return Ok(None) };
+    if let Ok(cache) = app.cfdi.csd_cache.lock()
+        && let Some(csd) = cache.get(empresa_id)
+        && csd.id == meta.id
+    {
+        return Ok(Some(csd.clone()));
+    }
+    let row = sql!(fetch_optional conn, CertRow,
+        "SELECT id, origen, vigencia_fin, cer, key_enc, password_enc FROM certificados WHERE id = $1", &meta.id)?;
+    drop(conn);
+    let Some(row) = row else { return Ok(None) };
+    let master = app.cfdi.master()?;
+    let key = master
+        .open(&row.key_enc, &format!("certificados/{}/key", row.id))
+        .map_err(|e| ApiError::internal("csd key", e))?;
+    let password = master
+        .open(&row.password_enc, &format!("certificados/{}/password", row.id))
+        .map_err(|e| ApiError::internal("csd password", e))?;
+    let credential = tokio::task::spawn_blocking(move || Credential::open(&row.cer, &key, &password))
+        .await
+        .map_err(|e| ApiError::internal("csd open", e))?
+        .map_err(|e| ApiError::internal("stored csd", e))?;
+    let csd = Arc::new(Csd { id: row.id, origen: row.origen, vigencia_fin: row.vigencia_fin, credential });
+    if let Ok(mut cache) = app.cfdi.csd_cache.lock() {
+        cache.insert(empresa_id.to_owned(), csd.clone());
+    }
+    Ok(Some(csd))
+}
+
+/// The CSD a sandbox company seals with: its uploaded one, else a test CSD for its RFC made
+/// once (valid four years) and stored like an upload, so the whole seal path always runs.
+pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &str) -> ApiResult<Arc<Csd>> {
+    let now = app.clock.now();
+    if let Some(csd) = csd_activo(app, empresa_id).await?
+        && (csd.vigencia_fin > now || csd.origen != "SANDBOX")
+    {
+        return Ok(csd);
+    }
+    // One generation at a time in this process: concurrent first stamps wait for it.
+    let _generating = app.cfdi.sandbox_csd_lock.lock().await;
+    if let Some(csd) = csd_activo(app, empresa_id).await?
+        && (csd.vigencia_fin > now || csd.origen != "SANDBOX")
+    {
+        return Ok(csd);
+    }
+    let options = Options::csd(rfc, nombre, now - Duration::days(1), now + Duration::days(4 * 365));
+    let generated = tokio::task::spawn_blocking(move || testgen::generate(&options))
+        .await
+        .map_err(|e| ApiError::internal("testgen", e))?
+        .map_err(|e| ApiError::internal("testgen", e))?;
+    let credential = generated.credential().map_err(|e| ApiError::internal("testgen", e))?;
+    let subida = Subida { credential, key: generated.key_der_encrypted, password: generated.password };
+    // Another instance may win the race (unique index): its CSD is read below.
+    if let Err(error) = guardar(app, empresa_id, "SANDBOX", &subida).await {
+        tracing::debug!(error.message = %error.message, "sandbox CSD stored by another instance");
+    }
+    csd_activo(app, empresa_id).await?.ok_or_else(|| ApiError::internal("sandbox csd", "not stored"))
+}
+
+#[derive(sqlx::FromRow)]
+struct PacRow {
+    cer: Vec<u8>,
+    key_enc: Vec<u8>,
+    password_enc: Vec<u8>,
+}
+
+/// The installation's sandbox stamping credential: generated once, kept in the database
+/// (encrypted like a CSD) so every instance signs with the same certificate.
+pub async fn pac_sandbox(app: &AppState) -> ApiResult<Arc<Credential>> {
+    app.cfdi.sandbox_pac.get_or_try_init(|| async { cargar_pac_sandbox(app).await.map(Arc::new) }).await.cloned()
+}
+
+async fn cargar_pac_sandbox(app: &AppState) -> ApiResult<Credential> {
+    let master = app.cfdi.master()?;
+    let mut conn = app.db.conn().await?;
+    let row =
+        sql!(fetch_optional conn, PacRow, "SELECT cer, key_enc, password_enc FROM sandbox_pac WHERE id = 'default'")?;
+    let row = match row {
+        Some(row) => row,
+        None => {
+            let now = app.clock.now();
+            let options = Options::csd(
+                RFC_PAC_SANDBOX,
+                "TIMBRA SANDBOX PAC",
+                now - Duration::days(1),
+                now + Duration::days(20 * 365),
+            );
+            let generated = tokio::task::spawn_blocking(move || testgen::generate(&options))
+                .await
+                .map_err(|e| ApiError::internal("testgen", e))?
+                .map_err(|e| ApiError::internal("testgen", e))?;
+            let key_enc = master
+                .seal(&generated.key_der_encrypted, "sandbox_pac/key")
+                .map_err(|e| ApiError::internal("seal", e))?;
+            let password_enc =
+                master.seal(&generated.password, "sandbox_pac/password").map_err(|e| ApiError::internal("seal", e))?;
+            let inserted = sql!(execute conn,
+                "INSERT INTO sandbox_pac (id, cer, key_enc, password_enc, created_at) VALUES ('default', $1, $2, $3, $4)",
+                generated.cer_der, key_enc, password_enc, now);
+            match inserted {
+                Err(error) if is_unique_violation(&error) => {}
+                other => {
+                    other?;
+                }
+            }
+            sql!(fetch_one conn, PacRow, "SELECT cer, key_enc, password_enc FROM sandbox_pac WHERE id = 'default'")?
+        }
+    };
+    let key = master.open(&row.key_enc, "sandbox_pac/key").map_err(|e| ApiError::internal("sandbox key", e))?;
+    let password =
+        master.open(&row.password_enc, "sandbox_pac/password").map_err(|e| ApiError::internal("sandbox key", e))?;
+    Credential::open(&row.cer, &key, &password).map_err(|e| ApiError::internal("sandbox pac", e))
+}

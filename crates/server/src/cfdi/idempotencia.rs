@@ -1,0 +1,94 @@
+//! `Idempotency-Key` on stamping: the same key with the same body replays the first answer
+//! (status and body); with another body it is refused (409 IDEMPOTENCY_001). Keys are per
+//! company and kept with the invoice in the same transaction, so a replay exists exactly when
+//! the invoice does. Only successful answers are kept: a request that failed may be retried
+//! with the same key.
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::db::AsExec;
+use crate::error::{ApiError, ApiResult, Code};
+use crate::sql;
+
+/// Longest key accepted.
+pub const MAX_KEY: usize = 255;
+
+/// A key and the digest of the body it came with.
+#[derive(Clone, Debug)]
+pub struct Clave {
+    /// The key as sent.
+    pub key: String,
+    /// SHA-256 hex of the body bytes.
+    pub request_hash: String,
+}
+
+/// The `Idempotency-Key` header, if sent (REQUEST_001 when empty or too long).
+pub fn de_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Clave>> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = value.to_str().map(str::trim).unwrap_or_default();
+    if key.is_empty() || key.len() > MAX_KEY {
+        return Err(ApiError::new(
+            Code::Request001,
+            format!("Idempotency-Key must be 1 to {MAX_KEY} visible ASCII characters"),
+        ));
+    }
+    Ok(Some(Clave { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
+}
+
+#[derive(sqlx::FromRow)]
+struct Stored {
+    request_hash: String,
+    status: i64,
+    response: String,
+}
+
+/// The stored answer for `clave`, replayed, or `None` when the key is new.
+pub async fn replay(conn: &mut impl AsExec, empresa_id: &str, clave: &Clave) -> ApiResult<Option<Response>> {
+    let stored = sql!(
+        fetch_optional * conn,
+        Stored,
+        "SELECT request_hash, status, response FROM idempotency_keys WHERE empresa_id = $1 AND key = $2",
+        empresa_id,
+        &clave.key
+    )?;
+    let Some(stored) = stored else { return Ok(None) };
+    if stored.request_hash != clave.request_hash {
+        return Err(ApiError::new(
+            Code::Idempotency001,
+            "this Idempotency-Key was used with another body; use a new key for a new request",
+        ));
+    }
+    let status = u16::try_from(stored.status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
+    let mut response = (status, stored.response).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Ok(Some(response))
+}
+
+/// Records the answer given for `clave` (inside the operation's transaction). A unique
+/// violation means a concurrent request with the same key won; the caller rolls back and
+/// replays it.
+pub async fn guardar(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    clave: &Clave,
+    operation: &str,
+    status: StatusCode,
+    response: &str,
+    now: time::OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        empresa_id,
+        &clave.key,
+        operation,
+        &clave.request_hash,
+        i64::from(status.as_u16()),
+        response,
+        now
+    )
+}

@@ -1,0 +1,89 @@
+//! Invoicing: certificates at rest, the sandbox stamper, stamping, storage of the XML and
+//! signed download links. The HTTP handlers live in `routes/cfdi.rs`,
+//! `routes/certificados.rs` and `routes/timbres.rs`.
+
+pub mod credenciales;
+pub mod crypto;
+pub mod eventos;
+pub mod idempotencia;
+pub mod links;
+pub mod storage;
+pub mod timbrado;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use time::{OffsetDateTime, UtcOffset};
+
+use crate::config::Config;
+use crate::error::ApiError;
+
+/// What the invoicing part of the service keeps in memory (one per process, shared).
+pub struct CfdiState {
+    master: Result<crypto::MasterKey, String>,
+    /// Where XML files are kept.
+    pub storage: Arc<dyn storage::Storage>,
+    /// Opened CSDs by company, checked against the stored certificate id on every use, so an
+    /// upload (here or on another instance) is picked up at once.
+    pub(crate) csd_cache: Mutex<HashMap<String, Arc<credenciales::Csd>>>,
+    /// The installation's sandbox stamping credential, read (or made) once.
+    pub(crate) sandbox_pac: tokio::sync::OnceCell<Arc<timbra_credentials::Credential>>,
+    /// Held while a sandbox CSD is generated (an RSA key takes tens of milliseconds).
+    pub(crate) sandbox_csd_lock: tokio::sync::Mutex<()>,
+}
+
+impl CfdiState {
+    /// Loads the master key (`TIMBRA_MASTER_KEY`, or the one kept in the data dir) and opens
+    /// the local file storage under `{data_dir}/files`. A key problem is reported on use.
+    pub fn new(config: &Config) -> Self {
+        let master = crypto::MasterKey::load(config.master_key.as_deref(), &config.data_dir);
+        if let Err(error) = &master {
+            tracing::error!(error.message = %error, "master key unavailable: certificates cannot be used");
+        }
+        Self {
+            master,
+            storage: Arc::new(storage::LocalStorage::new(config.data_dir.join("files"))),
+            csd_cache: Mutex::default(),
+            sandbox_pac: tokio::sync::OnceCell::new(),
+            sandbox_csd_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The master key, or a logged 500.
+    pub fn master(&self) -> Result<&crypto::MasterKey, ApiError> {
+        self.master.as_ref().map_err(|error| ApiError::internal("master key", error))
+    }
+
+    /// The HMAC key of signed download links (derived from the master key).
+    pub fn link_secret(&self) -> Result<[u8; 32], ApiError> {
+        Ok(links::secret(self.master()?))
+    }
+}
+
+/// The offset of America/Mexico_City, the time zone of CFDI `Fecha` until the postal-code
+/// catalog is imported (DESIGN.md). Mexico abolished daylight saving time in the Centro zone
+/// on 2022-10-30 (Ley de los Husos Horarios), so the zone is UTC−6 for every date SAT still
+/// stamps; a fixed offset keeps the tz database out of the build. Border zones with DST
+/// arrive with the catalog.
+pub const OFFSET_CENTRO: UtcOffset = match UtcOffset::from_hms(-6, 0, 0) {
+    Ok(offset) => offset,
+    Err(_) => UtcOffset::UTC,
+};
+
+/// `at` in the issuer's local time.
+pub fn hora_local(at: OffsetDateTime) -> OffsetDateTime {
+    at.to_offset(OFFSET_CENTRO)
+}
+
+/// `AAAA-MM-DDThh:mm:ss` of a local time, as CFDI `Fecha` and TFD `FechaTimbrado` want it.
+pub fn fecha_cfdi(local: OffsetDateTime) -> String {
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        local.year(),
+        u8::from(local.month()),
+        local.day(),
+        local.hour(),
+        local.minute(),
+        local.second()
+    )
+}

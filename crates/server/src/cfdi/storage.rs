@@ -1,0 +1,89 @@
+//! Where XML (and later PDF) files live: a [`Storage`] interface with a local-folder
+//! implementation under the data dir. An S3 implementation will answer
+//! [`Storage::presigned_url`]; the local folder answers `None` and the service signs its own
+//! links (see [`super::links`]).
+
+use std::future::Future;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::pin::Pin;
+
+/// A boxed future, so the trait can be used as `dyn Storage`.
+pub type StorageFuture<'a, T> = Pin<Box<dyn Future<Output = io::Result<T>> + Send + 'a>>;
+
+/// Permanent file storage addressed by relative paths like `cfdi/{empresa}/2026/11/{id}.xml`.
+pub trait Storage: Send + Sync {
+    /// Stores `bytes` at `path`, replacing nothing silently: the write is atomic (temp + rename).
+    fn put<'a>(&'a self, path: &'a str, bytes: Vec<u8>) -> StorageFuture<'a, ()>;
+    /// Reads the file at `path` (`ErrorKind::NotFound` when absent).
+    fn get<'a>(&'a self, path: &'a str) -> StorageFuture<'a, Vec<u8>>;
+    /// A local filesystem path for `path`, when the backend is a folder.
+    fn local_path(&self, path: &str) -> Option<PathBuf>;
+    /// A URL the backend itself signs (S3 presigned), valid `seconds`; `None` for the folder.
+    fn presigned_url(&self, path: &str, seconds: u64) -> Option<String>;
+}
+
+/// Files in a folder (default: `{data_dir}/files`).
+#[derive(Clone, Debug)]
+pub struct LocalStorage {
+    root: PathBuf,
+}
+
+impl LocalStorage {
+    /// Storage rooted at `root` (created on first write).
+    pub fn new(root: PathBuf) -> Self {
+        Self { root }
+    }
+
+    /// The file for a storage path; paths that climb out of the root are refused.
+    fn resolve(&self, path: &str) -> io::Result<PathBuf> {
+        let relative = Path::new(path);
+        if path.is_empty() || !relative.components().all(|c| matches!(c, Component::Normal(_))) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "invalid storage path"));
+        }
+        Ok(self.root.join(relative))
+    }
+}
+
+impl Storage for LocalStorage {
+    fn put<'a>(&'a self, path: &'a str, bytes: Vec<u8>) -> StorageFuture<'a, ()> {
+        Box::pin(async move {
+            let target = self.resolve(path)?;
+            if let Some(parent) = target.parent() {
+                tokio::fs::create_dir_all(parent).await?;
+            }
+            let temp = target.with_extension(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
+            tokio::fs::write(&temp, &bytes).await?;
+            tokio::fs::rename(&temp, &target).await
+        })
+    }
+
+    fn get<'a>(&'a self, path: &'a str) -> StorageFuture<'a, Vec<u8>> {
+        Box::pin(async move { tokio::fs::read(self.resolve(path)?).await })
+    }
+
+    fn local_path(&self, path: &str) -> Option<PathBuf> {
+        self.resolve(path).ok()
+    }
+
+    fn presigned_url(&self, _path: &str, _seconds: u64) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn files_round_trip_and_paths_stay_inside() {
+        let root = std::env::temp_dir().join(format!("timbra-st-{}", uuid::Uuid::new_v4()));
+        let storage = LocalStorage::new(root.clone());
+        storage.put("cfdi/a/1.xml", b"<x/>".to_vec()).await.unwrap();
+        assert_eq!(storage.get("cfdi/a/1.xml").await.unwrap(), b"<x/>");
+        assert_eq!(storage.get("cfdi/a/2.xml").await.unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert!(storage.get("../etc/passwd").await.is_err());
+        assert!(storage.get("/etc/passwd").await.is_err());
+        let _ = std::fs::remove_dir_all(root);
+    }
+}

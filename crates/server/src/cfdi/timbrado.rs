@@ -1,0 +1,548 @@
+//! From the stamping body to a validated, unsealed [`Comprobante`]: every input problem and
+//! every Anexo 20 rule broken comes back at once (CFDI_001) before a folio is spent.
+
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use timbra_cfdi::catalogos::{
+    Exportacion, FormaPago, Impuesto, MetodoPago, ObjetoImp, SinCatalogos, TipoDeComprobante, TipoFactor, TipoRelacion,
+};
+use timbra_cfdi::construccion::{ClaseImpuesto, NuevoComprobante, NuevoConcepto, NuevoImpuesto};
+use timbra_cfdi::{CfdiRelacionados, Comprobante, Emisor, InformacionGlobal, Receptor, timbre, validacion};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+
+/// Most conceptos one invoice may carry.
+pub const MAX_CONCEPTOS: usize = 1000;
+/// Most decimals an input amount may have (Anexo 20: ValorUnitario, Cantidad, TasaOCuota).
+pub const MAX_DECIMALES: u32 = 6;
+/// RFC of the generic public customer.
+pub const RFC_PUBLICO: &str = "XAXX010101000";
+
+/// Body of `POST /api/cfdi/timbrar`. Amounts are JSON numbers or strings, read exactly.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TimbrarBody {
+    /// I (default), E or T. Payments (P) use `/api/cfdi/pagos/timbrar`.
+    pub tipo_comprobante: Option<String>,
+    /// c_FormaPago (01 cash, 03 transfer, 04 credit card, 99 to be defined); required for I and E.
+    pub forma_pago: Option<String>,
+    /// PUE or PPD; required for I and E.
+    pub metodo_pago: Option<String>,
+    /// c_Moneda, default MXN (XXX for T).
+    pub moneda: Option<String>,
+    /// Exchange rate to MXN; required when `moneda` is not MXN or XXX.
+    #[schema(value_type = Option<String>, example = "17.2545")]
+    pub tipo_cambio: Option<Decimal>,
+    /// Customer id; omitted = the generic public customer (XAXX010101000) for I and E, the
+    /// issuer itself for T.
+    pub cliente_id: Option<String>,
+    /// c_UsoCFDI, default the customer's (S01 for the public customer and for T).
+    pub uso_cfdi: Option<String>,
+    /// Series; default the company's `seriePredeterminada`.
+    pub serie: Option<String>,
+    /// `AAAA-MM-DDThh:mm:ss` in the issuer's local time (America/Mexico_City); default now.
+    /// SAT accepts at most 72 hours before stamping.
+    pub fecha: Option<String>,
+    /// Free text, e.g. "30 días".
+    pub condiciones_de_pago: Option<String>,
+    /// c_Exportacion, default 01.
+    pub exportacion: Option<String>,
+    /// Related CFDI (e.g. tipoRelacion 01 for a credit note).
+    pub cfdi_relacionados: Option<Vec<RelacionadosBody>>,
+    /// Global invoice data; filled in automatically (daily, this month) for an I to the public
+    /// customer when omitted.
+    pub informacion_global: Option<InformacionGlobalBody>,
+    /// The lines, 1 to 1,000.
+    pub conceptos: Option<Vec<ConceptoBody>>,
+}
+
+/// `cfdiRelacionados` item.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RelacionadosBody {
+    /// c_TipoRelacion (01 nota de crédito, 04 sustitución, 07 anticipo, ...).
+    pub tipo_relacion: Option<String>,
+    /// UUIDs, bare or with the `SANDBOX-` prefix.
+    pub uuids: Option<Vec<String>>,
+}
+
+/// `informacionGlobal`.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InformacionGlobalBody {
+    /// c_Periodicidad (01 daily ... 05 bimonthly).
+    pub periodicidad: Option<String>,
+    /// c_Meses (01-12, 13-18 bimesters).
+    pub meses: Option<String>,
+    /// Four-digit year.
+    pub ano: Option<String>,
+}
+
+/// One line.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConceptoBody {
+    /// c_ClaveProdServ.
+    pub clave_prod_serv: Option<String>,
+    /// c_ClaveUnidad (E48 service, H87 piece).
+    pub clave_unidad: Option<String>,
+    /// Unit name, optional.
+    pub unidad: Option<String>,
+    /// Your SKU, optional.
+    pub no_identificacion: Option<String>,
+    /// Description.
+    pub descripcion: Option<String>,
+    /// Greater than 0, at most 6 decimals.
+    #[schema(value_type = Option<String>, example = "2")]
+    pub cantidad: Option<Decimal>,
+    /// Unit price, 0 or more, at most 6 decimals.
+    #[schema(value_type = Option<String>, example = "1500.50")]
+    pub precio_unitario: Option<Decimal>,
+    /// Discount on the line, default 0.
+    #[schema(value_type = Option<String>)]
+    pub descuento: Option<Decimal>,
+    /// c_ObjetoImp: 01 not subject, 02 subject (default for I and E; 16% IVA when no
+    /// `impuestos`), 03 subject but not obliged.
+    pub objeto_impuesto: Option<String>,
+    /// Explicit taxes; replaces the automatic 16% IVA.
+    pub impuestos: Option<ImpuestosBody>,
+}
+
+/// Taxes of a line.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ImpuestosBody {
+    /// Transferred taxes (IVA, IEPS).
+    pub traslados: Option<Vec<ImpuestoBody>>,
+    /// Withheld taxes (ISR, IVA).
+    pub retenciones: Option<Vec<ImpuestoBody>>,
+}
+
+/// One tax.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImpuestoBody {
+    /// `IVA`, `IEPS`, `ISR` or the c_Impuesto code (002, 003, 001).
+    pub impuesto: Option<String>,
+    /// `Tasa` (default), `Cuota` (IEPS per unit) or `Exento` (IVA traslado only).
+    pub tipo_factor: Option<String>,
+    /// Rate (0.160000) or amount per unit; not for Exento.
+    #[schema(value_type = Option<String>, example = "0.16")]
+    pub tasa_o_cuota: Option<Decimal>,
+    /// Explicit base; default the line's importe minus descuento.
+    #[schema(value_type = Option<String>)]
+    pub base: Option<Decimal>,
+}
+
+/// The issuing company, as stamping needs it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct EmpresaEmisora {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// Postal code (LugarExpedicion).
+    pub codigo_postal: String,
+    /// Default series.
+    pub serie_predeterminada: String,
+    /// Mode.
+    pub sandbox: bool,
+}
+
+/// The customer, as stamping needs it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ClienteReceptor {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// DomicilioFiscalReceptor.
+    pub codigo_postal: String,
+    /// Default c_UsoCFDI.
+    pub uso_cfdi: String,
+}
+
+/// A built and validated invoice waiting for its folio and seal.
+pub struct Preparado {
+    /// The comprobante without serie, folio, seal or TFD.
+    pub comprobante: Comprobante,
+    /// The series it will carry.
+    pub serie: String,
+}
+
+fn decimales(value: Decimal) -> u32 {
+    value.normalize().scale()
+}
+
+fn monto(problems: &mut Vec<FieldProblem>, field: &str, value: Option<Decimal>, requerido: bool) -> Option<Decimal> {
+    match value {
+        None if requerido => {
+            problems.push(FieldProblem::new(field, format!("{field} is required")));
+            None
+        }
+        None => None,
+        Some(v) if v.is_sign_negative() && !v.is_zero() => {
+            problems.push(FieldProblem::new(field, format!("{field} cannot be negative")));
+            None
+        }
+        Some(v) if decimales(v) > MAX_DECIMALES => {
+            problems.push(FieldProblem::new(field, format!("{field} has more than {MAX_DECIMALES} decimals")));
+            None
+        }
+        Some(v) => Some(v),
+    }
+}
+
+fn texto(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, max: usize) -> String {
+    let value = value.map(str::trim).unwrap_or_default();
+    if value.is_empty() {
+        problems.push(FieldProblem::new(field, format!("{field} is required")));
+    } else if value.chars().count() > max {
+        problems.push(FieldProblem::new(field, format!("{field} has more than {max} characters")));
+    }
+    value.to_owned()
+}
+
+fn codigo<T>(
+    problems: &mut Vec<FieldProblem>,
+    field: &str,
+    value: Option<&str>,
+    catalogo: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<T> {
+    let value = value.map(str::trim)?;
+    let found = parse(value);
+    if found.is_none() {
+        problems.push(FieldProblem::new(field, format!("{value:?} is not a code of SAT's catalog {catalogo}")));
+    }
+    found
+}
+
+fn impuesto_de(texto: &str) -> Option<Impuesto> {
+    match texto.to_uppercase().as_str() {
+        "IVA" => Some(Impuesto::Iva),
+        "IEPS" => Some(Impuesto::Ieps),
+        "ISR" => Some(Impuesto::Isr),
+        other => Impuesto::desde_codigo(other),
+    }
+}
+
+fn impuestos_de(
+    problems: &mut Vec<FieldProblem>,
+    base_field: &str,
+    lista: Option<&Vec<ImpuestoBody>>,
+    clase: ClaseImpuesto,
+) -> Vec<NuevoImpuesto> {
+    let mut out = Vec::new();
+    for (i, body) in lista.into_iter().flatten().enumerate() {
+        let field = format!("{base_field}[{i}]");
+        let impuesto = match body.impuesto.as_deref().map(str::trim) {
+            None | Some("") => {
+                problems
+                    .push(FieldProblem::new(format!("{field}.impuesto"), "impuesto is required (IVA, IEPS or ISR)"));
+                None
+            }
+            Some(text) => {
+                let found = impuesto_de(text);
+                if found.is_none() {
+                    problems.push(FieldProblem::new(
+                        format!("{field}.impuesto"),
+                        format!("{text:?} is not IVA, IEPS, ISR or a c_Impuesto code"),
+                    ));
+                }
+                found
+            }
+        };
+        let factor_text = body.tipo_factor.as_deref().map(str::trim).unwrap_or("Tasa");
+        let factor = [TipoFactor::Tasa, TipoFactor::Cuota, TipoFactor::Exento]
+            .into_iter()
+            .find(|f| f.codigo().eq_ignore_ascii_case(factor_text));
+        if factor.is_none() {
+            problems.push(FieldProblem::new(format!("{field}.tipoFactor"), "tipoFactor is Tasa, Cuota or Exento"));
+        }
+        let exento = factor == Some(TipoFactor::Exento);
+        let tasa = monto(problems, &format!("{field}.tasaOCuota"), body.tasa_o_cuota, !exento);
+        let base = monto(problems, &format!("{field}.base"), body.base, false);
+        if let (Some(impuesto), Some(factor)) = (impuesto, factor) {
+            let mut nuevo = NuevoImpuesto {
+                clase,
+                impuesto,
+                tipo_factor: factor,
+                tasa_o_cuota: tasa.unwrap_or_default(),
+                base: None,
+            };
+            if let Some(base) = base {
+                nuevo = nuevo.con_base(base);
+            }
+            out.push(nuevo);
+        }
+    }
+    out
+}
+
+fn uuid_relacionado(text: &str) -> String {
+    let trimmed = text.trim();
+    trimmed.strip_prefix("SANDBOX-").unwrap_or(trimmed).to_uppercase()
+}
+
+/// Checks the body and builds the comprobante for `empresa` and `cliente` at local time
+/// `ahora`; every problem, from the body and from Anexo 20's rules, comes back at once.
+pub fn preparar(
+    body: TimbrarBody,
+    empresa: &EmpresaEmisora,
+    cliente: Option<&ClienteReceptor>,
+    ahora: OffsetDateTime,
+) -> ApiResult<Preparado> {
+    let mut p = Vec::new();
+    let tipo = match body.tipo_comprobante.as_deref().map(str::trim).unwrap_or("I") {
+        "I" => Some(TipoDeComprobante::Ingreso),
+        "E" => Some(TipoDeComprobante::Egreso),
+        "T" => Some(TipoDeComprobante::Traslado),
+        "P" => {
+            p.push(FieldProblem::new("tipoComprobante", "payment CFDI (P) are stamped at /api/cfdi/pagos/timbrar"));
+            None
+        }
+        other => {
+            p.push(FieldProblem::new("tipoComprobante", format!("{other:?} is not I, E or T")));
+            None
+        }
+    };
+    let traslado = tipo == Some(TipoDeComprobante::Traslado);
+    let forma_pago = codigo(&mut p, "formaPago", body.forma_pago.as_deref(), "c_FormaPago", FormaPago::desde_codigo);
+    let metodo_pago = codigo(&mut p, "metodoPago", body.metodo_pago.as_deref(), "c_MetodoPago", |c| {
+        MetodoPago::desde_codigo(&c.to_uppercase())
+    });
+    let exportacion =
+        codigo(&mut p, "exportacion", body.exportacion.as_deref(), "c_Exportacion", Exportacion::desde_codigo)
+            .unwrap_or(Exportacion::NoAplica);
+    let moneda = body
+        .moneda
+        .as_deref()
+        .map(|m| m.trim().to_uppercase())
+        .unwrap_or_else(|| if traslado { "XXX" } else { "MXN" }.to_owned());
+    let tipo_cambio = monto(&mut p, "tipoCambio", body.tipo_cambio, false);
+    if tipo_cambio.is_some_and(|t| t.is_zero()) {
+        p.push(FieldProblem::new("tipoCambio", "tipoCambio must be greater than 0"));
+    }
+
+    let serie = body.serie.as_deref().map(str::trim).unwrap_or(&empresa.serie_predeterminada).to_owned();
+    if serie.is_empty() || serie.chars().count() > 25 || serie.contains('|') {
+        p.push(FieldProblem::new("serie", "serie is 1 to 25 characters without '|'"));
+    }
+    let fecha = match body.fecha.as_deref().map(str::trim) {
+        None => super::fecha_cfdi(ahora),
+        Some(text) => {
+            let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+            match time::PrimitiveDateTime::parse(text, &format) {
+                Err(_) => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
+                Ok(parsed) => {
+                    let at = parsed.assume_offset(ahora.offset());
+                    if at > ahora + time::Duration::minutes(5) {
+                        p.push(FieldProblem::new("fecha", "fecha cannot be in the future"));
+                    } else if at < ahora - time::Duration::hours(72) {
+                        p.push(FieldProblem::new("fecha", "SAT stamps only invoices dated within the last 72 hours"));
+                    }
+                }
+            }
+            text.to_owned()
+        }
+    };
+
+    let conceptos_body = body.conceptos.unwrap_or_default();
+    if conceptos_body.is_empty() {
+        p.push(FieldProblem::new("conceptos", "conceptos is required: at least one line"));
+    } else if conceptos_body.len() > MAX_CONCEPTOS {
+        return Err(ApiError::fields(
+            Code::Cfdi001,
+            vec![FieldProblem::new(
+                "conceptos",
+                format!(
+                    "{} conceptos: an invoice takes at most {MAX_CONCEPTOS}; split it into several invoices",
+                    conceptos_body.len()
+                ),
+            )],
+        ));
+    }
+    let objeto_default = if traslado { ObjetoImp::NoObjeto } else { ObjetoImp::SiObjeto };
+    let mut conceptos = Vec::with_capacity(conceptos_body.len());
+    for (i, c) in conceptos_body.into_iter().enumerate() {
+        let f = |name: &str| format!("conceptos[{i}].{name}");
+        let clave_prod_serv = texto(&mut p, &f("claveProdServ"), c.clave_prod_serv.as_deref(), 8);
+        let clave_unidad = texto(&mut p, &f("claveUnidad"), c.clave_unidad.as_deref(), 3);
+        let descripcion = texto(&mut p, &f("descripcion"), c.descripcion.as_deref(), 1000);
+        let cantidad = monto(&mut p, &f("cantidad"), c.cantidad, true);
+        if cantidad.is_some_and(|q| q.is_zero()) {
+            p.push(FieldProblem::new(f("cantidad"), "cantidad must be greater than 0"));
+        }
+        let precio = monto(&mut p, &f("precioUnitario"), c.precio_unitario, true);
+        let descuento = monto(&mut p, &f("descuento"), c.descuento, false);
+        let objeto =
+            codigo(&mut p, &f("objetoImpuesto"), c.objeto_impuesto.as_deref(), "c_ObjetoImp", ObjetoImp::desde_codigo)
+                .unwrap_or(objeto_default);
+        let impuestos = c.impuestos.map(|imp| {
+            let mut lista =
+                impuestos_de(&mut p, &f("impuestos.traslados"), imp.traslados.as_ref(), ClaseImpuesto::Traslado);
+            lista.extend(impuestos_de(
+                &mut p,
+                &f("impuestos.retenciones"),
+                imp.retenciones.as_ref(),
+                ClaseImpuesto::Retencion,
+            ));
+            lista
+        });
+        let mut nuevo = NuevoConcepto::new(
+            &clave_prod_serv,
+            cantidad.unwrap_or(Decimal::ONE),
+            &clave_unidad,
+            &descripcion,
+            precio.unwrap_or_default(),
+            objeto,
+        );
+        nuevo.unidad = c.unidad.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
+        nuevo.no_identificacion = c.no_identificacion.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
+        nuevo.descuento = descuento.filter(|d| !d.is_zero());
+        nuevo.impuestos = impuestos;
+        conceptos.push(nuevo);
+    }
+
+    let mut cfdi_relacionados = Vec::new();
+    for (i, r) in body.cfdi_relacionados.into_iter().flatten().enumerate() {
+        let field = format!("cfdiRelacionados[{i}]");
+        let tipo_relacion = match r.tipo_relacion.as_deref().map(str::trim) {
+            None | Some("") => {
+                p.push(FieldProblem::new(format!("{field}.tipoRelacion"), "tipoRelacion is required"));
+                String::new()
+            }
+            Some(code) => {
+                if TipoRelacion::desde_codigo(code).is_none() {
+                    p.push(FieldProblem::new(
+                        format!("{field}.tipoRelacion"),
+                        format!("{code:?} is not in c_TipoRelacion"),
+                    ));
+                }
+                code.to_owned()
+            }
+        };
+        let uuids: Vec<String> = r.uuids.unwrap_or_default().iter().map(|u| uuid_relacionado(u)).collect();
+        if uuids.is_empty() {
+            p.push(FieldProblem::new(format!("{field}.uuids"), "at least one UUID"));
+        }
+        for (j, uuid) in uuids.iter().enumerate() {
+            if !timbre::uuid_valido(uuid) {
+                p.push(FieldProblem::new(
+                    format!("{field}.uuids[{j}]"),
+                    "not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX)",
+                ));
+            }
+        }
+        cfdi_relacionados.push(CfdiRelacionados { tipo_relacion, uuids });
+    }
+
+    let emisor = Emisor {
+        rfc: empresa.rfc.clone(),
+        nombre: empresa.razon_social.clone(),
+        regimen_fiscal: empresa.regimen_fiscal.clone(),
+        fac_atr_adquirente: None,
+    };
+    let uso = body.uso_cfdi.as_deref().map(|u| u.trim().to_uppercase());
+    let receptor = match cliente {
+        Some(c) => Receptor {
+            rfc: c.rfc.clone(),
+            nombre: c.razon_social.clone(),
+            domicilio_fiscal_receptor: c.codigo_postal.clone(),
+            residencia_fiscal: None,
+            num_reg_id_trib: None,
+            regimen_fiscal_receptor: c.regimen_fiscal.clone(),
+            uso_cfdi: uso.unwrap_or_else(|| if traslado { "S01".into() } else { c.uso_cfdi.clone() }),
+        },
+        // A traslado moves the issuer's own goods: the issuer is the receiver.
+        None if traslado => Receptor {
+            rfc: empresa.rfc.clone(),
+            nombre: empresa.razon_social.clone(),
+            domicilio_fiscal_receptor: empresa.codigo_postal.clone(),
+            residencia_fiscal: None,
+            num_reg_id_trib: None,
+            regimen_fiscal_receptor: empresa.regimen_fiscal.clone(),
+            uso_cfdi: uso.unwrap_or_else(|| "S01".into()),
+        },
+        // Anexo 20: the public customer's DomicilioFiscalReceptor is the LugarExpedicion.
+        None => Receptor {
+            rfc: RFC_PUBLICO.into(),
+            nombre: "PUBLICO EN GENERAL".into(),
+            domicilio_fiscal_receptor: empresa.codigo_postal.clone(),
+            residencia_fiscal: None,
+            num_reg_id_trib: None,
+            regimen_fiscal_receptor: "616".into(),
+            uso_cfdi: uso.unwrap_or_else(|| "S01".into()),
+        },
+    };
+    let informacion_global = match body.informacion_global {
+        Some(g) => Some(InformacionGlobal {
+            periodicidad: texto(&mut p, "informacionGlobal.periodicidad", g.periodicidad.as_deref(), 2),
+            meses: texto(&mut p, "informacionGlobal.meses", g.meses.as_deref(), 2),
+            ano: texto(&mut p, "informacionGlobal.ano", g.ano.as_deref(), 4),
+        }),
+        // SAT requires it on an ingreso to the public customer (a factura global).
+        None if receptor.rfc == RFC_PUBLICO
+            && receptor.nombre == "PUBLICO EN GENERAL"
+            && tipo == Some(TipoDeComprobante::Ingreso) =>
+        {
+            Some(InformacionGlobal {
+                periodicidad: "01".into(),
+                meses: format!("{:02}", u8::from(ahora.month())),
+                ano: ahora.year().to_string(),
+            })
+        }
+        None => None,
+    };
+
+    let Some(tipo) = tipo else { return Err(ApiError::fields(Code::Cfdi001, p)) };
+    if !p.is_empty() {
+        return Err(ApiError::fields(Code::Cfdi001, p));
+    }
+    let nuevo = NuevoComprobante {
+        tipo,
+        serie: Some(serie.clone()),
+        folio: None,
+        fecha,
+        forma_pago: if traslado { None } else { forma_pago },
+        metodo_pago: if traslado { None } else { metodo_pago },
+        condiciones_de_pago: body.condiciones_de_pago.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
+        moneda,
+        tipo_cambio,
+        exportacion,
+        lugar_expedicion: empresa.codigo_postal.clone(),
+        emisor,
+        receptor,
+        informacion_global,
+        cfdi_relacionados,
+        conceptos,
+        impuestos_locales: None,
+        complementos: Vec::new(),
+    };
+    let comprobante = nuevo.construir().map_err(|error| match error {
+        timbra_cfdi::construccion::ErrorConstruccion::Invalido { campo, mensaje } => {
+            ApiError::fields(Code::Cfdi001, vec![FieldProblem::new(campo, mensaje)])
+        }
+    })?;
+    let informe = validacion::validar(&comprobante, &SinCatalogos);
+    if !informe.es_valido() {
+        let problems = informe
+            .problemas
+            .into_iter()
+            .map(|problema| FieldProblem::new(problema.campo, format!("{} ({})", problema.mensaje, problema.regla)))
+            .collect();
+        return Err(ApiError::fields(Code::Cfdi001, problems));
+    }
+    Ok(Preparado { comprobante, serie })
+}

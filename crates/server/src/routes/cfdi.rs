@@ -1,0 +1,656 @@
+//! Invoices: stamping (`POST /api/cfdi/timbrar`), listing, detail, XML download and signed
+//! links.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::{AssertSqlSafe, FromRow};
+use timbra_cfdi::numero::Numero;
+use timbra_cfdi::timbre::DatosTimbre;
+use timbra_cfdi::{escritura, sello, timbre};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::cfdi::eventos::{FacturaTimbrada, emitir_factura_timbrada};
+use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
+use crate::cfdi::{credenciales, fecha_cfdi, hora_local, idempotencia, links};
+use crate::db::{DbConn, Exec, Money, is_unique_violation};
+use crate::envelope::{Path, Query, ok};
+use crate::error::{ApiError, ApiResult, Code};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// Most items a listing page may hold.
+pub const MAX_LIMIT: i64 = 1000;
+
+/// Answer of a stamp.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TimbradoOut {
+    cfdi_id: String,
+    /// `SANDBOX-` + the XML's UUID in sandbox; the bare UUID in live.
+    uuid: String,
+    /// ISO 8601 with the issuer's offset.
+    fecha_timbrado: String,
+    /// Storage path of the XML.
+    xml_url: String,
+    xml_uploaded: bool,
+    serie: String,
+    folio: String,
+    /// Decimal string, exact.
+    #[schema(value_type = String)]
+    total: Decimal,
+}
+
+fn parse_body(bytes: &[u8]) -> ApiResult<TimbrarBody> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::new(
+            Code::Request001,
+            "send the invoice as a JSON body (Content-Type: application/json)",
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|error| {
+        let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
+        ApiError::new(Code::Request001, format!("{what}: {error}"))
+    })
+}
+
+fn numero(n: &Numero) -> Value {
+    serde_json::from_str(n.texto()).unwrap_or_else(|_| Value::String(n.texto().to_owned()))
+}
+
+fn decimal(n: &Numero) -> ApiResult<Decimal> {
+    n.valor().map_err(|e| ApiError::internal("amount", e))
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// Stamps an invoice (FACTURADOR or higher).
+#[utoipa::path(post, path = "/cfdi/timbrar", tag = "cfdi", request_body = TimbrarBody,
+    params(("x-empresa-id" = String, Header, description = "company"),
+        ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
+    responses(
+        (status = 201, description = "Stamped (sandbox: TIMBRADO_SANDBOX, uuid SANDBOX-...)", body = Envelope<TimbradoOut>),
+        (status = 400, description = "CFDI_001 every problem in `details.fields`; CFDI_002 no CSD (live); CFDI_003 CSD expired; \
+            REQUEST_001 malformed JSON or wrong types; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "CFDI_004 unknown clienteId", body = ErrorBody),
+        (status = 409, description = "IDEMPOTENCY_001 key reused with another body", body = ErrorBody),
+        (status = 413, description = "REQUEST_002 body too large", body = ErrorBody),
+        (status = 501, description = "LIVE_001 live stamping is not enabled on this installation yet", body = ErrorBody),
+    ))]
+pub async fn timbrar(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+    let clave = idempotencia::de_headers(&headers, &body)?;
+    if let Some(clave) = &clave {
+        let mut conn = app.db.conn().await?;
+        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave).await? {
+            return Ok(replayed);
+        }
+    }
+    let body = parse_body(&body)?;
+    let mut conn = app.db.conn().await?;
+    let empresa = sql!(fetch_one conn, EmpresaEmisora,
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
+        &empresa_id)?;
+    let cliente = match body.cliente_id.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(id) => Some(
+            sql!(fetch_optional conn, ClienteReceptor,
+                "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi FROM clientes WHERE id = $1 AND empresa_id = $2",
+                id, &empresa_id)?
+            .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+        ),
+    };
+    drop(conn);
+    let now = app.clock.now();
+    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), ahora)?;
+
+    let csd = if empresa.sandbox {
+        credenciales::csd_sandbox(&app, &empresa_id, &empresa.rfc, &empresa.razon_social).await?
+    } else {
+        return Err(live_error(&app, &empresa_id, now).await);
+    };
+    let pac = credenciales::pac_sandbox(&app).await?;
+
+    let cfdi_id = ids::new_id();
+    let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
+    let uuid_api = format!("SANDBOX-{uuid_xml}");
+    let mut comprobante = preparado.comprobante;
+    let fecha_local = time::PrimitiveDateTime::parse(
+        &comprobante.fecha,
+        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]"),
+    )
+    .map_err(|e| ApiError::internal("fecha", e))?
+    .assume_offset(ahora.offset());
+    let storage_path = format!("cfdi/{empresa_id}/{:04}/{:02}/{cfdi_id}.xml", ahora.year(), u8::from(ahora.month()));
+
+    // One transaction: the folio, the invoice and its event exist together or not at all.
+    let mut tx = app.db.begin().await?;
+    let folio = sql!(scalar_one tx, i64,
+        "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
+    comprobante.folio = Some(folio.to_string());
+    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+    let datos = DatosTimbre {
+        uuid: uuid_xml.clone(),
+        fecha_timbrado: fecha_cfdi(ahora),
+        rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
+        leyenda: None,
+    };
+    timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
+    let xml = escritura::escribir(&comprobante);
+    app.cfdi.storage.put(&storage_path, xml.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))?;
+
+    let total = decimal(&comprobante.total)?;
+    let conceptos: Vec<Value> = comprobante
+        .conceptos
+        .iter()
+        .map(|c| {
+            json!({
+                "claveProdServ": c.clave_prod_serv, "claveUnidad": c.clave_unidad, "descripcion": c.descripcion,
+                "cantidad": numero(&c.cantidad), "precioUnitario": numero(&c.valor_unitario), "importe": numero(&c.importe),
+                "descuento": c.descuento.as_ref().map(numero), "objetoImpuesto": c.objeto_imp,
+            })
+        })
+        .collect();
+    let serie = preparado.serie;
+    let folio_text = folio.to_string();
+    sql!(execute tx,
+        "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, folio, folio_num, fecha, \
+         fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, \
+         emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, receptor_nombre_lower, cliente_id, \
+         xml_url, conceptos, created_at) \
+         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'TIMBRADO_SANDBOX', \
+         $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
+        &cfdi_id, &empresa_id, &comprobante.tipo_de_comprobante, true, &uuid_api, &uuid_xml, &serie, &folio_text, folio,
+        fecha_local, now, Money(decimal(&comprobante.sub_total)?),
+        comprobante.descuento.as_ref().map(decimal).transpose()?.map(Money), Money(total), &comprobante.moneda,
+        comprobante.tipo_cambio.as_ref().map(decimal).transpose()?.map(Money), &comprobante.forma_pago, &comprobante.metodo_pago,
+        &comprobante.emisor.rfc, &comprobante.emisor.nombre, &comprobante.emisor.regimen_fiscal, &comprobante.receptor.rfc,
+        &comprobante.receptor.nombre, &comprobante.receptor.uso_cfdi, comprobante.emisor.nombre.to_lowercase(),
+        comprobante.receptor.nombre.to_lowercase(), cliente.as_ref().map(|c| c.id.clone()), &storage_path,
+        Value::Array(conceptos).to_string(), now)?;
+    emitir_factura_timbrada(
+        &mut tx,
+        now,
+        &FacturaTimbrada {
+            empresa_id: &empresa_id,
+            cfdi_id: &cfdi_id,
+            uuid: &uuid_api,
+            total,
+            serie: &serie,
+            folio: &folio_text,
+        },
+    )
+    .await?;
+    let data = TimbradoOut {
+        cfdi_id,
+        uuid: uuid_api,
+        fecha_timbrado: rfc3339(ahora),
+        xml_url: storage_path,
+        xml_uploaded: true,
+        serie,
+        folio: folio_text,
+        total,
+    };
+    let answer = json!({ "success": true, "mode": access.mode(), "data": data }).to_string();
+    if let Some(clave) = &clave {
+        let saved =
+            idempotencia::guardar(&mut tx, &empresa_id, clave, "cfdi.timbrar", StatusCode::CREATED, &answer, now).await;
+        match saved {
+            // A concurrent request with the same key won: undo this one and answer as it did.
+            Err(error) if is_unique_violation(&error) => {
+                drop(tx);
+                let mut conn = app.db.conn().await?;
+                return idempotencia::replay(&mut conn, &empresa_id, clave)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+            }
+            other => {
+                other?;
+            }
+        }
+    }
+    tx.commit().await?;
+    let mut response = (StatusCode::CREATED, answer).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
+}
+
+/// The answer for a live company until the PAC client is wired: the CSD checks of SPEC.md
+/// first (CFDI_002, CFDI_003), then LIVE_001, never a fake stamp.
+async fn live_error(app: &AppState, empresa_id: &str, now: OffsetDateTime) -> ApiError {
+    match credenciales::csd_activo(app, empresa_id).await {
+        Err(error) => error,
+        Ok(None) => ApiError::new(
+            Code::Cfdi002,
+            "this company has no CSD: upload it at POST /api/empresas/{empresaId}/certificados to stamp in live mode",
+        ),
+        Ok(Some(csd)) if csd.origen != "UPLOAD" => ApiError::new(
+            Code::Cfdi002,
+            "this company has only the generated sandbox CSD: upload its real CSD to stamp in live mode",
+        ),
+        Ok(Some(csd)) if csd.vigencia_fin <= now => ApiError::new(
+            Code::Cfdi003,
+            format!("the company's CSD expired on {}; upload a current one", rfc3339(csd.vigencia_fin)),
+        ),
+        Ok(Some(_)) => ApiError::new(
+            Code::Live001,
+            "live stamping through a PAC is not enabled on this installation yet; switch the company to sandbox: true to test",
+        ),
+    }
+}
+
+/// Listing parameters.
+#[derive(Deserialize, IntoParams, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ListCfdiParams {
+    /// Page from 1 (default 1).
+    page: Option<i64>,
+    /// Items per page, 1 to 1,000 (default 50).
+    limit: Option<i64>,
+    /// EMITIDA or RECIBIDA, or a voucher type I, E, T, P, N.
+    tipo: Option<String>,
+    /// TIMBRADO (also matches TIMBRADO_SANDBOX), TIMBRADO_SANDBOX or CANCELADO.
+    status: Option<String>,
+    /// From this date (`AAAA-MM-DD`, issuer's local day) or instant (RFC 3339), inclusive.
+    desde: Option<String>,
+    /// Up to this date (whole local day) or instant, inclusive.
+    hasta: Option<String>,
+    /// UUID (bare or SANDBOX-, prefix), folio (exact), RFC (prefix) or issuer/receiver name (prefix).
+    search: Option<String>,
+    /// Adds xmlDownloadUrl, pdfDownloadUrl and downloadExpiresIn (signed links, 1 hour).
+    include_download_urls: Option<bool>,
+}
+
+/// One invoice.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CfdiOut {
+    id: String,
+    uuid: String,
+    tipo: String,
+    origen: String,
+    tipo_comprobante: String,
+    serie: Option<String>,
+    folio: Option<String>,
+    /// ISO 8601 in the issuer's local time.
+    fecha: String,
+    fecha_timbrado: Option<String>,
+    #[schema(value_type = String)]
+    subtotal: Decimal,
+    #[schema(value_type = Option<String>)]
+    descuento: Option<Decimal>,
+    /// Decimal string.
+    total: String,
+    moneda: String,
+    #[schema(value_type = Option<String>)]
+    tipo_cambio: Option<Decimal>,
+    forma_pago: Option<String>,
+    metodo_pago: Option<String>,
+    status: String,
+    emisor_rfc: String,
+    emisor_nombre: String,
+    emisor_regimen: String,
+    receptor_rfc: String,
+    receptor_nombre: String,
+    receptor_uso_cfdi: String,
+    xml_url: Option<String>,
+    xml_download_status: String,
+    xml_retry_count: i64,
+    xml_next_retry_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    xml_download_url: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pdf_download_url: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    download_expires_in: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    conceptos: Option<Value>,
+}
+
+/// A page of invoices.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CfdiPage {
+    cfdis: Vec<CfdiOut>,
+    total: i64,
+    page: i64,
+    limit: i64,
+    total_pages: i64,
+    has_more: bool,
+}
+
+#[derive(FromRow)]
+struct CfdiRow {
+    id: String,
+    uuid: String,
+    tipo: String,
+    origen: String,
+    tipo_comprobante: String,
+    serie: Option<String>,
+    folio: Option<String>,
+    fecha: OffsetDateTime,
+    fecha_timbrado: Option<OffsetDateTime>,
+    subtotal: Money,
+    descuento: Option<Money>,
+    total: Money,
+    moneda: String,
+    tipo_cambio: Option<Money>,
+    forma_pago: Option<String>,
+    metodo_pago: Option<String>,
+    status: String,
+    emisor_rfc: String,
+    emisor_nombre: String,
+    emisor_regimen: String,
+    receptor_rfc: String,
+    receptor_nombre: String,
+    receptor_uso_cfdi: String,
+    xml_url: Option<String>,
+}
+
+const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
+    total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
+    receptor_nombre, receptor_uso_cfdi, xml_url FROM cfdis ";
+
+impl CfdiRow {
+    fn into_out(self, links: Option<([u8; 32], i64)>) -> CfdiOut {
+        let xml_download_url =
+            links.map(|(secret, now)| self.xml_url.as_deref().map(|path| links::url(&secret, path, now)));
+        CfdiOut {
+            xml_download_status: if self.xml_url.is_some() { "COMPLETE" } else { "METADATA_ONLY" }.to_owned(),
+            xml_retry_count: 0,
+            xml_next_retry_at: None,
+            download_expires_in: links.map(|_| links::LINK_SECONDS),
+            pdf_download_url: links.map(|_| None),
+            xml_download_url,
+            id: self.id,
+            uuid: self.uuid,
+            tipo: self.tipo,
+            origen: self.origen,
+            tipo_comprobante: self.tipo_comprobante,
+            serie: self.serie,
+            folio: self.folio,
+            fecha: rfc3339(hora_local(self.fecha)),
+            fecha_timbrado: self.fecha_timbrado.map(|at| rfc3339(hora_local(at))),
+            subtotal: self.subtotal.0,
+            descuento: self.descuento.map(|m| m.0),
+            total: self.total.0.to_string(),
+            moneda: self.moneda,
+            tipo_cambio: self.tipo_cambio.map(|m| m.0),
+            forma_pago: self.forma_pago,
+            metodo_pago: self.metodo_pago,
+            status: self.status,
+            emisor_rfc: self.emisor_rfc,
+            emisor_nombre: self.emisor_nombre,
+            emisor_regimen: self.emisor_regimen,
+            receptor_rfc: self.receptor_rfc,
+            receptor_nombre: self.receptor_nombre,
+            receptor_uso_cfdi: self.receptor_uso_cfdi,
+            xml_url: self.xml_url,
+            conceptos: None,
+        }
+    }
+}
+
+/// A bound argument of a query assembled from optional filters.
+enum Arg {
+    Text(String),
+    Time(OffsetDateTime),
+    Int(i64),
+}
+
+async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
+    match crate::db::AsExec::exec(conn) {
+        Exec::Sqlite(c) => {
+            let mut query = sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql));
+            for arg in args {
+                query = match arg {
+                    Arg::Text(v) => query.bind(v),
+                    Arg::Time(v) => query.bind(v),
+                    Arg::Int(v) => query.bind(v),
+                };
+            }
+            query.fetch_all(c).await
+        }
+        Exec::Pg(c) => {
+            let mut query = sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql));
+            for arg in args {
+                query = match arg {
+                    Arg::Text(v) => query.bind(v),
+                    Arg::Time(v) => query.bind(v),
+                    Arg::Int(v) => query.bind(v),
+                };
+            }
+            query.fetch_all(c).await
+        }
+    }
+}
+
+async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
+    match crate::db::AsExec::exec(conn) {
+        Exec::Sqlite(c) => {
+            let mut query = sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql));
+            for arg in args {
+                query = match arg {
+                    Arg::Text(v) => query.bind(v.clone()),
+                    Arg::Time(v) => query.bind(*v),
+                    Arg::Int(v) => query.bind(*v),
+                };
+            }
+            query.fetch_one(c).await
+        }
+        Exec::Pg(c) => {
+            let mut query = sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql));
+            for arg in args {
+                query = match arg {
+                    Arg::Text(v) => query.bind(v.clone()),
+                    Arg::Time(v) => query.bind(*v),
+                    Arg::Int(v) => query.bind(*v),
+                };
+            }
+            query.fetch_one(c).await
+        }
+    }
+}
+
+/// A date (`AAAA-MM-DD`, the issuer's local day; `end` = the day after) or an RFC 3339 instant.
+fn bound(field: &str, text: &str, end: bool) -> ApiResult<OffsetDateTime> {
+    let text = text.trim();
+    if let Ok(at) = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
+        return Ok(if end { at + time::Duration::nanoseconds(1) } else { at });
+    }
+    let date = time::Date::parse(text, time::macros::format_description!("[year]-[month]-[day]")).map_err(|_| {
+        ApiError::new(Code::Request001, format!("{field} is a date AAAA-MM-DD or an ISO 8601 instant with offset"))
+    })?;
+    let date = if end { date.next_day().unwrap_or(date) } else { date };
+    let noon = date.midnight().assume_utc() + time::Duration::hours(12);
+    Ok(date.midnight().assume_offset(hora_local(noon).offset()))
+}
+
+/// Search text with LIKE wildcards removed (they have no meaning in UUIDs, RFCs or folios).
+fn plain(text: &str) -> String {
+    text.chars().filter(|c| !matches!(c, '%' | '_' | '\\')).collect()
+}
+
+/// Lists the company's invoices, most recent first.
+#[utoipa::path(get, path = "/cfdi", tag = "cfdi", params(ListCfdiParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page", body = Envelope<CfdiPage>),
+        (status = 400, description = "REQUEST_001 bad page, limit, tipo, status or dates; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<ListCfdiParams>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let page = params.page.unwrap_or(1);
+    let limit = params.limit.unwrap_or(50);
+    if page < 1 {
+        return Err(ApiError::new(Code::Request001, "page starts at 1"));
+    }
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::new(Code::Request001, format!("limit must be between 1 and {MAX_LIMIT}")));
+    }
+    let mut filter = String::from("WHERE empresa_id = $1");
+    let mut args = vec![Arg::Text(empresa_id.clone())];
+    let mut push = |filter: &mut String, clause: &str, arg: Arg| {
+        args.push(arg);
+        filter.push_str(&clause.replace("$?", &format!("${}", args.len())));
+    };
+    if let Some(tipo) = params.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty()) {
+        match tipo.as_str() {
+            "EMITIDA" | "RECIBIDA" => push(&mut filter, " AND tipo = $?", Arg::Text(tipo)),
+            "I" | "E" | "T" | "P" | "N" => push(&mut filter, " AND tipo_comprobante = $?", Arg::Text(tipo)),
+            _ => return Err(ApiError::new(Code::Request001, "tipo is EMITIDA, RECIBIDA, I, E, T, P or N")),
+        }
+    }
+    if let Some(status) = params.status.as_deref().map(|s| s.trim().to_uppercase()).filter(|s| !s.is_empty()) {
+        match status.as_str() {
+            "TIMBRADO" => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),
+            "TIMBRADO_SANDBOX" | "CANCELADO" => push(&mut filter, " AND status = $?", Arg::Text(status)),
+            _ => return Err(ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO")),
+        }
+    }
+    if let Some(desde) = params.desde.as_deref().filter(|d| !d.trim().is_empty()) {
+        push(&mut filter, " AND fecha >= $?", Arg::Time(bound("desde", desde, false)?));
+    }
+    if let Some(hasta) = params.hasta.as_deref().filter(|d| !d.trim().is_empty()) {
+        push(&mut filter, " AND fecha < $?", Arg::Time(bound("hasta", hasta, true)?));
+    }
+    if let Some(search) = params.search.as_deref().map(plain).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()) {
+        let upper = search.to_uppercase();
+        let bare = upper.strip_prefix("SANDBOX-").unwrap_or(&upper).to_owned();
+        push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{bare}%")));
+        push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
+        push(&mut filter, " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?", Arg::Text(format!("{upper}%")));
+        push(
+            &mut filter,
+            " OR emisor_nombre_lower LIKE $? OR receptor_nombre_lower LIKE $?)",
+            Arg::Text(format!("{}%", search.to_lowercase())),
+        );
+    }
+    let mut conn = app.db.conn().await?;
+    let total = count_rows(&mut conn, format!("SELECT COUNT(*) FROM cfdis {filter}"), &args).await?;
+    let n = args.len();
+    args.push(Arg::Int(limit));
+    args.push(Arg::Int((page - 1) * limit));
+    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    let rows = fetch_rows(&mut conn, sql, args).await?;
+    let links = if params.include_download_urls == Some(true) {
+        Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()))
+    } else {
+        None
+    };
+    let cfdis: Vec<CfdiOut> = rows.into_iter().map(|row| row.into_out(links)).collect();
+    let total_pages = if total == 0 { 0 } else { (total + limit - 1) / limit };
+    Ok(ok(CfdiPage { cfdis, total, page, limit, total_pages, has_more: page < total_pages }))
+}
+
+async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<(CfdiRow, String)> {
+    let mut conn = app.db.conn().await?;
+    let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
+    let row = fetch_rows(&mut conn, sql, vec![Arg::Text(id.to_owned()), Arg::Text(empresa_id.to_owned())]).await?.pop();
+    let row = row.ok_or_else(|| ApiError::not_found("invoice"))?;
+    let conceptos = sql!(scalar_one conn, String, "SELECT conceptos FROM cfdis WHERE id = $1", id)?;
+    Ok((row, conceptos))
+}
+
+/// One invoice with its lines and a signed XML link.
+#[utoipa::path(get, path = "/cfdi/{id}", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The invoice", body = Envelope<CfdiOut>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+    ))]
+pub async fn get(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let (row, conceptos) = load(&app, &empresa_id, &id).await?;
+    let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
+    let mut out = row.into_out(links);
+    out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
+    Ok(ok(out))
+}
+
+fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> Response {
+    let content_type = if path.ends_with(".pdf") { "application/pdf" } else { "application/xml; charset=utf-8" };
+    let disposition = format!("attachment; filename=\"{name}\"");
+    let mut response = bytes.into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
+async fn read_file(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
+    app.cfdi.storage.get(path).await.map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => ApiError::not_found("file"),
+        _ => ApiError::internal("storage get", error),
+    })
+}
+
+/// The stamped XML of an invoice.
+#[utoipa::path(get, path = "/cfdi/{id}/xml", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The XML", content_type = "application/xml", body = String),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn xml(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let (row, _) = load(&app, &empresa_id, &id).await?;
+    let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let bytes = read_file(&app, &path).await?;
+    Ok(file_response(bytes, &path, &format!("{}.xml", row.uuid)))
+}
+
+/// A file through a signed link (no credentials: the link is the permission; 1 hour).
+#[utoipa::path(get, path = "/descargas/{token}", tag = "cfdi", params(("token" = String, Path)),
+    responses(
+        (status = 200, description = "The file (XML or PDF)", content_type = "application/xml", body = String),
+        (status = 403, description = "DOWNLOAD_001 the link is altered or expired; ask for a new one", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) -> ApiResult<Response> {
+    let secret = app.cfdi.link_secret()?;
+    let path = links::verify(&secret, &token, app.clock.now().unix_timestamp()).map_err(|error| match error {
+        links::LinkError::Expired => {
+            ApiError::new(Code::Download001, "this download link expired; request the invoice again for a fresh one")
+        }
+        links::LinkError::Invalid => ApiError::new(Code::Download001, "this download link is not valid"),
+    })?;
+    let bytes = read_file(&app, &path).await?;
+    let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
+    Ok(file_response(bytes, &path, &name))
+}

@@ -1,0 +1,511 @@
+//! Invoicing over HTTP on both backends: CSD upload, sandbox stamping checked against SAT's own
+//! tools (xmllint, xsltproc, openssl), validation, idempotency, concurrent folios, listing,
+//! signed links and the stamp balance.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use timbra_credentials::testgen::{self, Options};
+use timbra_server::cfdi::{crypto::MasterKey, links};
+use time::{Duration, OffsetDateTime};
+
+use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with};
+
+const MASTER_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+const EMISOR: &str = "EKU9003173C9";
+
+fn sat_dir() -> Option<PathBuf> {
+    let dir = std::env::var("TIMBRA_SAT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/sat"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "shared/sat is required (TIMBRA_REQUIRE_SAT=1)");
+    eprintln!("SKIPPED: shared/sat not found (set TIMBRA_SAT_DIR); the SAT oracle checks did not run");
+    None
+}
+
+/// Sends a stamping request, optionally with an Idempotency-Key.
+async fn timbrar(app: &TestApp, who: &As, body: &Value, key: Option<&str>) -> Answer {
+    let mut request = app
+        .client
+        .post(format!("{}/api/cfdi/timbrar", app.base))
+        .bearer_auth(who.key.as_deref().unwrap())
+        .header("x-empresa-id", who.empresa.as_deref().unwrap())
+        .json(body);
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    TestApp::read(request.send().await.unwrap()).await
+}
+
+async fn raw(app: &TestApp, path: &str, who: Option<&As>) -> (StatusCode, String) {
+    let mut request = app.client.get(format!("{}{path}", app.base));
+    if let Some(who) = who {
+        request =
+            request.bearer_auth(who.key.as_deref().unwrap()).header("x-empresa-id", who.empresa.as_deref().unwrap());
+    }
+    let response = request.send().await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+/// A user with a sandbox company EKU9003173C9 and a customer; returns (who, cliente id).
+async fn setup(app: &TestApp, email: &str) -> (As, String) {
+    let (_, key) = app.user(email).await;
+    let empresa = app.empresa(&key, EMISOR).await;
+    let who = As::key(&key).in_empresa(&empresa);
+    let cliente = app
+        .post(
+            "/api/clientes",
+            &who,
+            json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }),
+        )
+        .await;
+    (who, cliente.data(201)["id"].as_str().unwrap().to_owned())
+}
+
+fn concepto(descripcion: &str, cantidad: Value, precio: Value) -> Value {
+    json!({ "claveProdServ": "81112100", "claveUnidad": "E48", "descripcion": descripcion, "cantidad": cantidad, "precioUnitario": precio })
+}
+
+fn factura(cliente: &str) -> Value {
+    json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente,
+        "conceptos": [concepto("Servicio de timbrado", json!(2), json!("1500.50"))] })
+}
+
+fn sh(program: &str, args: &[&str], cwd: &Path) -> (bool, Vec<u8>, String) {
+    let output = Command::new(program).args(args).current_dir(cwd).output().unwrap();
+    (output.status.success(), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[tokio::test]
+async fn stamped_invoices_pass_sat_schema_cadena_and_both_seals() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "oraculo@example.com").await;
+        let ingreso = timbrar(&app, &who, &factura(&cliente), None).await;
+        let first = ingreso.data(201).clone();
+        assert_eq!(ingreso.body["mode"], json!("sandbox"));
+        assert_eq!(ingreso.headers["x-service-mode"], "sandbox");
+        assert!(first["uuid"].as_str().unwrap().starts_with("SANDBOX-") && first["uuid"].as_str().unwrap().len() == 44);
+        assert_eq!((first["serie"].as_str(), first["folio"].as_str(), first["xmlUploaded"].as_bool()), (Some("A"), Some("1"), Some(true)));
+        assert_eq!(first["total"], json!("3481.16")); // 2 × 1500.50 + 16% IVA
+        let bare = first["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-").to_owned();
+
+        let impuestos = json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente, "conceptos": [
+            { "claveProdServ": "50202201", "claveUnidad": "H87", "descripcion": "Bebida saborizada", "cantidad": "10", "precioUnitario": 25.5,
+              "impuestos": { "traslados": [ { "impuesto": "IEPS", "tasaOCuota": "0.265" }, { "impuesto": "IVA", "tasaOCuota": "0.16" } ] } },
+            { "claveProdServ": "80101500", "claveUnidad": "E48", "descripcion": "Asesoría", "cantidad": 1, "precioUnitario": "10000",
+              "impuestos": { "traslados": [ { "impuesto": "002", "tasaOCuota": 0.16 } ],
+                             "retenciones": [ { "impuesto": "ISR", "tasaOCuota": "0.10" }, { "impuesto": "IVA", "tasaOCuota": "0.106667" } ] } } ] });
+        let usd = json!({ "formaPago": "99", "metodoPago": "PPD", "moneda": "USD", "tipoCambio": "17.2545", "clienteId": cliente,
+            "conceptos": [concepto("Licencia anual", json!(3), json!(1200.55))] });
+        let publico = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta del día", json!(1), json!("5830.17"))] });
+        let egreso = json!({ "tipoComprobante": "E", "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente, "usoCfdi": "G02",
+            "cfdiRelacionados": [ { "tipoRelacion": "01", "uuids": [ first["uuid"] ] } ],
+            "conceptos": [ { "claveProdServ": "84111506", "claveUnidad": "ACT", "descripcion": "Devolución parcial", "cantidad": 1, "precioUnitario": 100 } ] });
+        let traslado = json!({ "tipoComprobante": "T", "conceptos": [
+            { "claveProdServ": "56101700", "claveUnidad": "H87", "descripcion": "Sillas escolares", "cantidad": 25, "precioUnitario": 0 } ] });
+        let mut ids = vec![first["cfdiId"].as_str().unwrap().to_owned()];
+        for body in [&impuestos, &usd, &publico, &egreso, &traslado] {
+            let answer = timbrar(&app, &who, body, None).await;
+            ids.push(answer.data(201)["cfdiId"].as_str().unwrap().to_owned());
+        }
+        let folios: Vec<i64> = {
+            let mut v = Vec::new();
+            for id in &ids {
+                v.push(app.get(&format!("/api/cfdi/{id}"), &who).await.data(200)["folio"].as_str().unwrap().parse().unwrap());
+            }
+            v
+        };
+        assert_eq!(folios, vec![1, 2, 3, 4, 5, 6]);
+
+        let dir = TempDir::new();
+        let mut files = Vec::new();
+        for id in &ids {
+            let (status, xml) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+            assert_eq!(status, 200);
+            let path = dir.0.join(format!("{id}.xml"));
+            std::fs::write(&path, &xml).unwrap();
+            files.push((path, xml));
+        }
+        let global = &files[3].1;
+        assert!(global.contains("InformacionGlobal") && global.contains("Periodicidad=\"01\"") && global.contains("XAXX010101000"), "{global}");
+        assert!(files[2].1.contains("TipoCambio=\"17.2545\"") && files[2].1.contains("Moneda=\"USD\""));
+        assert!(files[1].1.contains("Impuesto=\"003\"") && files[1].1.contains("TotalImpuestosRetenidos"));
+        assert!(files[4].1.contains(&format!("UUID=\"{bare}\"")) && files[4].1.contains("TipoDeComprobante=\"E\""));
+        assert!(files[5].1.contains("TipoDeComprobante=\"T\""));
+
+        // The sandbox stamping certificate, as the installation stored it.
+        let mut conn = app.db.conn().await.unwrap();
+        let pac_cer = timbra_server::sql!(scalar_one conn, Vec<u8>, "SELECT cer FROM sandbox_pac WHERE id = 'default'").unwrap();
+        drop(conn);
+        let pac = timbra_credentials::Certificate::from_bytes(&pac_cer).unwrap();
+        for (_, xml) in &files {
+            timbra_cfdi::sello::verificar_sello_xml(xml).unwrap();
+            timbra_cfdi::sello::verificar_timbre_xml(xml, &pac).unwrap();
+        }
+
+        let Some(sat) = sat_dir() else { return };
+        // One xmllint call over every file, against SAT's schemas with the complements.
+        let schema = sat.join("xsd/cfdv40-with-complements.xsd");
+        let mut args = vec!["--nonet", "--noout", "--schema", schema.to_str().unwrap()];
+        args.extend(files.iter().map(|(path, _)| path.to_str().unwrap()));
+        let (valid, _, stderr) = sh("xmllint", &args, &sat);
+        assert!(valid, "xmllint: {stderr}");
+        std::fs::write(dir.0.join("pac.der"), &pac_cer).unwrap();
+        for (path, xml) in &files {
+            let path = path.to_str().unwrap();
+            let (_, cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_4_0.xslt", path], &sat);
+            assert_eq!(String::from_utf8(cadena.clone()).unwrap(), timbra_cfdi::cadena::desde_xml(xml).unwrap(), "{path}");
+            // Sello: openssl with the certificate the XML carries.
+            let comprobante = timbra_cfdi::parser::parsear(xml).unwrap();
+            let d = &dir.0;
+            std::fs::write(d.join("cadena.txt"), &cadena).unwrap();
+            std::fs::write(d.join("cert.der"), STANDARD.decode(&comprobante.certificado).unwrap()).unwrap();
+            std::fs::write(d.join("sig.bin"), STANDARD.decode(&comprobante.sello).unwrap()).unwrap();
+            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "cert.der", "-noout", "-pubkey"], d);
+            assert!(ok);
+            std::fs::write(d.join("pub.pem"), pem).unwrap();
+            let (ok, out, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.bin", "cadena.txt"], d);
+            assert!(ok, "{path}: {} {err}", String::from_utf8_lossy(&out));
+            // SelloSAT: TFD cadena by SAT's XSLT, verified with the sandbox stamping certificate.
+            let (_, tfd_xml, _) = sh("xsltproc", &["--nonet", "tools/extract_element.xslt", path], &sat);
+            std::fs::write(d.join("tfd.xml"), tfd_xml).unwrap();
+            let tfd_doc = d.join("tfd.xml");
+            let (_, tfd_cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_TFD_1_1.xslt", tfd_doc.to_str().unwrap()], &sat);
+            std::fs::write(d.join("tfd.txt"), &tfd_cadena).unwrap();
+            let sello_sat = xml.split("SelloSAT=\"").nth(1).unwrap().split('"').next().unwrap();
+            std::fs::write(d.join("tfd.bin"), STANDARD.decode(sello_sat).unwrap()).unwrap();
+            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "pac.der", "-noout", "-pubkey"], d);
+            assert!(ok);
+            std::fs::write(d.join("pac.pem"), pem).unwrap();
+            let (ok, _, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pac.pem", "-signature", "tfd.bin", "tfd.txt"], d);
+            assert!(ok, "TFD of {path}: {err}");
+        }
+    })
+    .await;
+}
+
+fn b64(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+fn csd(rfc: &str, not_before: OffsetDateTime, not_after: OffsetDateTime) -> testgen::Generated {
+    testgen::generate(&Options::csd(rfc, "ESCUELA KEMPER URGATE", not_before, not_after)).unwrap()
+}
+
+#[tokio::test]
+async fn csd_upload_checks_every_case_and_keeps_secrets_encrypted() {
+    let now = OffsetDateTime::now_utc();
+    let valid = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
+    let other_key = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
+    let other_rfc = csd("XIA190128J61", now - Duration::days(1), now + Duration::days(365));
+    let expired = csd(EMISOR, now - Duration::days(800), now - Duration::days(1));
+    let fiel = testgen::generate(&Options::fiel(
+        EMISOR,
+        "ESCUELA KEMPER URGATE",
+        now - Duration::days(1),
+        now + Duration::days(365),
+    ))
+    .unwrap();
+    each_backend(|app: TestApp| {
+        let (valid, other_key, other_rfc, expired, fiel) = (valid.clone(), other_key.clone(), other_rfc.clone(), expired.clone(), fiel.clone());
+        async move {
+            let (who, cliente) = setup(&app, "csd@example.com").await;
+            let empresa = who.empresa.clone().unwrap();
+            let path = format!("/api/empresas/{empresa}/certificados");
+            let upload = |g: &testgen::Generated, password: &str| {
+                json!({ "cerBase64": b64(&g.cer_der), "keyBase64": b64(&g.key_der_encrypted), "password": password })
+            };
+            app.post(&path, &who, json!({ "cerBase64": b64(&valid.cer_der) })).await.assert_error(400, "CSD_001");
+            app.post(&path, &who, upload(&valid, "wrong-password")).await.assert_error(400, "CSD_002");
+            let mismatch = json!({ "cerBase64": b64(&valid.cer_der), "keyBase64": b64(&other_key.key_der_encrypted), "password": "12345678a" });
+            app.post(&path, &who, mismatch).await.assert_error(400, "CSD_002");
+            app.post(&path, &who, json!({ "cerBase64": "bm90IGEgY2VydA==", "keyBase64": "eA==", "password": "x" })).await.assert_error(400, "CSD_002");
+            app.post(&path, &who, upload(&expired, "12345678a")).await.assert_error(400, "CSD_003");
+            app.post(&path, &who, upload(&other_rfc, "12345678a")).await.assert_error(400, "CSD_004");
+            let refused = app.post(&path, &who, upload(&fiel, "12345678a")).await;
+            refused.assert_error(400, "CSD_005");
+            assert!(refused.body["error"]["message"].as_str().unwrap().contains("FIEL"));
+            // SAT's own expired CSD (2019-2023), when the reference data is here.
+            if let Some(sat) = sat_dir() {
+                let cer = std::fs::read(sat.join("certs/30001000000400002434.cer")).unwrap();
+                let key = std::fs::read(sat.join("certs/30001000000400002434.key")).unwrap();
+                let body = json!({ "cerBase64": b64(&cer), "keyBase64": b64(&key), "password": "12345678a" });
+                app.post(&path, &who, body).await.assert_error(400, "CSD_003");
+            }
+            let listed = app.get("/api/empresas", &As::key(who.key.as_deref().unwrap())).await;
+            assert_eq!(listed.data(200)[0]["csdConfigured"], json!(false));
+
+            let stored = app.post(&path, &who, upload(&valid, "12345678a")).await;
+            let data = stored.data(201);
+            let no_certificado = timbra_credentials::Certificate::from_bytes(&valid.cer_der).unwrap().no_certificado().to_owned();
+            assert_eq!(data["noCertificado"], json!(no_certificado));
+            assert_eq!(data["empresaId"], json!(empresa));
+            assert!(data.get("keyBase64").is_none() && data.get("password").is_none());
+            let listed = app.get("/api/empresas", &As::key(who.key.as_deref().unwrap())).await;
+            assert_eq!(listed.data(200)[0]["csdConfigured"], json!(true));
+            assert!(listed.data(200)[0]["csdVigenciaFin"].as_str().is_some());
+            let one = app.get(&format!("/api/empresas/{empresa}"), &who).await;
+            assert_eq!(one.data(200)["csdConfigured"], json!(true));
+
+            // At rest: neither the key nor the password appears in the row.
+            let mut conn = app.db.conn().await.unwrap();
+            let (key_enc, password_enc) = timbra_server::sql!(fetch_one conn, (Vec<u8>, Vec<u8>),
+                "SELECT key_enc, password_enc FROM certificados WHERE empresa_id = $1", &empresa).unwrap();
+            drop(conn);
+            assert!(!key_enc.windows(16).any(|w| valid.key_der_encrypted.windows(16).next() == Some(w)));
+            assert!(!password_enc.windows(9).any(|w| w == b"12345678a"));
+
+            // Sandbox stamping now seals with the uploaded CSD.
+            let stamped = timbrar(&app, &who, &factura(&cliente), None).await;
+            let id = stamped.data(201)["cfdiId"].as_str().unwrap().to_owned();
+            let (_, xml) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+            assert!(xml.contains(&format!("NoCertificado=\"{no_certificado}\"")));
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn live_companies_get_csd_errors_and_no_fake_stamp() {
+    each_backend(|app: TestApp| async move {
+        let (_, key) = app.user("live@example.com").await;
+        let created = app
+            .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
+            .await;
+        let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
+        let who = As::key(&key).in_empresa(&empresa);
+        let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
+        let answer = timbrar(&app, &who, &body, None).await;
+        answer.assert_error(400, "CFDI_002");
+        assert_eq!(answer.headers["x-service-mode"], "live");
+        let now = OffsetDateTime::now_utc();
+        let short = csd(EMISOR, now - Duration::days(1), now + Duration::seconds(4));
+        let path = format!("/api/empresas/{empresa}/certificados");
+        let upload = json!({ "cerBase64": b64(&short.cer_der), "keyBase64": b64(&short.key_der_encrypted), "password": "12345678a" });
+        app.post(&path, &who, upload).await.data(201);
+        tokio::time::sleep(std::time::Duration::from_millis(4100)).await;
+        timbrar(&app, &who, &body, None).await.assert_error(400, "CFDI_003");
+        let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+        let upload = json!({ "cerBase64": b64(&good.cer_der), "keyBase64": b64(&good.key_der_encrypted), "password": "12345678a" });
+        app.post(&path, &who, upload).await.data(201);
+        timbrar(&app, &who, &body, None).await.assert_error(501, "LIVE_001");
+        let list = app.get("/api/cfdi", &who).await;
+        assert_eq!(list.data(200)["total"], json!(0));
+    })
+    .await;
+}
+
+async fn folio_actual(app: &TestApp, who: &As) -> i64 {
+    let empresa = who.empresa.as_deref().unwrap();
+    app.get(&format!("/api/empresas/{empresa}"), who).await.data(200)["folioActual"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_whole_before_any_folio_is_spent() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "malo@example.com").await;
+        let many_problems = json!({ "formaPago": "77", "metodoPago": "PUE", "conceptos": [
+            { "claveUnidad": "E48", "descripcion": "x", "cantidad": 0, "precioUnitario": "1.1234567" },
+            { "claveProdServ": "81112100", "claveUnidad": "E48", "descripcion": "y", "cantidad": -1, "precioUnitario": -5, "descuento": "0.0000001" } ] });
+        let answer = timbrar(&app, &who, &many_problems, None).await;
+        answer.assert_error(400, "CFDI_001");
+        let fields: Vec<&str> = answer.body["error"]["details"]["fields"].as_array().unwrap().iter().map(|f| f["field"].as_str().unwrap()).collect();
+        for expected in ["formaPago", "conceptos[0].claveProdServ", "conceptos[0].cantidad", "conceptos[0].precioUnitario",
+            "conceptos[1].cantidad", "conceptos[1].precioUnitario", "conceptos[1].descuento"] {
+            assert!(fields.contains(&expected), "{expected} missing in {fields:?}");
+        }
+        // Anexo 20 rules found by the engine come back in the same envelope.
+        let usd_without_rate = json!({ "formaPago": "03", "metodoPago": "PUE", "moneda": "USD", "conceptos": [concepto("x", json!(1), json!(10))] });
+        let answer = timbrar(&app, &who, &usd_without_rate, None).await;
+        answer.assert_error(400, "CFDI_001");
+        assert!(answer.body["error"]["details"]["fields"].to_string().contains("TipoCambio"), "{}", answer.body);
+
+        let lines: Vec<Value> = (0..5000).map(|i| concepto(&format!("línea {i}"), json!(1), json!(1))).collect();
+        let answer = timbrar(&app, &who, &json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": lines }), None).await;
+        answer.assert_error(400, "CFDI_001");
+        assert!(answer.body["error"]["message"].as_str().unwrap().contains("at most 1000"), "{}", answer.body);
+        timbrar(&app, &who, &json!({ "conceptos": [] }), None).await.assert_error(400, "CFDI_001");
+        timbrar(&app, &who, &json!({ "conceptos": "nope" }), None).await.assert_error(400, "REQUEST_001");
+        timbrar(&app, &who, &json!({ "tipoComprobante": "P", "conceptos": [concepto("x", json!(1), json!(1))] }), None).await.assert_error(400, "CFDI_001");
+        let malformed = app
+            .client
+            .post(format!("{}/api/cfdi/timbrar", app.base))
+            .bearer_auth(who.key.as_deref().unwrap())
+            .header("x-empresa-id", who.empresa.as_deref().unwrap())
+            .header("content-type", "application/json")
+            .body("{\"conceptos\": [")
+            .send()
+            .await
+            .unwrap();
+        TestApp::read(malformed).await.assert_error(400, "REQUEST_001");
+        let mut unknown = factura(&cliente);
+        unknown["clienteId"] = json!("00000000-0000-7000-8000-000000000000");
+        timbrar(&app, &who, &unknown, None).await.assert_error(404, "CFDI_004");
+
+        // Nothing was stored and no folio was spent: the next invoice is folio 1.
+        assert_eq!(folio_actual(&app, &who).await, 0);
+        assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(0));
+        assert_eq!(timbrar(&app, &who, &factura(&cliente), None).await.data(201)["folio"], json!("1"));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn idempotency_key_replays_the_first_answer_and_refuses_another_body() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "idem@example.com").await;
+        let first = timbrar(&app, &who, &factura(&cliente), Some("pedido-42")).await;
+        let again = timbrar(&app, &who, &factura(&cliente), Some("pedido-42")).await;
+        assert_eq!(first.status, 201);
+        assert_eq!((again.status, &again.body), (first.status, &first.body));
+        assert_eq!(again.headers["idempotent-replayed"], "true");
+        let mut other = factura(&cliente);
+        other["conceptos"][0]["cantidad"] = json!(3);
+        timbrar(&app, &who, &other, Some("pedido-42")).await.assert_error(409, "IDEMPOTENCY_001");
+        assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(1));
+        // Concurrent requests with one key stamp once.
+        let app = std::sync::Arc::new(app);
+        let racers: Vec<_> = (0..8)
+            .map(|_| {
+                let (app, who, body) = (app.clone(), who.clone(), factura(&cliente));
+                tokio::spawn(async move { timbrar(&app, &who, &body, Some("carrera")).await })
+            })
+            .collect();
+        let mut ids = BTreeSet::new();
+        for racer in racers {
+            ids.insert(racer.await.unwrap().data(201)["cfdiId"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(ids.len(), 1);
+        assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(2));
+        assert_eq!(folio_actual(&app, &who).await, 2, "the losers' folios were rolled back");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn two_hundred_concurrent_stamps_get_folios_1_to_200() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "folios@example.com").await;
+        let app = std::sync::Arc::new(app);
+        let mut tasks = Vec::new();
+        for _ in 0..200 {
+            let (app, who, body) = (app.clone(), who.clone(), factura(&cliente));
+            tasks.push(tokio::spawn(async move { timbrar(&app, &who, &body, None).await }));
+        }
+        let mut folios = Vec::new();
+        for task in tasks {
+            let answer = task.await.unwrap();
+            folios.push(answer.data(201)["folio"].as_str().unwrap().parse::<i64>().unwrap());
+        }
+        folios.sort_unstable();
+        assert_eq!(folios, (1..=200).collect::<Vec<_>>());
+        assert_eq!(folio_actual(&app, &who).await, 200);
+        assert_eq!(app.get("/api/cfdi?limit=1", &who).await.data(200)["total"], json!(200));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn listing_filters_search_and_signed_links() {
+    each_backend_with(|config| config.master_key = Some(MASTER_KEY.into()), |app: TestApp| async move {
+        let (who, cliente) = setup(&app, "lista@example.com").await;
+        let mut stamped = Vec::new();
+        for body in [factura(&cliente), json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Mostrador", json!(1), json!(99))] }), factura(&cliente)] {
+            stamped.push(timbrar(&app, &who, &body, None).await.data(201).clone());
+        }
+        let all = app.get("/api/cfdi", &who).await;
+        let data = all.data(200);
+        assert_eq!((data["total"].clone(), data["page"].clone(), data["limit"].clone(), data["hasMore"].clone()), (json!(3), json!(1), json!(50), json!(false)));
+        let listed: Vec<&str> = data["cfdis"].as_array().unwrap().iter().map(|c| c["folio"].as_str().unwrap()).collect();
+        assert_eq!(listed, vec!["3", "2", "1"], "most recent first");
+        let item = &data["cfdis"][2];
+        assert_eq!(item["total"], json!("3481.16"));
+        assert_eq!((item["status"].as_str(), item["tipo"].as_str(), item["tipoComprobante"].as_str()), (Some("TIMBRADO_SANDBOX"), Some("EMITIDA"), Some("I")));
+        assert!(item.get("xmlDownloadUrl").is_none() && item["xmlUrl"].as_str().is_some());
+        let paged = app.get("/api/cfdi?limit=2&page=1", &who).await;
+        assert_eq!((paged.data(200)["totalPages"].clone(), paged.data(200)["hasMore"].clone()), (json!(2), json!(true)));
+        for (query, expected) in [
+            ("tipo=EMITIDA", 3), ("tipo=RECIBIDA", 0), ("tipo=I", 3), ("tipo=E", 0), ("status=TIMBRADO", 3), ("status=CANCELADO", 0),
+            ("search=xiqb89", 2), ("search=XIQB891116QE4", 2), ("search=ximena", 2), ("search=publico", 1),
+            ("search=escuela", 3), ("desde=2000-01-01", 3), ("hasta=2000-01-01", 0),
+        ] {
+            let answer = app.get(&format!("/api/cfdi?{query}"), &who).await;
+            assert_eq!(answer.data(200)["total"], json!(expected), "{query}");
+        }
+        // A folio is matched exactly (a UUID that happens to start with the digit may join it).
+        let by_folio = app.get("/api/cfdi?search=2", &who).await;
+        assert!(by_folio.data(200)["cfdis"].as_array().unwrap().iter().any(|c| c["folio"] == json!("2")));
+        let uuid = stamped[1]["uuid"].as_str().unwrap();
+        for search in [uuid.to_owned(), uuid.trim_start_matches("SANDBOX-").to_owned(), uuid.trim_start_matches("SANDBOX-")[..8].to_lowercase()] {
+            let answer = app.get(&format!("/api/cfdi?search={search}"), &who).await;
+            assert_eq!(answer.data(200)["cfdis"][0]["uuid"].as_str(), Some(uuid), "{search}");
+        }
+        for bad in ["limit=1001", "limit=0", "page=0", "tipo=X", "status=NUEVO", "desde=ayer"] {
+            app.get(&format!("/api/cfdi?{bad}"), &who).await.assert_error(400, "REQUEST_001");
+        }
+
+        // Detail with lines; signed links that need no credentials.
+        let id = stamped[0]["cfdiId"].as_str().unwrap();
+        let detail = app.get(&format!("/api/cfdi/{id}"), &who).await;
+        let detail = detail.data(200);
+        assert_eq!(detail["conceptos"][0]["descripcion"], json!("Servicio de timbrado"));
+        assert_eq!(detail["conceptos"][0]["importe"].to_string(), "3001.00");
+        assert_eq!(detail["downloadExpiresIn"], json!(3600));
+        let with_links = app.get("/api/cfdi?includeDownloadUrls=true", &who).await;
+        let link = with_links.data(200)["cfdis"][2]["xmlDownloadUrl"].as_str().unwrap().to_owned();
+        let (_, direct) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+        let (status, via_link) = raw(&app, &link, None).await;
+        assert_eq!((status, via_link.as_str()), (StatusCode::OK, direct.as_str()));
+        assert!(direct.contains(uuid_of(&stamped[0])));
+        let tampered = format!("{}x", link);
+        let (status, body) = raw(&app, &tampered, None).await;
+        assert_eq!(status, 403, "{body}");
+        assert!(body.contains("DOWNLOAD_001"));
+        let secret = links::secret(&MasterKey::from_base64(MASTER_KEY).unwrap());
+        let path = stamped[0]["xmlUrl"].as_str().unwrap();
+        let expired = format!("/api/descargas/{}", links::sign(&secret, path, OffsetDateTime::now_utc().unix_timestamp() - 1));
+        let (status, body) = raw(&app, &expired, None).await;
+        assert_eq!(status, 403);
+        assert!(body.contains("DOWNLOAD_001") && body.contains("expired"), "{body}");
+        let other_path = links::url(&secret, "../timbra.db", OffsetDateTime::now_utc().unix_timestamp());
+        assert_ne!(raw(&app, &other_path, None).await.0, 200);
+
+        // Another tenant sees none of it.
+        let (other, _) = setup(&app, "otro@example.com").await;
+        app.get(&format!("/api/cfdi/{id}"), &other).await.assert_error(404, "NOT_FOUND");
+        app.get(&format!("/api/cfdi/{id}/xml"), &other).await.assert_error(404, "NOT_FOUND");
+        assert_eq!(app.get("/api/cfdi?search=ximena", &other).await.data(200)["total"], json!(0));
+        let mut into_a = other.clone();
+        into_a.empresa = who.empresa.clone();
+        app.get("/api/cfdi", &into_a).await.assert_error(403, "SCOPE_001");
+        timbrar(&app, &into_a, &factura(&cliente), None).await.assert_error(403, "SCOPE_001");
+    })
+    .await;
+}
+
+fn uuid_of(stamped: &Value) -> &str {
+    stamped["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-")
+}
+
+#[tokio::test]
+async fn stamp_balance_is_read_topped_up_by_the_owner_and_untouched_by_sandbox() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "saldo@example.com").await;
+        assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(0));
+        assert_eq!(app.post("/api/timbres/recargas", &who, json!({ "cantidad": 100, "concepto": "pago 1" })).await.data(201)["saldo"], json!(100));
+        assert_eq!(app.post("/api/timbres/recargas", &who, json!({ "cantidad": 50 })).await.data(201)["saldo"], json!(150));
+        app.post("/api/timbres/recargas", &who, json!({ "cantidad": 0 })).await.assert_error(400, "TIMBRES_001");
+        app.post("/api/timbres/recargas", &who, json!({})).await.assert_error(400, "TIMBRES_001");
+        timbrar(&app, &who, &factura(&cliente), None).await.data(201);
+        assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(150));
+    })
+    .await;
+}

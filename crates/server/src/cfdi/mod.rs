@@ -9,6 +9,7 @@ pub mod idempotencia;
 pub mod links;
 pub mod storage;
 pub mod timbrado;
+pub mod vencimiento;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

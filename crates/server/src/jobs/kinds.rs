@@ -13,6 +13,7 @@ pub fn registry() -> Registry {
     let mut registry = Registry::default();
     registry.register::<crate::webhooks::delivery::Deliver>();
     registry.daily::<PurgeFinished>(time!(03:30));
+    registry.daily::<crate::cfdi::vencimiento::CertificadosPorExpirar>(time!(14:00));
     registry
 }
 

@@ -310,3 +310,71 @@ async fn bad_input_is_refused_with_webhook_001() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn stamping_and_an_expiring_csd_emit_their_events_once() {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use timbra_credentials::testgen::{self, Options};
+
+    let clock = Clock::shifted(0, 1.0);
+    // Valid for 10 more days: inside the 30-day notice window.
+    let now = clock.now();
+    let csd = testgen::generate(&Options::csd(
+        "EKU9003173C9",
+        "ESCUELA KEMPER URGATE",
+        now - time::Duration::days(300),
+        now + time::Duration::days(10),
+    ))
+    .unwrap();
+    each_backend_with(driven(&clock), |app: TestApp| {
+        let (clock, csd) = (clock.clone(), csd.clone());
+        async move {
+            let receiver = Receiver::start().await;
+            let (who, empresa) = company(&app, "expira@example.com", "EKU9003173C9").await;
+            let events = json!(["factura.timbrada", "certificado.por_expirar"]);
+            webhook(&app, &who, json!({ "url": receiver.url, "events": events })).await;
+            let upload = json!({ "cerBase64": STANDARD.encode(&csd.cer_der),
+                "keyBase64": STANDARD.encode(&csd.key_der_encrypted), "password": "12345678a" });
+            app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+
+            // factura.timbrada: SPEC.md's data, total as an exact JSON number.
+            let factura = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [{ "claveProdServ": "81112100",
+                "claveUnidad": "E48", "descripcion": "Asesoría", "cantidad": 1, "precioUnitario": "100" }] });
+            let stamped = app.post("/api/cfdi/timbrar", &who, factura).await.data(201).clone();
+            wait_for(10, "factura.timbrada", async || receiver.accepted().len() == 1).await;
+            let body: Value = serde_json::from_slice(&receiver.accepted()[0].body).unwrap();
+            assert_eq!(body["type"], "factura.timbrada");
+            assert_eq!(body["data"]["cfdiId"], stamped["cfdiId"]);
+            assert_eq!(body["data"]["uuid"], stamped["uuid"]);
+            assert_eq!(body["data"]["folio"], stamped["folio"]);
+            assert_eq!(body["data"]["serie"], stamped["serie"]);
+            assert_eq!(serde_json::to_string(&body["data"]["total"]).unwrap(), "116.00");
+
+            // The daily check announces the certificate once, however many days it runs.
+            let runs = async || {
+                let mut conn = app.db.conn().await.unwrap();
+                timbra_server::sql!(scalar_one conn, i64,
+                    "SELECT COUNT(*) FROM jobs WHERE kind = 'certificados.por_expirar' AND status = 'done'")
+                .unwrap()
+            };
+            clock.advance(Duration::from_secs(86_400));
+            wait_for(10, "certificado.por_expirar", async || receiver.accepted().len() == 2).await;
+            let body: Value = serde_json::from_slice(&receiver.accepted()[1].body).unwrap();
+            assert_eq!(body["type"], "certificado.por_expirar");
+            assert_eq!(body["data"]["empresaId"], empresa.as_str());
+            assert_eq!(body["data"]["rfc"], "EKU9003173C9");
+            assert_eq!(body["data"]["noCertificado"].as_str().unwrap().len(), 20);
+            // The clock is shared by both backends' runs, so days are counted from the event's time.
+            let (created, fin) = (at(&body["created"]), at(&body["data"]["vigenciaFin"]));
+            assert_eq!(fin.unix_timestamp(), (now + time::Duration::days(10)).unix_timestamp());
+            assert_eq!(body["data"]["diasRestantes"].as_i64().unwrap(), (fin - created).whole_days(), "{body}");
+            assert!((fin - created) < time::Duration::days(30));
+            let before = runs().await;
+            clock.advance(Duration::from_secs(86_400));
+            wait_for(10, "the next day's check", async || runs().await > before).await;
+            assert_eq!(receiver.accepted().len(), 2, "announced only once");
+        }
+    })
+    .await;
+}

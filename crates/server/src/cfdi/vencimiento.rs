@@ -1,0 +1,89 @@
+//! The daily `certificado.por_expirar` check: an uploaded CSD whose validity ends within
+//! [`AVISO`] gets one event (and its webhook deliveries), recorded on the certificate row so
+//! the next days do not repeat it. Uploading a new CSD replaces the row, so the next expiry is
+//! announced again. Generated sandbox CSDs are renewed by the service and never announced.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::events::{self, EventType};
+use crate::jobs::{Attempt, Claimed, Job};
+use crate::sql;
+use crate::state::AppState;
+
+/// How far ahead an expiry is announced (SPEC.md: "CSD expires in 30 days").
+pub const AVISO: Duration = Duration::from_secs(30 * 86_400);
+
+#[derive(sqlx::FromRow)]
+struct PorExpirar {
+    id: String,
+    empresa_id: String,
+    no_certificado: String,
+    rfc: String,
+    vigencia_fin: OffsetDateTime,
+}
+
+/// `data` of `certificado.por_expirar`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Aviso<'a> {
+    empresa_id: &'a str,
+    no_certificado: &'a str,
+    rfc: &'a str,
+    #[serde(with = "time::serde::rfc3339")]
+    vigencia_fin: OffsetDateTime,
+    dias_restantes: i64,
+}
+
+/// Daily job: announces uploaded CSDs that expire within [`AVISO`].
+pub struct CertificadosPorExpirar;
+
+impl Job for CertificadosPorExpirar {
+    const KIND: &'static str = "certificados.por_expirar";
+
+    async fn run(app: AppState, _job: Claimed) -> Attempt {
+        match avisar(&app).await {
+            Ok(avisados) => Attempt::ok(serde_json::json!({ "avisados": avisados })),
+            Err(error) => Attempt::retry(error.to_string(), serde_json::Value::Null),
+        }
+    }
+}
+
+/// One transaction per certificate: the event and the mark on the row commit together, so a
+/// crash between two certificates neither loses nor repeats an announcement.
+async fn avisar(app: &AppState) -> Result<usize, sqlx::Error> {
+    let now = app.clock.now();
+    let limite = now + AVISO;
+    let pendientes = {
+        let mut conn = app.db.conn().await?;
+        sql!(fetch_all conn, PorExpirar,
+            "SELECT c.id, c.empresa_id, c.no_certificado, c.rfc, c.vigencia_fin FROM certificados c \
+             JOIN empresas e ON e.id = c.empresa_id \
+             WHERE c.kind = 'CSD' AND c.origen = 'UPLOAD' AND c.aviso_por_expirar_at IS NULL \
+             AND c.vigencia_fin > $1 AND c.vigencia_fin <= $2 AND e.deleted_at IS NULL \
+             ORDER BY c.vigencia_fin",
+            now, limite)?
+    };
+    let mut avisados = 0;
+    for cert in &pendientes {
+        let mut tx = app.db.begin().await?;
+        let marcados = sql!(execute tx,
+            "UPDATE certificados SET aviso_por_expirar_at = $1 WHERE id = $2 AND aviso_por_expirar_at IS NULL",
+            now, &cert.id)?;
+        if marcados == 1 {
+            let aviso = Aviso {
+                empresa_id: &cert.empresa_id,
+                no_certificado: &cert.no_certificado,
+                rfc: &cert.rfc,
+                vigencia_fin: cert.vigencia_fin,
+                dias_restantes: (cert.vigencia_fin - now).whole_days(),
+            };
+            events::emit(&mut tx, now, &cert.empresa_id, EventType::CertificadoPorExpirar, &aviso).await?;
+            avisados += 1;
+        }
+        tx.commit().await?;
+    }
+    Ok(avisados)
+}

@@ -87,6 +87,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(cfdi::list))
         .routes(routes!(cfdi::get))
         .routes(routes!(cfdi::xml))
+        .routes(routes!(cfdi::pdf_route))
         .routes(routes!(cfdi::descarga))
         .routes(routes!(timbres::get))
         .routes(routes!(timbres::recargar))

@@ -379,7 +379,10 @@ impl CfdiRow {
             xml_retry_count: 0,
             xml_next_retry_at: None,
             download_expires_in: links.map(|_| links::LINK_SECONDS),
-            pdf_download_url: links.map(|_| None),
+            // The PDF is rendered on its first download (never on the stamping path), so the link
+            // exists whenever the XML does.
+            pdf_download_url: links
+                .map(|(secret, now)| self.xml_url.as_deref().map(|path| links::url(&secret, &ruta_pdf(path), now))),
             xml_download_url,
             id: self.id,
             uuid: self.uuid,
@@ -635,6 +638,52 @@ pub async fn xml(
     Ok(file_response(bytes, &path, &format!("{}.xml", row.uuid)))
 }
 
+/// The printed representation of an invoice (PDF with the verification QR), rendered from the
+/// stored XML on the first request and stored beside it.
+#[utoipa::path(get, path = "/cfdi/{id}/pdf", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for metadata-only invoices: no XML, no PDF)", body = ErrorBody),
+    ))]
+pub async fn pdf_route(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let (row, _) = load(&app, &empresa_id, &id).await?;
+    let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let path = ruta_pdf(&xml_path);
+    let bytes = pdf(&app, &path).await?;
+    Ok(file_response(bytes, &path, &format!("{}.pdf", row.uuid)))
+}
+
+/// Where the PDF of the XML stored at `xml_path` lives.
+fn ruta_pdf(xml_path: &str) -> String {
+    format!("{}.pdf", xml_path.strip_suffix(".xml").unwrap_or(xml_path))
+}
+
+/// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there
+/// yet. Rendering runs on the blocking pool: it is CPU work of a few milliseconds.
+async fn pdf(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
+    match app.cfdi.storage.get(path).await {
+        Ok(bytes) => return Ok(bytes),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(ApiError::internal("storage get", error)),
+    }
+    let xml_path = format!("{}.xml", path.strip_suffix(".pdf").unwrap_or(path));
+    let xml = String::from_utf8(read_file(app, &xml_path).await?).map_err(|e| ApiError::internal("stored XML", e))?;
+    let bytes = tokio::task::spawn_blocking(move || timbra_pdf::render_xml(&xml))
+        .await
+        .map_err(|e| ApiError::internal("pdf task", e))?
+        .map_err(|e| ApiError::internal("pdf render", e))?;
+    // Two first requests at once render twice and store the same bytes: harmless.
+    app.cfdi.storage.put(path, bytes.clone()).await.map_err(|e| ApiError::internal("storage put", e))?;
+    Ok(bytes)
+}
+
 /// A file through a signed link (no credentials: the link is the permission; 1 hour).
 #[utoipa::path(get, path = "/descargas/{token}", tag = "cfdi", params(("token" = String, Path)),
     responses(
@@ -650,7 +699,7 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
         }
         links::LinkError::Invalid => ApiError::new(Code::Download001, "this download link is not valid"),
     })?;
-    let bytes = read_file(&app, &path).await?;
+    let bytes = if path.ends_with(".pdf") { pdf(&app, &path).await? } else { read_file(&app, &path).await? };
     let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
     Ok(file_response(bytes, &path, &name))
 }

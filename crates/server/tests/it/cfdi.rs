@@ -509,3 +509,84 @@ async fn stamp_balance_is_read_topped_up_by_the_owner_and_untouched_by_sandbox()
     })
     .await;
 }
+
+/// Rasterizes page 1 of `pdf` and decodes its QR code with zbarimg.
+fn qr_of(pdf: &Path) -> String {
+    let prefix = pdf.with_extension("");
+    let (ok, _, err) = sh(
+        "pdftoppm",
+        &["-png", "-r", "150", "-singlefile", "-f", "1", "-l", "1", pdf.to_str().unwrap(), prefix.to_str().unwrap()],
+        Path::new("."),
+    );
+    assert!(ok, "pdftoppm: {err}");
+    let (ok, out, err) =
+        sh("zbarimg", &["--raw", "-q", prefix.with_extension("png").to_str().unwrap()], Path::new("."));
+    assert!(ok, "zbarimg found no QR code: {err}");
+    String::from_utf8(out).unwrap().trim_end().to_owned()
+}
+
+#[tokio::test]
+async fn the_pdf_is_rendered_on_first_download_with_the_invoices_own_data_and_qr() {
+    let tools = ["pdftotext", "pdftoppm", "zbarimg"];
+    if tools.iter().any(|tool| Command::new(tool).arg("-v").output().is_err()) {
+        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils and zbar-tools are required");
+        eprintln!("SKIPPED: poppler-utils or zbar-tools not installed");
+        return;
+    }
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "pdf@example.com").await;
+        let stamped = timbrar(&app, &who, &factura(&cliente), None).await.data(201).clone();
+        let id = stamped["cfdiId"].as_str().unwrap();
+        let uuid = uuid_of(&stamped).to_owned();
+        let (status, xml) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+        assert_eq!(status, 200);
+
+        let response = app
+            .client
+            .get(format!("{}/api/cfdi/{id}/pdf", app.base))
+            .bearer_auth(who.key.as_deref().unwrap())
+            .header("x-empresa-id", who.empresa.as_deref().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "application/pdf");
+        let bytes = response.bytes().await.unwrap();
+        assert!(bytes.starts_with(b"%PDF-"));
+        let dir = TempDir::new();
+        let file = dir.0.join("factura.pdf");
+        std::fs::write(&file, &bytes).unwrap();
+
+        // 2 × 1,500.50 + 16% IVA = 3,481.16, in figures and in words.
+        let (ok, text, err) = sh("pdftotext", &["-layout", file.to_str().unwrap(), "-"], Path::new("."));
+        assert!(ok, "pdftotext: {err}");
+        let text = String::from_utf8(text).unwrap();
+        for expected in [uuid.as_str(), "EKU9003173C9", "XIQB891116QE4", "XIMENA QUIROZ BARRAGAN", "3,481.16"] {
+            assert!(text.contains(expected), "{expected} missing from the PDF:\n{text}");
+        }
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("TRES MIL CUATROCIENTOS OCHENTA Y UN PESOS 16/100 M.N."), "{words}");
+
+        // The QR is SAT's verification URL of this very invoice.
+        let comprobante = timbra_cfdi::parser::parsear(&xml).unwrap();
+        let sello = &comprobante.sello;
+        let expected = format!(
+            "https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id={uuid}&re=EKU9003173C9\
+             &rr=XIQB891116QE4&tt=3481.16&fe={}",
+            &sello[sello.len() - 8..]
+        );
+        assert_eq!(qr_of(&file), expected);
+
+        // Stored on first render: the signed link of the listing serves the same bytes, no login.
+        let listed = app.get("/api/cfdi?includeDownloadUrls=true", &who).await.data(200).clone();
+        let link = listed["cfdis"][0]["pdfDownloadUrl"].as_str().unwrap().to_owned();
+        let again = app.client.get(format!("{}{link}", app.base)).send().await.unwrap();
+        assert_eq!(again.status(), 200);
+        assert_eq!(again.bytes().await.unwrap(), bytes);
+        // Another company's user cannot fetch it.
+        let (other, _) = setup(&app, "pdf-other@example.com").await;
+        let (status, _) = raw(&app, &format!("/api/cfdi/{id}/pdf"), Some(&other)).await;
+        assert_eq!(status, 404);
+    })
+    .await;
+}

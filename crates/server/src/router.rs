@@ -105,6 +105,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut openapi) =
         OpenApiRouter::<AppState>::with_openapi(ApiDoc::openapi()).nest("/api", api_routes()).split_for_parts();
     docs::attach_error_codes(&mut openapi);
+    docs::attach_webhook_events(&mut openapi);
     docs::document_unauthorized(&mut openapi);
     openapi
 }

@@ -43,6 +43,44 @@ pub fn attach_error_codes(openapi: &mut utoipa::openapi::OpenApi) {
     openapi.extensions.get_or_insert_with(Default::default).merge(extensions);
 }
 
+/// Adds `x-webhook-events` (type → meaning and the fields of its `data`) and
+/// `x-webhook-delivery` (envelope and signature) to the OpenAPI document; webhooks.md has the
+/// prose. A type whose feature does not emit it yet has `data: null`.
+pub fn attach_webhook_events(openapi: &mut utoipa::openapi::OpenApi) {
+    use crate::events::EventType;
+    use serde_json::json;
+    let data = |event: EventType| match event {
+        EventType::FacturaTimbrada => json!({
+            "cfdiId": "string", "uuid": "string (SANDBOX-… in sandbox)", "total": "number (exact)",
+            "serie": "string", "folio": "string"
+        }),
+        EventType::CertificadoPorExpirar => json!({
+            "empresaId": "string", "noCertificado": "string", "rfc": "string",
+            "vigenciaFin": "timestamp (RFC 3339)", "diasRestantes": "number"
+        }),
+        _ => serde_json::Value::Null,
+    };
+    let mut events: serde_json::Map<String, serde_json::Value> = EventType::ALL
+        .iter()
+        .map(|&event| (event.as_str().to_owned(), json!({ "description": event.description(), "data": data(event) })))
+        .collect();
+    events.insert(
+        "webhook.ping".into(),
+        json!({ "description": "POST /api/webhooks/{id}/test, to that endpoint only", "data": { "webhookId": "string", "message": "string" } }),
+    );
+    let delivery = json!({
+        "method": "POST",
+        "contentType": "application/json",
+        "body": { "id": "event id (receivers drop duplicates by it)", "type": "event type", "created": "timestamp", "data": "object" },
+        "signature": "X-Service-Signature: sha256=<lowercase hex HMAC-SHA-256 of the raw body with the webhook secret>",
+        "retries": ["1 min", "5 min", "30 min", "2 h", "24 h"],
+    });
+    let mut extensions = utoipa::openapi::extensions::Extensions::default();
+    extensions.insert("x-webhook-events".into(), serde_json::Value::Object(events));
+    extensions.insert("x-webhook-delivery".into(), delivery);
+    openapi.extensions.get_or_insert_with(Default::default).merge(extensions);
+}
+
 /// Routes that need no credentials.
 pub const PUBLIC_PATHS: &[&str] = &[
     "/api/auth/register",

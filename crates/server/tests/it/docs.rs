@@ -46,6 +46,13 @@ async fn docs_endpoints_describe_every_route_and_code() {
         let doc = app.get("/api/docs", &As::default()).await.body;
         assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
         assert_eq!(doc["x-error-codes"]["SCOPE_001"]["status"], json!(403));
+        // Every event type is documented; the emitted ones with the fields of their data.
+        for event in timbra_server::events::EventType::ALL {
+            assert!(doc["x-webhook-events"][event.as_str()]["description"].is_string(), "{}", event.as_str());
+        }
+        assert_eq!(doc["x-webhook-events"]["factura.timbrada"]["data"]["total"], json!("number (exact)"));
+        assert!(doc["x-webhook-events"]["certificado.por_expirar"]["data"]["vigenciaFin"].is_string());
+        assert!(doc["x-webhook-delivery"]["signature"].as_str().unwrap().starts_with("X-Service-Signature: sha256="));
         let operations = operations(&doc);
         assert!(operations.len() >= 25, "only {} operations documented", operations.len());
 

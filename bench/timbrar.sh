@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Load benchmark of sandbox stamping over HTTP: POST /api/cfdi/timbrar, 32 connections, SQLite,
+# rate limiting off. Each invoice is built, sealed with the company's CSD (RSA-SHA256),
+# stamped with the sandbox TFD key (a second signature), stored (XML file + row) in one
+# transaction with its folio. Afterwards the folios are checked: every row has its own and
+# they run 1..N with no gap. Needs wrk and a release build.
+# Usage: bench/timbrar.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+cargo build --release -p timbra-server >/dev/null
+data=$(mktemp -d)
+port=18$((RANDOM % 900 + 100))
+base="http://127.0.0.1:$port"
+TIMBRA_DATA_DIR="$data" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
+  ./target/release/timbra serve &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 1 50); do curl -sf "$base/llms.txt" >/dev/null && break; sleep 0.2; done
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
+  -d '{"name":"Bench","email":"bench@example.com","password":"Secreto1!"}' >/dev/null
+key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
+  -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
+empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
+  -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
+cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
+  -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
+body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+# Warm-up: the first stamp generates and caches the sandbox CSD and TFD key.
+curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
+
+cat > "$data/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.body = '$body'
+LUA
+echo "== POST /api/cfdi/timbrar (sandbox, 2 conceptos), 32 connections, ${seconds}s"
+wrk -t2 -c32 -d"${seconds}s" --latency -s "$data/post.lua" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" \
+  "$base/api/cfdi/timbrar" | grep -E 'requests in|Requests/sec|50%|99%|Non-2xx'
+echo "== server peak RSS: $(grep VmHWM /proc/$server/status | awk '{print $2/1024 " MB"}')"
+python3 - "$data/timbra.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows, distinct, lo, hi = db.execute("SELECT COUNT(*), COUNT(DISTINCT folio_num), MIN(folio_num), MAX(folio_num) FROM cfdis").fetchone()
+print(f"== folios: {rows} invoices, {distinct} distinct, {lo}..{hi}:", "OK" if rows == distinct == hi - lo + 1 and lo == 1 else "BROKEN")
+PY

@@ -26,6 +26,10 @@ pub struct Config {
     /// (AES-256-GCM) and signs download links; default a key generated once into
     /// `{data_dir}/master.key` (mode 0600).
     pub master_key: Option<String>,
+    /// The PAC for live stamping: `TIMBRA_PAC_URL` (Finkok SOAP; `timbra sim pac` on loopback
+    /// for development), `TIMBRA_PAC_USER`, `TIMBRA_PAC_PASSWORD`, `TIMBRA_PAC_TIMEOUT_SECONDS`
+    /// (default 30). Without a URL, live companies get LIVE_001.
+    pub pac: Option<timbra_pac::finkok::FinkokConfig>,
     /// Background job workers.
     pub jobs: JobsConfig,
     /// Outgoing webhooks.
@@ -128,6 +132,18 @@ impl Config {
                 ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
             },
             max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+            pac: match lookup("TIMBRA_PAC_URL").filter(|url| !url.trim().is_empty()) {
+                Some(url) => {
+                    let mut pac = timbra_pac::finkok::FinkokConfig::new(
+                        &url,
+                        &lookup("TIMBRA_PAC_USER").unwrap_or_default(),
+                        &lookup("TIMBRA_PAC_PASSWORD").unwrap_or_default(),
+                    );
+                    pac.timeout = Duration::from_secs(parse(&lookup, "TIMBRA_PAC_TIMEOUT_SECONDS", 30)?);
+                    Some(pac)
+                }
+                None => None,
+            },
             master_key: match lookup("TIMBRA_MASTER_KEY").filter(|key| !key.trim().is_empty()) {
                 Some(key) => {
                     crate::cfdi::crypto::MasterKey::from_base64(&key).map_err(anyhow::Error::msg)?;

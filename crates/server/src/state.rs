@@ -26,6 +26,8 @@ pub struct AppState {
     pub clock: Clock,
     /// Invoicing: master key, file storage, opened CSDs.
     pub cfdi: Arc<crate::cfdi::CfdiState>,
+    /// The PAC client for live stamping, when `TIMBRA_PAC_URL` is set.
+    pub pac: Option<Arc<dyn timbra_pac::Pac>>,
     /// The background job kinds this process runs.
     pub jobs: Arc<crate::jobs::Registry>,
     /// The HTTP client for outgoing webhooks (no redirects, private addresses filtered).
@@ -39,6 +41,13 @@ impl AppState {
         let clock = config.clock.clone();
         let webhook_client = crate::webhooks::delivery::client(&config.webhooks);
         let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));
+        let pac = config.pac.clone().and_then(|pac| match timbra_pac::finkok::FinkokClient::new(pac) {
+            Ok(client) => Some(Arc::new(client) as Arc<dyn timbra_pac::Pac>),
+            Err(error) => {
+                tracing::error!(%error, "the PAC client could not be built; live stamping is off");
+                None
+            }
+        });
         Self {
             db,
             config: Arc::new(config),
@@ -48,6 +57,7 @@ impl AppState {
             jobs: Arc::new(crate::jobs::kinds::registry()),
             webhook_client,
             cfdi,
+            pac,
         }
     }
 }

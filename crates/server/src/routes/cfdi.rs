@@ -1,6 +1,8 @@
 //! Invoices: stamping (`POST /api/cfdi/timbrar`), listing, detail, XML download and signed
 //! links.
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -86,7 +88,10 @@ fn rfc3339(at: OffsetDateTime) -> String {
         (status = 404, description = "CFDI_004 unknown clienteId", body = ErrorBody),
         (status = 409, description = "IDEMPOTENCY_001 key reused with another body", body = ErrorBody),
         (status = 413, description = "REQUEST_002 body too large", body = ErrorBody),
-        (status = 501, description = "LIVE_001 live stamping is not enabled on this installation yet", body = ErrorBody),
+        (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
+        (status = 501, description = "LIVE_001 no PAC configured on this installation (TIMBRA_PAC_URL)", body = ErrorBody),
+        (status = 502, description = "PAC_001 the PAC rejected the invoice (details.pacCode, folio recorded as a failed attempt); \
+            PAC_002 no usable answer from the PAC", body = ErrorBody),
     ))]
 pub async fn timbrar(
     State(app): State<AppState>,
@@ -122,16 +127,22 @@ pub async fn timbrar(
     let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), ahora)?;
 
-    let csd = if empresa.sandbox {
-        credenciales::csd_sandbox(&app, &empresa_id, &empresa.rfc, &empresa.razon_social).await?
+    let sandbox = empresa.sandbox;
+    let (csd, pac_live) = if sandbox {
+        (credenciales::csd_sandbox(&app, &empresa_id, &empresa.rfc, &empresa.razon_social).await?, None)
     } else {
-        return Err(live_error(&app, &empresa_id, now).await);
+        let csd = csd_live(&app, &empresa_id, now).await?;
+        let pac = app.pac.clone().ok_or_else(|| {
+            ApiError::new(
+                Code::Live001,
+                "live stamping needs a PAC: the installation must set TIMBRA_PAC_URL (see /llms-full.txt); \
+                 switch the company to sandbox: true to test",
+            )
+        })?;
+        (csd, Some(pac))
     };
-    let pac = credenciales::pac_sandbox(&app).await?;
 
     let cfdi_id = ids::new_id();
-    let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
-    let uuid_api = format!("SANDBOX-{uuid_xml}");
     let mut comprobante = preparado.comprobante;
     let fecha_local = time::PrimitiveDateTime::parse(
         &comprobante.fecha,
@@ -140,21 +151,97 @@ pub async fn timbrar(
     .map_err(|e| ApiError::internal("fecha", e))?
     .assume_offset(ahora.offset());
     let storage_path = format!("cfdi/{empresa_id}/{:04}/{:02}/{cfdi_id}.xml", ahora.year(), u8::from(ahora.month()));
+    let serie = preparado.serie;
 
-    // One transaction: the folio, the invoice and its event exist together or not at all.
-    let mut tx = app.db.begin().await?;
-    let folio = sql!(scalar_one tx, i64,
-        "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
-    comprobante.folio = Some(folio.to_string());
-    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-    let datos = DatosTimbre {
-        uuid: uuid_xml.clone(),
-        fecha_timbrado: fecha_cfdi(ahora),
-        rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
-        leyenda: None,
+    let (mut tx, folio, uuid_xml, uuid_api, xml, timbrado_en) = match pac_live {
+        None => {
+            // Sandbox, one transaction: the folio, the invoice and its event exist together or
+            // not at all.
+            let pac = credenciales::pac_sandbox(&app).await?;
+            let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
+            let mut tx = app.db.begin().await?;
+            let folio = sql!(scalar_one tx, i64,
+                "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
+            comprobante.folio = Some(folio.to_string());
+            sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+            let datos = DatosTimbre {
+                uuid: uuid_xml.clone(),
+                fecha_timbrado: fecha_cfdi(ahora),
+                rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
+                leyenda: None,
+            };
+            timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
+            let uuid_api = format!("SANDBOX-{uuid_xml}");
+            (tx, folio, uuid_xml, uuid_api, escritura::escribir(&comprobante), ahora)
+        }
+        Some(pac) => {
+            // Live: the folio is inside the sealed XML the PAC signs, so it is spent (with one
+            // stamp reserved and the attempt recorded) before the PAC is called, and the
+            // attempt row explains the gap when the PAC refuses.
+            let mut tx = app.db.begin().await?;
+            let reservado = sql!(execute tx,
+                "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0",
+                &empresa_id, now)?;
+            if reservado == 0 {
+                return Err(ApiError::new(
+                    Code::Quota001,
+                    "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
+                ));
+            }
+            let folio = sql!(scalar_one tx, i64,
+                "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", &empresa_id)?;
+            comprobante.folio = Some(folio.to_string());
+            sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+            sql!(execute tx,
+                "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
+                &cfdi_id, &empresa_id, &serie, folio, now)?;
+            tx.commit().await?;
+
+            let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
+            let mut tx = app.db.begin().await?;
+            let timbrado = match respuesta {
+                Ok(timbrado) => timbrado,
+                Err(error) => {
+                    let (status, code) = match &error {
+                        timbra_pac::PacError::Rejected { .. } => ("RECHAZADO", Code::Pac001),
+                        _ => ("SIN_RESPUESTA", Code::Pac002),
+                    };
+                    sql!(execute tx,
+                        "UPDATE intentos_timbrado SET status = $1, pac_code = $2, error = $3, updated_at = $4 WHERE id = $5",
+                        status, error.code(), error.to_string(), app.clock.now(), &cfdi_id)?;
+                    // A refusal spent no stamp at the PAC: give the reserved one back. Without an
+                    // answer the PAC may have stamped, so the stamp stays spent.
+                    if status == "RECHAZADO" {
+                        sql!(execute tx,
+                            "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
+                            &empresa_id, now)?;
+                    }
+                    tx.commit().await?;
+                    return Err(ApiError::new(
+                        code,
+                        format!("{error}; folio {serie}-{folio} is recorded as a failed attempt, fix and send again"),
+                    )
+                    .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
+                }
+            };
+            sql!(execute tx,
+                "UPDATE intentos_timbrado SET status = 'TIMBRADO', updated_at = $1 WHERE id = $2", app.clock.now(), &cfdi_id)?;
+            sql!(execute tx,
+                "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
+                 VALUES ($1, $2, -1, $3, $4, $5)",
+                ids::new_id(), &empresa_id, format!("timbrado {}", timbrado.uuid), &caller.user_id, now)?;
+            comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
+            let timbrado_en = time::PrimitiveDateTime::parse(
+                &timbrado.fecha_timbrado,
+                time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]"),
+            )
+            .map(|fecha| fecha.assume_offset(ahora.offset()))
+            .unwrap_or(ahora);
+            let uuid = timbrado.uuid.to_uppercase();
+            (tx, folio, uuid.clone(), uuid, timbrado.xml, timbrado_en)
+        }
     };
-    timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
-    let xml = escritura::escribir(&comprobante);
     app.cfdi.storage.put(&storage_path, xml.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))?;
 
     let total = decimal(&comprobante.total)?;
@@ -169,23 +256,22 @@ pub async fn timbrar(
             })
         })
         .collect();
-    let serie = preparado.serie;
     let folio_text = folio.to_string();
     sql!(execute tx,
         "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, folio, folio_num, fecha, \
          fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, \
          emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, receptor_nombre_lower, cliente_id, \
          xml_url, conceptos, created_at) \
-         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'TIMBRADO_SANDBOX', \
+         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $31, \
          $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
-        &cfdi_id, &empresa_id, &comprobante.tipo_de_comprobante, true, &uuid_api, &uuid_xml, &serie, &folio_text, folio,
-        fecha_local, now, Money(decimal(&comprobante.sub_total)?),
+        &cfdi_id, &empresa_id, &comprobante.tipo_de_comprobante, sandbox, &uuid_api, &uuid_xml, &serie, &folio_text, folio,
+        fecha_local, timbrado_en, Money(decimal(&comprobante.sub_total)?),
         comprobante.descuento.as_ref().map(decimal).transpose()?.map(Money), Money(total), &comprobante.moneda,
         comprobante.tipo_cambio.as_ref().map(decimal).transpose()?.map(Money), &comprobante.forma_pago, &comprobante.metodo_pago,
         &comprobante.emisor.rfc, &comprobante.emisor.nombre, &comprobante.emisor.regimen_fiscal, &comprobante.receptor.rfc,
         &comprobante.receptor.nombre, &comprobante.receptor.uso_cfdi, comprobante.emisor.nombre.to_lowercase(),
         comprobante.receptor.nombre.to_lowercase(), cliente.as_ref().map(|c| c.id.clone()), &storage_path,
-        Value::Array(conceptos).to_string(), now)?;
+        Value::Array(conceptos).to_string(), now, if sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" })?;
     emitir_factura_timbrada(
         &mut tx,
         now,
@@ -202,7 +288,7 @@ pub async fn timbrar(
     let data = TimbradoOut {
         cfdi_id,
         uuid: uuid_api,
-        fecha_timbrado: rfc3339(ahora),
+        fecha_timbrado: rfc3339(timbrado_en),
         xml_url: storage_path,
         xml_uploaded: true,
         serie,
@@ -233,27 +319,23 @@ pub async fn timbrar(
     Ok(response)
 }
 
-/// The answer for a live company until the PAC client is wired: the CSD checks of SPEC.md
-/// first (CFDI_002, CFDI_003), then LIVE_001, never a fake stamp.
-async fn live_error(app: &AppState, empresa_id: &str, now: OffsetDateTime) -> ApiError {
-    match credenciales::csd_activo(app, empresa_id).await {
-        Err(error) => error,
-        Ok(None) => ApiError::new(
+/// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
+/// the generated sandbox one), CFDI_003 when it expired.
+async fn csd_live(app: &AppState, empresa_id: &str, now: OffsetDateTime) -> ApiResult<Arc<credenciales::Csd>> {
+    match credenciales::csd_activo(app, empresa_id).await? {
+        None => Err(ApiError::new(
             Code::Cfdi002,
             "this company has no CSD: upload it at POST /api/empresas/{empresaId}/certificados to stamp in live mode",
-        ),
-        Ok(Some(csd)) if csd.origen != "UPLOAD" => ApiError::new(
+        )),
+        Some(csd) if csd.origen != "UPLOAD" => Err(ApiError::new(
             Code::Cfdi002,
             "this company has only the generated sandbox CSD: upload its real CSD to stamp in live mode",
-        ),
-        Ok(Some(csd)) if csd.vigencia_fin <= now => ApiError::new(
+        )),
+        Some(csd) if csd.vigencia_fin <= now => Err(ApiError::new(
             Code::Cfdi003,
             format!("the company's CSD expired on {}; upload a current one", rfc3339(csd.vigencia_fin)),
-        ),
-        Ok(Some(_)) => ApiError::new(
-            Code::Live001,
-            "live stamping through a PAC is not enabled on this installation yet; switch the company to sandbox: true to test",
-        ),
+        )),
+        Some(csd) => Ok(csd),
     }
 }
 

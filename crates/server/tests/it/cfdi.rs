@@ -590,3 +590,97 @@ async fn the_pdf_is_rendered_on_first_download_with_the_invoices_own_data_and_qr
     })
     .await;
 }
+
+/// The folio and status of every live stamping attempt of a company, in folio order.
+async fn intentos(app: &TestApp, empresa: &str) -> Vec<(i64, String)> {
+    #[derive(sqlx::FromRow)]
+    struct Intento {
+        folio: i64,
+        status: String,
+    }
+    let mut conn = app.db.conn().await.unwrap();
+    timbra_server::sql!(fetch_all conn, Intento,
+        "SELECT folio, status FROM intentos_timbrado WHERE empresa_id = $1 ORDER BY folio", empresa)
+    .unwrap()
+    .into_iter()
+    .map(|i| (i.folio, i.status))
+    .collect()
+}
+
+#[tokio::test]
+async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
+    let sim = timbra_sim::Sim::new(timbra_sim::SimConfig::generar().unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(sim.clone().serve(listener));
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let adjust = move |config: &mut timbra_server::config::Config| {
+        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+        pac.timeout = std::time::Duration::from_secs(3);
+        config.pac = Some(pac);
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (sim, good) = (sim.clone(), good.clone());
+        async move {
+            let (_, key) = app.user("live-pac@example.com").await;
+            let created = app
+                .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
+                .await;
+            let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
+            let who = As::key(&key).in_empresa(&empresa);
+            let upload = json!({ "cerBase64": b64(&good.cer_der), "keyBase64": b64(&good.key_der_encrypted), "password": "12345678a" });
+            app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+            let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
+            let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
+
+            // No stamps: QUOTA_001 before any folio is spent.
+            timbrar(&app, &who, &body, None).await.assert_error(402, "QUOTA_001");
+            assert!(intentos(&app, &empresa).await.is_empty());
+            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 3 })).await.data(201);
+
+            // Stamped by the PAC: a real UUID, the PAC's TFD, one stamp spent.
+            let stamped = timbrar(&app, &who, &body, None).await.data(201).clone();
+            let uuid = stamped["uuid"].as_str().unwrap().to_owned();
+            assert_eq!(uuid.len(), 36, "{stamped}");
+            assert_eq!(stamped["folio"], "1");
+            let (status, xml) = raw(&app, &format!("/api/cfdi/{}/xml", stamped["cfdiId"].as_str().unwrap()), Some(&who)).await;
+            assert_eq!(status, 200);
+            assert!(xml.contains("RfcProvCertif=\"CVD110412TF6\""));
+            timbra_cfdi::sello::verificar_sello_xml(&xml).unwrap();
+            // The TFD's SelloSAT verifies with the PAC's certificate; its cadena names this UUID.
+            let cadena_tfd = timbra_cfdi::sello::verificar_timbre_xml(&xml, &sim.certificado_pac()).unwrap();
+            assert!(cadena_tfd.contains(&format!("|1.1|{uuid}|")), "{cadena_tfd}");
+            assert_eq!(saldo().await, 2);
+            let listed = app.get("/api/cfdi", &who).await.data(200).clone();
+            assert_eq!(listed["cfdis"][0]["status"], "TIMBRADO");
+            assert_eq!(listed["cfdis"][0]["uuid"], uuid.as_str());
+
+            // A PAC that answers garbage: PAC_002; the outcome is unknown, so the stamp stays spent.
+            sim.configurar(|c| c.basura = true);
+            let answer = timbrar(&app, &who, &body, None).await;
+            answer.assert_error(502, "PAC_002");
+            assert_eq!(answer.body["error"]["details"]["folio"], json!(2));
+            sim.configurar(|c| c.basura = false);
+            assert_eq!(saldo().await, 1);
+
+            // A refusal (wrong PAC account: Finkok's 300): PAC_001 with the code; stamp given back.
+            sim.configurar(|c| c.usuario = Some("otra-cuenta".into()));
+            let answer = timbrar(&app, &who, &body, None).await;
+            answer.assert_error(502, "PAC_001");
+            assert_eq!(answer.body["error"]["details"]["pacCode"], "300");
+            sim.configurar(|c| c.usuario = None);
+            assert_eq!(saldo().await, 1);
+
+            let again = timbrar(&app, &who, &body, None).await.data(201).clone();
+            assert_eq!(again["folio"], "4");
+            assert_eq!(saldo().await, 0);
+            // Every live folio is accounted for: stamped, unanswered, refused, stamped.
+            let expected: Vec<(i64, String)> =
+                [(1, "TIMBRADO"), (2, "SIN_RESPUESTA"), (3, "RECHAZADO"), (4, "TIMBRADO")].map(|(f, s)| (f, s.to_owned())).into();
+            assert_eq!(intentos(&app, &empresa).await, expected);
+            assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(2));
+        }
+    })
+    .await;
+}

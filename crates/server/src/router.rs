@@ -88,6 +88,8 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(cfdi::get))
         .routes(routes!(cfdi::xml))
         .routes(routes!(cfdi::pdf_route))
+        .routes(routes!(cfdi::cancelar))
+        .routes(routes!(cfdi::acuse))
         .routes(routes!(cfdi::descarga))
         .routes(routes!(timbres::get))
         .routes(routes!(timbres::recargar))

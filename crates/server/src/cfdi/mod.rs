@@ -2,6 +2,7 @@
 //! signed download links. The HTTP handlers live in `routes/cfdi.rs`,
 //! `routes/certificados.rs` and `routes/timbres.rs`.
 
+pub mod cancelacion;
 pub mod credenciales;
 pub mod crypto;
 pub mod eventos;

@@ -21,7 +21,7 @@ use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::eventos::{FacturaTimbrada, emitir_factura_timbrada};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
-use crate::cfdi::{credenciales, fecha_cfdi, hora_local, idempotencia, links};
+use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, links};
 use crate::db::{DbConn, Exec, Money, is_unique_violation};
 use crate::envelope::{Path, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
@@ -51,12 +51,9 @@ pub struct TimbradoOut {
     total: Decimal,
 }
 
-fn parse_body(bytes: &[u8]) -> ApiResult<TimbrarBody> {
+fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::new(
-            Code::Request001,
-            "send the invoice as a JSON body (Content-Type: application/json)",
-        ));
+        return Err(ApiError::new(Code::Request001, "send a JSON body (Content-Type: application/json)"));
     }
     serde_json::from_slice(bytes).map_err(|error| {
         let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
@@ -108,7 +105,7 @@ pub async fn timbrar(
             return Ok(replayed);
         }
     }
-    let body = parse_body(&body)?;
+    let body: TimbrarBody = parse_body(&body)?;
     let mut conn = app.db.conn().await?;
     let empresa = sql!(fetch_one conn, EmpresaEmisora,
         "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
@@ -394,6 +391,9 @@ pub struct CfdiOut {
     receptor_nombre: String,
     receptor_uso_cfdi: String,
     xml_url: Option<String>,
+    /// The cancellation process, separate from `status`: null (none), SIN_ACEPTACION, PENDIENTE
+    /// (waiting for the receiver; status stays TIMBRADO), ACEPTADA, RECHAZADA.
+    cancellation_status: Option<String>,
     xml_download_status: String,
     xml_retry_count: i64,
     xml_next_retry_at: Option<String>,
@@ -446,11 +446,12 @@ struct CfdiRow {
     receptor_nombre: String,
     receptor_uso_cfdi: String,
     xml_url: Option<String>,
+    cancellation_status: Option<String>,
 }
 
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
-    receptor_nombre, receptor_uso_cfdi, xml_url FROM cfdis ";
+    receptor_nombre, receptor_uso_cfdi, xml_url, cancellation_status FROM cfdis ";
 
 impl CfdiRow {
     fn into_out(self, links: Option<([u8; 32], i64)>) -> CfdiOut {
@@ -490,6 +491,7 @@ impl CfdiRow {
             receptor_nombre: self.receptor_nombre,
             receptor_uso_cfdi: self.receptor_uso_cfdi,
             xml_url: self.xml_url,
+            cancellation_status: self.cancellation_status,
             conceptos: None,
         }
     }
@@ -784,4 +786,242 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
     let bytes = if path.ends_with(".pdf") { pdf(&app, &path).await? } else { read_file(&app, &path).await? };
     let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
     Ok(file_response(bytes, &path, &name))
+}
+
+/// Cancellation request.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelarBody {
+    /// c_MotivoCancelacion: `01` errors with a replacement (needs `folioSustitucion`), `02`
+    /// errors without relation, `03` the operation did not happen, `04` nominative operation in
+    /// a global invoice.
+    motivo: String,
+    /// UUID of the invoice that replaces this one (motivo 01 only; `SANDBOX-` prefix accepted).
+    folio_sustitucion: Option<String>,
+}
+
+/// Where a cancellation stands.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelacionOut {
+    cfdi_id: String,
+    uuid: String,
+    /// TIMBRADO while the receiver decides, CANCELADO once final.
+    status: String,
+    /// SIN_ACEPTACION (cancelled at once), PENDIENTE (waits for the receiver), ACEPTADA, RECHAZADA.
+    cancellation_status: String,
+    /// Storage path of SAT's acuse (live), downloadable at `/api/cfdi/{id}/acuse`.
+    acuse_url: Option<String>,
+}
+
+#[derive(FromRow)]
+struct PorCancelar {
+    uuid: String,
+    uuid_xml: String,
+    status: String,
+    sandbox: bool,
+    xml_url: Option<String>,
+    cancellation_status: Option<String>,
+}
+
+/// Cancels an invoice (CONTADOR or higher; `cfdi:cancelar`).
+#[utoipa::path(post, path = "/cfdi/{id}/cancelar", tag = "cfdi", request_body = CancelarBody,
+    params(("id" = String, Path), ("x-empresa-id" = String, Header),
+        ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
+    responses(
+        (status = 200, description = "Cancelled, or pending the receiver's acceptance (cancellationStatus PENDIENTE)", body = Envelope<CancelacionOut>),
+        (status = 400, description = "CANCEL_001 invalid motivo or folioSustitucion; CANCEL_003 not TIMBRADO (or already pending); \
+            CANCEL_004 motivo 01 without folioSustitucion; CFDI_002/CFDI_003 CSD missing or expired (live); REQUEST_001", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "CANCEL_002 no such invoice in this company", body = ErrorBody),
+        (status = 409, description = "IDEMPOTENCY_001", body = ErrorBody),
+        (status = 502, description = "PAC_001 the PAC or SAT refused (details.pacCode); PAC_002 no usable answer", body = ErrorBody),
+    ))]
+pub async fn cancelar(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
+    let clave = idempotencia::de_headers(&headers, &body)?;
+    if let Some(clave) = &clave {
+        let mut conn = app.db.conn().await?;
+        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave).await? {
+            return Ok(replayed);
+        }
+    }
+    // The invoice first: an id of another company is CANCEL_002 whatever the body says.
+    let fila = {
+        let mut conn = app.db.conn().await?;
+        sql!(fetch_optional conn, PorCancelar,
+            "SELECT uuid, uuid_xml, status, sandbox, xml_url, cancellation_status FROM cfdis WHERE id = $1 AND empresa_id = $2",
+            &id, &empresa_id)?
+    }
+    .ok_or_else(|| ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")))?;
+    let body: CancelarBody = parse_body(&body)?;
+    let motivo = body.motivo.trim().to_owned();
+    if !["01", "02", "03", "04"].contains(&motivo.as_str()) {
+        return Err(ApiError::new(
+            Code::Cancel001,
+            format!("motivo must be 01, 02, 03 or 04 (c_MotivoCancelacion), not «{motivo}»"),
+        ));
+    }
+    let sustitucion = body.folio_sustitucion.as_deref().map(|f| f.trim().trim_start_matches("SANDBOX-").to_uppercase());
+    let sustitucion = sustitucion.filter(|f| !f.is_empty());
+    match (&sustitucion, motivo.as_str()) {
+        (None, "01") => {
+            return Err(ApiError::new(
+                Code::Cancel004,
+                "motivo 01 requires folioSustitucion: the UUID of the replacing invoice",
+            ));
+        }
+        (Some(_), m) if m != "01" => {
+            return Err(ApiError::new(Code::Cancel001, "folioSustitucion is only sent with motivo 01"));
+        }
+        (Some(f), _) if !timbra_cfdi::timbre::uuid_valido(f) => {
+            return Err(ApiError::new(
+                Code::Cancel001,
+                format!("folioSustitucion «{f}» is not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX)"),
+            ));
+        }
+        _ => {}
+    }
+    if fila.cancellation_status.as_deref() == Some("PENDIENTE") {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            "a cancellation of this invoice is already waiting for the receiver's answer",
+        ));
+    }
+    if fila.status != "TIMBRADO" && fila.status != "TIMBRADO_SANDBOX" {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            format!("only stamped invoices can be cancelled; this one is {}", fila.status),
+        ));
+    }
+    let now = app.clock.now();
+    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let datos = cancelacion::Datos { cfdi_id: &id, uuid: &fila.uuid, motivo: &motivo };
+
+    if fila.sandbox {
+        // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
+        let mut tx = app.db.begin().await?;
+        cancelacion::registrar(&mut tx, now, &empresa_id, &datos, "SIN_ACEPTACION", sustitucion.as_deref(), None)
+            .await?;
+        let answer = respuesta(&id, &fila.uuid, "SIN_ACEPTACION", None, access.mode());
+        guardar_idempotente(&app, tx, &empresa_id, clave.as_ref(), answer, now).await
+    } else {
+        let csd = csd_live(&app, &empresa_id, now).await?;
+        let pac = app.pac.clone().ok_or_else(|| {
+            ApiError::new(
+                Code::Live001,
+                "cancelling live invoices needs a PAC: the installation must set TIMBRA_PAC_URL",
+            )
+        })?;
+        let folios = [timbra_credentials::xmldsig::CancelacionFolio {
+            uuid: fila.uuid_xml.clone(),
+            motivo: motivo.clone(),
+            folio_sustitucion: sustitucion.clone(),
+        }];
+        let firmada = timbra_credentials::xmldsig::sign_cancelacion(
+            &csd.credential,
+            csd.credential.certificate().rfc(),
+            &fecha_cfdi(ahora),
+            &folios,
+        )
+        .map_err(|e| ApiError::internal("cancelacion", e))?;
+        let acuse = pac.cancelar(&firmada).await.map_err(|error| {
+            let code = if matches!(error, timbra_pac::PacError::Rejected { .. }) { Code::Pac001 } else { Code::Pac002 };
+            ApiError::new(code, format!("{error}; the invoice is unchanged, try again"))
+                .with_details(json!({ "pacCode": error.code() }))
+        })?;
+        let base = fila
+            .xml_url
+            .as_deref()
+            .and_then(|p| p.strip_suffix(".xml"))
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("cfdi/{empresa_id}/acuses/{id}"));
+        let acuse_path = format!("{base}.acuse.xml");
+        app.cfdi
+            .storage
+            .put(&acuse_path, acuse.acuse.clone().into_bytes())
+            .await
+            .map_err(|e| ApiError::internal("storage put", e))?;
+        let pendiente =
+            acuse.estatus_cancelacion.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("en proceso"));
+        let estado = if pendiente { "PENDIENTE" } else { "SIN_ACEPTACION" };
+        let mut tx = app.db.begin().await?;
+        cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
+            .await?;
+        let answer = respuesta(&id, &fila.uuid, estado, Some(&acuse_path), access.mode());
+        guardar_idempotente(&app, tx, &empresa_id, clave.as_ref(), answer, now).await
+    }
+}
+
+fn respuesta(id: &str, uuid: &str, estado: &str, acuse_url: Option<&str>, mode: &str) -> String {
+    let data = CancelacionOut {
+        cfdi_id: id.to_owned(),
+        uuid: uuid.to_owned(),
+        status: if estado == "PENDIENTE" { "TIMBRADO" } else { "CANCELADO" }.to_owned(),
+        cancellation_status: estado.to_owned(),
+        acuse_url: acuse_url.map(str::to_owned),
+    };
+    json!({ "success": true, "mode": mode, "data": data }).to_string()
+}
+
+/// Stores the answer under the Idempotency-Key (when one was sent) in `tx`, commits, answers 200.
+async fn guardar_idempotente(
+    app: &AppState,
+    mut tx: crate::db::Tx,
+    empresa_id: &str,
+    clave: Option<&idempotencia::Clave>,
+    answer: String,
+    now: OffsetDateTime,
+) -> ApiResult<Response> {
+    if let Some(clave) = clave {
+        let saved =
+            idempotencia::guardar(&mut tx, empresa_id, clave, "cfdi.cancelar", StatusCode::OK, &answer, now).await;
+        match saved {
+            Err(error) if is_unique_violation(&error) => {
+                drop(tx);
+                let mut conn = app.db.conn().await?;
+                return idempotencia::replay(&mut conn, empresa_id, clave)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+            }
+            other => {
+                other?;
+            }
+        }
+    }
+    tx.commit().await?;
+    let mut response = (StatusCode::OK, answer).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
+}
+
+/// SAT's acuse of an invoice's cancellation (live), as the PAC returned it.
+#[utoipa::path(get, path = "/cfdi/{id}/acuse", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The acuse XML", content_type = "application/xml", body = String),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (no cancellation acuse for this invoice)", body = ErrorBody),
+    ))]
+pub async fn acuse(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let path = {
+        let mut conn = app.db.conn().await?;
+        sql!(scalar_optional conn, Option<String>, "SELECT acuse_url FROM cfdis WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?
+    }
+    .flatten()
+    .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
+    let bytes = read_file(&app, &path).await?;
+    Ok(file_response(bytes, &path, &format!("{id}.acuse.xml")))
 }

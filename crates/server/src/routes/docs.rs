@@ -58,6 +58,13 @@ pub fn attach_webhook_events(openapi: &mut utoipa::openapi::OpenApi) {
             "empresaId": "string", "noCertificado": "string", "rfc": "string",
             "vigenciaFin": "timestamp (RFC 3339)", "diasRestantes": "number"
         }),
+        EventType::FacturaCancelada
+        | EventType::FacturaCancelacionPendiente
+        | EventType::FacturaCancelacionAceptada
+        | EventType::FacturaCancelacionRechazada => json!({
+            "cfdiId": "string", "uuid": "string", "motivo": "string (c_MotivoCancelacion)",
+            "cancellationStatus": "string (SIN_ACEPTACION, PENDIENTE, ACEPTADA, RECHAZADA)"
+        }),
         _ => serde_json::Value::Null,
     };
     let mut events: serde_json::Map<String, serde_json::Value> = EventType::ALL

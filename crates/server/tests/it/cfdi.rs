@@ -684,3 +684,165 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
     })
     .await;
 }
+
+async fn cancelar(app: &TestApp, who: &As, id: &str, body: Value, key: Option<&str>) -> Answer {
+    let mut request = app
+        .client
+        .post(format!("{}/api/cfdi/{id}/cancelar", app.base))
+        .bearer_auth(who.key.as_deref().unwrap())
+        .header("x-empresa-id", who.empresa.as_deref().unwrap())
+        .json(&body);
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    TestApp::read(request.send().await.unwrap()).await
+}
+
+async fn event_types(app: &TestApp, empresa: &str) -> Vec<String> {
+    let mut conn = app.db.conn().await.unwrap();
+    timbra_server::sql!(fetch_all conn, (String,), "SELECT type FROM events WHERE empresa_id = $1 ORDER BY created_at, id", empresa)
+        .unwrap()
+        .into_iter()
+        .map(|(t,)| t)
+        .collect()
+}
+
+#[tokio::test]
+async fn sandbox_cancellation_checks_every_code_and_cancels_at_once() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "cancel@example.com").await;
+        let empresa = who.empresa.clone().unwrap();
+        let stamped = timbrar(&app, &who, &factura(&cliente), None).await.data(201).clone();
+        let id = stamped["cfdiId"].as_str().unwrap();
+
+        cancelar(&app, &who, id, json!({}), None).await.assert_error(400, "REQUEST_001");
+        cancelar(&app, &who, id, json!({ "motivo": "05" }), None).await.assert_error(400, "CANCEL_001");
+        cancelar(&app, &who, id, json!({ "motivo": "01" }), None).await.assert_error(400, "CANCEL_004");
+        let otro = "5FB2822E-396D-4725-8521-CDC4BDD20CCF";
+        cancelar(&app, &who, id, json!({ "motivo": "02", "folioSustitucion": otro }), None)
+            .await
+            .assert_error(400, "CANCEL_001");
+        cancelar(&app, &who, id, json!({ "motivo": "01", "folioSustitucion": "no-uuid" }), None)
+            .await
+            .assert_error(400, "CANCEL_001");
+        cancelar(&app, &who, "no-such-id", json!({ "motivo": "02" }), None).await.assert_error(404, "CANCEL_002");
+        // Another company's user: its own company has no such invoice.
+        let (other, _) = setup(&app, "cancel-other@example.com").await;
+        cancelar(&app, &other, id, json!({ "motivo": "02" }), None).await.assert_error(404, "CANCEL_002");
+
+        // Motivo 01 with the replacing invoice (SANDBOX- prefix accepted), replayed by key.
+        let body = json!({ "motivo": "01", "folioSustitucion": format!("SANDBOX-{otro}") });
+        let first = cancelar(&app, &who, id, body.clone(), Some("cancel-1")).await;
+        let data = first.data(200).clone();
+        assert_eq!(data["status"], "CANCELADO");
+        assert_eq!(data["cancellationStatus"], "SIN_ACEPTACION");
+        let replay = cancelar(&app, &who, id, body, Some("cancel-1")).await;
+        assert_eq!(replay.data(200), &data);
+        cancelar(&app, &who, id, json!({ "motivo": "02" }), Some("cancel-1"))
+            .await
+            .assert_error(409, "IDEMPOTENCY_001");
+        cancelar(&app, &who, id, json!({ "motivo": "02" }), None).await.assert_error(400, "CANCEL_003");
+
+        let detail = app.get(&format!("/api/cfdi/{id}"), &who).await.data(200).clone();
+        assert_eq!(detail["status"], "CANCELADO");
+        assert_eq!(detail["cancellationStatus"], "SIN_ACEPTACION");
+        let listed = app.get("/api/cfdi?status=CANCELADO", &who).await.data(200).clone();
+        assert_eq!(listed["total"], json!(1));
+        assert_eq!(event_types(&app, &empresa).await, ["factura.timbrada", "factura.cancelada"]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
+    let sim = timbra_sim::Sim::new(timbra_sim::SimConfig::generar().unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(sim.clone().serve(listener));
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut timbra_server::config::Config| {
+            config.pac = Some(timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto"));
+            config.clock = clock.clone();
+            config.jobs.poll = std::time::Duration::from_millis(20);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
+        async move {
+            // The service's clock runs ahead across backends; the PAC checks Fecha against its own.
+            sim.configurar(|c| c.ahora = Some(clock.now()));
+            let (_, key) = app.user("live-cancel@example.com").await;
+            let created = app
+                .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
+                .await;
+            let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
+            let who = As::key(&key).in_empresa(&empresa);
+            let upload = json!({ "cerBase64": b64(&good.cer_der), "keyBase64": b64(&good.key_der_encrypted), "password": "12345678a" });
+            app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            let cliente = app
+                .post("/api/clientes", &who, json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))
+                .await
+                .data(201)["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+
+            // 116.00 to the public: cancelled at once, acuse stored.
+            let small = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
+            let small = timbrar(&app, &who, &small, None).await.data(201).clone();
+            let small_id = small["cfdiId"].as_str().unwrap();
+            let answer = cancelar(&app, &who, small_id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("CANCELADO"), Some("SIN_ACEPTACION")));
+            let (status, acuse) = raw(&app, &format!("/api/cfdi/{small_id}/acuse"), Some(&who)).await;
+            assert_eq!(status, 200);
+            assert!(acuse.contains(small["uuid"].as_str().unwrap()), "{acuse}");
+
+            // 3,481.16 to a person: the receiver must accept. First it rejects.
+            let big = timbrar(&app, &who, &factura(&cliente), None).await.data(201).clone();
+            let big_id = big["cfdiId"].as_str().unwrap().to_owned();
+            sim.configurar(|c| c.receptores_que_rechazan = vec!["XIQB891116QE4".into()]);
+            let answer = cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("TIMBRADO"), Some("PENDIENTE")));
+            cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.assert_error(400, "CANCEL_003");
+            let estado = async || {
+                let d = app.get(&format!("/api/cfdi/{big_id}"), &who).await.data(200).clone();
+                (d["status"].as_str().unwrap().to_owned(), d["cancellationStatus"].as_str().unwrap_or_default().to_owned())
+            };
+            // The job asks every 15 minutes: SAT says "En proceso" once, then the answer.
+            for _ in 0..3 {
+                clock.advance(std::time::Duration::from_secs(16 * 60));
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            }
+            crate::receiver::wait_for(10, "the rejection", async || estado().await.1 == "RECHAZADA").await;
+            assert_eq!(estado().await.0, "TIMBRADO");
+
+            // Asked again, the receiver accepts: CANCELADO.
+            sim.configurar(|c| c.receptores_que_rechazan.clear());
+            cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.data(200);
+            for _ in 0..3 {
+                clock.advance(std::time::Duration::from_secs(16 * 60));
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            }
+            crate::receiver::wait_for(10, "the acceptance", async || estado().await == ("CANCELADO".into(), "ACEPTADA".into())).await;
+            assert_eq!(
+                event_types(&app, &empresa).await,
+                [
+                    "factura.timbrada",
+                    "factura.cancelada",
+                    "factura.timbrada",
+                    "factura.cancelacion_pendiente",
+                    "factura.cancelacion_rechazada",
+                    "factura.cancelacion_pendiente",
+                    "factura.cancelacion_aceptada",
+                    "factura.cancelada"
+                ]
+            );
+        }
+    })
+    .await;
+}

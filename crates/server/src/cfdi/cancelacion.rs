@@ -1,0 +1,159 @@
+//! Cancellation bookkeeping: the state change and its events in one transaction, and the
+//! durable job that follows a cancellation waiting for the receiver's acceptance until SAT
+//! reports it accepted (or its deadline passed), or rejected.
+
+use std::time::Duration;
+
+use serde_json::json;
+use time::OffsetDateTime;
+
+use crate::db::Tx;
+use crate::error::ApiResult;
+use crate::events::{self, EventType};
+use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
+use crate::sql;
+use crate::state::AppState;
+
+/// The invoice being cancelled.
+pub struct Datos<'a> {
+    /// Invoice id.
+    pub cfdi_id: &'a str,
+    /// UUID as the API shows it.
+    pub uuid: &'a str,
+    /// c_MotivoCancelacion.
+    pub motivo: &'a str,
+}
+
+/// Records a cancellation answer in `tx`: `SIN_ACEPTACION` cancels the invoice and emits
+/// `factura.cancelada`; `PENDIENTE` keeps it TIMBRADO, emits `factura.cancelacion_pendiente`
+/// and enqueues [`SeguirCancelacion`].
+pub async fn registrar(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &str,
+    datos: &Datos<'_>,
+    estado: &str,
+    folio_sustitucion: Option<&str>,
+    acuse_url: Option<&str>,
+) -> ApiResult<()> {
+    let pendiente = estado == "PENDIENTE";
+    let status = if pendiente { None } else { Some("CANCELADO") };
+    sql!(
+        execute * tx,
+        "UPDATE cfdis SET status = COALESCE($1, status), cancellation_status = $2, cancel_motivo = $3, \
+         cancel_folio_sustitucion = $4, acuse_url = $5, cancelled_at = $6 WHERE id = $7 AND empresa_id = $8",
+        status,
+        estado,
+        datos.motivo,
+        folio_sustitucion,
+        acuse_url,
+        (!pendiente).then_some(now),
+        datos.cfdi_id,
+        empresa_id
+    )?;
+    let data =
+        json!({ "cfdiId": datos.cfdi_id, "uuid": datos.uuid, "motivo": datos.motivo, "cancellationStatus": estado });
+    if pendiente {
+        events::emit(tx, now, empresa_id, EventType::FacturaCancelacionPendiente, &data).await?;
+        let mut job = NewJob::of::<SeguirCancelacion>(json!({ "cfdiId": datos.cfdi_id }));
+        job.empresa_id = Some(empresa_id.to_owned());
+        job.run_at = Some(now + SeguirCancelacion::INTERVALO);
+        jobs::enqueue(tx, now, job).await?;
+    } else {
+        events::emit(tx, now, empresa_id, EventType::FacturaCancelada, &data).await?;
+    }
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct Pendiente {
+    empresa_id: String,
+    uuid: String,
+    uuid_xml: String,
+    emisor_rfc: String,
+    receptor_rfc: String,
+    total: crate::db::Money,
+    cancel_motivo: Option<String>,
+    cancellation_status: Option<String>,
+}
+
+/// Asks SAT (through the PAC) every [`SeguirCancelacion::INTERVALO`] how a pending
+/// cancellation stands, for longer than the receiver's 72-hour deadline.
+pub struct SeguirCancelacion;
+
+impl SeguirCancelacion {
+    /// Time between status queries.
+    pub const INTERVALO: Duration = Duration::from_secs(15 * 60);
+}
+
+impl Job for SeguirCancelacion {
+    const KIND: &'static str = "cfdi.seguir_cancelacion";
+    // 400 × 15 min = 100 h, beyond SAT's 72 h after which an unanswered request is cancelled.
+    const MAX_ATTEMPTS: i64 = 400;
+
+    fn backoff(_attempt: i64) -> Duration {
+        Self::INTERVALO
+    }
+
+    async fn run(app: AppState, job: Claimed) -> Attempt {
+        match seguir(&app, &job).await {
+            Ok(Some(info)) => Attempt::ok(info),
+            Ok(None) => Attempt::retry("the receiver has not answered yet", serde_json::Value::Null),
+            Err(error) => Attempt::retry(error, serde_json::Value::Null),
+        }
+    }
+}
+
+/// `Some` when the cancellation reached a final state (or there is nothing left to follow).
+async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Value>, String> {
+    let payload: serde_json::Value = serde_json::from_str(&job.payload).map_err(|e| e.to_string())?;
+    let cfdi_id = payload["cfdiId"].as_str().ok_or("payload without cfdiId")?.to_owned();
+    let fila = {
+        let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
+        sql!(fetch_optional conn, Pendiente,
+            "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, cancel_motivo, cancellation_status \
+             FROM cfdis WHERE id = $1", &cfdi_id)
+        .map_err(|e| e.to_string())?
+    };
+    let Some(fila) = fila.filter(|f| f.cancellation_status.as_deref() == Some("PENDIENTE")) else {
+        return Ok(Some(json!({ "skipped": "not pending" })));
+    };
+    let pac = app.pac.clone().ok_or("no PAC configured (TIMBRA_PAC_URL)")?;
+    let consulta = timbra_pac::ConsultaEstado {
+        rfc_emisor: fila.emisor_rfc.clone(),
+        rfc_receptor: fila.receptor_rfc.clone(),
+        uuid: fila.uuid_xml.clone(),
+        total: fila.total.0.to_string(),
+    };
+    let estado = pac.estatus_cancelacion(&consulta).await.map_err(|e| e.to_string())?;
+    let (nuevo, eventos): (&str, &[EventType]) = match estado.cancelacion() {
+        timbra_pac::EstadoCancelacion::Cancelado => {
+            ("ACEPTADA", &[EventType::FacturaCancelacionAceptada, EventType::FacturaCancelada])
+        }
+        timbra_pac::EstadoCancelacion::Rechazado => ("RECHAZADA", &[EventType::FacturaCancelacionRechazada]),
+        _ => return Ok(None),
+    };
+    let now = app.clock.now();
+    let escribir = async {
+        let mut tx = app.db.begin().await?;
+        let cambiadas = if nuevo == "ACEPTADA" {
+            sql!(execute tx,
+                "UPDATE cfdis SET status = 'CANCELADO', cancellation_status = $1, cancelled_at = $2 \
+                 WHERE id = $3 AND cancellation_status = 'PENDIENTE'", nuevo, now, &cfdi_id)?
+        } else {
+            sql!(execute tx,
+                "UPDATE cfdis SET cancellation_status = $1 WHERE id = $2 AND cancellation_status = 'PENDIENTE'",
+                nuevo, &cfdi_id)?
+        };
+        if cambiadas == 1 {
+            let data = json!({ "cfdiId": cfdi_id, "uuid": fila.uuid, "motivo": fila.cancel_motivo, "cancellationStatus": nuevo });
+            for &evento in eventos {
+                events::emit(&mut tx, now, &fila.empresa_id, evento, &data).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok::<_, sqlx::Error>(())
+    };
+    escribir.await.map_err(|e| e.to_string())?;
+    Ok(Some(json!({ "cancellationStatus": nuevo, "estatusSat": estado.estatus_cancelacion })))
+}

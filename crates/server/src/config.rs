@@ -30,6 +30,9 @@ pub struct Config {
     /// for development), `TIMBRA_PAC_USER`, `TIMBRA_PAC_PASSWORD`, `TIMBRA_PAC_TIMEOUT_SECONDS`
     /// (default 30). Without a URL, live companies get LIVE_001.
     pub pac: Option<timbra_pac::finkok::FinkokConfig>,
+    /// `TIMBRA_STAMP_LOW_BALANCE` (default 10): `timbres.saldo_bajo` is emitted when a live
+    /// stamp takes a company's balance below this.
+    pub stamp_low_balance: i64,
     /// Background job workers.
     pub jobs: JobsConfig,
     /// Outgoing webhooks.
@@ -132,6 +135,7 @@ impl Config {
                 ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
             },
             max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+            stamp_low_balance: parse(&lookup, "TIMBRA_STAMP_LOW_BALANCE", 10)?,
             pac: match lookup("TIMBRA_PAC_URL").filter(|url| !url.trim().is_empty()) {
                 Some(url) => {
                     let mut pac = timbra_pac::finkok::FinkokConfig::new(

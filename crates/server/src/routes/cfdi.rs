@@ -176,14 +176,21 @@ pub async fn timbrar(
             // stamp reserved and the attempt recorded) before the PAC is called, and the
             // attempt row explains the gap when the PAC refuses.
             let mut tx = app.db.begin().await?;
-            let reservado = sql!(execute tx,
-                "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0",
+            let saldo = sql!(scalar_optional tx, i64,
+                "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
                 &empresa_id, now)?;
-            if reservado == 0 {
+            let Some(saldo) = saldo else {
                 return Err(ApiError::new(
                     Code::Quota001,
                     "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
                 ));
+            };
+            // Crossing the threshold (not every stamp below it) announces the low balance.
+            let umbral = app.config.stamp_low_balance;
+            if saldo == umbral - 1 {
+                let data = json!({ "empresaId": empresa_id, "saldo": saldo, "umbral": umbral });
+                crate::events::emit(&mut tx, now, &empresa_id, crate::events::EventType::TimbresSaldoBajo, &data)
+                    .await?;
             }
             let folio = sql!(scalar_one tx, i64,
                 "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", &empresa_id)?;

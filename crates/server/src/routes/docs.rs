@@ -65,6 +65,7 @@ pub fn attach_webhook_events(openapi: &mut utoipa::openapi::OpenApi) {
             "cfdiId": "string", "uuid": "string", "motivo": "string (c_MotivoCancelacion)",
             "cancellationStatus": "string (SIN_ACEPTACION, PENDIENTE, ACEPTADA, RECHAZADA)"
         }),
+        EventType::TimbresSaldoBajo => json!({ "empresaId": "string", "saldo": "number", "umbral": "number" }),
         _ => serde_json::Value::Null,
     };
     let mut events: serde_json::Map<String, serde_json::Value> = EventType::ALL

@@ -619,6 +619,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
         let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
         pac.timeout = std::time::Duration::from_secs(3);
         config.pac = Some(pac);
+        config.stamp_low_balance = 2;
     };
     each_backend_with(adjust, |app: TestApp| {
         let (sim, good) = (sim.clone(), good.clone());
@@ -680,6 +681,14 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
                 [(1, "TIMBRADO"), (2, "SIN_RESPUESTA"), (3, "RECHAZADO"), (4, "TIMBRADO")].map(|(f, s)| (f, s.to_owned())).into();
             assert_eq!(intentos(&app, &empresa).await, expected);
             assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(2));
+            // The balance crossed the threshold (2) once: 2 → 1 on the unanswered attempt.
+            let events = event_types(&app, &empresa).await;
+            assert_eq!(events.iter().filter(|t| *t == "timbres.saldo_bajo").count(), 1, "{events:?}");
+            let mut conn = app.db.conn().await.unwrap();
+            let data = timbra_server::sql!(scalar_one conn, String,
+                "SELECT data FROM events WHERE empresa_id = $1 AND type = 'timbres.saldo_bajo'", &empresa).unwrap();
+            let data: Value = serde_json::from_str(&data).unwrap();
+            assert_eq!((data["saldo"].clone(), data["umbral"].clone()), (json!(1), json!(2)));
         }
     })
     .await;

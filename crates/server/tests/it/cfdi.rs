@@ -822,22 +822,25 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
                 let d = app.get(&format!("/api/cfdi/{big_id}"), &who).await.data(200).clone();
                 (d["status"].as_str().unwrap().to_owned(), d["cancellationStatus"].as_str().unwrap_or_default().to_owned())
             };
-            // The job asks every 15 minutes: SAT says "En proceso" once, then the answer.
-            for _ in 0..3 {
-                clock.advance(std::time::Duration::from_secs(16 * 60));
-                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-            }
-            crate::receiver::wait_for(10, "the rejection", async || estado().await.1 == "RECHAZADA").await;
-            assert_eq!(estado().await.0, "TIMBRADO");
+            // The job asks every 15 minutes: SAT says "En proceso" once, then the answer. The clock
+            // moves a quarter of an hour at a time until the job has seen it (at most 40 times).
+            let until = async |wanted: (&str, &str)| {
+                for _ in 0..40 {
+                    let now = estado().await;
+                    if (now.0.as_str(), now.1.as_str()) == wanted {
+                        return;
+                    }
+                    clock.advance(std::time::Duration::from_secs(16 * 60));
+                    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                }
+                panic!("the cancellation never reached {wanted:?}: {:?}", estado().await);
+            };
+            until(("TIMBRADO", "RECHAZADA")).await;
 
             // Asked again, the receiver accepts: CANCELADO.
             sim.configurar(|c| c.receptores_que_rechazan.clear());
             cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.data(200);
-            for _ in 0..3 {
-                clock.advance(std::time::Duration::from_secs(16 * 60));
-                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-            }
-            crate::receiver::wait_for(10, "the acceptance", async || estado().await == ("CANCELADO".into(), "ACEPTADA".into())).await;
+            until(("CANCELADO", "ACEPTADA")).await;
             assert_eq!(
                 event_types(&app, &empresa).await,
                 [

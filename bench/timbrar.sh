@@ -8,23 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-cargo build --release -p timbra-server >/dev/null
-data=$(mktemp -d)
-port=18$((RANDOM % 900 + 100))
-base="http://127.0.0.1:$port"
-TIMBRA_DATA_DIR="$data" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
-  ./target/release/timbra serve &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 1 50); do curl -sf "$base/llms.txt" >/dev/null && break; sleep 0.2; done
-
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
-curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
-  -d '{"name":"Bench","email":"bench@example.com","password":"Secreto1!"}' >/dev/null
-key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
-  -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
-empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
-  -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
+# shellcheck source=comun.sh
+source bench/comun.sh
 cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
   -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
 body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"

@@ -1,21 +1,5 @@
 //! Small XML helpers shared by the translators.
 
-/// Escapes text for element content and attribute values.
-pub(crate) fn escapar(texto: &str) -> String {
-    let mut salida = String::with_capacity(texto.len());
-    for caracter in texto.chars() {
-        match caracter {
-            '&' => salida.push_str("&amp;"),
-            '<' => salida.push_str("&lt;"),
-            '>' => salida.push_str("&gt;"),
-            '"' => salida.push_str("&quot;"),
-            '\'' => salida.push_str("&apos;"),
-            otro => salida.push(otro),
-        }
-    }
-    salida
-}
-
 /// First descendant (or self) element with this local name, any namespace: PAC answers mix
 /// prefixes (`tns:`, `s0:`, none) between versions.
 pub(crate) fn descendiente<'a, 'i>(nodo: roxmltree::Node<'a, 'i>, local: &str) -> Option<roxmltree::Node<'a, 'i>> {

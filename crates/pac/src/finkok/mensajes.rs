@@ -4,7 +4,9 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::xml::{descendiente, escapar, extracto, texto_hijo};
+use timbra_cfdi::escritura::escapar_atributo as escapar;
+
+use crate::xml::{descendiente, extracto, texto_hijo};
 use crate::{Cancelacion, ConsultaEstado, EstadoSat, PacError, Timbrado};
 
 /// Request namespace of the stamping service.
@@ -22,14 +24,14 @@ pub const CODIGO_SIN_TIMBRE_PREVIO: &str = "603";
 pub const CODIGO_TIMBRE_PREVIO: &str = "307";
 
 /// An envelope for operation `operacion` of the service namespace `ns`, with `campos`
-/// (name, already-escaped value) in order.
-fn sobre(ns: &str, operacion: &str, campos: &[(&str, String)]) -> String {
+/// (name, text value, escaped here) in order.
+fn sobre(ns: &str, operacion: &str, campos: &[(&str, &str)]) -> String {
     let mut xml = String::with_capacity(256 + campos.iter().map(|(_, v)| v.len()).sum::<usize>());
     xml.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
     xml.push_str(&format!("<soapenv:Envelope xmlns:soapenv=\"{NS_SOAP}\" xmlns:ns1=\"{ns}\"><soapenv:Body>"));
     xml.push_str(&format!("<ns1:{operacion}>"));
     for (nombre, valor) in campos {
-        xml.push_str(&format!("<ns1:{nombre}>{valor}</ns1:{nombre}>"));
+        xml.push_str(&format!("<ns1:{nombre}>{}</ns1:{nombre}>", escapar(valor)));
     }
     xml.push_str(&format!("</ns1:{operacion}></soapenv:Body></soapenv:Envelope>"));
     xml
@@ -40,11 +42,7 @@ pub fn sobre_timbrado(operacion: &str, xml_sellado: &str, usuario: &str, passwor
     sobre(
         NS_STAMP,
         operacion,
-        &[
-            ("xml", STANDARD.encode(xml_sellado.as_bytes())),
-            ("username", escapar(usuario)),
-            ("password", escapar(password)),
-        ],
+        &[("xml", &STANDARD.encode(xml_sellado.as_bytes())), ("username", usuario), ("password", password)],
     )
 }
 
@@ -55,10 +53,10 @@ pub fn sobre_cancelacion(cancelacion_firmada: &str, usuario: &str, password: &st
         NS_CANCEL,
         "cancel_signature",
         &[
-            ("xml", STANDARD.encode(cancelacion_firmada.as_bytes())),
-            ("username", escapar(usuario)),
-            ("password", escapar(password)),
-            ("store_pending", "false".to_owned()),
+            ("xml", &STANDARD.encode(cancelacion_firmada.as_bytes())),
+            ("username", usuario),
+            ("password", password),
+            ("store_pending", "false"),
         ],
     )
 }
@@ -69,12 +67,12 @@ pub fn sobre_estado(consulta: &ConsultaEstado, usuario: &str, password: &str) ->
         NS_CANCEL,
         "get_sat_status",
         &[
-            ("username", escapar(usuario)),
-            ("password", escapar(password)),
-            ("taxpayer_id", escapar(&consulta.rfc_emisor)),
-            ("rtaxpayer_id", escapar(&consulta.rfc_receptor)),
-            ("uuid", escapar(&consulta.uuid)),
-            ("total", escapar(&consulta.total)),
+            ("username", usuario),
+            ("password", password),
+            ("taxpayer_id", &consulta.rfc_emisor),
+            ("rtaxpayer_id", &consulta.rfc_receptor),
+            ("uuid", &consulta.uuid),
+            ("total", &consulta.total),
         ],
     )
 }

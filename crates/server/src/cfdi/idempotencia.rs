@@ -1,4 +1,5 @@
-//! `Idempotency-Key` on stamping: the same key with the same body replays the first answer
+//! `Idempotency-Key` on stamping and cancellation: the same key with the same body replays the
+//! first answer
 //! (status and body); with another body it is refused (409 IDEMPOTENCY_001). Keys are per
 //! company and kept with the invoice in the same transaction, so a replay exists exactly when
 //! the invoice does. Only successful answers are kept: a request that failed may be retried
@@ -91,4 +92,38 @@ pub async fn guardar(
         response,
         now
     )
+}
+
+/// Commits `tx` with `answer` stored under `clave` (when a key was sent) and answers it with
+/// `status`. When a concurrent request with the same key committed first, this one is rolled
+/// back and answers as that one did.
+#[allow(clippy::too_many_arguments)]
+pub async fn confirmar(
+    app: &crate::state::AppState,
+    mut tx: crate::db::Tx,
+    empresa_id: &str,
+    clave: Option<&Clave>,
+    operation: &str,
+    status: StatusCode,
+    answer: String,
+    now: time::OffsetDateTime,
+) -> ApiResult<Response> {
+    if let Some(clave) = clave {
+        match guardar(&mut tx, empresa_id, clave, operation, status, &answer, now).await {
+            Err(error) if crate::db::is_unique_violation(&error) => {
+                drop(tx);
+                let mut conn = app.db.conn().await?;
+                return replay(&mut conn, empresa_id, clave)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+            }
+            other => {
+                other?;
+            }
+        }
+    }
+    tx.commit().await?;
+    let mut response = (status, answer).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
 }

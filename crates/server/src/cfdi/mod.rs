@@ -77,6 +77,13 @@ pub fn hora_local(at: OffsetDateTime) -> OffsetDateTime {
     at.to_offset(OFFSET_CENTRO)
 }
 
+/// Reads a CFDI `Fecha` / TFD `FechaTimbrado` (`AAAA-MM-DDThh:mm:ss`) as a time in the issuer's
+/// zone; the inverse of [`fecha_cfdi`].
+pub fn leer_fecha_cfdi(texto: &str) -> Option<OffsetDateTime> {
+    let formato = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    time::PrimitiveDateTime::parse(texto, &formato).ok().map(|fecha| fecha.assume_offset(OFFSET_CENTRO))
+}
+
 /// `AAAA-MM-DDThh:mm:ss` of a local time, as CFDI `Fecha` and TFD `FechaTimbrado` want it.
 pub fn fecha_cfdi(local: OffsetDateTime) -> String {
     format!(

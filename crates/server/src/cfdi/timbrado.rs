@@ -342,11 +342,9 @@ pub fn preparar(
     let fecha = match body.fecha.as_deref().map(str::trim) {
         None => super::fecha_cfdi(ahora),
         Some(text) => {
-            let format = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
-            match time::PrimitiveDateTime::parse(text, &format) {
-                Err(_) => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
-                Ok(parsed) => {
-                    let at = parsed.assume_offset(ahora.offset());
+            match super::leer_fecha_cfdi(text) {
+                None => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
+                Some(at) => {
                     if at > ahora + time::Duration::minutes(5) {
                         p.push(FieldProblem::new("fecha", "fecha cannot be in the future"));
                     } else if at < ahora - time::Duration::hours(72) {

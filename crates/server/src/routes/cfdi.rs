@@ -21,8 +21,8 @@ use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::eventos::{FacturaTimbrada, emitir_factura_timbrada};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
-use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, links};
-use crate::db::{DbConn, Exec, Money, is_unique_violation};
+use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, leer_fecha_cfdi, links};
+use crate::db::{DbConn, Exec, Money};
 use crate::envelope::{Path, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
@@ -141,12 +141,8 @@ pub async fn timbrar(
 
     let cfdi_id = ids::new_id();
     let mut comprobante = preparado.comprobante;
-    let fecha_local = time::PrimitiveDateTime::parse(
-        &comprobante.fecha,
-        time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]"),
-    )
-    .map_err(|e| ApiError::internal("fecha", e))?
-    .assume_offset(ahora.offset());
+    let fecha_local =
+        leer_fecha_cfdi(&comprobante.fecha).ok_or_else(|| ApiError::internal("fecha", &comprobante.fecha))?;
     let storage_path = format!("cfdi/{empresa_id}/{:04}/{:02}/{cfdi_id}.xml", ahora.year(), u8::from(ahora.month()));
     let serie = preparado.serie;
 
@@ -236,12 +232,7 @@ pub async fn timbrar(
                  VALUES ($1, $2, -1, $3, $4, $5)",
                 ids::new_id(), &empresa_id, format!("timbrado {}", timbrado.uuid), &caller.user_id, now)?;
             comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
-            let timbrado_en = time::PrimitiveDateTime::parse(
-                &timbrado.fecha_timbrado,
-                time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]"),
-            )
-            .map(|fecha| fecha.assume_offset(ahora.offset()))
-            .unwrap_or(ahora);
+            let timbrado_en = leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(ahora);
             let uuid = timbrado.uuid.to_uppercase();
             (tx, folio, uuid.clone(), uuid, timbrado.xml, timbrado_en)
         }
@@ -300,27 +291,8 @@ pub async fn timbrar(
         total,
     };
     let answer = json!({ "success": true, "mode": access.mode(), "data": data }).to_string();
-    if let Some(clave) = &clave {
-        let saved =
-            idempotencia::guardar(&mut tx, &empresa_id, clave, "cfdi.timbrar", StatusCode::CREATED, &answer, now).await;
-        match saved {
-            // A concurrent request with the same key won: undo this one and answer as it did.
-            Err(error) if is_unique_violation(&error) => {
-                drop(tx);
-                let mut conn = app.db.conn().await?;
-                return idempotencia::replay(&mut conn, &empresa_id, clave)
-                    .await?
-                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
-            }
-            other => {
-                other?;
-            }
-        }
-    }
-    tx.commit().await?;
-    let mut response = (StatusCode::CREATED, answer).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Ok(response)
+    idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.timbrar", StatusCode::CREATED, answer, now)
+        .await
 }
 
 /// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
@@ -918,7 +890,8 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, "SIN_ACEPTACION", sustitucion.as_deref(), None)
             .await?;
         let answer = respuesta(&id, &fila.uuid, "SIN_ACEPTACION", None, access.mode());
-        guardar_idempotente(&app, tx, &empresa_id, clave.as_ref(), answer, now).await
+        idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.cancelar", StatusCode::OK, answer, now)
+            .await
     } else {
         let csd = csd_live(&app, &empresa_id, now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -963,7 +936,8 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
             .await?;
         let answer = respuesta(&id, &fila.uuid, estado, Some(&acuse_path), access.mode());
-        guardar_idempotente(&app, tx, &empresa_id, clave.as_ref(), answer, now).await
+        idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.cancelar", StatusCode::OK, answer, now)
+            .await
     }
 }
 
@@ -976,37 +950,6 @@ fn respuesta(id: &str, uuid: &str, estado: &str, acuse_url: Option<&str>, mode: 
         acuse_url: acuse_url.map(str::to_owned),
     };
     json!({ "success": true, "mode": mode, "data": data }).to_string()
-}
-
-/// Stores the answer under the Idempotency-Key (when one was sent) in `tx`, commits, answers 200.
-async fn guardar_idempotente(
-    app: &AppState,
-    mut tx: crate::db::Tx,
-    empresa_id: &str,
-    clave: Option<&idempotencia::Clave>,
-    answer: String,
-    now: OffsetDateTime,
-) -> ApiResult<Response> {
-    if let Some(clave) = clave {
-        let saved =
-            idempotencia::guardar(&mut tx, empresa_id, clave, "cfdi.cancelar", StatusCode::OK, &answer, now).await;
-        match saved {
-            Err(error) if is_unique_violation(&error) => {
-                drop(tx);
-                let mut conn = app.db.conn().await?;
-                return idempotencia::replay(&mut conn, empresa_id, clave)
-                    .await?
-                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
-            }
-            other => {
-                other?;
-            }
-        }
-    }
-    tx.commit().await?;
-    let mut response = (StatusCode::OK, answer).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Ok(response)
 }
 
 /// SAT's acuse of an invoice's cancellation (live), as the PAC returned it.

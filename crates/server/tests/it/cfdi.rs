@@ -607,12 +607,32 @@ async fn intentos(app: &TestApp, empresa: &str) -> Vec<(i64, String)> {
     .collect()
 }
 
-#[tokio::test]
-async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
+/// The PAC simulator on a free loopback port; returns it (to reconfigure) and its URL.
+async fn start_pac_sim() -> (timbra_sim::Sim, String) {
     let sim = timbra_sim::Sim::new(timbra_sim::SimConfig::generar().unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(sim.clone().serve(listener));
+    (sim, url)
+}
+
+/// A user with a live company EKU9003173C9 whose CSD `csd` is uploaded; returns (who, empresa id).
+async fn live_company(app: &TestApp, email: &str, csd: &testgen::Generated) -> (As, String) {
+    let (_, key) = app.user(email).await;
+    let created = app
+        .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
+        .await;
+    let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
+    let who = As::key(&key).in_empresa(&empresa);
+    let upload =
+        json!({ "cerBase64": b64(&csd.cer_der), "keyBase64": b64(&csd.key_der_encrypted), "password": "12345678a" });
+    app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+    (who, empresa)
+}
+
+#[tokio::test]
+async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
+    let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
     let adjust = move |config: &mut timbra_server::config::Config| {
@@ -624,14 +644,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
     each_backend_with(adjust, |app: TestApp| {
         let (sim, good) = (sim.clone(), good.clone());
         async move {
-            let (_, key) = app.user("live-pac@example.com").await;
-            let created = app
-                .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
-                .await;
-            let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
-            let who = As::key(&key).in_empresa(&empresa);
-            let upload = json!({ "cerBase64": b64(&good.cer_der), "keyBase64": b64(&good.key_der_encrypted), "password": "12345678a" });
-            app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+            let (who, empresa) = live_company(&app, "live-pac@example.com", &good).await;
             let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
             let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
 
@@ -764,10 +777,7 @@ async fn sandbox_cancellation_checks_every_code_and_cancels_at_once() {
 
 #[tokio::test]
 async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
-    let sim = timbra_sim::Sim::new(timbra_sim::SimConfig::generar().unwrap());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(sim.clone().serve(listener));
+    let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
     let clock = timbra_server::state::Clock::shifted(0, 1.0);
@@ -784,14 +794,7 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
         async move {
             // The service's clock runs ahead across backends; the PAC checks Fecha against its own.
             sim.configurar(|c| c.ahora = Some(clock.now()));
-            let (_, key) = app.user("live-cancel@example.com").await;
-            let created = app
-                .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
-                .await;
-            let empresa = created.data(201)["id"].as_str().unwrap().to_owned();
-            let who = As::key(&key).in_empresa(&empresa);
-            let upload = json!({ "cerBase64": b64(&good.cer_der), "keyBase64": b64(&good.key_der_encrypted), "password": "12345678a" });
-            app.post(&format!("/api/empresas/{empresa}/certificados"), &who, upload).await.data(201);
+            let (who, empresa) = live_company(&app, "live-cancel@example.com", &good).await;
             app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
             let cliente = app
                 .post("/api/clientes", &who, json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))

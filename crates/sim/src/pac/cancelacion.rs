@@ -14,7 +14,9 @@ use rust_decimal::Decimal;
 use timbra_credentials::{CertificateKind, xmldsig};
 use time::OffsetDateTime;
 
-use super::soap::{EstadoSat, FolioRespuesta, Incidencia, ResultadoCancelacion, escapar};
+use timbra_cfdi::escritura::escapar_atributo as escapar;
+
+use super::soap::{EstadoSat, FolioRespuesta, Incidencia, ResultadoCancelacion};
 use super::timbrado::fecha_local;
 use super::{EstadoDocumento, Sim, SimConfig, bloquear};
 

@@ -2,6 +2,7 @@
 //! Finkok's (`tns:<op>Response/tns:<op>Result` with fields in `apps.services.soap.core.views`).
 
 use std::collections::HashMap;
+use timbra_cfdi::escritura::escapar_atributo as escapar;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -92,20 +93,6 @@ pub(super) struct EstadoSat {
     pub estado: String,
     pub es_cancelable: String,
     pub estatus_cancelacion: String,
-}
-
-pub(super) fn escapar(texto: &str) -> String {
-    let mut salida = String::with_capacity(texto.len() + 16);
-    for caracter in texto.chars() {
-        match caracter {
-            '&' => salida.push_str("&amp;"),
-            '<' => salida.push_str("&lt;"),
-            '>' => salida.push_str("&gt;"),
-            '"' => salida.push_str("&quot;"),
-            otro => salida.push(otro),
-        }
-    }
-    salida
 }
 
 fn campo(nombre: &str, valor: &str) -> String {

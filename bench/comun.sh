@@ -1,0 +1,20 @@
+# Shared by the bench scripts (sourced, not run): builds the release binary, starts it on a
+# fresh SQLite data folder with rate limiting off (stopped and removed on exit), and makes a
+# user, an API key and a sandbox company. Sets: data, base, server, key, empresa; defines json.
+cargo build --release -p timbra-server >/dev/null
+data=$(mktemp -d)
+port=18$((RANDOM % 900 + 100))
+base="http://127.0.0.1:$port"
+TIMBRA_DATA_DIR="$data" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
+  ./target/release/timbra serve &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 1 50); do curl -sf "$base/llms.txt" >/dev/null && break; sleep 0.2; done
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
+  -d '{"name":"Bench","email":"bench@example.com","password":"Secreto1!"}' >/dev/null
+key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
+  -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
+empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
+  -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")

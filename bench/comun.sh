@@ -2,7 +2,8 @@
 # fresh SQLite data folder with rate limiting off (stopped and removed on exit), and makes a
 # user, an API key and a sandbox company. Sets: data, base, server, key, empresa; defines json.
 cargo build --release -p timbra-server >/dev/null
-data=$(mktemp -d)
+# BENCH_DATA_PARENT picks the file system of the data folder (default: $TMPDIR or /tmp).
+data=$(mktemp -d -p "${BENCH_DATA_PARENT:-${TMPDIR:-/tmp}}")
 port=18$((RANDOM % 900 + 100))
 base="http://127.0.0.1:$port"
 TIMBRA_DATA_DIR="$data" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \

@@ -45,4 +45,7 @@ report() {
 }
 report "$base/api/cfdi?limit=1000" "GET /api/cfdi?limit=1000, page 1"
 report "$base/api/cfdi?limit=1000&page=500" "GET /api/cfdi?limit=1000, page 500"
-report "$base/api/cfdi?limit=1000&search=XIQB" "GET /api/cfdi?limit=1000&search=<RFC prefix>"
+report "$base/api/cfdi?limit=1000&search=XIQB" "GET /api/cfdi?limit=1000&search=<RFC prefix that matches nothing>"
+report "$base/api/cfdi?limit=1000&search=ximena" "GET /api/cfdi?limit=1000&search=<name word that matches nothing>"
+report "$base/api/cfdi?limit=1000&search=kemper" "GET /api/cfdi?limit=1000&search=<name word of every invoice>"
+report "$base/api/cfdi?limit=1000&status=TIMBRADO" "GET /api/cfdi?limit=1000&status=TIMBRADO"

@@ -6,6 +6,7 @@
 //! `i64`, `bool`, `OffsetDateTime`, and [`Money`] for decimals).
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rust_decimal::Decimal;
@@ -13,15 +14,21 @@ use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
+use tokio::sync::{Mutex, OwnedMutexGuard};
 
 /// A connection pool to one of the two supported databases.
 #[derive(Clone, Debug)]
 pub enum Db {
-    /// The embedded default: a SQLite file in WAL mode with foreign keys on.
-    Sqlite(sqlx::SqlitePool),
+    /// The embedded default: a SQLite file in WAL mode with foreign keys on, and the queue its
+    /// write transactions wait in (see [`Db::begin`]).
+    Sqlite(sqlx::SqlitePool, Arc<Mutex<()>>),
     /// The production database.
     Pg(sqlx::PgPool),
 }
+
+/// How long a write transaction waits for its turn on SQLite, as long as SQLite's own busy
+/// timeout: past it the caller gets an error instead of waiting forever.
+const WRITER_WAIT: Duration = Duration::from_secs(10);
 
 /// The backend of a [`Db`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +54,11 @@ impl Db {
                 .synchronous(SqliteSynchronous::Normal)
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(10));
-            let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
-            Ok(Db::Sqlite(pool))
+            // No ping on every checkout: for SQLite it is a round trip to the connection's
+            // worker thread per request, and a broken file shows up on the query anyway.
+            let pool =
+                SqlitePoolOptions::new().max_connections(8).test_before_acquire(false).connect_with(options).await?;
+            Ok(Db::Sqlite(pool, Arc::default()))
         }
     }
 
@@ -61,7 +71,7 @@ impl Db {
     /// Applies the pending migrations of this backend.
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         match self {
-            Db::Sqlite(pool) => sqlx::migrate!("./migrations/sqlite").run(pool).await,
+            Db::Sqlite(pool, _) => sqlx::migrate!("./migrations/sqlite").run(pool).await,
             Db::Pg(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await,
         }
     }
@@ -69,7 +79,7 @@ impl Db {
     /// Which backend this is.
     pub fn backend(&self) -> Backend {
         match self {
-            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Sqlite(..) => Backend::Sqlite,
             Db::Pg(_) => Backend::Postgres,
         }
     }
@@ -77,24 +87,35 @@ impl Db {
     /// Takes a connection from the pool for one or more single statements.
     pub async fn conn(&self) -> Result<DbConn, sqlx::Error> {
         Ok(match self {
-            Db::Sqlite(pool) => DbConn::Sqlite(pool.acquire().await?),
+            Db::Sqlite(pool, _) => DbConn::Sqlite(pool.acquire().await?),
             Db::Pg(pool) => DbConn::Pg(pool.acquire().await?),
         })
     }
 
     /// Starts a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so it takes the write
     /// lock up front and never fails half-way with SQLITE_BUSY on a lock upgrade.
+    ///
+    /// SQLite has one writer at a time. Writers of this process first queue on a fair async
+    /// mutex, taken before a pool connection: they wait their turn in order instead of polling
+    /// the file lock in SQLite's busy handler, whose growing sleeps (up to 100 ms) made the
+    /// tail latency of concurrent stamping. A transaction must not start another one while
+    /// open (it would wait for itself; after [`WRITER_WAIT`] it gets an error).
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
         Ok(match self {
-            Db::Sqlite(pool) => Tx::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
-            Db::Pg(pool) => Tx::Pg(pool.begin().await?),
+            Db::Sqlite(pool, writer) => {
+                let turn = tokio::time::timeout(WRITER_WAIT, writer.clone().lock_owned())
+                    .await
+                    .map_err(|_| sqlx::Error::PoolTimedOut)?;
+                Tx { inner: TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?), _turn: Some(turn) }
+            }
+            Db::Pg(pool) => Tx { inner: TxInner::Pg(pool.begin().await?), _turn: None },
         })
     }
 
     /// Closes the pool.
     pub async fn close(&self) {
         match self {
-            Db::Sqlite(pool) => pool.close().await,
+            Db::Sqlite(pool, _) => pool.close().await,
             Db::Pg(pool) => pool.close().await,
         }
     }
@@ -108,20 +129,24 @@ pub enum DbConn {
     Pg(PoolConnection<Postgres>),
 }
 
-/// An open transaction of either backend; dropped without [`Tx::commit`] it rolls back.
-pub enum Tx {
-    /// SQLite.
+/// An open transaction of either backend; dropped without [`Tx::commit`] it rolls back. On
+/// SQLite it holds the writers' turn until it ends.
+pub struct Tx {
+    inner: TxInner,
+    _turn: Option<OwnedMutexGuard<()>>,
+}
+
+enum TxInner {
     Sqlite(Transaction<'static, Sqlite>),
-    /// PostgreSQL.
     Pg(Transaction<'static, Postgres>),
 }
 
 impl Tx {
     /// Commits.
     pub async fn commit(self) -> Result<(), sqlx::Error> {
-        match self {
-            Tx::Sqlite(tx) => tx.commit().await,
-            Tx::Pg(tx) => tx.commit().await,
+        match self.inner {
+            TxInner::Sqlite(tx) => tx.commit().await,
+            TxInner::Pg(tx) => tx.commit().await,
         }
     }
 }
@@ -151,9 +176,9 @@ impl AsExec for DbConn {
 
 impl AsExec for Tx {
     fn exec(&mut self) -> Exec<'_> {
-        match self {
-            Tx::Sqlite(tx) => Exec::Sqlite(tx),
-            Tx::Pg(tx) => Exec::Pg(tx),
+        match &mut self.inner {
+            TxInner::Sqlite(tx) => Exec::Sqlite(tx),
+            TxInner::Pg(tx) => Exec::Pg(tx),
         }
     }
 }
@@ -239,6 +264,13 @@ impl<'r> sqlx::Decode<'r, Postgres> for Money {
     fn decode(value: sqlx::postgres::PgValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
         Ok(Money(<Decimal as sqlx::Decode<'r, Postgres>>::decode(value)?))
     }
+}
+
+/// `sql` with `{limit}` replaced by the number. SQLite (3.51) prepares a statement again on every
+/// run when its LIMIT is a bound parameter, because the value may change the plan: a listing
+/// spent a sixth of its time in the parser. `limit` is a validated integer, never request text.
+pub fn con_limite(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(sql.replace("{limit}", &limit.to_string()))
 }
 
 /// Whether a database error is a unique-constraint violation (for 409 answers).

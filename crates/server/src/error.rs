@@ -117,6 +117,7 @@ error_codes! {
     Nomina999 = "NOMINA_999", 500, "internal error in the stamping pipeline";
     Empleado002 = "EMPLEADO_002", 409, "employee with this RFC already exists in the company";
     Idempotency001 = "IDEMPOTENCY_001", 409, "Idempotency-Key reused with another body";
+    Idempotency002 = "IDEMPOTENCY_002", 409, "a request with this Idempotency-Key is still in progress";
     Webhook001 = "WEBHOOK_001", 400, "invalid webhook data: url (public http/https), events (known types) or description (see details)";
     Job001 = "JOB_001", 400, "invalid job listing filter (status: queued, running, done or dead)";
     Internal = "INTERNAL", 500, "internal error; it was logged, retry later";

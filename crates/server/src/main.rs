@@ -1,6 +1,9 @@
 //! The `timbra` binary: `serve` runs the API, `migrate` applies migrations, `sim` runs simulators.
 
 use clap::{Parser, Subcommand};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use timbra_server::config::Config;
 use timbra_server::state::AppState;
 

@@ -22,6 +22,8 @@ pub struct AppState {
     pub rate_limiter: Arc<RateLimiter>,
     /// When each API key's `last_used_at` was last written by this process.
     pub key_touches: Arc<Mutex<HashMap<String, Instant>>>,
+    /// Recent answers of authentication (keys, memberships); see [`crate::auth::cache`].
+    pub auth_cache: Arc<crate::auth::cache::AuthCache>,
     /// The time source.
     pub clock: Clock,
     /// Invoicing: master key, file storage, opened CSDs.
@@ -53,6 +55,7 @@ impl AppState {
             config: Arc::new(config),
             rate_limiter,
             key_touches: Arc::default(),
+            auth_cache: Arc::default(),
             clock,
             jobs: Arc::new(crate::jobs::kinds::registry()),
             webhook_client,

@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use time::OffsetDateTime;
 
+use crate::auth::cache::{Access, KeyInfo};
 use crate::auth::roles::{Permission, Role};
 use crate::auth::secrets::sha256_hex;
 use crate::error::{ApiError, ApiResult, Code};
@@ -131,12 +132,21 @@ impl Caller {
         {
             return Err(no_access(empresa_id));
         }
-        let mut conn = app.db.conn().await?;
-        let row = sql!(fetch_optional conn, AccessRow,
-            "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
-             WHERE e.id = $1 AND e.deleted_at IS NULL",
-            empresa_id, &self.user_id)?;
-        let Some(row) = row else { return Err(no_access(empresa_id)) };
+        let access = match app.auth_cache.access(&self.user_id, empresa_id) {
+            Some(access) => access,
+            None => {
+                let generation = app.auth_cache.generation();
+                let mut conn = app.db.conn().await?;
+                let row = sql!(fetch_optional conn, AccessRow,
+                    "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
+                     WHERE e.id = $1 AND e.deleted_at IS NULL",
+                    empresa_id, &self.user_id)?;
+                let access = row.map(|row| Access { sandbox: row.sandbox, role: row.role });
+                app.auth_cache.remember_access(&self.user_id, empresa_id, generation, access.clone());
+                access
+            }
+        };
+        let Some(row) = access else { return Err(no_access(empresa_id)) };
         let role = Role::parse(&row.role).ok_or_else(|| ApiError::internal("membership role", &row.role))?;
         self.mode.set(row.sandbox);
         let required = permission.minimum_role();
@@ -187,31 +197,24 @@ async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String,
     let now = app.clock.now();
     if let Some(key) = bearer(headers) {
         let digest = sha256_hex(key);
-        let mut conn = app.db.conn().await?;
-        let row = sql!(fetch_optional conn, KeyRow,
-            "SELECT k.id, k.user_id, k.empresa_ids, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, \
-             u.deleted_at AS user_deleted_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
-            &digest)?;
-        let invalid = || ApiError::new(Code::Auth001, "the API key is invalid, expired or revoked");
-        let row = row.ok_or_else(invalid)?;
-        if row.revoked_at.is_some() || row.expires_at.is_some_and(|at| at <= now) {
-            return Err(invalid());
+        let key = match app.auth_cache.key(&digest) {
+            Some(key) => key,
+            None => {
+                let generation = app.auth_cache.generation();
+                let key = read_key(app, &digest).await?.ok_or_else(invalid_key)?;
+                app.auth_cache.remember_key(&digest, generation, key.clone());
+                key
+            }
+        };
+        if key.revoked_at.is_some() || key.expires_at.is_some_and(|at| at <= now) {
+            return Err(invalid_key());
         }
-        if row.user_deleted_at.is_some() {
+        if key.user_deleted_at.is_some() {
             return Err(ApiError::new(Code::Auth002, "the API key is valid but its user deleted the account"));
         }
-        touch_key(app, &row.id, row.last_used_at, now).await;
-        let empresa_ids = row
-            .empresa_ids
-            .map(|json| serde_json::from_str(&json))
-            .transpose()
-            .map_err(|e| ApiError::internal("key empresa_ids", e))?;
-        let scopes = row
-            .scopes
-            .map(|json| serde_json::from_str(&json))
-            .transpose()
-            .map_err(|e| ApiError::internal("key scopes", e))?;
-        return Ok((row.user_id, Credential::ApiKey { key_id: row.id, empresa_ids, scopes }));
+        touch_key(app, &key.id, key.last_used_at, now).await;
+        let KeyInfo { id, user_id, empresa_ids, scopes, .. } = key;
+        return Ok((user_id, Credential::ApiKey { key_id: id, empresa_ids, scopes }));
     }
     if let Some(token) = session_token(headers) {
         let session_id = sha256_hex(token);
@@ -226,6 +229,33 @@ async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String,
         };
     }
     Err(ApiError::new(Code::Auth001, "send an API key as 'Authorization: Bearer <key>' or log in for a session cookie"))
+}
+
+fn invalid_key() -> ApiError {
+    ApiError::new(Code::Auth001, "the API key is invalid, expired or revoked")
+}
+
+/// The key with this digest, as stored.
+async fn read_key(app: &AppState, digest: &str) -> ApiResult<Option<KeyInfo>> {
+    let mut conn = app.db.conn().await?;
+    let row = sql!(fetch_optional conn, KeyRow,
+        "SELECT k.id, k.user_id, k.empresa_ids, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, \
+         u.deleted_at AS user_deleted_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
+        digest)?;
+    let Some(row) = row else { return Ok(None) };
+    let list = |json: Option<String>, what: &str| {
+        json.map(|json| serde_json::from_str::<Vec<String>>(&json)).transpose().map_err(|e| ApiError::internal(what, e))
+    };
+    Ok(Some(KeyInfo {
+        empresa_ids: list(row.empresa_ids, "key empresa_ids")?,
+        scopes: list(row.scopes, "key scopes")?,
+        id: row.id,
+        user_id: row.user_id,
+        expires_at: row.expires_at,
+        revoked_at: row.revoked_at,
+        last_used_at: row.last_used_at,
+        user_deleted_at: row.user_deleted_at,
+    }))
 }
 
 /// Writes `last_used_at` at most once a minute per key: the in-memory map answers most requests

@@ -1,5 +1,6 @@
 //! Authentication (API keys, sessions) and authorization (roles per company).
 
+pub mod cache;
 pub mod caller;
 pub mod roles;
 pub mod secrets;

@@ -4,6 +4,12 @@
 //! company and kept with the invoice in the same transaction, so a replay exists exactly when
 //! the invoice does. Only successful answers are kept: a request that failed may be retried
 //! with the same key.
+//!
+//! A live stamp waits for the PAC outside any transaction, so its key is first *reserved*
+//! (status [`EN_CURSO`]) in the transaction that spends the folio: a second request with the
+//! same key meanwhile gets 409 IDEMPOTENCY_002 instead of reaching the PAC again. The
+//! reservation becomes the answer on success and is removed on failure; one left by a process
+//! that died is given up after [`RESERVA_ABANDONADA`].
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -15,6 +21,12 @@ use crate::sql;
 
 /// Longest key accepted.
 pub const MAX_KEY: usize = 255;
+/// The header set on a replayed answer.
+pub const REPLAYED: &str = "idempotent-replayed";
+/// The stored status of a reserved key (HTTP 102 Processing).
+pub const EN_CURSO: i64 = 102;
+/// After this long a reservation is taken as left by a process that stopped mid-request.
+pub const RESERVA_ABANDONADA: time::Duration = time::Duration::minutes(10);
 
 /// A key and the digest of the body it came with.
 #[derive(Clone, Debug)]
@@ -43,14 +55,21 @@ struct Stored {
     request_hash: String,
     status: i64,
     response: String,
+    created_at: time::OffsetDateTime,
 }
 
-/// The stored answer for `clave`, replayed, or `None` when the key is new.
-pub async fn replay(conn: &mut impl AsExec, empresa_id: &str, clave: &Clave) -> ApiResult<Option<Response>> {
+/// The stored answer for `clave`, replayed, or `None` when the key is new (or its reservation
+/// was abandoned, which is then removed).
+pub async fn replay(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    clave: &Clave,
+    now: time::OffsetDateTime,
+) -> ApiResult<Option<Response>> {
     let stored = sql!(
         fetch_optional * conn,
         Stored,
-        "SELECT request_hash, status, response FROM idempotency_keys WHERE empresa_id = $1 AND key = $2",
+        "SELECT request_hash, status, response, created_at FROM idempotency_keys WHERE empresa_id = $1 AND key = $2",
         empresa_id,
         &clave.key
     )?;
@@ -61,10 +80,27 @@ pub async fn replay(conn: &mut impl AsExec, empresa_id: &str, clave: &Clave) -> 
             "this Idempotency-Key was used with another body; use a new key for a new request",
         ));
     }
+    if stored.status == EN_CURSO {
+        if now - stored.created_at < RESERVA_ABANDONADA {
+            return Err(ApiError::new(
+                Code::Idempotency002,
+                "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
+            ));
+        }
+        sql!(
+            execute * conn,
+            "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3 AND created_at = $4",
+            empresa_id,
+            &clave.key,
+            EN_CURSO,
+            stored.created_at
+        )?;
+        return Ok(None);
+    }
     let status = u16::try_from(stored.status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
     let mut response = (status, stored.response).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response.headers_mut().insert(REPLAYED, HeaderValue::from_static("true"));
     Ok(Some(response))
 }
 
@@ -94,9 +130,36 @@ pub async fn guardar(
     )
 }
 
-/// Commits `tx` with `answer` stored under `clave` (when a key was sent) and answers it with
-/// `status`. When a concurrent request with the same key committed first, this one is rolled
-/// back and answers as that one did.
+/// Reserves `clave` inside the transaction that spends a live folio. `false` when another
+/// request holds or used the key: the caller rolls back and [`replay`]s.
+pub async fn reservar(
+    tx: &mut crate::db::Tx,
+    empresa_id: &str,
+    clave: &Clave,
+    operation: &str,
+    now: time::OffsetDateTime,
+) -> ApiResult<bool> {
+    let processing = StatusCode::from_u16(EN_CURSO as u16).unwrap_or(StatusCode::ACCEPTED);
+    match guardar(tx, empresa_id, clave, operation, processing, "", now).await {
+        Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
+        other => other.map(|_| true).map_err(ApiError::from),
+    }
+}
+
+/// Removes a reservation after a failed attempt, so the key may be retried.
+pub async fn liberar(tx: &mut crate::db::Tx, empresa_id: &str, clave: &Clave) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
+        empresa_id,
+        &clave.key,
+        EN_CURSO
+    )
+}
+
+/// Commits `tx` with `answer` stored under `clave` (when a key was sent; `reservada` when
+/// [`reservar`] already holds it) and answers it with `status`. When a concurrent request with
+/// the same key committed first, this one is rolled back and answers as that one did.
 #[allow(clippy::too_many_arguments)]
 pub async fn confirmar(
     app: &crate::state::AppState,
@@ -107,13 +170,20 @@ pub async fn confirmar(
     status: StatusCode,
     answer: String,
     now: time::OffsetDateTime,
+    reservada: bool,
 ) -> ApiResult<Response> {
-    if let Some(clave) = clave {
+    if let Some(clave) = clave
+        && reservada
+    {
+        sql!(execute tx,
+            "UPDATE idempotency_keys SET status = $1, response = $2 WHERE empresa_id = $3 AND key = $4",
+            i64::from(status.as_u16()), &answer, empresa_id, &clave.key)?;
+    } else if let Some(clave) = clave {
         match guardar(&mut tx, empresa_id, clave, operation, status, &answer, now).await {
             Err(error) if crate::db::is_unique_violation(&error) => {
                 drop(tx);
                 let mut conn = app.db.conn().await?;
-                return replay(&mut conn, empresa_id, clave)
+                return replay(&mut conn, empresa_id, clave, now)
                     .await?
                     .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
             }

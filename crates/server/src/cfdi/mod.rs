@@ -6,6 +6,7 @@ pub mod cancelacion;
 pub mod credenciales;
 pub mod crypto;
 pub mod eventos;
+pub mod folios;
 pub mod idempotencia;
 pub mod links;
 pub mod storage;
@@ -32,6 +33,8 @@ pub struct CfdiState {
     pub(crate) sandbox_pac: tokio::sync::OnceCell<Arc<timbra_credentials::Credential>>,
     /// Held while a sandbox CSD is generated (an RSA key takes tens of milliseconds).
     pub(crate) sandbox_csd_lock: tokio::sync::Mutex<()>,
+    /// Sandbox folios predicted so stamps seal outside the write transaction.
+    pub folios: folios::Folios,
 }
 
 impl CfdiState {
@@ -48,6 +51,7 @@ impl CfdiState {
             csd_cache: Mutex::default(),
             sandbox_pac: tokio::sync::OnceCell::new(),
             sandbox_csd_lock: tokio::sync::Mutex::new(()),
+            folios: folios::Folios::default(),
         }
     }
 

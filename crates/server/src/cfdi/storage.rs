@@ -49,12 +49,18 @@ impl Storage for LocalStorage {
     fn put<'a>(&'a self, path: &'a str, bytes: Vec<u8>) -> StorageFuture<'a, ()> {
         Box::pin(async move {
             let target = self.resolve(path)?;
-            if let Some(parent) = target.parent() {
-                tokio::fs::create_dir_all(parent).await?;
-            }
-            let temp = target.with_extension(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
-            tokio::fs::write(&temp, &bytes).await?;
-            tokio::fs::rename(&temp, &target).await
+            // One trip to the blocking pool for the three calls: stamping writes its XML while
+            // it holds the writers' turn.
+            tokio::task::spawn_blocking(move || {
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                let temp = target.with_extension(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
+                std::fs::write(&temp, &bytes)?;
+                std::fs::rename(&temp, &target)
+            })
+            .await
+            .map_err(io::Error::other)?
         })
     }
 

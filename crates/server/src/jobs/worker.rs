@@ -16,12 +16,12 @@ use crate::state::AppState;
 /// so one index on (status, run_at) finds both.
 const CLAIM_SQLITE: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
      locked_by = $2, updated_at = $3 \
-     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT $4) \
+     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT {limit}) \
      RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
 /// The same on PostgreSQL, where several processes claim at once without waiting on each other.
 const CLAIM_PG: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
      locked_by = $2, updated_at = $3 \
-     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT $4 \
+     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT {limit} \
      FOR UPDATE SKIP LOCKED) \
      RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
 
@@ -92,7 +92,7 @@ pub async fn run_batch(app: &AppState, me: &str) -> Result<i64, sqlx::Error> {
         Backend::Postgres => CLAIM_PG,
     };
     let mut tx = app.db.begin().await?;
-    let jobs = sql!(fetch_all tx, Claimed, claim, lease_until, me, now, app.config.jobs.batch)?;
+    let jobs = sql!(fetch_all tx, Claimed, crate::db::con_limite(claim, app.config.jobs.batch), lease_until, me, now)?;
     tx.commit().await?;
     if jobs.is_empty() {
         return Ok(0);

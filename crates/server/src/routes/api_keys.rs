@@ -185,6 +185,7 @@ pub async fn create(
         && let Credential::ApiKey { key_id, .. } = &via_key
     {
         sql!(execute conn, "UPDATE api_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2", now, key_id)?;
+        app.auth_cache.invalidate();
     }
     Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
 }
@@ -291,6 +292,7 @@ async fn revoke_id(app: &AppState, caller: &Caller, id: Option<String>) -> ApiRe
     let changed = sql!(execute conn,
         "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2 AND user_id = $3",
         now, &id, &caller.user_id)?;
+    app.auth_cache.invalidate();
     if changed == 0 {
         return Err(ApiError::not_found("API key"));
     }

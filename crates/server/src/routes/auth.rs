@@ -189,6 +189,7 @@ pub async fn delete_account(State(app): State<AppState>, caller: Caller) -> ApiR
     sql!(execute tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &caller.user_id)?;
     sql!(execute tx, "DELETE FROM sessions WHERE user_id = $1", &caller.user_id)?;
     tx.commit().await?;
+    app.auth_cache.invalidate();
     Ok(done_clearing_cookie())
 }
 

@@ -22,7 +22,7 @@ use crate::auth::roles::Permission;
 use crate::cfdi::eventos::{FacturaTimbrada, emitir_factura_timbrada};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
 use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, leer_fecha_cfdi, links};
-use crate::db::{DbConn, Exec, Money};
+use crate::db::{Backend, DbConn, Exec, Money};
 use crate::envelope::{Path, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
@@ -83,7 +83,7 @@ fn rfc3339(at: OffsetDateTime) -> String {
             REQUEST_001 malformed JSON or wrong types; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "CFDI_004 unknown clienteId", body = ErrorBody),
-        (status = 409, description = "IDEMPOTENCY_001 key reused with another body", body = ErrorBody),
+        (status = 409, description = "IDEMPOTENCY_001 key reused with another body; IDEMPOTENCY_002 (live) the same key is still waiting for the PAC", body = ErrorBody),
         (status = 413, description = "REQUEST_002 body too large", body = ErrorBody),
         (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
         (status = 501, description = "LIVE_001 no PAC configured on this installation (TIMBRA_PAC_URL)", body = ErrorBody),
@@ -101,14 +101,15 @@ pub async fn timbrar(
     let clave = idempotencia::de_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave).await? {
+        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
     let body: TimbrarBody = parse_body(&body)?;
     let mut conn = app.db.conn().await?;
     let empresa = sql!(fetch_one conn, EmpresaEmisora,
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox, folio_sandbox \
+         FROM empresas WHERE id = $1",
         &empresa_id)?;
     let cliente = match body.cliente_id.as_deref().map(str::trim) {
         None | Some("") => None,
@@ -146,26 +147,40 @@ pub async fn timbrar(
     let storage_path = format!("cfdi/{empresa_id}/{:04}/{:02}/{cfdi_id}.xml", ahora.year(), u8::from(ahora.month()));
     let serie = preparado.serie;
 
-    let (mut tx, folio, uuid_xml, uuid_api, xml, timbrado_en) = match pac_live {
+    let guardar_xml = async |xml: String| {
+        app.cfdi.storage.put(&storage_path, xml.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))
+    };
+    let (mut tx, folio, uuid_xml, uuid_api, timbrado_en, turno) = match pac_live {
         None => {
             // Sandbox, one transaction: the folio, the invoice and its event exist together or
-            // not at all.
+            // not at all. The seal, the TFD and the file are made before it with the folio
+            // predicted for this stamp (cfdi::folios), so concurrent stamps sign in parallel;
+            // when the transaction takes another folio they are made again inside it.
             let pac = credenciales::pac_sandbox(&app).await?;
             let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
-            let mut tx = app.db.begin().await?;
-            let folio = sql!(scalar_one tx, i64,
-                "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
-            comprobante.folio = Some(folio.to_string());
-            sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
             let datos = DatosTimbre {
                 uuid: uuid_xml.clone(),
                 fecha_timbrado: fecha_cfdi(ahora),
                 rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
                 leyenda: None,
             };
-            timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
+            let turno = app.cfdi.folios.turno(&empresa_id, empresa.folio_sandbox);
+            let (sellado, xml) =
+                sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
+            guardar_xml(xml).await?;
+            turno.esperar().await;
+            let mut tx = app.db.begin().await?;
+            let folio = sql!(scalar_one tx, i64,
+                "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
+            if folio == turno.folio {
+                comprobante = sellado;
+            } else {
+                let (sellado, xml) = sellar_sandbox(comprobante, folio, csd, pac, datos).await?;
+                guardar_xml(xml).await?;
+                comprobante = sellado;
+            }
             let uuid_api = format!("SANDBOX-{uuid_xml}");
-            (tx, folio, uuid_xml, uuid_api, escritura::escribir(&comprobante), ahora)
+            (tx, folio, uuid_xml, uuid_api, ahora, Some(turno))
         }
         Some(pac) => {
             // Live: the folio is inside the sealed XML the PAC signs, so it is spent (with one
@@ -196,6 +211,16 @@ pub async fn timbrar(
                 "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
                 &cfdi_id, &empresa_id, &serie, folio, now)?;
+            if let Some(clave) = &clave
+                && !idempotencia::reservar(&mut tx, &empresa_id, clave, "cfdi.timbrar", now).await?
+            {
+                // Another request with this key got there first: nothing of this one is kept.
+                drop(tx);
+                let mut conn = app.db.conn().await?;
+                return idempotencia::replay(&mut conn, &empresa_id, clave, now)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+            }
             tx.commit().await?;
 
             let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
@@ -212,6 +237,9 @@ pub async fn timbrar(
                         status, error.code(), error.to_string(), app.clock.now(), &cfdi_id)?;
                     // A refusal spent no stamp at the PAC: give the reserved one back. Without an
                     // answer the PAC may have stamped, so the stamp stays spent.
+                    if let Some(clave) = &clave {
+                        idempotencia::liberar(&mut tx, &empresa_id, clave).await?;
+                    }
                     if status == "RECHAZADO" {
                         sql!(execute tx,
                             "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
@@ -234,10 +262,10 @@ pub async fn timbrar(
             comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
             let timbrado_en = leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(ahora);
             let uuid = timbrado.uuid.to_uppercase();
-            (tx, folio, uuid.clone(), uuid, timbrado.xml, timbrado_en)
+            guardar_xml(timbrado.xml).await?;
+            (tx, folio, uuid.clone(), uuid, timbrado_en, None)
         }
     };
-    app.cfdi.storage.put(&storage_path, xml.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))?;
 
     let total = decimal(&comprobante.total)?;
     let conceptos: Vec<Value> = comprobante
@@ -291,8 +319,47 @@ pub async fn timbrar(
         total,
     };
     let answer = json!({ "success": true, "mode": access.mode(), "data": data }).to_string();
-    idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.timbrar", StatusCode::CREATED, answer, now)
-        .await
+    let reservada = !sandbox;
+    let response = idempotencia::confirmar(
+        &app,
+        tx,
+        &empresa_id,
+        clave.as_ref(),
+        "cfdi.timbrar",
+        StatusCode::CREATED,
+        answer,
+        now,
+        reservada,
+    )
+    .await?;
+    // A replay means this transaction rolled back: its folio was not taken, and dropping the
+    // turn tells the stamps after it.
+    if let Some(turno) = turno
+        && !response.headers().contains_key(idempotencia::REPLAYED)
+    {
+        turno.confirmar(folio);
+    }
+    Ok(response)
+}
+
+/// Seals `comprobante` with `folio` and adds the sandbox TFD, on the blocking pool (two RSA
+/// signatures, about a millisecond each on this machine); gives it back with its XML.
+async fn sellar_sandbox(
+    mut comprobante: timbra_cfdi::Comprobante,
+    folio: i64,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<timbra_credentials::Credential>,
+    datos: DatosTimbre,
+) -> ApiResult<(timbra_cfdi::Comprobante, String)> {
+    tokio::task::spawn_blocking(move || {
+        comprobante.folio = Some(folio.to_string());
+        sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+        timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
+        let xml = escritura::escribir(&comprobante);
+        Ok((comprobante, xml))
+    })
+    .await
+    .map_err(|e| ApiError::internal("sello", e))?
 }
 
 /// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
@@ -331,7 +398,8 @@ pub struct ListCfdiParams {
     desde: Option<String>,
     /// Up to this date (whole local day) or instant, inclusive.
     hasta: Option<String>,
-    /// UUID (bare or SANDBOX-, prefix), folio (exact), RFC (prefix) or issuer/receiver name (prefix).
+    /// UUID (bare or SANDBOX-, prefix), folio (exact), RFC (prefix), or words that each start a word
+    /// of the issuer's or receiver's name.
     search: Option<String>,
     /// Adds xmlDownloadUrl, pdfDownloadUrl and downloadExpiresIn (signed links, 1 hour).
     include_download_urls: Option<bool>,
@@ -556,6 +624,18 @@ fn plain(text: &str) -> String {
     text.chars().filter(|c| !matches!(c, '%' | '_' | '\\')).collect()
 }
 
+/// The words of a search, lower case, split at anything that is not a letter or a digit (as
+/// FTS5's unicode61 tokenizer splits names); at most eight.
+fn palabras(search: &str) -> Vec<String> {
+    search
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .take(8)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Lists the company's invoices, most recent first.
 #[utoipa::path(get, path = "/cfdi", tag = "cfdi", params(ListCfdiParams, ("x-empresa-id" = String, Header)),
     responses(
@@ -598,30 +678,74 @@ pub async fn list(
             _ => return Err(ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO")),
         }
     }
+    // Tipo and status alone: the total is a sum over the counters the triggers keep.
+    let mut counted = true;
     if let Some(desde) = params.desde.as_deref().filter(|d| !d.trim().is_empty()) {
         push(&mut filter, " AND fecha >= $?", Arg::Time(bound("desde", desde, false)?));
+        counted = false;
     }
     if let Some(hasta) = params.hasta.as_deref().filter(|d| !d.trim().is_empty()) {
         push(&mut filter, " AND fecha < $?", Arg::Time(bound("hasta", hasta, true)?));
+        counted = false;
     }
     if let Some(search) = params.search.as_deref().map(plain).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()) {
+        counted = false;
         let upper = search.to_uppercase();
         let bare = upper.strip_prefix("SANDBOX-").unwrap_or(&upper).to_owned();
-        push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{bare}%")));
-        push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
-        push(&mut filter, " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?", Arg::Text(format!("{upper}%")));
-        push(
-            &mut filter,
-            " OR emisor_nombre_lower LIKE $? OR receptor_nombre_lower LIKE $?)",
-            Arg::Text(format!("{}%", search.to_lowercase())),
-        );
+        let words = palabras(&search);
+        // Each alternative has its own index: a prefix range (SQLite) or a prefix LIKE on a
+        // text_pattern_ops index (PostgreSQL) for UUID and RFC, equality for the folio, FTS5
+        // or trigrams for the words of the names.
+        match app.db.backend() {
+            Backend::Sqlite => {
+                push(&mut filter, " AND ((uuid_xml >= $?", Arg::Text(bare.clone()));
+                push(&mut filter, " AND uuid_xml < $?)", Arg::Text(format!("{bare}\u{10FFFF}")));
+                push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
+                for column in ["emisor_rfc", "receptor_rfc"] {
+                    push(&mut filter, &format!(" OR ({column} >= $?"), Arg::Text(upper.clone()));
+                    push(&mut filter, &format!(" AND {column} < $?)"), Arg::Text(format!("{upper}\u{10FFFF}")));
+                }
+                if !words.is_empty() {
+                    let query = words.iter().map(|w| format!("\"{w}\"*")).collect::<Vec<_>>().join(" AND ");
+                    push(
+                        &mut filter,
+                        " OR id IN (SELECT cfdi_id FROM cfdis_nombres WHERE cfdis_nombres MATCH $?)",
+                        Arg::Text(query),
+                    );
+                }
+                filter.push(')');
+            }
+            Backend::Postgres => {
+                push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{bare}%")));
+                push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
+                push(&mut filter, " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?", Arg::Text(format!("{upper}%")));
+                for (i, word) in words.iter().enumerate() {
+                    let clause = if i == 0 { " OR (" } else { " AND " };
+                    filter.push_str(clause);
+                    // Words are letters and digits only, so they are safe inside the pattern.
+                    push(
+                        &mut filter,
+                        "(emisor_nombre_lower ~ $? OR receptor_nombre_lower ~ $?)",
+                        Arg::Text(format!("(^|[^[:alnum:]]){word}")),
+                    );
+                }
+                if !words.is_empty() {
+                    filter.push(')');
+                }
+                filter.push(')');
+            }
+        }
     }
     let mut conn = app.db.conn().await?;
-    let total = count_rows(&mut conn, format!("SELECT COUNT(*) FROM cfdis {filter}"), &args).await?;
-    let n = args.len();
-    args.push(Arg::Int(limit));
+    let count = if counted {
+        format!("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM cfdi_conteos {filter}")
+    } else {
+        format!("SELECT COUNT(*) FROM cfdis {filter}")
+    };
+    let total = count_rows(&mut conn, count, &args).await?;
     args.push(Arg::Int((page - 1) * limit));
-    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    // The limit is written into the SQL: see `db::con_limite`.
+    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
     let rows = fetch_rows(&mut conn, sql, args).await?;
     let links = if params.include_download_urls == Some(true) {
         Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()))
@@ -828,7 +952,7 @@ pub async fn cancelar(
     let clave = idempotencia::de_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave).await? {
+        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
@@ -890,8 +1014,18 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, "SIN_ACEPTACION", sustitucion.as_deref(), None)
             .await?;
         let answer = respuesta(&id, &fila.uuid, "SIN_ACEPTACION", None, access.mode());
-        idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.cancelar", StatusCode::OK, answer, now)
-            .await
+        idempotencia::confirmar(
+            &app,
+            tx,
+            &empresa_id,
+            clave.as_ref(),
+            "cfdi.cancelar",
+            StatusCode::OK,
+            answer,
+            now,
+            false,
+        )
+        .await
     } else {
         let csd = csd_live(&app, &empresa_id, now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -936,8 +1070,18 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
             .await?;
         let answer = respuesta(&id, &fila.uuid, estado, Some(&acuse_path), access.mode());
-        idempotencia::confirmar(&app, tx, &empresa_id, clave.as_ref(), "cfdi.cancelar", StatusCode::OK, answer, now)
-            .await
+        idempotencia::confirmar(
+            &app,
+            tx,
+            &empresa_id,
+            clave.as_ref(),
+            "cfdi.cancelar",
+            StatusCode::OK,
+            answer,
+            now,
+            false,
+        )
+        .await
     }
 }
 

@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::db::{AsExec, con_limite};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
@@ -50,6 +51,10 @@ pub struct ClienteOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     updated_at: OffsetDateTime,
+    /// The listing's total, when the query adds it (`… AS total`).
+    #[serde(skip)]
+    #[sqlx(default)]
+    total: Option<i64>,
 }
 
 /// Listing parameters.
@@ -148,17 +153,30 @@ fn duplicate(rfc: &str) -> ApiError {
 }
 
 /// The columns a cliente is answered with.
+macro_rules! columnas_clientes {
+    () => {
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at"
+    };
+}
+
 macro_rules! select_clientes {
     () => {
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at FROM clientes "
+        concat!(columnas_clientes!(), " FROM clientes ")
     };
 }
 
 async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
-    let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, ClienteOut,
+    load_in(&mut app.db.conn().await?, empresa_id, id).await
+}
+
+async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
+    let row = sql!(
+        fetch_optional * conn,
+        ClienteOut,
         concat!(select_clientes!(), "WHERE id = $1 AND empresa_id = $2"),
-        id, empresa_id)?;
+        id,
+        empresa_id
+    )?;
     row.ok_or_else(|| ApiError::not_found("customer"))
 }
 
@@ -181,8 +199,8 @@ pub async fn create(
     let valid = check(body)?;
     let id = ids::new_id();
     let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let inserted = sql!(execute conn,
+    let mut tx = app.db.begin().await?;
+    let inserted = sql!(execute tx,
         "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
         &id, &empresa_id, &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi,
@@ -191,8 +209,9 @@ pub async fn create(
         Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
         other => other?,
     };
-    drop(conn);
-    Ok(created(load(&app, &empresa_id, &id).await?))
+    let out = load_in(&mut tx, &empresa_id, &id).await?;
+    tx.commit().await?;
+    Ok(created(out))
 }
 
 /// Lists customers, newest first, with `q` over RFC and name.
@@ -212,21 +231,31 @@ pub async fn list(
     let paging = Paging::parse(params.page, params.page_size, 100)?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
-    // Without `q` the count and the page come straight from the (empresa_id, created_at, id)
-    // index: no per-row LIKE, which is most of a listing's cost on a large table.
-    let (total, items) = if pattern == "%%" {
-        let total = sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1", &empresa_id)?;
+    // One statement reads the page and, in a subquery run once, the total; without `q` both come
+    // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
+    let (items, total) = if pattern == "%%" {
         let items = sql!(fetch_all conn, ClienteOut,
-            concat!(select_clientes!(), "WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"),
-            &empresa_id, paging.page_size, paging.offset())?;
-        (total, items)
+            con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1) AS total FROM clientes \
+                WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
+            &empresa_id, paging.offset())?;
+        let total = match items.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None if paging.page == 1 => 0,
+            None => sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1", &empresa_id)?,
+        };
+        (items, total)
     } else {
-        let total = sql!(scalar_one conn, i64,
-            "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?;
         let items = sql!(fetch_all conn, ClienteOut,
-            concat!(select_clientes!(), "WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"),
-            &empresa_id, &pattern, paging.page_size, paging.offset())?;
-        (total, items)
+            con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
+                AS total FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
+            &empresa_id, &pattern, paging.offset())?;
+        let total = match items.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None if paging.page == 1 => 0,
+            None => sql!(scalar_one conn, i64,
+                "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?,
+        };
+        (items, total)
     };
     Ok(ok(Page::new(items, total, paging)))
 }
@@ -274,8 +303,8 @@ pub async fn update(
         email: body.email.or(current.email),
     };
     let valid = check(merged)?;
-    let mut conn = app.db.conn().await?;
-    let updated = sql!(execute conn,
+    let mut tx = app.db.begin().await?;
+    let updated = sql!(execute tx,
         "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
          search_text = $7, updated_at = $8 WHERE id = $9 AND empresa_id = $10",
         &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi, &valid.email,
@@ -284,8 +313,9 @@ pub async fn update(
         Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
         other => other?,
     };
-    drop(conn);
-    Ok(ok(load(&app, &empresa_id, &id).await?))
+    let out = load_in(&mut tx, &empresa_id, &id).await?;
+    tx.commit().await?;
+    Ok(ok(out))
 }
 
 /// Deletes a customer (CONTADOR or higher). Issued invoices keep their own copy of the data.
@@ -302,11 +332,12 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ClienteDelete).await?;
-    let mut conn = app.db.conn().await?;
-    let deleted = sql!(execute conn, "DELETE FROM clientes WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
+    let mut tx = app.db.begin().await?;
+    let deleted = sql!(execute tx, "DELETE FROM clientes WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
     if deleted == 0 {
         return Err(ApiError::not_found("customer"));
     }
+    tx.commit().await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }
 

@@ -207,6 +207,7 @@ pub async fn create(
         "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
         &id, &caller.user_id, Role::Propietario.as_str(), now)?;
     tx.commit().await?;
+    app.auth_cache.invalidate();
     caller.note_mode(sandbox);
     let out = EmpresaOut {
         id,
@@ -318,6 +319,7 @@ pub async fn update(
          registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8 WHERE id = $9",
         &razon_social, &regimen, &codigo_postal, &serie, &registro, &nombre_comercial, sandbox, now, &id)?;
     drop(conn);
+    app.auth_cache.invalidate();
     caller.note_mode(sandbox);
     Ok(ok(load(&app, &caller, &id).await?))
 }
@@ -338,5 +340,6 @@ pub async fn delete(
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
     sql!(execute conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &id)?;
+    app.auth_cache.invalidate();
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

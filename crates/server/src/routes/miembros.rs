@@ -124,6 +124,7 @@ pub async fn add(
     sql!(execute tx, "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
         &empresa_id, &user_id, role.as_str(), now)?;
     tx.commit().await?;
+    app.auth_cache.invalidate();
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
     member.map(created).ok_or_else(|| ApiError::not_found("member"))
 }
@@ -181,6 +182,7 @@ pub async fn update(
     sql!(execute tx, "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
         role.as_str(), app.clock.now(), &empresa_id, &user_id)?;
     tx.commit().await?;
+    app.auth_cache.invalidate();
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
     member.map(ok).ok_or_else(|| ApiError::not_found("member"))
 }
@@ -214,5 +216,6 @@ pub async fn remove(
     }
     sql!(execute tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;
     tx.commit().await?;
+    app.auth_cache.invalidate();
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
 }

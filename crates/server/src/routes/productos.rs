@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::db::Money;
+use crate::db::{AsExec, con_limite};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
@@ -68,6 +69,8 @@ struct ProductoRow {
     iva_rate: Money,
     created_at: OffsetDateTime,
     updated_at: OffsetDateTime,
+    #[sqlx(default)]
+    total: Option<i64>,
 }
 
 impl From<ProductoRow> for ProductoOut {
@@ -125,17 +128,30 @@ fn check(body: ProductoBody) -> ApiResult<Valid> {
 }
 
 /// The columns a producto is answered with.
+macro_rules! columnas_productos {
+    () => {
+        "SELECT id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, created_at, updated_at"
+    };
+}
+
 macro_rules! select_productos {
     () => {
-        "SELECT id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, created_at, updated_at FROM productos "
+        concat!(columnas_productos!(), " FROM productos ")
     };
 }
 
 async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ProductoOut> {
-    let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, ProductoRow,
+    load_in(&mut app.db.conn().await?, empresa_id, id).await
+}
+
+async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> ApiResult<ProductoOut> {
+    let row = sql!(
+        fetch_optional * conn,
+        ProductoRow,
         concat!(select_productos!(), "WHERE id = $1 AND empresa_id = $2"),
-        id, empresa_id)?;
+        id,
+        empresa_id
+    )?;
     row.map(ProductoOut::from).ok_or_else(|| ApiError::not_found("product"))
 }
 
@@ -157,14 +173,15 @@ pub async fn create(
     let valid = check(body)?;
     let id = ids::new_id();
     let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    sql!(execute conn,
+    let mut tx = app.db.begin().await?;
+    sql!(execute tx,
         "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
         &id, &empresa_id, &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario),
         Money(valid.iva_rate), search_text(&[&valid.clave_prod_serv, &valid.descripcion]), now)?;
-    drop(conn);
-    Ok(created(load(&app, &empresa_id, &id).await?))
+    let out = load_in(&mut tx, &empresa_id, &id).await?;
+    tx.commit().await?;
+    Ok(created(out))
 }
 
 /// Lists products, newest first, with `q` over the code and description.
@@ -184,21 +201,31 @@ pub async fn list(
     let paging = Paging::parse(params.page, params.page_size, 100)?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
-    // Without `q` the count and the page come straight from the (empresa_id, created_at, id)
-    // index: no per-row LIKE, which is most of a listing's cost on a large table.
-    let (total, rows) = if pattern == "%%" {
-        let total = sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM productos WHERE empresa_id = $1", &empresa_id)?;
+    // One statement reads the page and, in a subquery run once, the total; without `q` both come
+    // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
+    let (rows, total) = if pattern == "%%" {
         let rows = sql!(fetch_all conn, ProductoRow,
-            concat!(select_productos!(), "WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"),
-            &empresa_id, paging.page_size, paging.offset())?;
-        (total, rows)
+            con_limite(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1) AS total FROM productos \
+                WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
+            &empresa_id, paging.offset())?;
+        let total = match rows.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None if paging.page == 1 => 0,
+            None => sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM productos WHERE empresa_id = $1", &empresa_id)?,
+        };
+        (rows, total)
     } else {
-        let total = sql!(scalar_one conn, i64,
-            "SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?;
         let rows = sql!(fetch_all conn, ProductoRow,
-            concat!(select_productos!(), "WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"),
-            &empresa_id, &pattern, paging.page_size, paging.offset())?;
-        (total, rows)
+            con_limite(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
+                AS total FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
+            &empresa_id, &pattern, paging.offset())?;
+        let total = match rows.first() {
+            Some(first) => first.total.unwrap_or_default(),
+            None if paging.page == 1 => 0,
+            None => sql!(scalar_one conn, i64,
+                "SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?,
+        };
+        (rows, total)
     };
     Ok(ok(Page::new(rows.into_iter().map(ProductoOut::from).collect(), total, paging)))
 }
@@ -243,14 +270,15 @@ pub async fn update(
         precio_unitario: body.precio_unitario.or(Some(current.precio_unitario)),
         iva_rate: body.iva_rate.or(Some(current.iva_rate)),
     })?;
-    let mut conn = app.db.conn().await?;
-    sql!(execute conn,
+    let mut tx = app.db.begin().await?;
+    sql!(execute tx,
         "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \
          search_text = $6, updated_at = $7 WHERE id = $8 AND empresa_id = $9",
         &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario), Money(valid.iva_rate),
         search_text(&[&valid.clave_prod_serv, &valid.descripcion]), app.clock.now(), &id, &empresa_id)?;
-    drop(conn);
-    Ok(ok(load(&app, &empresa_id, &id).await?))
+    let out = load_in(&mut tx, &empresa_id, &id).await?;
+    tx.commit().await?;
+    Ok(ok(out))
 }
 
 /// Deletes a product (CONTADOR or higher).
@@ -267,10 +295,11 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
-    let mut conn = app.db.conn().await?;
-    let deleted = sql!(execute conn, "DELETE FROM productos WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
+    let mut tx = app.db.begin().await?;
+    let deleted = sql!(execute tx, "DELETE FROM productos WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
     if deleted == 0 {
         return Err(ApiError::not_found("product"));
     }
+    tx.commit().await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

@@ -136,29 +136,34 @@ async fn api_keys_are_shown_once_listed_by_prefix_and_revocable_three_ways() {
 
 #[tokio::test]
 async fn expired_keys_and_deleted_accounts() {
-    each_backend(|app: TestApp| async move {
-        let (_, key) = app.user("ana@example.com").await;
-        let session = As { session: Some(app.login("ana@example.com").await), ..As::default() };
-        let short = app.post("/api/api-keys", &session, json!({ "name": "short", "expiresInDays": 1 })).await;
-        let short_key = short.data(201)["key"].as_str().unwrap().to_owned();
-        app.get("/api/empresas", &As::key(&short_key)).await.data(200);
-        // Move the expiry into the past directly in the database.
-        let mut conn = app.db.conn().await.unwrap();
-        let past = time::OffsetDateTime::now_utc() - time::Duration::hours(1);
-        let id = short.data(201)["id"].as_str().unwrap().to_owned();
-        timbra_server::sql!(execute conn, "UPDATE api_keys SET expires_at = $1 WHERE id = $2", past, &id).unwrap();
-        app.get("/api/empresas", &As::key(&short_key)).await.assert_error(401, "AUTH_001");
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut timbra_server::config::Config| config.clock = clock.clone()
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let clock = clock.clone();
+        async move {
+            let (_, key) = app.user("ana@example.com").await;
+            let session = As { session: Some(app.login("ana@example.com").await), ..As::default() };
+            let short = app.post("/api/api-keys", &session, json!({ "name": "short", "expiresInDays": 1 })).await;
+            let short_key = short.data(201)["key"].as_str().unwrap().to_owned();
+            app.get("/api/empresas", &As::key(&short_key)).await.data(200);
+            // A day later the key has expired, although it was just used (and remembered).
+            clock.advance(std::time::Duration::from_secs(86_400 + 60));
+            app.get("/api/empresas", &As::key(&short_key)).await.assert_error(401, "AUTH_001");
 
-        app.call(Method::DELETE, "/api/auth/account", &As::key(&key), None).await.data(200);
-        app.get("/api/empresas", &As::key(&key)).await.assert_error(401, "AUTH_002");
-        app.get("/api/api-keys", &session).await.assert_error(401, "AUTH_001");
-        app.post(
-            "/api/auth/callback/credentials",
-            &As::default(),
-            json!({ "email": "ana@example.com", "password": "Secreto1!" }),
-        )
-        .await
-        .assert_error(401, "AUTH_004");
+            app.call(Method::DELETE, "/api/auth/account", &As::key(&key), None).await.data(200);
+            app.get("/api/empresas", &As::key(&key)).await.assert_error(401, "AUTH_002");
+            app.get("/api/api-keys", &session).await.assert_error(401, "AUTH_001");
+            app.post(
+                "/api/auth/callback/credentials",
+                &As::default(),
+                json!({ "email": "ana@example.com", "password": "Secreto1!" }),
+            )
+            .await
+            .assert_error(401, "AUTH_004");
+        }
     })
     .await;
 }

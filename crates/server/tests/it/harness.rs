@@ -98,7 +98,11 @@ async fn spawn_postgres(url: &str, adjust: &impl Fn(&mut Config)) -> TestApp {
     let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
     let mut admin = timbra_server::db::raw_pg_connection(url).await.expect("TIMBRA_TEST_POSTGRES_URL is not reachable");
     sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await.unwrap();
-    let options = PgConnectOptions::from_str(url).unwrap().options([("search_path", schema.as_str())]);
+    // Extensions are per database: the migrations' CREATE EXTENSION finds pg_trgm already made
+    // (once, not raced by parallel tests) and its operator classes through the search path.
+    let extensions = pg_trgm_schema(&mut admin).await;
+    let search_path = format!("{schema}, {extensions}");
+    let options = PgConnectOptions::from_str(url).unwrap().options([("search_path", search_path.as_str())]);
     let db = Db::connect_pg(options).await.unwrap();
     db.migrate().await.unwrap();
     let dir = TempDir::new();
@@ -106,6 +110,27 @@ async fn spawn_postgres(url: &str, adjust: &impl Fn(&mut Config)) -> TestApp {
     config.database_url = url.to_owned();
     adjust(&mut config);
     start(db, config, dir, "postgres").await
+}
+
+/// The schema holding pg_trgm, created once per test process.
+async fn pg_trgm_schema(admin: &mut sqlx::PgConnection) -> String {
+    static ONCE: tokio::sync::Mutex<Option<String>> = tokio::sync::Mutex::const_new(None);
+    let mut known = ONCE.lock().await;
+    if let Some(schema) = known.as_ref() {
+        return schema.clone();
+    }
+    let query = "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'";
+    let mut schema: Option<String> = sqlx::query_scalar(query).fetch_optional(&mut *admin).await.unwrap();
+    if schema.is_none() {
+        sqlx::Executor::execute(&mut *admin, "CREATE SCHEMA IF NOT EXISTS timbra_ext").await.unwrap();
+        // Another test process may create it at the same moment; either one is fine.
+        let _ =
+            sqlx::Executor::execute(&mut *admin, "CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA timbra_ext").await;
+        schema = sqlx::query_scalar(query).fetch_optional(&mut *admin).await.unwrap();
+    }
+    let schema = schema.expect("pg_trgm could not be created");
+    *known = Some(schema.clone());
+    schema
 }
 
 async fn start(db: Db, config: Config, dir: TempDir, backend: &'static str) -> TestApp {

@@ -1,0 +1,167 @@
+//! Sandbox folios predicted ahead of the transaction, so the two RSA signatures and the XML file
+//! of concurrent stamps run in parallel instead of inside the database's single write turn.
+//!
+//! The transaction still takes the folio (`UPDATE … RETURNING`), so the database stays the
+//! authority: folios never repeat and none is skipped. This only predicts it. Each stamp of a
+//! company gets the next number in arrival order, seals with it outside the transaction, then
+//! waits until its predecessor has committed before it begins. When the prediction turns out
+//! wrong (a predecessor failed, another process stamped, the wait timed out) the stamp seals
+//! again inside the transaction with the folio it did get, as it would without this.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+/// The longest a stamp waits for its predecessor before it seals again inside the transaction.
+const ESPERA_MAXIMA: Duration = Duration::from_secs(2);
+
+/// The predicted folios of every company this process stamps for.
+#[derive(Default)]
+pub struct Folios {
+    colas: Mutex<HashMap<String, Arc<Cola>>>,
+}
+
+#[derive(Default)]
+struct Cola {
+    estado: Mutex<Estado>,
+    avance: Notify,
+}
+
+#[derive(Default)]
+struct Estado {
+    /// The folio the next stamp is promised.
+    siguiente: i64,
+    /// The highest folio known to be committed.
+    confirmado: i64,
+    /// Promises from this folio on can no longer come true (a predecessor gave up).
+    rota_desde: Option<i64>,
+}
+
+/// One stamp's predicted folio. Dropped without [`Turno::confirmar`] (an error, a client that
+/// hung up) it tells the stamps after it not to wait.
+pub struct Turno {
+    cola: Arc<Cola>,
+    /// The predicted folio.
+    pub folio: i64,
+    cerrado: bool,
+}
+
+impl Folios {
+    /// The next folio of the company. `actual` is the counter as just read from the database;
+    /// it only matters for the first stamp of the company in this process, or after another
+    /// process moved the counter ahead.
+    pub fn turno(&self, empresa_id: &str, actual: i64) -> Turno {
+        let cola = {
+            let mut colas = self.colas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            colas.entry(empresa_id.to_owned()).or_default().clone()
+        };
+        let folio = {
+            let mut estado = cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if estado.confirmado < actual {
+                estado.confirmado = actual;
+            }
+            if estado.siguiente <= estado.confirmado
+                || estado.rota_desde.is_some_and(|rota| rota <= estado.confirmado + 1)
+            {
+                // Nothing in flight is ahead of the database: start again from it.
+                estado.siguiente = estado.confirmado + 1;
+                estado.rota_desde = None;
+            }
+            let folio = estado.siguiente;
+            estado.siguiente += 1;
+            folio
+        };
+        Turno { cola, folio, cerrado: false }
+    }
+}
+
+impl Turno {
+    /// Waits until the predecessor committed; `true` when the prediction still holds.
+    pub async fn esperar(&self) -> bool {
+        let deadline = tokio::time::Instant::now() + ESPERA_MAXIMA;
+        loop {
+            let avance = self.cola.avance.notified();
+            tokio::pin!(avance);
+            avance.as_mut().enable();
+            {
+                let estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                if estado.rota_desde.is_some_and(|rota| rota <= self.folio) || estado.confirmado >= self.folio {
+                    return false;
+                }
+                if estado.confirmado == self.folio - 1 {
+                    return true;
+                }
+            }
+            if tokio::time::timeout_at(deadline, avance).await.is_err() {
+                return false;
+            }
+        }
+    }
+
+    /// Records that `folio` (the one the transaction took) is committed.
+    pub fn confirmar(mut self, folio: i64) {
+        self.cerrado = true;
+        let mut estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        estado.confirmado = estado.confirmado.max(folio);
+        if folio != self.folio {
+            // Mispredicted: the stamps after this one were promised numbers that are now off.
+            estado.rota_desde = Some(estado.rota_desde.map_or(self.folio, |rota| rota.min(self.folio)));
+        }
+        drop(estado);
+        self.cola.avance.notify_waiters();
+    }
+}
+
+impl Drop for Turno {
+    fn drop(&mut self) {
+        if self.cerrado {
+            return;
+        }
+        let mut estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        estado.rota_desde = Some(estado.rota_desde.map_or(self.folio, |rota| rota.min(self.folio)));
+        drop(estado);
+        self.cola.avance.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn turns_follow_arrival_and_wait_for_their_predecessor() {
+        let folios = Folios::default();
+        let first = folios.turno("e", 7);
+        let second = folios.turno("e", 7);
+        assert_eq!((first.folio, second.folio), (8, 9));
+        assert!(first.esperar().await);
+        let waiting = tokio::spawn(async move { (second.esperar().await, second) });
+        tokio::task::yield_now().await;
+        first.confirmar(8);
+        let (ready, second) = waiting.await.unwrap();
+        assert!(ready);
+        second.confirmar(9);
+        assert_eq!(folios.turno("e", 7).folio, 10);
+    }
+
+    #[tokio::test]
+    async fn a_failed_turn_releases_the_ones_behind_it_and_the_next_starts_from_the_database() {
+        let folios = Folios::default();
+        let failed = folios.turno("e", 0);
+        let behind = folios.turno("e", 0);
+        drop(failed);
+        assert!(!behind.esperar().await, "folio 2 cannot follow a folio 1 that was never stamped");
+        // It sealed again inside its transaction and got folio 1.
+        behind.confirmar(1);
+        assert_eq!(folios.turno("e", 1).folio, 2);
+    }
+
+    #[tokio::test]
+    async fn another_process_moving_the_counter_is_picked_up() {
+        let folios = Folios::default();
+        folios.turno("e", 0).confirmar(1);
+        assert_eq!(folios.turno("e", 40).folio, 41);
+    }
+}

@@ -127,6 +127,7 @@ error_codes! {
     Pac002 = "PAC_002", 502, "the PAC did not answer or answered garbage; the folio is recorded as an attempt with unknown outcome";
     Download001 = "DOWNLOAD_001", 403, "the signed download link is altered or expired";
     Timbres001 = "TIMBRES_001", 400, "invalid stamp top-up (cantidad 1 to 10,000,000)";
+    Busy001 = "BUSY_001", 503, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
 }
 
 /// An error answered to the client in the envelope.
@@ -199,7 +200,25 @@ impl FieldProblem {
 }
 
 impl From<sqlx::Error> for ApiError {
+    /// A database that is only busy (no connection free in time, a write turn not reached,
+    /// SQLite's lock, a PostgreSQL lock timeout or deadlock victim) is a 503 the client may
+    /// retry: the transaction rolled back. Anything else is logged as a 500.
     fn from(error: sqlx::Error) -> Self {
+        let busy = match &error {
+            sqlx::Error::PoolTimedOut => true,
+            // SQLite: 5 BUSY, 6 LOCKED and their extended codes; PostgreSQL: 40001
+            // serialization failure, 40P01 deadlock, 55P03 lock not available.
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                matches!(code.as_ref(), "5" | "6" | "261" | "262" | "517" | "40001" | "40P01" | "55P03")
+            }),
+            _ => false,
+        };
+        if busy {
+            tracing::warn!(error.message = %error, "database busy; answered 503");
+            let mut answer = Self::new(Code::Busy001, "the database is busy with other writes; retry in a second");
+            answer.retry_after = Some(1);
+            return answer;
+        }
         Self::internal("database", error)
     }
 }
@@ -232,5 +251,13 @@ mod tests {
         assert_eq!(Code::MissingFiel.status(), StatusCode::PRECONDITION_FAILED);
         assert_eq!(Code::Quota001.status(), StatusCode::PAYMENT_REQUIRED);
         assert_eq!(Code::CfdiNotFound.status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn a_busy_database_is_a_503_to_retry_not_a_500() {
+        let busy = ApiError::from(sqlx::Error::PoolTimedOut);
+        assert_eq!((busy.code, busy.retry_after), (Code::Busy001, Some(1)));
+        assert_eq!(busy.into_response().status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(ApiError::from(sqlx::Error::RowNotFound).code, Code::Internal);
     }
 }

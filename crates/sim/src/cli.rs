@@ -45,6 +45,9 @@ pub struct PacArgs {
     /// Receiver RFCs that reject cancellation requests (comma separated).
     #[arg(long, value_delimiter = ',')]
     pub rejecting_receivers: Vec<String>,
+    /// Receiver RFCs that never answer: SAT cancels after the deadline ("Plazo vencido").
+    #[arg(long, value_delimiter = ',')]
+    pub silent_receivers: Vec<String>,
     /// Status queries that report "En proceso" before the receiver's answer shows.
     #[arg(long, default_value_t = 1)]
     pub pending_queries: u32,
@@ -70,6 +73,7 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
             config.basura = args.garbage;
             config.umbral_aceptacion = args.acceptance_threshold;
             config.receptores_que_rechazan = args.rejecting_receivers;
+            config.receptores_que_no_contestan = args.silent_receivers;
             config.consultas_en_proceso = args.pending_queries;
             let numero = config.credencial_pac.certificate().no_certificado().to_owned();
             let listener = tokio::net::TcpListener::bind(args.listen).await?;

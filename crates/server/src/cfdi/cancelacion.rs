@@ -1,6 +1,6 @@
 //! Cancellation bookkeeping: the state change and its events in one transaction, and the
 //! durable job that follows a cancellation waiting for the receiver's acceptance until SAT
-//! reports it accepted (or its deadline passed), or rejected.
+//! reports it accepted, cancelled because the receiver's deadline passed, or rejected.
 
 use std::time::Duration;
 
@@ -78,7 +78,7 @@ struct Pendiente {
 }
 
 /// Asks SAT (through the PAC) every [`SeguirCancelacion::INTERVALO`] how a pending
-/// cancellation stands, for longer than the receiver's 72-hour deadline.
+/// cancellation stands, for longer than the receiver's deadline of three business days.
 pub struct SeguirCancelacion;
 
 impl SeguirCancelacion {
@@ -88,8 +88,9 @@ impl SeguirCancelacion {
 
 impl Job for SeguirCancelacion {
     const KIND: &'static str = "cfdi.seguir_cancelacion";
-    // 400 × 15 min = 100 h, beyond SAT's 72 h after which an unanswered request is cancelled.
-    const MAX_ATTEMPTS: i64 = 400;
+    // 700 × 15 min ≈ 7 days: beyond SAT's three business days (five calendar days over a
+    // weekend, more with a holiday), after which an unanswered request is cancelled.
+    const MAX_ATTEMPTS: i64 = 700;
 
     fn backoff(_attempt: i64) -> Duration {
         Self::INTERVALO
@@ -126,7 +127,14 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         total: fila.total.0.to_string(),
     };
     let estado = pac.estatus_cancelacion(&consulta).await.map_err(|e| e.to_string())?;
+    // The receiver's silence past the deadline counts as acceptance ("Plazo vencido"); the
+    // status says which of the two it was.
     let (nuevo, eventos): (&str, &[EventType]) = match estado.cancelacion() {
+        timbra_pac::EstadoCancelacion::Cancelado
+            if estado.estatus_cancelacion.to_lowercase().contains("plazo vencido") =>
+        {
+            ("PLAZO_VENCIDO", &[EventType::FacturaCancelacionAceptada, EventType::FacturaCancelada])
+        }
         timbra_pac::EstadoCancelacion::Cancelado => {
             ("ACEPTADA", &[EventType::FacturaCancelacionAceptada, EventType::FacturaCancelada])
         }
@@ -136,7 +144,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
     let now = app.clock.now();
     let escribir = async {
         let mut tx = app.db.begin().await?;
-        let cambiadas = if nuevo == "ACEPTADA" {
+        let cambiadas = if nuevo != "RECHAZADA" {
             sql!(execute tx,
                 "UPDATE cfdis SET status = 'CANCELADO', cancellation_status = $1, cancelled_at = $2 \
                  WHERE id = $3 AND cancellation_status = 'PENDIENTE'", nuevo, now, &cfdi_id)?

@@ -439,7 +439,8 @@ pub struct CfdiOut {
     receptor_uso_cfdi: String,
     xml_url: Option<String>,
     /// The cancellation process, separate from `status`: null (none), SIN_ACEPTACION, PENDIENTE
-    /// (waiting for the receiver; status stays TIMBRADO), ACEPTADA, RECHAZADA.
+    /// (waiting for the receiver; status stays TIMBRADO), ACEPTADA, PLAZO_VENCIDO (the receiver did
+    /// not answer in time; SAT cancelled), RECHAZADA.
     cancellation_status: Option<String>,
     xml_download_status: String,
     xml_retry_count: i64,
@@ -911,7 +912,8 @@ pub struct CancelacionOut {
     uuid: String,
     /// TIMBRADO while the receiver decides, CANCELADO once final.
     status: String,
-    /// SIN_ACEPTACION (cancelled at once), PENDIENTE (waits for the receiver), ACEPTADA, RECHAZADA.
+    /// SIN_ACEPTACION (cancelled at once), PENDIENTE (waits for the receiver), ACEPTADA, PLAZO_VENCIDO,
+    /// RECHAZADA.
     cancellation_status: String,
     /// Storage path of SAT's acuse (live), downloadable at `/api/cfdi/{id}/acuse`.
     acuse_url: Option<String>,

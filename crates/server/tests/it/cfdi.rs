@@ -851,29 +851,40 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
             let answer = cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.data(200).clone();
             assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("TIMBRADO"), Some("PENDIENTE")));
             cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.assert_error(400, "CANCEL_003");
-            let estado = async || {
-                let d = app.get(&format!("/api/cfdi/{big_id}"), &who).await.data(200).clone();
+            let estado = async |id: &str| {
+                let d = app.get(&format!("/api/cfdi/{id}"), &who).await.data(200).clone();
                 (d["status"].as_str().unwrap().to_owned(), d["cancellationStatus"].as_str().unwrap_or_default().to_owned())
             };
             // The job asks every 15 minutes: SAT says "En proceso" once, then the answer. The clock
             // moves a quarter of an hour at a time until the job has seen it (at most 40 times).
-            let until = async |wanted: (&str, &str)| {
+            let until = async |id: &str, wanted: (&str, &str)| {
                 for _ in 0..40 {
-                    let now = estado().await;
+                    let now = estado(id).await;
                     if (now.0.as_str(), now.1.as_str()) == wanted {
                         return;
                     }
                     clock.advance(std::time::Duration::from_secs(16 * 60));
                     tokio::time::sleep(std::time::Duration::from_millis(250)).await;
                 }
-                panic!("the cancellation never reached {wanted:?}: {:?}", estado().await);
+                panic!("the cancellation never reached {wanted:?}: {:?}", estado(id).await);
             };
-            until(("TIMBRADO", "RECHAZADA")).await;
+            until(&big_id, ("TIMBRADO", "RECHAZADA")).await;
 
             // Asked again, the receiver accepts: CANCELADO.
             sim.configurar(|c| c.receptores_que_rechazan.clear());
             cancelar(&app, &who, &big_id, json!({ "motivo": "02" }), None).await.data(200);
-            until(("CANCELADO", "ACEPTADA")).await;
+            until(&big_id, ("CANCELADO", "ACEPTADA")).await;
+
+            // A receiver that never answers: SAT cancels when the deadline passes. (The PAC's
+            // clock follows the service's, which the waits above moved ahead.)
+            sim.configurar(|c| c.ahora = Some(clock.now()));
+            let silent = timbrar(&app, &who, &factura(&cliente), None).await.data(201).clone();
+            let silent_id = silent["cfdiId"].as_str().unwrap().to_owned();
+            sim.configurar(|c| c.receptores_que_no_contestan = vec!["XIQB891116QE4".into()]);
+            let answer = cancelar(&app, &who, &silent_id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            assert_eq!(answer["cancellationStatus"], "PENDIENTE");
+            until(&silent_id, ("CANCELADO", "PLAZO_VENCIDO")).await;
+            sim.configurar(|c| c.receptores_que_no_contestan.clear());
             assert_eq!(
                 event_types(&app, &empresa).await,
                 [
@@ -882,6 +893,10 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
                     "factura.timbrada",
                     "factura.cancelacion_pendiente",
                     "factura.cancelacion_rechazada",
+                    "factura.cancelacion_pendiente",
+                    "factura.cancelacion_aceptada",
+                    "factura.cancelada",
+                    "factura.timbrada",
                     "factura.cancelacion_pendiente",
                     "factura.cancelacion_aceptada",
                     "factura.cancelada"

@@ -5,8 +5,9 @@
 //! the generic public/foreign RFC) needs the receiver's acceptance: the request answers `201`
 //! with `En proceso`; the first [`SimConfig::consultas_en_proceso`] status queries report
 //! `En proceso`, the next one shows the receiver's answer: rejected when the receiver is in
-//! [`SimConfig::receptores_que_rechazan`], accepted otherwise. Everything else is cancelled at
-//! once (`Cancelado sin aceptación`).
+//! [`SimConfig::receptores_que_rechazan`], `Plazo vencido` (cancelled by SAT) when it is in
+//! [`SimConfig::receptores_que_no_contestan`], accepted otherwise. Everything else is
+//! cancelled at once (`Cancelado sin aceptación`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -18,7 +19,7 @@ use timbra_cfdi::escritura::escapar_atributo as escapar;
 
 use super::soap::{EstadoSat, FolioRespuesta, Incidencia, ResultadoCancelacion};
 use super::timbrado::fecha_local;
-use super::{EstadoDocumento, Sim, SimConfig, bloquear};
+use super::{EstadoDocumento, Respuesta, Sim, SimConfig, bloquear};
 
 const NS_CANCELACION: &str = "http://cancelacfd.sat.gob.mx";
 
@@ -28,6 +29,7 @@ fn texto_estado(estado: EstadoDocumento) -> &'static str {
         EstadoDocumento::EnProceso { .. } => "En proceso",
         EstadoDocumento::Cancelado { con_aceptacion: false } => "Cancelado sin aceptación",
         EstadoDocumento::Cancelado { con_aceptacion: true } => "Cancelado con aceptación",
+        EstadoDocumento::PlazoVencido => "Plazo vencido",
         EstadoDocumento::Rechazada => "Solicitud rechazada",
     }
 }
@@ -114,14 +116,22 @@ impl Sim {
                 "208"
             } else if pedido.motivo != "01" && pedido.sustitucion.is_some() {
                 "209"
-            } else if matches!(documento.estado, EstadoDocumento::EnProceso { .. } | EstadoDocumento::Cancelado { .. })
-            {
+            } else if matches!(
+                documento.estado,
+                EstadoDocumento::EnProceso { .. } | EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido
+            ) {
                 "202"
             } else {
                 documento.estado = if documento.requiere_aceptacion {
                     EstadoDocumento::EnProceso {
                         consultas_restantes: config.consultas_en_proceso,
-                        rechaza: config.receptores_que_rechazan.iter().any(|r| r == &documento.rfc_receptor),
+                        respuesta: if config.receptores_que_rechazan.contains(&documento.rfc_receptor) {
+                            Respuesta::Rechaza
+                        } else if config.receptores_que_no_contestan.contains(&documento.rfc_receptor) {
+                            Respuesta::Calla
+                        } else {
+                            Respuesta::Acepta
+                        },
                     }
                 } else {
                     EstadoDocumento::Cancelado { con_aceptacion: false }
@@ -169,17 +179,22 @@ impl Sim {
         {
             return no_encontrado;
         }
-        if let EstadoDocumento::EnProceso { consultas_restantes, rechaza } = documento.estado {
-            documento.estado = match consultas_restantes {
-                0 if rechaza => EstadoDocumento::Rechazada,
-                0 => EstadoDocumento::Cancelado { con_aceptacion: true },
-                n => EstadoDocumento::EnProceso { consultas_restantes: n - 1, rechaza },
+        if let EstadoDocumento::EnProceso { consultas_restantes, respuesta } = documento.estado {
+            documento.estado = match (consultas_restantes, respuesta) {
+                (0, Respuesta::Rechaza) => EstadoDocumento::Rechazada,
+                (0, Respuesta::Calla) => EstadoDocumento::PlazoVencido,
+                (0, Respuesta::Acepta) => EstadoDocumento::Cancelado { con_aceptacion: true },
+                (n, respuesta) => EstadoDocumento::EnProceso { consultas_restantes: n - 1, respuesta },
             };
         }
         EstadoSat {
             codigo_estatus: "S - Comprobante obtenido satisfactoriamente.".into(),
-            estado: if matches!(documento.estado, EstadoDocumento::Cancelado { .. }) { "Cancelado" } else { "Vigente" }
-                .into(),
+            estado: if matches!(documento.estado, EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido) {
+                "Cancelado"
+            } else {
+                "Vigente"
+            }
+            .into(),
             es_cancelable: if documento.requiere_aceptacion {
                 "Cancelable con aceptación"
             } else {

@@ -47,6 +47,8 @@ pub struct SimConfig {
     pub umbral_aceptacion: Decimal,
     /// Receivers that reject cancellation requests; every other receiver accepts.
     pub receptores_que_rechazan: Vec<String>,
+    /// Receivers that never answer: their deadline passes and SAT cancels ("Plazo vencido").
+    pub receptores_que_no_contestan: Vec<String>,
     /// How many status queries still report `En proceso` before the receiver's answer shows.
     pub consultas_en_proceso: u32,
 }
@@ -72,6 +74,7 @@ impl SimConfig {
             basura: false,
             umbral_aceptacion: Decimal::new(1000, 0),
             receptores_que_rechazan: Vec::new(),
+            receptores_que_no_contestan: Vec::new(),
             consultas_en_proceso: 1,
         }
     }
@@ -111,12 +114,22 @@ enum EstadoDocumento {
     /// Waiting for the receiver; `consultas_restantes` status answers still say so.
     EnProceso {
         consultas_restantes: u32,
-        rechaza: bool,
+        respuesta: Respuesta,
     },
     Cancelado {
         con_aceptacion: bool,
     },
+    /// The receiver did not answer in time; SAT cancelled it.
+    PlazoVencido,
     Rechazada,
+}
+
+/// What the receiver will answer a cancellation request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Respuesta {
+    Acepta,
+    Rechaza,
+    Calla,
 }
 
 #[derive(Default)]

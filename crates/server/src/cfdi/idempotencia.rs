@@ -5,9 +5,10 @@
 //! the invoice does. Only successful answers are kept: a request that failed may be retried
 //! with the same key.
 //!
-//! A live stamp waits for the PAC outside any transaction, so its key is first *reserved*
-//! (status [`EN_CURSO`]) in the transaction that spends the folio: a second request with the
-//! same key meanwhile gets 409 IDEMPOTENCY_002 instead of reaching the PAC again. The
+//! A live stamp or cancellation waits for the PAC outside any transaction, so its key is first
+//! *reserved* (status [`EN_CURSO`]; for a stamp, in the transaction that spends the folio): a
+//! second request with the same key meanwhile gets 409 IDEMPOTENCY_002 instead of reaching the
+//! PAC again. The
 //! reservation becomes the answer on success and is removed on failure; one left by a process
 //! that died is given up after [`RESERVA_ABANDONADA`].
 

@@ -1036,38 +1036,65 @@ pub async fn cancelar(
                 "cancelling live invoices needs a PAC: the installation must set TIMBRA_PAC_URL",
             )
         })?;
-        let folios = [timbra_credentials::xmldsig::CancelacionFolio {
-            uuid: fila.uuid_xml.clone(),
-            motivo: motivo.clone(),
-            folio_sustitucion: sustitucion.clone(),
-        }];
-        let firmada = timbra_credentials::xmldsig::sign_cancelacion(
-            &csd.credential,
-            csd.credential.certificate().rfc(),
-            &fecha_cfdi(ahora),
-            &folios,
-        )
-        .map_err(|e| ApiError::internal("cancelacion", e))?;
-        let acuse = pac.cancelar(&firmada).await.map_err(|error| {
-            let code = if matches!(error, timbra_pac::PacError::Rejected { .. }) { Code::Pac001 } else { Code::Pac002 };
-            ApiError::new(code, format!("{error}; the invoice is unchanged, try again"))
-                .with_details(json!({ "pacCode": error.code() }))
-        })?;
-        let base = fila
-            .xml_url
-            .as_deref()
-            .and_then(|p| p.strip_suffix(".xml"))
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("cfdi/{empresa_id}/acuses/{id}"));
-        let acuse_path = format!("{base}.acuse.xml");
-        app.cfdi
-            .storage
-            .put(&acuse_path, acuse.acuse.clone().into_bytes())
-            .await
-            .map_err(|e| ApiError::internal("storage put", e))?;
-        let pendiente =
-            acuse.estatus_cancelacion.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("en proceso"));
-        let estado = if pendiente { "PENDIENTE" } else { "SIN_ACEPTACION" };
+        // As in live stamping, the key is held while the PAC answers, so a second request with it
+        // meanwhile gets IDEMPOTENCY_002 instead of a second cancellation request.
+        if let Some(clave) = &clave {
+            let mut tx = app.db.begin().await?;
+            if !idempotencia::reservar(&mut tx, &empresa_id, clave, "cfdi.cancelar", now).await? {
+                drop(tx);
+                let mut conn = app.db.conn().await?;
+                return idempotencia::replay(&mut conn, &empresa_id, clave, now)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+            }
+            tx.commit().await?;
+        }
+        let enviada = async {
+            let folios = [timbra_credentials::xmldsig::CancelacionFolio {
+                uuid: fila.uuid_xml.clone(),
+                motivo: motivo.clone(),
+                folio_sustitucion: sustitucion.clone(),
+            }];
+            let firmada = timbra_credentials::xmldsig::sign_cancelacion(
+                &csd.credential,
+                csd.credential.certificate().rfc(),
+                &fecha_cfdi(ahora),
+                &folios,
+            )
+            .map_err(|e| ApiError::internal("cancelacion", e))?;
+            let acuse = pac.cancelar(&firmada).await.map_err(|error| {
+                let code =
+                    if matches!(error, timbra_pac::PacError::Rejected { .. }) { Code::Pac001 } else { Code::Pac002 };
+                ApiError::new(code, format!("{error}; the invoice is unchanged, try again"))
+                    .with_details(json!({ "pacCode": error.code() }))
+            })?;
+            let base = fila
+                .xml_url
+                .as_deref()
+                .and_then(|p| p.strip_suffix(".xml"))
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("cfdi/{empresa_id}/acuses/{id}"));
+            let acuse_path = format!("{base}.acuse.xml");
+            app.cfdi
+                .storage
+                .put(&acuse_path, acuse.acuse.clone().into_bytes())
+                .await
+                .map_err(|e| ApiError::internal("storage put", e))?;
+            let pendiente =
+                acuse.estatus_cancelacion.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("en proceso"));
+            Ok::<_, ApiError>((acuse_path, if pendiente { "PENDIENTE" } else { "SIN_ACEPTACION" }))
+        };
+        let (acuse_path, estado) = match enviada.await {
+            Ok(enviada) => enviada,
+            Err(error) => {
+                if let Some(clave) = &clave {
+                    let mut tx = app.db.begin().await?;
+                    idempotencia::liberar(&mut tx, &empresa_id, clave).await?;
+                    tx.commit().await?;
+                }
+                return Err(error);
+            }
+        };
         let mut tx = app.db.begin().await?;
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
             .await?;
@@ -1081,7 +1108,7 @@ pub async fn cancelar(
             StatusCode::OK,
             answer,
             now,
-            false,
+            clave.is_some(),
         )
         .await
     }

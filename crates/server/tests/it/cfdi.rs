@@ -838,8 +838,20 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
             let small = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
             let small = timbrar(&app, &who, &small, None).await.data(201).clone();
             let small_id = small["cfdiId"].as_str().unwrap();
-            let answer = cancelar(&app, &who, small_id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            // Two requests with one Idempotency-Key while the PAC is slow: one reaches the PAC,
+            // the other is told to retry; the retry replays the first answer.
+            sim.configurar(|c| c.retraso = std::time::Duration::from_millis(700));
+            let body = json!({ "motivo": "02" });
+            let (first, second) = tokio::join!(
+                cancelar(&app, &who, small_id, body.clone(), Some("baja-1")),
+                cancelar(&app, &who, small_id, body.clone(), Some("baja-1"))
+            );
+            sim.configurar(|c| c.retraso = std::time::Duration::ZERO);
+            let (done, waiting) = if first.status == 200 { (first, second) } else { (second, first) };
+            waiting.assert_error(409, "IDEMPOTENCY_002");
+            let answer = done.data(200).clone();
             assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("CANCELADO"), Some("SIN_ACEPTACION")));
+            assert_eq!(cancelar(&app, &who, small_id, body, Some("baja-1")).await.data(200), &answer);
             let (status, acuse) = raw(&app, &format!("/api/cfdi/{small_id}/acuse"), Some(&who)).await;
             assert_eq!(status, 200);
             assert!(acuse.contains(small["uuid"].as_str().unwrap()), "{acuse}");

@@ -102,6 +102,17 @@ impl Paging {
     pub fn offset(&self) -> i64 {
         (self.page - 1) * self.page_size
     }
+
+    /// The total of a listing whose page rows carry it (`(SELECT COUNT(*) …) AS total`):
+    /// `first` is the first row's. An empty first page means 0; an empty later page says
+    /// nothing, and `None` asks the caller to count.
+    pub fn total_leido(self, first: Option<Option<i64>>) -> Option<i64> {
+        match first {
+            Some(total) => Some(total.unwrap_or_default()),
+            None if self.page == 1 => Some(0),
+            None => None,
+        }
+    }
 }
 
 /// JSON body extractor whose failures are REQUEST_001 / REQUEST_002 envelopes that say what to

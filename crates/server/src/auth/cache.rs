@@ -43,7 +43,7 @@ pub struct KeyInfo {
 }
 
 /// A user's standing in a company: `None` when they are not a member (or it is deleted).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Access {
     /// The company's sandbox flag.
     pub sandbox: bool,

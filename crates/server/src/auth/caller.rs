@@ -100,12 +100,6 @@ struct KeyRow {
     user_deleted_at: Option<OffsetDateTime>,
 }
 
-#[derive(sqlx::FromRow)]
-struct AccessRow {
-    sandbox: bool,
-    role: String,
-}
-
 impl Caller {
     /// Whether the caller came with an API key (some operations need a session).
     pub fn is_session(&self) -> bool {
@@ -137,11 +131,10 @@ impl Caller {
             None => {
                 let generation = app.auth_cache.generation();
                 let mut conn = app.db.conn().await?;
-                let row = sql!(fetch_optional conn, AccessRow,
+                let access = sql!(fetch_optional conn, Access,
                     "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
                      WHERE e.id = $1 AND e.deleted_at IS NULL",
                     empresa_id, &self.user_id)?;
-                let access = row.map(|row| Access { sandbox: row.sandbox, role: row.role });
                 app.auth_cache.remember_access(&self.user_id, empresa_id, generation, access.clone());
                 access
             }

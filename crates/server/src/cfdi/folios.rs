@@ -9,7 +9,7 @@
 //! again inside the transaction with the folio it did get, as it would without this.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -48,17 +48,22 @@ pub struct Turno {
     cerrado: bool,
 }
 
+/// The guarded value; a panic elsewhere while holding the lock leaves plain numbers, still usable.
+fn bloquear<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl Folios {
     /// The next folio of the company. `actual` is the counter as just read from the database;
     /// it only matters for the first stamp of the company in this process, or after another
     /// process moved the counter ahead.
     pub fn turno(&self, empresa_id: &str, actual: i64) -> Turno {
         let cola = {
-            let mut colas = self.colas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut colas = bloquear(&self.colas);
             colas.entry(empresa_id.to_owned()).or_default().clone()
         };
         let folio = {
-            let mut estado = cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut estado = bloquear(&cola.estado);
             if estado.confirmado < actual {
                 estado.confirmado = actual;
             }
@@ -86,7 +91,7 @@ impl Turno {
             tokio::pin!(avance);
             avance.as_mut().enable();
             {
-                let estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let estado = bloquear(&self.cola.estado);
                 if estado.rota_desde.is_some_and(|rota| rota <= self.folio) || estado.confirmado >= self.folio {
                     return false;
                 }
@@ -103,7 +108,7 @@ impl Turno {
     /// Records that `folio` (the one the transaction took) is committed.
     pub fn confirmar(mut self, folio: i64) {
         self.cerrado = true;
-        let mut estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut estado = bloquear(&self.cola.estado);
         estado.confirmado = estado.confirmado.max(folio);
         if folio != self.folio {
             // Mispredicted: the stamps after this one were promised numbers that are now off.
@@ -119,7 +124,7 @@ impl Drop for Turno {
         if self.cerrado {
             return;
         }
-        let mut estado = self.cola.estado.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut estado = bloquear(&self.cola.estado);
         estado.rota_desde = Some(estado.rota_desde.map_or(self.folio, |rota| rota.min(self.folio)));
         drop(estado);
         self.cola.avance.notify_waiters();

@@ -147,6 +147,18 @@ pub async fn reservar(
     }
 }
 
+/// The answer of the request that holds or used `clave`, for a request that lost the race for
+/// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002.
+pub async fn ganadora(
+    app: &crate::state::AppState,
+    empresa_id: &str,
+    clave: &Clave,
+    now: time::OffsetDateTime,
+) -> ApiResult<Response> {
+    let mut conn = app.db.conn().await?;
+    replay(&mut conn, empresa_id, clave, now).await?.ok_or_else(|| ApiError::internal("idempotency", "key vanished"))
+}
+
 /// Removes a reservation after a failed attempt, so the key may be retried.
 pub async fn liberar(tx: &mut crate::db::Tx, empresa_id: &str, clave: &Clave) -> Result<u64, sqlx::Error> {
     sql!(
@@ -183,10 +195,7 @@ pub async fn confirmar(
         match guardar(&mut tx, empresa_id, clave, operation, status, &answer, now).await {
             Err(error) if crate::db::is_unique_violation(&error) => {
                 drop(tx);
-                let mut conn = app.db.conn().await?;
-                return replay(&mut conn, empresa_id, clave, now)
-                    .await?
-                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+                return ganadora(app, empresa_id, clave, now).await;
             }
             other => {
                 other?;

@@ -216,10 +216,7 @@ pub async fn timbrar(
             {
                 // Another request with this key got there first: nothing of this one is kept.
                 drop(tx);
-                let mut conn = app.db.conn().await?;
-                return idempotencia::replay(&mut conn, &empresa_id, clave, now)
-                    .await?
-                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+                return idempotencia::ganadora(&app, &empresa_id, clave, now).await;
             }
             tx.commit().await?;
 
@@ -546,63 +543,40 @@ impl CfdiRow {
 }
 
 /// A bound argument of a query assembled from optional filters.
+#[derive(Clone)]
 enum Arg {
     Text(String),
     Time(OffsetDateTime),
     Int(i64),
 }
 
+/// Binds `args` in order to a query of either backend.
+macro_rules! ligar {
+    ($query:expr, $args:expr) => {{
+        let mut query = $query;
+        for arg in $args {
+            query = match arg {
+                Arg::Text(v) => query.bind(v),
+                Arg::Time(v) => query.bind(v),
+                Arg::Int(v) => query.bind(v),
+            };
+        }
+        query
+    }};
+}
+
 async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => {
-            let mut query = sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql));
-            for arg in args {
-                query = match arg {
-                    Arg::Text(v) => query.bind(v),
-                    Arg::Time(v) => query.bind(v),
-                    Arg::Int(v) => query.bind(v),
-                };
-            }
-            query.fetch_all(c).await
-        }
-        Exec::Pg(c) => {
-            let mut query = sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql));
-            for arg in args {
-                query = match arg {
-                    Arg::Text(v) => query.bind(v),
-                    Arg::Time(v) => query.bind(v),
-                    Arg::Int(v) => query.bind(v),
-                };
-            }
-            query.fetch_all(c).await
-        }
+        Exec::Sqlite(c) => ligar!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+        Exec::Pg(c) => ligar!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
     }
 }
 
 async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
+    let args = args.iter().cloned();
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => {
-            let mut query = sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql));
-            for arg in args {
-                query = match arg {
-                    Arg::Text(v) => query.bind(v.clone()),
-                    Arg::Time(v) => query.bind(*v),
-                    Arg::Int(v) => query.bind(*v),
-                };
-            }
-            query.fetch_one(c).await
-        }
-        Exec::Pg(c) => {
-            let mut query = sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql));
-            for arg in args {
-                query = match arg {
-                    Arg::Text(v) => query.bind(v.clone()),
-                    Arg::Time(v) => query.bind(*v),
-                    Arg::Int(v) => query.bind(*v),
-                };
-            }
-            query.fetch_one(c).await
-        }
+        Exec::Sqlite(c) => ligar!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+        Exec::Pg(c) => ligar!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
     }
 }
 
@@ -1042,10 +1016,7 @@ pub async fn cancelar(
             let mut tx = app.db.begin().await?;
             if !idempotencia::reservar(&mut tx, &empresa_id, clave, "cfdi.cancelar", now).await? {
                 drop(tx);
-                let mut conn = app.db.conn().await?;
-                return idempotencia::replay(&mut conn, &empresa_id, clave, now)
-                    .await?
-                    .ok_or_else(|| ApiError::internal("idempotency", "key vanished"));
+                return idempotencia::ganadora(&app, &empresa_id, clave, now).await;
             }
             tx.commit().await?;
         }

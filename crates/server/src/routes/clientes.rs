@@ -238,9 +238,8 @@ pub async fn list(
             con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1) AS total FROM clientes \
                 WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
             &empresa_id, paging.offset())?;
-        let total = match items.first() {
-            Some(first) => first.total.unwrap_or_default(),
-            None if paging.page == 1 => 0,
+        let total = match paging.total_leido(items.first().map(|first| first.total)) {
+            Some(total) => total,
             None => sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1", &empresa_id)?,
         };
         (items, total)
@@ -249,9 +248,8 @@ pub async fn list(
             con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
                 AS total FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
             &empresa_id, &pattern, paging.offset())?;
-        let total = match items.first() {
-            Some(first) => first.total.unwrap_or_default(),
-            None if paging.page == 1 => 0,
+        let total = match paging.total_leido(items.first().map(|first| first.total)) {
+            Some(total) => total,
             None => sql!(scalar_one conn, i64,
                 "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?,
         };

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use timbra_server::config::Config;
-use timbra_server::events::{EventType, emit};
+use timbra_server::events::payloads::FacturaTimbrada;
+use timbra_server::events::{Event, emit};
 use timbra_server::sql;
 use timbra_server::state::AppState;
 
@@ -61,12 +62,18 @@ async fn main() -> anyhow::Result<()> {
     sql!(execute conn, "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
         VALUES ('w', 'e', $1, NULL, NULL, 'whsec_bench', $2, $3, $3)", &url, true, now)?;
     drop(conn);
-    let data = serde_json::json!({ "cfdiId": "c", "uuid": "SANDBOX-x", "total": 1160.00, "serie": "A", "folio": "1" });
+    let data = Event::FacturaTimbrada(FacturaTimbrada {
+        cfdi_id: "c".into(),
+        uuid: "SANDBOX-x".into(),
+        total: rust_decimal::Decimal::new(116000, 2),
+        serie: "A".into(),
+        folio: "1".into(),
+    });
     let mut written = 0;
     while written < events {
         let mut tx = db.begin().await?;
         for _ in 0..1000.min(events - written) {
-            emit(&mut tx, now, "e", EventType::FacturaTimbrada, &data).await?;
+            emit(&mut tx, now, "e", &data).await?;
             written += 1;
         }
         tx.commit().await?;

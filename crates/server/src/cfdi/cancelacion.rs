@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 
 use crate::db::Tx;
 use crate::error::ApiResult;
-use crate::events::{self, EventType};
+use crate::events::payloads::Cancelacion;
+use crate::events::{self, Event};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::sql;
 use crate::state::AppState;
@@ -51,16 +52,20 @@ pub async fn registrar(
         datos.cfdi_id,
         empresa_id
     )?;
-    let data =
-        json!({ "cfdiId": datos.cfdi_id, "uuid": datos.uuid, "motivo": datos.motivo, "cancellationStatus": estado });
+    let data = Cancelacion {
+        cfdi_id: datos.cfdi_id.to_owned(),
+        uuid: datos.uuid.to_owned(),
+        motivo: Some(datos.motivo.to_owned()),
+        cancellation_status: estado.to_owned(),
+    };
     if pendiente {
-        events::emit(tx, now, empresa_id, EventType::FacturaCancelacionPendiente, &data).await?;
-        let mut job = NewJob::of::<SeguirCancelacion>(json!({ "cfdiId": datos.cfdi_id }));
-        job.empresa_id = Some(empresa_id.to_owned());
-        job.run_at = Some(now + SeguirCancelacion::INTERVALO);
+        events::emit(tx, now, empresa_id, &Event::FacturaCancelacionPendiente(data)).await?;
+        let payload = Seguimiento { cfdi_id: datos.cfdi_id.to_owned() };
+        let job =
+            NewJob::of::<SeguirCancelacion>(&payload).for_empresa(empresa_id).at(now + SeguirCancelacion::INTERVALO);
         jobs::enqueue(tx, now, job).await?;
     } else {
-        events::emit(tx, now, empresa_id, EventType::FacturaCancelada, &data).await?;
+        events::emit(tx, now, empresa_id, &Event::FacturaCancelada(data)).await?;
     }
     Ok(())
 }
@@ -86,8 +91,17 @@ impl SeguirCancelacion {
     pub const INTERVALO: Duration = Duration::from_secs(15 * 60);
 }
 
+/// What a [`SeguirCancelacion`] job carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Seguimiento {
+    /// The invoice whose cancellation is followed.
+    pub cfdi_id: String,
+}
+
 impl Job for SeguirCancelacion {
     const KIND: &'static str = "cfdi.seguir_cancelacion";
+    type Payload = Seguimiento;
     // 700 × 15 min ≈ 7 days: beyond SAT's three business days (five calendar days over a
     // weekend, more with a holiday), after which an unanswered request is cancelled.
     const MAX_ATTEMPTS: i64 = 700;
@@ -107,8 +121,7 @@ impl Job for SeguirCancelacion {
 
 /// `Some` when the cancellation reached a final state (or there is nothing left to follow).
 async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Value>, String> {
-    let payload: serde_json::Value = serde_json::from_str(&job.payload).map_err(|e| e.to_string())?;
-    let cfdi_id = payload["cfdiId"].as_str().ok_or("payload without cfdiId")?.to_owned();
+    let Seguimiento { cfdi_id } = job.payload::<SeguirCancelacion>()?;
     let fila = {
         let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
         sql!(fetch_optional conn, Pendiente,
@@ -129,16 +142,17 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
     let estado = pac.estatus_cancelacion(&consulta).await.map_err(|e| e.to_string())?;
     // The receiver's silence past the deadline counts as acceptance ("Plazo vencido"); the
     // status says which of the two it was.
-    let (nuevo, eventos): (&str, &[EventType]) = match estado.cancelacion() {
+    let aceptada: fn(Cancelacion) -> Event = Event::FacturaCancelacionAceptada;
+    let cancelada: fn(Cancelacion) -> Event = Event::FacturaCancelada;
+    let rechazada: fn(Cancelacion) -> Event = Event::FacturaCancelacionRechazada;
+    let (nuevo, eventos): (&str, &[fn(Cancelacion) -> Event]) = match estado.cancelacion() {
         timbra_pac::EstadoCancelacion::Cancelado
             if estado.estatus_cancelacion.to_lowercase().contains("plazo vencido") =>
         {
-            ("PLAZO_VENCIDO", &[EventType::FacturaCancelacionAceptada, EventType::FacturaCancelada])
+            ("PLAZO_VENCIDO", &[aceptada, cancelada])
         }
-        timbra_pac::EstadoCancelacion::Cancelado => {
-            ("ACEPTADA", &[EventType::FacturaCancelacionAceptada, EventType::FacturaCancelada])
-        }
-        timbra_pac::EstadoCancelacion::Rechazado => ("RECHAZADA", &[EventType::FacturaCancelacionRechazada]),
+        timbra_pac::EstadoCancelacion::Cancelado => ("ACEPTADA", &[aceptada, cancelada]),
+        timbra_pac::EstadoCancelacion::Rechazado => ("RECHAZADA", &[rechazada]),
         _ => return Ok(None),
     };
     let now = app.clock.now();
@@ -154,9 +168,14 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
                 nuevo, &cfdi_id)?
         };
         if cambiadas == 1 {
-            let data = json!({ "cfdiId": cfdi_id, "uuid": fila.uuid, "motivo": fila.cancel_motivo, "cancellationStatus": nuevo });
-            for &evento in eventos {
-                events::emit(&mut tx, now, &fila.empresa_id, evento, &data).await?;
+            let data = Cancelacion {
+                cfdi_id: cfdi_id.clone(),
+                uuid: fila.uuid.clone(),
+                motivo: fila.cancel_motivo.clone(),
+                cancellation_status: nuevo.to_owned(),
+            };
+            for evento in eventos {
+                events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
             }
         }
         tx.commit().await?;

@@ -5,7 +5,6 @@
 pub mod cancelacion;
 pub mod credenciales;
 pub mod crypto;
-pub mod eventos;
 pub mod folios;
 pub mod idempotencia;
 pub mod links;

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::events::{self, EventType};
+use crate::events::payloads::CertificadoPorExpirar;
+use crate::events::{self, Event};
 use crate::jobs::{Attempt, Claimed, Job};
 use crate::sql;
 use crate::state::AppState;
@@ -25,23 +25,12 @@ struct PorExpirar {
     vigencia_fin: OffsetDateTime,
 }
 
-/// `data` of `certificado.por_expirar`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Aviso<'a> {
-    empresa_id: &'a str,
-    no_certificado: &'a str,
-    rfc: &'a str,
-    #[serde(with = "time::serde::rfc3339")]
-    vigencia_fin: OffsetDateTime,
-    dias_restantes: i64,
-}
-
 /// Daily job: announces uploaded CSDs that expire within [`AVISO`].
 pub struct CertificadosPorExpirar;
 
 impl Job for CertificadosPorExpirar {
     const KIND: &'static str = "certificados.por_expirar";
+    type Payload = crate::jobs::Day;
 
     async fn run(app: AppState, _job: Claimed) -> Attempt {
         match avisar(&app).await {
@@ -73,14 +62,14 @@ async fn avisar(app: &AppState) -> Result<usize, sqlx::Error> {
             "UPDATE certificados SET aviso_por_expirar_at = $1 WHERE id = $2 AND aviso_por_expirar_at IS NULL",
             now, &cert.id)?;
         if marcados == 1 {
-            let aviso = Aviso {
-                empresa_id: &cert.empresa_id,
-                no_certificado: &cert.no_certificado,
-                rfc: &cert.rfc,
+            let aviso = CertificadoPorExpirar {
+                empresa_id: cert.empresa_id.clone(),
+                no_certificado: cert.no_certificado.clone(),
+                rfc: cert.rfc.clone(),
                 vigencia_fin: cert.vigencia_fin,
                 dias_restantes: (cert.vigencia_fin - now).whole_days(),
             };
-            events::emit(&mut tx, now, &cert.empresa_id, EventType::CertificadoPorExpirar, &aviso).await?;
+            events::emit(&mut tx, now, &cert.empresa_id, &Event::CertificadoPorExpirar(aviso)).await?;
             avisados += 1;
         }
         tx.commit().await?;

@@ -29,6 +29,7 @@ impl PurgeFinished {
 
 impl Job for PurgeFinished {
     const KIND: &'static str = "jobs.purge";
+    type Payload = super::Day;
 
     async fn run(app: AppState, _job: Claimed) -> Attempt {
         let before = app.clock.now() - Self::KEEP;

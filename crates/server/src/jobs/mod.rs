@@ -25,12 +25,21 @@ use crate::{ids, sql};
 /// A boxed, sendable future (the registry stores kinds as plain function pointers).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The payload of a daily job: the UTC day (`AAAA-MM-DD`) it runs for.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Day {
+    /// The day.
+    pub day: String,
+}
+
 /// A kind of background work.
 pub trait Job: Send + Sync + 'static {
     /// The stored kind name, stable across versions (`webhook.deliver`).
     const KIND: &'static str;
     /// Runs including the first; after the last failed one the job is `dead`.
     const MAX_ATTEMPTS: i64 = 5;
+    /// What a job of this kind carries, stored as JSON ([`Day`] for daily jobs).
+    type Payload: serde::Serialize + serde::de::DeserializeOwned + Send;
 
     /// The wait before the run that follows failed run number `attempt` (1-based).
     fn backoff(attempt: i64) -> Duration {
@@ -73,7 +82,9 @@ pub struct NewJob {
 
 impl NewJob {
     /// A job of kind `J`, due now.
-    pub fn of<J: Job>(payload: Value) -> Self {
+    pub fn of<J: Job>(payload: &J::Payload) -> Self {
+        // Payloads are plain structs of strings and numbers, which always serialize.
+        let payload = serde_json::to_value(payload).unwrap_or(Value::Null);
         Self { kind: J::KIND, empresa_id: None, payload, run_at: None, max_attempts: J::MAX_ATTEMPTS, dedupe_key: None }
     }
 
@@ -134,8 +145,8 @@ pub struct Claimed {
 }
 
 impl Claimed {
-    /// The payload parsed as `T`.
-    pub fn payload<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+    /// The payload of kind `J`.
+    pub fn payload<J: Job>(&self) -> Result<J::Payload, String> {
         serde_json::from_str(&self.payload).map_err(|e| format!("bad payload for {}: {e}", self.kind))
     }
 }

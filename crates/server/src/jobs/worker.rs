@@ -72,7 +72,7 @@ pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> Result<(), s
             let job = NewJob {
                 kind: daily.kind,
                 empresa_id: None,
-                payload: serde_json::json!({ "day": day.to_string() }),
+                payload: serde_json::json!(super::Day { day: day.to_string() }),
                 run_at: Some(at),
                 max_attempts: daily.max_attempts,
                 dedupe_key: Some(format!("{}@{day}", daily.kind)),

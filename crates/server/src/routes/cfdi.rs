@@ -19,12 +19,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::eventos::{FacturaTimbrada, emitir_factura_timbrada};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
 use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, leer_fecha_cfdi, links};
 use crate::db::{Backend, DbConn, Exec, Money};
 use crate::envelope::{Path, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
+use crate::events::payloads::{FacturaTimbrada, SaldoBajo};
+use crate::events::{self, Event};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -199,9 +200,8 @@ pub async fn timbrar(
             // Crossing the threshold (not every stamp below it) announces the low balance.
             let umbral = app.config.stamp_low_balance;
             if saldo == umbral - 1 {
-                let data = json!({ "empresaId": empresa_id, "saldo": saldo, "umbral": umbral });
-                crate::events::emit(&mut tx, now, &empresa_id, crate::events::EventType::TimbresSaldoBajo, &data)
-                    .await?;
+                let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
+                events::emit(&mut tx, now, &empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
             }
             let folio = sql!(scalar_one tx, i64,
                 "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", &empresa_id)?;
@@ -292,19 +292,14 @@ pub async fn timbrar(
         &comprobante.receptor.nombre, &comprobante.receptor.uso_cfdi, comprobante.emisor.nombre.to_lowercase(),
         comprobante.receptor.nombre.to_lowercase(), cliente.as_ref().map(|c| c.id.clone()), &storage_path,
         Value::Array(conceptos).to_string(), now, if sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" })?;
-    emitir_factura_timbrada(
-        &mut tx,
-        now,
-        &FacturaTimbrada {
-            empresa_id: &empresa_id,
-            cfdi_id: &cfdi_id,
-            uuid: &uuid_api,
-            total,
-            serie: &serie,
-            folio: &folio_text,
-        },
-    )
-    .await?;
+    let timbrada = FacturaTimbrada {
+        cfdi_id: cfdi_id.clone(),
+        uuid: uuid_api.clone(),
+        total,
+        serie: serie.clone(),
+        folio: folio_text.clone(),
+    };
+    events::emit(&mut tx, now, &empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
     let data = TimbradoOut {
         cfdi_id,
         uuid: uuid_api,

@@ -43,39 +43,22 @@ pub fn attach_error_codes(openapi: &mut utoipa::openapi::OpenApi) {
     openapi.extensions.get_or_insert_with(Default::default).merge(extensions);
 }
 
-/// Adds `x-webhook-events` (type → meaning and the fields of its `data`) and
+/// Adds `x-webhook-events` (type → meaning and the JSON schema of its `data`) and
 /// `x-webhook-delivery` (envelope and signature) to the OpenAPI document; webhooks.md has the
 /// prose. A type whose feature does not emit it yet has `data: null`.
 pub fn attach_webhook_events(openapi: &mut utoipa::openapi::OpenApi) {
     use crate::events::EventType;
     use serde_json::json;
-    let data = |event: EventType| match event {
-        EventType::FacturaTimbrada => json!({
-            "cfdiId": "string", "uuid": "string (SANDBOX-… in sandbox)", "total": "number (exact)",
-            "serie": "string", "folio": "string"
-        }),
-        EventType::CertificadoPorExpirar => json!({
-            "empresaId": "string", "noCertificado": "string", "rfc": "string",
-            "vigenciaFin": "timestamp (RFC 3339)", "diasRestantes": "number"
-        }),
-        EventType::FacturaCancelada
-        | EventType::FacturaCancelacionPendiente
-        | EventType::FacturaCancelacionAceptada
-        | EventType::FacturaCancelacionRechazada => json!({
-            "cfdiId": "string", "uuid": "string", "motivo": "string (c_MotivoCancelacion)",
-            "cancellationStatus": "string (SIN_ACEPTACION, PENDIENTE, ACEPTADA, RECHAZADA)"
-        }),
-        EventType::TimbresSaldoBajo => json!({ "empresaId": "string", "saldo": "number", "umbral": "number" }),
-        _ => serde_json::Value::Null,
+    // The schema of each type's `data` comes from its payload struct (events::payloads).
+    let data = |event: EventType| {
+        crate::events::payloads::data_schema(event)
+            .and_then(|schema| serde_json::to_value(schema).ok())
+            .unwrap_or(serde_json::Value::Null)
     };
-    let mut events: serde_json::Map<String, serde_json::Value> = EventType::ALL
+    let events: serde_json::Map<String, serde_json::Value> = EventType::ALL
         .iter()
         .map(|&event| (event.as_str().to_owned(), json!({ "description": event.description(), "data": data(event) })))
         .collect();
-    events.insert(
-        "webhook.ping".into(),
-        json!({ "description": "POST /api/webhooks/{id}/test, to that endpoint only", "data": { "webhookId": "string", "message": "string" } }),
-    );
     let delivery = json!({
         "method": "POST",
         "contentType": "application/json",

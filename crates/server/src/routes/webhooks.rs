@@ -12,7 +12,8 @@ use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
-use crate::events::{self, EventType};
+use crate::events::payloads::Ping;
+use crate::events::{self, Event, EventType};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use crate::{ids, sql, webhooks};
@@ -387,8 +388,8 @@ pub async fn test(
     let webhook = load(&app, &empresa_id, &id).await?;
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let data = serde_json::json!({ "webhookId": webhook.id, "message": "test event from timbra" });
-    let event_id = events::record(&mut tx, now, &empresa_id, EventType::WebhookPing, &data).await?;
+    let ping = Ping { webhook_id: webhook.id.clone(), message: "test event from timbra".into() };
+    let event_id = events::record(&mut tx, now, &empresa_id, &Event::WebhookPing(ping)).await?;
     let delivery_id = events::deliver(&mut tx, now, &empresa_id, &webhook.id, &event_id).await?;
     tx.commit().await?;
     Ok(created(load_delivery(&app, &empresa_id, &delivery_id).await?))

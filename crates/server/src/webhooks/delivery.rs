@@ -83,8 +83,17 @@ pub fn envelope(event_id: &str, event_type: &str, created: OffsetDateTime, data:
         .map_err(|error| error.to_string())
 }
 
+/// What a delivery job carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Payload {
+    /// The `webhook_deliveries` row to send.
+    pub delivery_id: String,
+}
+
 impl Job for Deliver {
     const KIND: &'static str = "webhook.deliver";
+    type Payload = Payload;
     /// The first attempt and 5 retries.
     const MAX_ATTEMPTS: i64 = 6;
 
@@ -94,12 +103,7 @@ impl Job for Deliver {
     }
 
     async fn run(app: AppState, job: Claimed) -> Attempt {
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Payload {
-            delivery_id: String,
-        }
-        let payload: Payload = match job.payload() {
+        let payload = match job.payload::<Self>() {
             Ok(payload) => payload,
             Err(error) => return Attempt::fail(error),
         };
@@ -140,10 +144,7 @@ impl Job for Deliver {
         next: &'a Next,
     ) -> impl Future<Output = Result<(), sqlx::Error>> + Send + 'a {
         async move {
-            let Some(delivery_id) = serde_json::from_str::<Value>(&job.payload)
-                .ok()
-                .and_then(|payload| payload["deliveryId"].as_str().map(str::to_owned))
-            else {
+            let Ok(Payload { delivery_id }) = job.payload::<Self>() else {
                 return Ok(());
             };
             let (status, next_retry_at) = match next {

@@ -50,8 +50,13 @@ async fn docs_endpoints_describe_every_route_and_code() {
         for event in timbra_server::events::EventType::ALL {
             assert!(doc["x-webhook-events"][event.as_str()]["description"].is_string(), "{}", event.as_str());
         }
-        assert_eq!(doc["x-webhook-events"]["factura.timbrada"]["data"]["total"], json!("number (exact)"));
-        assert!(doc["x-webhook-events"]["certificado.por_expirar"]["data"]["vigenciaFin"].is_string());
+        // The schemas come from the payload structs: `total` is an exact number, dates are strings.
+        let timbrada = &doc["x-webhook-events"]["factura.timbrada"]["data"]["properties"];
+        assert_eq!(timbrada["total"]["type"], json!("number"), "{timbrada}");
+        assert_eq!(timbrada["cfdiId"]["type"], json!("string"));
+        let aviso = &doc["x-webhook-events"]["certificado.por_expirar"]["data"]["properties"];
+        assert_eq!(aviso["vigenciaFin"]["format"], json!("date-time"), "{aviso}");
+        assert!(doc["x-webhook-events"]["webhook.ping"]["data"]["properties"]["webhookId"].is_object());
         assert!(doc["x-webhook-delivery"]["signature"].as_str().unwrap().starts_with("X-Service-Signature: sha256="));
         let operations = operations(&doc);
         assert!(operations.len() >= 25, "only {} operations documented", operations.len());

@@ -7,7 +7,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
 use timbra_server::config::Config;
-use timbra_server::events::{self, EventType};
+use timbra_server::events::payloads::{Cancelacion, FacturaTimbrada};
+use timbra_server::events::{self, Event};
 use timbra_server::state::Clock;
 
 use crate::harness::{As, TestApp, each_backend, each_backend_with};
@@ -36,15 +37,26 @@ async fn webhook(app: &TestApp, who: &As, body: Value) -> Value {
     app.post("/api/webhooks", who, body).await.data(201).clone()
 }
 
-async fn emit(app: &TestApp, clock: &Clock, empresa: &str, event: EventType, data: Value) -> String {
+async fn emit(app: &TestApp, clock: &Clock, empresa: &str, event: Event) -> String {
     let mut tx = app.db.begin().await.unwrap();
-    let id = events::emit(&mut tx, clock.now(), empresa, event, &data).await.unwrap();
+    let id = events::emit(&mut tx, clock.now(), empresa, &event).await.unwrap();
     tx.commit().await.unwrap();
     id
 }
 
 async fn deliveries(app: &TestApp, who: &As, webhook_id: &str) -> Vec<Value> {
     app.get(&format!("/api/webhooks/{webhook_id}/deliveries"), who).await.data(200)["items"].as_array().unwrap().clone()
+}
+
+/// A `factura.timbrada` of invoice `cfdi_id` for 1,160.00.
+fn timbrada(cfdi_id: &str) -> Event {
+    Event::FacturaTimbrada(FacturaTimbrada {
+        cfdi_id: cfdi_id.into(),
+        uuid: "SANDBOX-1".into(),
+        total: rust_decimal::Decimal::new(116000, 2),
+        serie: "A".into(),
+        folio: "7".into(),
+    })
 }
 
 fn expected_signature(secret: &str, body: &[u8]) -> String {
@@ -79,7 +91,7 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
                 r#"{ "cfdiId": "c-1", "uuid": "SANDBOX-1", "total": 1160.00, "serie": "A", "folio": "7" }"#,
             )
             .unwrap();
-            let event_id = emit(&app, &clock, &empresa, EventType::FacturaTimbrada, data.clone()).await;
+            let event_id = emit(&app, &clock, &empresa, timbrada("c-1")).await;
             wait_for(10, "the delivery", async || !receiver.accepted().is_empty()).await;
             let hit = &receiver.accepted()[0];
             assert_eq!(hit.content_type, "application/json");
@@ -135,7 +147,7 @@ async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt_at_the_sch
             receiver.plan(&[500, 503]);
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            let event_id = emit(&app, &clock, &empresa, EventType::FacturaTimbrada, json!({ "cfdiId": "x" })).await;
+            let event_id = emit(&app, &clock, &empresa, timbrada("x")).await;
 
             // Attempts and status are written together, after the answer.
             let logged = async |attempts: i64| deliveries(&app, &owner, &id).await[0]["attempts"] == json!(attempts);
@@ -181,7 +193,7 @@ async fn after_six_failures_the_delivery_fails_and_its_job_is_dead_with_the_erro
             receiver.plan(&[500; 10]);
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            emit(&app, &clock, &empresa, EventType::FacturaTimbrada, json!({})).await;
+            emit(&app, &clock, &empresa, timbrada("x")).await;
             for (attempt, wait) in [(1, 60), (2, 300), (3, 1800), (4, 7200), (5, 86400)] {
                 wait_for(10, "an attempt", async || receiver.arrived().len() == attempt).await;
                 wait_for(10, "its bookkeeping", async || {
@@ -219,7 +231,7 @@ async fn a_slow_receiver_counts_as_a_failure() {
             receiver.delay(Duration::from_secs(15));
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            emit(&app, &clock, &empresa, EventType::FacturaTimbrada, json!({})).await;
+            emit(&app, &clock, &empresa, timbrada("x")).await;
             wait_for(10, "the timed-out attempt", async || {
                 deliveries(&app, &owner, &id).await[0]["attempts"] == json!(1)
             })
@@ -252,9 +264,20 @@ async fn events_reach_only_subscribed_endpoints_of_their_own_company() {
                 .await;
             assert_eq!(patched.data(200)["active"], json!(false));
 
-            emit(&app, &clock, &a_empresa, EventType::FacturaTimbrada, json!({ "n": 1 })).await;
-            let cancelled = emit(&app, &clock, &a_empresa, EventType::FacturaCancelada, json!({ "n": 2 })).await;
-            let b_event = emit(&app, &clock, &b_empresa, EventType::FacturaTimbrada, json!({ "n": 3 })).await;
+            emit(&app, &clock, &a_empresa, timbrada("n1")).await;
+            let cancelled = emit(
+                &app,
+                &clock,
+                &a_empresa,
+                Event::FacturaCancelada(Cancelacion {
+                    cfdi_id: "n2".into(),
+                    uuid: "SANDBOX-2".into(),
+                    motivo: Some("02".into()),
+                    cancellation_status: "SIN_ACEPTACION".into(),
+                }),
+            )
+            .await;
+            let b_event = emit(&app, &clock, &b_empresa, timbrada("n3")).await;
             wait_for(10, "A's cancellation", async || a_receiver.accepted().len() == 1).await;
             wait_for(10, "B's invoice", async || b_receiver.accepted().len() == 1).await;
             tokio::time::sleep(Duration::from_millis(500)).await;

@@ -1,6 +1,10 @@
 //! Events: what happened in a company, recorded in the transaction of the change that caused
-//! it, with one delivery job per subscribed webhook. Every feature emits through [`emit`].
+//! it, with one delivery job per subscribed webhook. Every feature emits through [`emit`] with
+//! an [`Event`]: the list of types is here, the payload structs in [`payloads`].
 
+pub mod payloads;
+
+pub use payloads::Event;
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -65,17 +69,12 @@ struct Subscriber {
     events: Option<String>,
 }
 
-/// Records an event of `empresa_id` and enqueues its delivery to every active webhook of the
-/// company subscribed to `event` (a webhook with no list gets every type but pings), in the
+/// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
+/// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
-pub async fn emit<T: Serialize + ?Sized>(
-    tx: &mut Tx,
-    now: OffsetDateTime,
-    empresa_id: &str,
-    event: EventType,
-    data: &T,
-) -> Result<String, sqlx::Error> {
-    let event_id = record(tx, now, empresa_id, event, data).await?;
+pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> Result<String, sqlx::Error> {
+    let event_id = record(tx, now, empresa_id, event).await?;
+    let event = event.event_type();
     let subscribers = sql!(
         fetch_all * tx,
         Subscriber,
@@ -103,22 +102,16 @@ pub fn subscribed(events: Option<&str>, event: EventType) -> bool {
     }
 }
 
-/// Writes the event row only.
-pub async fn record<T: Serialize + ?Sized>(
-    tx: &mut Tx,
-    now: OffsetDateTime,
-    empresa_id: &str,
-    event: EventType,
-    data: &T,
-) -> Result<String, sqlx::Error> {
-    let data = serde_json::to_string(data).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+/// Writes the event row only (a ping is recorded, then delivered to one endpoint).
+pub async fn record(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> Result<String, sqlx::Error> {
+    let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
     let id = ids::new_id();
     sql!(
         execute * tx,
         "INSERT INTO events (id, empresa_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)",
         &id,
         empresa_id,
-        event.as_str(),
+        event.event_type().as_str(),
         &data,
         now
     )?;
@@ -143,7 +136,8 @@ pub async fn deliver(
         event_id,
         now
     )?;
-    enqueue(tx, now, NewJob::of::<Deliver>(serde_json::json!({ "deliveryId": id })).for_empresa(empresa_id)).await?;
+    let payload = crate::webhooks::delivery::Payload { delivery_id: id.clone() };
+    enqueue(tx, now, NewJob::of::<Deliver>(&payload).for_empresa(empresa_id)).await?;
     Ok(id)
 }
 

@@ -1,0 +1,199 @@
+//! The `data` of every event the service emits, one struct per payload. The webhook
+//! documentation (`x-webhook-events` in `/api/docs`) is generated from these structs, so what
+//! is documented is what is sent.
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::EventType;
+
+/// An event with its data, ready to be recorded. Every emitted type has a variant here; types
+/// of SPEC.md that no feature emits yet have none (their documentation says `data: null`).
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// `factura.timbrada`.
+    FacturaTimbrada(FacturaTimbrada),
+    /// `factura.cancelada`: SAT says the invoice is cancelled.
+    FacturaCancelada(Cancelacion),
+    /// `factura.cancelacion_pendiente`: SAT waits for the receiver.
+    FacturaCancelacionPendiente(Cancelacion),
+    /// `factura.cancelacion_aceptada`: the receiver accepted, or let the deadline pass.
+    FacturaCancelacionAceptada(Cancelacion),
+    /// `factura.cancelacion_rechazada`: the receiver rejected the cancellation.
+    FacturaCancelacionRechazada(Cancelacion),
+    /// `timbres.saldo_bajo`.
+    TimbresSaldoBajo(SaldoBajo),
+    /// `certificado.por_expirar`.
+    CertificadoPorExpirar(CertificadoPorExpirar),
+    /// `webhook.ping`, to one endpoint only.
+    WebhookPing(Ping),
+}
+
+impl Event {
+    /// The event's type.
+    pub fn event_type(&self) -> EventType {
+        match self {
+            Event::FacturaTimbrada(_) => EventType::FacturaTimbrada,
+            Event::FacturaCancelada(_) => EventType::FacturaCancelada,
+            Event::FacturaCancelacionPendiente(_) => EventType::FacturaCancelacionPendiente,
+            Event::FacturaCancelacionAceptada(_) => EventType::FacturaCancelacionAceptada,
+            Event::FacturaCancelacionRechazada(_) => EventType::FacturaCancelacionRechazada,
+            Event::TimbresSaldoBajo(_) => EventType::TimbresSaldoBajo,
+            Event::CertificadoPorExpirar(_) => EventType::CertificadoPorExpirar,
+            Event::WebhookPing(_) => EventType::WebhookPing,
+        }
+    }
+
+    /// The `data` object as JSON text.
+    pub fn data_json(&self) -> serde_json::Result<String> {
+        match self {
+            Event::FacturaTimbrada(data) => serde_json::to_string(data),
+            Event::FacturaCancelada(data)
+            | Event::FacturaCancelacionPendiente(data)
+            | Event::FacturaCancelacionAceptada(data)
+            | Event::FacturaCancelacionRechazada(data) => serde_json::to_string(data),
+            Event::TimbresSaldoBajo(data) => serde_json::to_string(data),
+            Event::CertificadoPorExpirar(data) => serde_json::to_string(data),
+            Event::WebhookPing(data) => serde_json::to_string(data),
+        }
+    }
+}
+
+/// The JSON schema of `data` for each type, from the payload structs; `None` for types no
+/// feature emits yet. The match is exhaustive so a new type must decide its schema here.
+pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
+    match event {
+        EventType::FacturaTimbrada => Some(FacturaTimbrada::schema()),
+        EventType::FacturaCancelada
+        | EventType::FacturaCancelacionPendiente
+        | EventType::FacturaCancelacionAceptada
+        | EventType::FacturaCancelacionRechazada => Some(Cancelacion::schema()),
+        EventType::TimbresSaldoBajo => Some(SaldoBajo::schema()),
+        EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
+        EventType::WebhookPing => Some(Ping::schema()),
+        EventType::NominaCalculada
+        | EventType::NominaReciboTimbrado
+        | EventType::NominaSuaGenerado
+        | EventType::NominaSipareExitoso
+        | EventType::CfdiXmlDisponible => None,
+    }
+}
+
+/// An amount written as an exact JSON number (never through floating point).
+fn numero_exacto() -> Schema {
+    Schema::Object(
+        ObjectBuilder::new()
+            .schema_type(Type::Number)
+            .description(Some("exact decimal, written as a JSON number with the CFDI's decimals"))
+            .build(),
+    )
+}
+
+/// A timestamp (RFC 3339).
+fn instante() -> Schema {
+    Schema::Object(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
+            .build(),
+    )
+}
+
+/// `factura.timbrada`: an invoice was stamped (written in the stamping transaction).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FacturaTimbrada {
+    /// The invoice's id.
+    pub cfdi_id: String,
+    /// The UUID as the API shows it (`SANDBOX-…` in sandbox).
+    pub uuid: String,
+    /// The invoice's Total.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total: Decimal,
+    /// Serie.
+    pub serie: String,
+    /// Folio.
+    pub folio: String,
+}
+
+/// The four `factura.cancel*` events.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancelacion {
+    /// The invoice's id.
+    pub cfdi_id: String,
+    /// The UUID as the API shows it.
+    pub uuid: String,
+    /// c_MotivoCancelacion (01–04).
+    pub motivo: Option<String>,
+    /// SIN_ACEPTACION, PENDIENTE, ACEPTADA, PLAZO_VENCIDO or RECHAZADA.
+    pub cancellation_status: String,
+}
+
+/// `timbres.saldo_bajo`: a live stamp took the balance below the threshold.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SaldoBajo {
+    /// The company.
+    pub empresa_id: String,
+    /// Stamps left.
+    pub saldo: i64,
+    /// `TIMBRA_STAMP_LOW_BALANCE`.
+    pub umbral: i64,
+}
+
+/// `certificado.por_expirar`: an uploaded CSD expires within 30 days.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CertificadoPorExpirar {
+    /// The company.
+    pub empresa_id: String,
+    /// The certificate's number.
+    pub no_certificado: String,
+    /// The certificate's RFC.
+    pub rfc: String,
+    /// End of validity.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(schema_with = instante)]
+    pub vigencia_fin: OffsetDateTime,
+    /// Whole days left.
+    pub dias_restantes: i64,
+}
+
+/// `webhook.ping`: `POST /api/webhooks/{id}/test`, to that endpoint only.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Ping {
+    /// The endpoint tested.
+    pub webhook_id: String,
+    /// A fixed text.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_emitted_type_documents_the_fields_it_sends() {
+        let timbrada = Event::FacturaTimbrada(FacturaTimbrada {
+            cfdi_id: "c".into(),
+            uuid: "SANDBOX-U".into(),
+            total: Decimal::new(11600, 2),
+            serie: "A".into(),
+            folio: "1".into(),
+        });
+        let data: serde_json::Value = serde_json::from_str(&timbrada.data_json().unwrap()).unwrap();
+        assert_eq!(data["total"].to_string(), "116.00");
+        let schema = serde_json::to_value(data_schema(timbrada.event_type()).unwrap()).unwrap();
+        let documented: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        let sent: Vec<&String> = data.as_object().unwrap().keys().collect();
+        assert_eq!(documented, sent);
+        assert_eq!(schema["properties"]["total"]["type"], "number");
+    }
+}

@@ -142,10 +142,11 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
     let estado = pac.estatus_cancelacion(&consulta).await.map_err(|e| e.to_string())?;
     // The receiver's silence past the deadline counts as acceptance ("Plazo vencido"); the
     // status says which of the two it was.
-    let aceptada: fn(Cancelacion) -> Event = Event::FacturaCancelacionAceptada;
-    let cancelada: fn(Cancelacion) -> Event = Event::FacturaCancelada;
-    let rechazada: fn(Cancelacion) -> Event = Event::FacturaCancelacionRechazada;
-    let (nuevo, eventos): (&str, &[fn(Cancelacion) -> Event]) = match estado.cancelacion() {
+    type Evento = fn(Cancelacion) -> Event;
+    let aceptada: Evento = Event::FacturaCancelacionAceptada;
+    let cancelada: Evento = Event::FacturaCancelada;
+    let rechazada: Evento = Event::FacturaCancelacionRechazada;
+    let (nuevo, eventos): (&str, &[Evento]) = match estado.cancelacion() {
         timbra_pac::EstadoCancelacion::Cancelado
             if estado.estatus_cancelacion.to_lowercase().contains("plazo vencido") =>
         {

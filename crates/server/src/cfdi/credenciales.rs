@@ -274,3 +274,23 @@ async fn cargar_pac_sandbox(app: &AppState) -> ApiResult<Credential> {
         master.open(&row.password_enc, "sandbox_pac/password").map_err(|e| ApiError::internal("sandbox key", e))?;
     Credential::open(&row.cer, &key, &password).map_err(|e| ApiError::internal("sandbox pac", e))
 }
+
+/// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
+/// the generated sandbox one), CFDI_003 when it expired.
+pub async fn csd_live(app: &AppState, empresa_id: &str, now: OffsetDateTime) -> ApiResult<Arc<Csd>> {
+    match csd_activo(app, empresa_id).await? {
+        None => Err(ApiError::new(
+            Code::Cfdi002,
+            "this company has no CSD: upload it at POST /api/empresas/{empresaId}/certificados to stamp in live mode",
+        )),
+        Some(csd) if csd.origen != "UPLOAD" => Err(ApiError::new(
+            Code::Cfdi002,
+            "this company has only the generated sandbox CSD: upload its real CSD to stamp in live mode",
+        )),
+        Some(csd) if csd.vigencia_fin <= now => Err(ApiError::new(
+            Code::Cfdi003,
+            format!("the company's CSD expired on {}; upload a current one", rfc3339(csd.vigencia_fin)),
+        )),
+        Some(csd) => Ok(csd),
+    }
+}

@@ -8,9 +8,11 @@ pub mod crypto;
 pub mod folios;
 pub mod idempotencia;
 pub mod links;
+pub mod pipeline;
 pub mod storage;
 pub mod timbrado;
 pub mod vencimiento;
+pub mod xml_db;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,6 @@
 //! Invoices: stamping (`POST /api/cfdi/timbrar`), listing, detail, XML download and signed
 //! links.
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -11,46 +9,23 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::{AssertSqlSafe, FromRow};
-use timbra_cfdi::numero::Numero;
-use timbra_cfdi::timbre::DatosTimbre;
-use timbra_cfdi::{escritura, sello, timbre};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::cfdi::pipeline::{self, TimbradoOut};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
-use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, leer_fecha_cfdi, links};
+use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia, links, xml_db};
 use crate::db::{Backend, DbConn, Exec, Money};
 use crate::envelope::{Path, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
-use crate::events::payloads::{FacturaTimbrada, SaldoBajo};
-use crate::events::{self, Event};
 use crate::openapi::{Envelope, ErrorBody};
+use crate::sql;
 use crate::state::AppState;
-use crate::{ids, sql};
 
 /// Most items a listing page may hold.
 pub const MAX_LIMIT: i64 = 1000;
-
-/// Answer of a stamp.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TimbradoOut {
-    cfdi_id: String,
-    /// `SANDBOX-` + the XML's UUID in sandbox; the bare UUID in live.
-    uuid: String,
-    /// ISO 8601 with the issuer's offset.
-    fecha_timbrado: String,
-    /// Storage path of the XML.
-    xml_url: String,
-    xml_uploaded: bool,
-    serie: String,
-    folio: String,
-    /// Decimal string, exact.
-    #[schema(value_type = String)]
-    total: Decimal,
-}
 
 fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -60,14 +35,6 @@ fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
         let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
         ApiError::new(Code::Request001, format!("{what}: {error}"))
     })
-}
-
-fn numero(n: &Numero) -> Value {
-    serde_json::from_str(n.texto()).unwrap_or_else(|_| Value::String(n.texto().to_owned()))
-}
-
-fn decimal(n: &Numero) -> ApiResult<Decimal> {
-    n.valor().map_err(|e| ApiError::internal("amount", e))
 }
 
 fn rfc3339(at: OffsetDateTime) -> String {
@@ -125,253 +92,21 @@ pub async fn timbrar(
     let now = app.clock.now();
     let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), ahora)?;
-
-    let sandbox = empresa.sandbox;
-    let (csd, pac_live) = if sandbox {
-        (credenciales::csd_sandbox(&app, &empresa_id, &empresa.rfc, &empresa.razon_social).await?, None)
-    } else {
-        let csd = csd_live(&app, &empresa_id, now).await?;
-        let pac = app.pac.clone().ok_or_else(|| {
-            ApiError::new(
-                Code::Live001,
-                "live stamping needs a PAC: the installation must set TIMBRA_PAC_URL (see /llms-full.txt); \
-                 switch the company to sandbox: true to test",
-            )
-        })?;
-        (csd, Some(pac))
+    let documento = pipeline::Documento {
+        comprobante: preparado.comprobante,
+        serie: preparado.serie,
+        cliente_id: cliente.map(|c| c.id),
+        operacion: "cfdi.timbrar",
     };
-
-    let cfdi_id = ids::new_id();
-    let mut comprobante = preparado.comprobante;
-    let fecha_local =
-        leer_fecha_cfdi(&comprobante.fecha).ok_or_else(|| ApiError::internal("fecha", &comprobante.fecha))?;
-    let storage_path = format!("cfdi/{empresa_id}/{:04}/{:02}/{cfdi_id}.xml", ahora.year(), u8::from(ahora.month()));
-    let serie = preparado.serie;
-
-    let guardar_xml = async |xml: String| {
-        app.cfdi.storage.put(&storage_path, xml.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))
-    };
-    let (mut tx, folio, uuid_xml, uuid_api, timbrado_en, turno) = match pac_live {
-        None => {
-            // Sandbox, one transaction: the folio, the invoice and its event exist together or
-            // not at all. The seal, the TFD and the file are made before it with the folio
-            // predicted for this stamp (cfdi::folios), so concurrent stamps sign in parallel;
-            // when the transaction takes another folio they are made again inside it.
-            let pac = credenciales::pac_sandbox(&app).await?;
-            let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
-            let datos = DatosTimbre {
-                uuid: uuid_xml.clone(),
-                fecha_timbrado: fecha_cfdi(ahora),
-                rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
-                leyenda: None,
-            };
-            let turno = app.cfdi.folios.turno(&empresa_id, empresa.folio_sandbox);
-            let (sellado, xml) =
-                sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
-            guardar_xml(xml).await?;
-            turno.esperar().await;
-            let mut tx = app.db.begin().await?;
-            let folio = sql!(scalar_one tx, i64,
-                "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa_id)?;
-            if folio == turno.folio {
-                comprobante = sellado;
-            } else {
-                let (sellado, xml) = sellar_sandbox(comprobante, folio, csd, pac, datos).await?;
-                guardar_xml(xml).await?;
-                comprobante = sellado;
-            }
-            let uuid_api = format!("SANDBOX-{uuid_xml}");
-            (tx, folio, uuid_xml, uuid_api, ahora, Some(turno))
-        }
-        Some(pac) => {
-            // Live: the folio is inside the sealed XML the PAC signs, so it is spent (with one
-            // stamp reserved and the attempt recorded) before the PAC is called, and the
-            // attempt row explains the gap when the PAC refuses.
-            let mut tx = app.db.begin().await?;
-            let saldo = sql!(scalar_optional tx, i64,
-                "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
-                &empresa_id, now)?;
-            let Some(saldo) = saldo else {
-                return Err(ApiError::new(
-                    Code::Quota001,
-                    "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
-                ));
-            };
-            // Crossing the threshold (not every stamp below it) announces the low balance.
-            let umbral = app.config.stamp_low_balance;
-            if saldo == umbral - 1 {
-                let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
-                events::emit(&mut tx, now, &empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
-            }
-            let folio = sql!(scalar_one tx, i64,
-                "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", &empresa_id)?;
-            comprobante.folio = Some(folio.to_string());
-            sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-            sql!(execute tx,
-                "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
-                &cfdi_id, &empresa_id, &serie, folio, now)?;
-            if let Some(clave) = &clave
-                && !idempotencia::reservar(&mut tx, &empresa_id, clave, "cfdi.timbrar", now).await?
-            {
-                // Another request with this key got there first: nothing of this one is kept.
-                drop(tx);
-                return idempotencia::ganadora(&app, &empresa_id, clave, now).await;
-            }
-            tx.commit().await?;
-
-            let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
-            let mut tx = app.db.begin().await?;
-            let timbrado = match respuesta {
-                Ok(timbrado) => timbrado,
-                Err(error) => {
-                    let (status, code) = match &error {
-                        timbra_pac::PacError::Rejected { .. } => ("RECHAZADO", Code::Pac001),
-                        _ => ("SIN_RESPUESTA", Code::Pac002),
-                    };
-                    sql!(execute tx,
-                        "UPDATE intentos_timbrado SET status = $1, pac_code = $2, error = $3, updated_at = $4 WHERE id = $5",
-                        status, error.code(), error.to_string(), app.clock.now(), &cfdi_id)?;
-                    // A refusal spent no stamp at the PAC: give the reserved one back. Without an
-                    // answer the PAC may have stamped, so the stamp stays spent.
-                    if let Some(clave) = &clave {
-                        idempotencia::liberar(&mut tx, &empresa_id, clave).await?;
-                    }
-                    if status == "RECHAZADO" {
-                        sql!(execute tx,
-                            "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
-                            &empresa_id, now)?;
-                    }
-                    tx.commit().await?;
-                    return Err(ApiError::new(
-                        code,
-                        format!("{error}; folio {serie}-{folio} is recorded as a failed attempt, fix and send again"),
-                    )
-                    .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
-                }
-            };
-            sql!(execute tx,
-                "UPDATE intentos_timbrado SET status = 'TIMBRADO', updated_at = $1 WHERE id = $2", app.clock.now(), &cfdi_id)?;
-            sql!(execute tx,
-                "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
-                 VALUES ($1, $2, -1, $3, $4, $5)",
-                ids::new_id(), &empresa_id, format!("timbrado {}", timbrado.uuid), &caller.user_id, now)?;
-            comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
-            let timbrado_en = leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(ahora);
-            let uuid = timbrado.uuid.to_uppercase();
-            guardar_xml(timbrado.xml).await?;
-            (tx, folio, uuid.clone(), uuid, timbrado_en, None)
-        }
-    };
-
-    let total = decimal(&comprobante.total)?;
-    let conceptos: Vec<Value> = comprobante
-        .conceptos
-        .iter()
-        .map(|c| {
-            json!({
-                "claveProdServ": c.clave_prod_serv, "claveUnidad": c.clave_unidad, "descripcion": c.descripcion,
-                "cantidad": numero(&c.cantidad), "precioUnitario": numero(&c.valor_unitario), "importe": numero(&c.importe),
-                "descuento": c.descuento.as_ref().map(numero), "objetoImpuesto": c.objeto_imp,
-            })
-        })
-        .collect();
-    let folio_text = folio.to_string();
-    sql!(execute tx,
-        "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, folio, folio_num, fecha, \
-         fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, \
-         emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, receptor_nombre_lower, cliente_id, \
-         xml_url, conceptos, created_at) \
-         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $31, \
-         $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
-        &cfdi_id, &empresa_id, &comprobante.tipo_de_comprobante, sandbox, &uuid_api, &uuid_xml, &serie, &folio_text, folio,
-        fecha_local, timbrado_en, Money(decimal(&comprobante.sub_total)?),
-        comprobante.descuento.as_ref().map(decimal).transpose()?.map(Money), Money(total), &comprobante.moneda,
-        comprobante.tipo_cambio.as_ref().map(decimal).transpose()?.map(Money), &comprobante.forma_pago, &comprobante.metodo_pago,
-        &comprobante.emisor.rfc, &comprobante.emisor.nombre, &comprobante.emisor.regimen_fiscal, &comprobante.receptor.rfc,
-        &comprobante.receptor.nombre, &comprobante.receptor.uso_cfdi, comprobante.emisor.nombre.to_lowercase(),
-        comprobante.receptor.nombre.to_lowercase(), cliente.as_ref().map(|c| c.id.clone()), &storage_path,
-        Value::Array(conceptos).to_string(), now, if sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" })?;
-    let timbrada = FacturaTimbrada {
-        cfdi_id: cfdi_id.clone(),
-        uuid: uuid_api.clone(),
-        total,
-        serie: serie.clone(),
-        folio: folio_text.clone(),
-    };
-    events::emit(&mut tx, now, &empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
-    let data = TimbradoOut {
-        cfdi_id,
-        uuid: uuid_api,
-        fecha_timbrado: rfc3339(timbrado_en),
-        xml_url: storage_path,
-        xml_uploaded: true,
-        serie,
-        folio: folio_text,
-        total,
-    };
-    let answer = json!({ "success": true, "mode": access.mode(), "data": data }).to_string();
-    let reservada = !sandbox;
-    let response = idempotencia::confirmar(
-        &app,
-        tx,
-        &empresa_id,
-        clave.as_ref(),
-        "cfdi.timbrar",
-        StatusCode::CREATED,
-        answer,
+    let peticion = pipeline::Peticion {
+        empresa: &empresa,
+        user_id: &caller.user_id,
+        mode: access.mode(),
+        clave: clave.as_ref(),
         now,
-        reservada,
-    )
-    .await?;
-    // A replay means this transaction rolled back: its folio was not taken, and dropping the
-    // turn tells the stamps after it.
-    if let Some(turno) = turno
-        && !response.headers().contains_key(idempotencia::REPLAYED)
-    {
-        turno.confirmar(folio);
-    }
-    Ok(response)
-}
-
-/// Seals `comprobante` with `folio` and adds the sandbox TFD, on the blocking pool (two RSA
-/// signatures, about a millisecond each on this machine); gives it back with its XML.
-async fn sellar_sandbox(
-    mut comprobante: timbra_cfdi::Comprobante,
-    folio: i64,
-    csd: Arc<credenciales::Csd>,
-    pac: Arc<timbra_credentials::Credential>,
-    datos: DatosTimbre,
-) -> ApiResult<(timbra_cfdi::Comprobante, String)> {
-    tokio::task::spawn_blocking(move || {
-        comprobante.folio = Some(folio.to_string());
-        sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-        timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
-        let xml = escritura::escribir(&comprobante);
-        Ok((comprobante, xml))
-    })
-    .await
-    .map_err(|e| ApiError::internal("sello", e))?
-}
-
-/// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
-/// the generated sandbox one), CFDI_003 when it expired.
-async fn csd_live(app: &AppState, empresa_id: &str, now: OffsetDateTime) -> ApiResult<Arc<credenciales::Csd>> {
-    match credenciales::csd_activo(app, empresa_id).await? {
-        None => Err(ApiError::new(
-            Code::Cfdi002,
-            "this company has no CSD: upload it at POST /api/empresas/{empresaId}/certificados to stamp in live mode",
-        )),
-        Some(csd) if csd.origen != "UPLOAD" => Err(ApiError::new(
-            Code::Cfdi002,
-            "this company has only the generated sandbox CSD: upload its real CSD to stamp in live mode",
-        )),
-        Some(csd) if csd.vigencia_fin <= now => Err(ApiError::new(
-            Code::Cfdi003,
-            format!("the company's CSD expired on {}; upload a current one", rfc3339(csd.vigencia_fin)),
-        )),
-        Some(csd) => Ok(csd),
-    }
+        ahora,
+    };
+    pipeline::timbrar(&app, &peticion, documento).await
 }
 
 /// Listing parameters.
@@ -768,7 +503,15 @@ fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> Response {
     response
 }
 
+/// A stored file: a stamped XML from the database ([`xml_db`]), anything else (PDFs, acuses,
+/// XML stamped before the table existed) from the file storage.
 async fn read_file(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
+    if path.ends_with(".xml") {
+        let mut conn = app.db.conn().await?;
+        if let Some(xml) = xml_db::leer(&mut conn, path).await? {
+            return Ok(xml);
+        }
+    }
     app.cfdi.storage.get(path).await.map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => ApiError::not_found("file"),
         _ => ApiError::internal("storage get", error),
@@ -998,7 +741,7 @@ pub async fn cancelar(
         )
         .await
     } else {
-        let csd = csd_live(&app, &empresa_id, now).await?;
+        let csd = credenciales::csd_live(&app, &empresa_id, now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
             ApiError::new(
                 Code::Live001,

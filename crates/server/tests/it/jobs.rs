@@ -210,3 +210,111 @@ async fn daily_jobs_run_once_a_day_and_purge_finished_jobs() {
     })
     .await;
 }
+
+/// Stamping under load, then SIGKILL: every stamp acknowledged with 201 has its XML after the
+/// restart, every invoice the database holds has its XML, no XML exists without its invoice
+/// (the XML is committed with its record, `cfdi/xml_db.rs`), and the folios run 1..N.
+#[tokio::test]
+async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_without_invoice() {
+    use reqwest::Method;
+    let data = TempDir::new();
+    let port = free_port().await;
+    let server = Server::start(&data.0, port, 0).await;
+    let base = server.base.clone();
+    let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
+    call(&base, Method::POST, "/api/auth/register", None, None, user).await;
+    let login = json!({ "name": "t", "email": "ana@example.com", "password": "Secreto1!" });
+    let key =
+        call(&base, Method::POST, "/api/api-keys", None, None, login).await["data"]["key"].as_str().unwrap().to_owned();
+    let empresa = call(&base, Method::POST, "/api/empresas", Some(&key), None,
+        json!({ "rfc": "EKU9003173C9", "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))
+        .await["data"]["id"].as_str().unwrap().to_owned();
+    let factura = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [
+        { "claveProdServ": "01010101", "claveUnidad": "E48", "descripcion": "Servicio", "cantidad": 1, "precioUnitario": 100 }
+    ]});
+
+    // 16 clients stamp until the connection dies; each keeps the ids it was answered 201 for.
+    let acknowledged = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let mut clients = Vec::new();
+    for _ in 0..16 {
+        let (base, key, empresa, factura, acknowledged) =
+            (base.clone(), key.clone(), empresa.clone(), factura.clone(), acknowledged.clone());
+        clients.push(tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            for _ in 0..500 {
+                let sent = client
+                    .post(format!("{base}/api/cfdi/timbrar"))
+                    .bearer_auth(&key)
+                    .header("x-empresa-id", &empresa)
+                    .json(&factura)
+                    .send()
+                    .await;
+                let Ok(answer) = sent else { return };
+                if answer.status() != 201 {
+                    continue;
+                }
+                let Ok(body) = answer.json::<Value>().await else { return };
+                acknowledged.lock().unwrap().push(body["data"]["cfdiId"].as_str().unwrap().to_owned());
+            }
+        }));
+    }
+    wait_for(30, "stamps under way", async || acknowledged.lock().unwrap().len() >= 40).await;
+    server.kill_9();
+    for client in clients {
+        client.await.unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(acknowledged.len() < 16 * 500, "the kill came after the work was done");
+
+    let server = Server::start(&data.0, port, 0).await;
+    let client = reqwest::Client::new();
+    for id in &acknowledged {
+        let xml = client
+            .get(format!("{}/api/cfdi/{id}/xml", server.base))
+            .bearer_auth(&key)
+            .header("x-empresa-id", &empresa)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(xml.status(), 200, "acknowledged invoice {id} lost its XML");
+        assert!(xml.text().await.unwrap().contains("tfd:TimbreFiscalDigital"));
+    }
+    drop(server);
+
+    // The database itself: invoices and XML rows pair up one to one, folios are 1..N.
+    let db = timbra_server::db::Db::connect(&format!("sqlite://{}/timbra.db", data.0.display())).await.unwrap();
+    let mut conn = db.conn().await.unwrap();
+    let count = async |conn: &mut timbra_server::db::DbConn, sql: &'static str| -> i64 {
+        timbra_server::sql!(scalar_one * conn, i64, sql).unwrap()
+    };
+    let invoices = count(&mut conn, "SELECT COUNT(*) FROM cfdis").await;
+    assert!(invoices >= i64::try_from(acknowledged.len()).unwrap());
+    let without_xml = count(
+        &mut conn,
+        "SELECT COUNT(*) FROM cfdis c WHERE NOT EXISTS (SELECT 1 FROM cfdi_xml x WHERE x.cfdi_id = c.id)",
+    )
+    .await;
+    let orphan_xml = count(
+        &mut conn,
+        "SELECT COUNT(*) FROM cfdi_xml x WHERE NOT EXISTS (SELECT 1 FROM cfdis c WHERE c.id = x.cfdi_id)",
+    )
+    .await;
+    assert_eq!((without_xml, orphan_xml), (0, 0));
+    assert_eq!(count(&mut conn, "SELECT MAX(folio_num) FROM cfdis").await, invoices, "folios 1..N without gaps");
+    assert_eq!(count(&mut conn, "SELECT COUNT(DISTINCT folio_num) FROM cfdis").await, invoices);
+    // Nothing was written to the file storage for these stamps.
+    let files = data.0.join("files");
+    let stray = walk(&files).into_iter().filter(|path| path.extension().is_some_and(|e| e == "xml")).count();
+    assert_eq!(stray, 0, "XML files written outside the database");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .flat_map(|entry| {
+            let path = entry.path();
+            if path.is_dir() { walk(&path) } else { vec![path] }
+        })
+        .collect()
+}

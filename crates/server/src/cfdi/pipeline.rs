@@ -1,0 +1,391 @@
+//! The stamping pipeline every CFDI type goes through, in named steps:
+//!
+//! 1. **prepare** (the caller): a typed, validated, unsealed [`Documento`] — `timbrado::preparar`
+//!    for I, E and T; payments and payroll receipts plug in with their own builders.
+//! 2. **credentials**: the CSD that seals and, in live mode, the PAC ([`credenciales`]).
+//! 3. **reserve folio**, 4. **seal**, 5. **timbre**: sandbox ([`sandbox`]) predicts the folio,
+//!    seals and adds the sandbox TFD outside the write transaction, and takes the folio inside
+//!    it; live ([`live`]) is two-phase: *reserve* (stamp, folio, sealed attempt and
+//!    Idempotency-Key committed) → *PAC call* → *persist*, or the attempt's outcome is recorded.
+//! 6. **persist** ([`persistir`]): the invoice row, its XML (compressed, [`xml_db`]), its
+//!    `factura.timbrada` event and the idempotent answer, in one transaction.
+//! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.
+//!
+//! Handlers only parse, authorize, call [`timbrar`] and return what it gives.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::json;
+use timbra_cfdi::timbre::DatosTimbre;
+use timbra_cfdi::{Comprobante, escritura, sello, timbre};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::idempotencia::{self, Clave};
+use super::timbrado::EmpresaEmisora;
+use super::{credenciales, fecha_cfdi, leer_fecha_cfdi, xml_db};
+use crate::db::{Money, Tx};
+use crate::error::{ApiError, ApiResult, Code};
+use crate::events::payloads::{FacturaTimbrada, SaldoBajo};
+use crate::events::{self, Event};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// A prepared document: what a CFDI type gives the pipeline.
+pub struct Documento {
+    /// Built and validated, without folio, seal or TFD.
+    pub comprobante: Comprobante,
+    /// The series it will carry.
+    pub serie: String,
+    /// The customer it was issued to, when it is one of the company's customers.
+    pub cliente_id: Option<String>,
+    /// The Idempotency-Key operation name (`cfdi.timbrar`).
+    pub operacion: &'static str,
+}
+
+/// Who asks, for which company.
+pub struct Peticion<'a> {
+    /// The issuing company, as read for this request.
+    pub empresa: &'a EmpresaEmisora,
+    /// The user acting (recorded on the stamp movement in live mode).
+    pub user_id: &'a str,
+    /// The `mode` of the answer envelope.
+    pub mode: &'a str,
+    /// The Idempotency-Key, when sent.
+    pub clave: Option<&'a Clave>,
+    /// The request's time (UTC).
+    pub now: OffsetDateTime,
+    /// The same instant in the issuer's local time, whole seconds (CFDI `Fecha`).
+    pub ahora: OffsetDateTime,
+}
+
+/// Answer of a stamp.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TimbradoOut {
+    cfdi_id: String,
+    /// `SANDBOX-` + the XML's UUID in sandbox; the bare UUID in live.
+    uuid: String,
+    /// ISO 8601 with the issuer's offset.
+    fecha_timbrado: String,
+    /// Storage path of the XML.
+    xml_url: String,
+    xml_uploaded: bool,
+    serie: String,
+    folio: String,
+    /// Decimal string, exact.
+    #[schema(value_type = String)]
+    total: Decimal,
+}
+
+/// A stamped document on its way to the database.
+struct Timbrado {
+    comprobante: Comprobante,
+    /// The XML as stored ([`xml_db::comprimir`]).
+    xml_comprimido: Vec<u8>,
+    folio: i64,
+    uuid_xml: String,
+    uuid_api: String,
+    timbrado_en: OffsetDateTime,
+}
+
+/// The record fields that do not come from the comprobante.
+struct Registro<'a> {
+    cfdi_id: &'a str,
+    sandbox: bool,
+    serie: &'a str,
+    cliente_id: Option<&'a str>,
+    xml_path: &'a str,
+    operacion: &'static str,
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// Stamps `documento` for `peticion.empresa` and answers `201` (or the replay of the request
+/// that used the same Idempotency-Key first).
+pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documento) -> ApiResult<Response> {
+    let empresa = peticion.empresa;
+    let Documento { comprobante, serie, cliente_id, operacion } = documento;
+    let cfdi_id = ids::new_id();
+    let xml_path = format!(
+        "cfdi/{}/{:04}/{:02}/{cfdi_id}.xml",
+        empresa.id,
+        peticion.ahora.year(),
+        u8::from(peticion.ahora.month())
+    );
+    let registro = Registro {
+        cfdi_id: &cfdi_id,
+        sandbox: empresa.sandbox,
+        serie: &serie,
+        cliente_id: cliente_id.as_deref(),
+        xml_path: &xml_path,
+        operacion,
+    };
+    if empresa.sandbox {
+        let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
+        sandbox(app, peticion, comprobante, &registro, csd).await
+    } else {
+        let csd = credenciales::csd_live(app, &empresa.id, peticion.now).await?;
+        let pac = app.pac.clone().ok_or_else(|| {
+            ApiError::new(
+                Code::Live001,
+                "live stamping needs a PAC: the installation must set TIMBRA_PAC_URL (see /llms-full.txt); \
+                 switch the company to sandbox: true to test",
+            )
+        })?;
+        live(app, peticion, comprobante, &registro, csd, pac).await
+    }
+}
+
+/// Sandbox, one transaction: the folio, the invoice, its XML and its event exist together or
+/// not at all. The seal and the TFD are made before it with the folio predicted for this stamp
+/// (`cfdi::folios`), so concurrent stamps sign in parallel; when the transaction takes another
+/// folio they are made again inside it.
+async fn sandbox(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    comprobante: Comprobante,
+    registro: &Registro<'_>,
+    csd: Arc<credenciales::Csd>,
+) -> ApiResult<Response> {
+    let empresa = peticion.empresa;
+    let pac = credenciales::pac_sandbox(app).await?;
+    let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
+    let datos = DatosTimbre {
+        uuid: uuid_xml.clone(),
+        fecha_timbrado: fecha_cfdi(peticion.ahora),
+        rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
+        leyenda: None,
+    };
+    let turno = app.cfdi.folios.turno(&empresa.id, empresa.folio_sandbox);
+    let sellado = sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
+    turno.esperar().await;
+    let mut tx = app.db.begin().await?;
+    let folio = sql!(scalar_one tx, i64,
+        "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa.id)?;
+    let (comprobante, xml_comprimido) =
+        if folio == turno.folio { sellado } else { sellar_sandbox(comprobante, folio, csd, pac, datos).await? };
+    let timbrado = Timbrado {
+        comprobante,
+        xml_comprimido,
+        folio,
+        uuid_api: format!("SANDBOX-{uuid_xml}"),
+        uuid_xml,
+        timbrado_en: peticion.ahora,
+    };
+    let response = persistir(app, tx, peticion, registro, timbrado, false).await?;
+    // A replay means this transaction rolled back: its folio was not taken, and dropping the
+    // turn tells the stamps after it.
+    if !response.headers().contains_key(idempotencia::REPLAYED) {
+        turno.confirmar(folio);
+    }
+    Ok(response)
+}
+
+/// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML, on
+/// the blocking pool (two RSA signatures, about a millisecond each on this machine).
+async fn sellar_sandbox(
+    mut comprobante: Comprobante,
+    folio: i64,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<timbra_credentials::Credential>,
+    datos: DatosTimbre,
+) -> ApiResult<(Comprobante, Vec<u8>)> {
+    tokio::task::spawn_blocking(move || {
+        comprobante.folio = Some(folio.to_string());
+        sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+        timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
+        let comprimido = xml_db::comprimir(&escritura::escribir(&comprobante));
+        Ok((comprobante, comprimido))
+    })
+    .await
+    .map_err(|e| ApiError::internal("sello", e))?
+}
+
+/// Live, two-phase. *Reserve*: the folio is inside the sealed XML the PAC signs, so it is
+/// spent (with one stamp reserved, the attempt recorded and the Idempotency-Key held) and
+/// committed before the PAC is called; the attempt row explains the gap when the PAC refuses.
+/// *PAC call*, then *persist*; or the attempt's outcome is recorded and the client told.
+async fn live(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    comprobante: Comprobante,
+    registro: &Registro<'_>,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<dyn timbra_pac::Pac>,
+) -> ApiResult<Response> {
+    let empresa_id = &peticion.empresa.id;
+    let now = peticion.now;
+    let serie = registro.serie;
+    let mut comprobante = comprobante;
+    let mut tx = app.db.begin().await?;
+    let saldo = sql!(scalar_optional tx, i64,
+        "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
+        empresa_id, now)?;
+    let Some(saldo) = saldo else {
+        return Err(ApiError::new(
+            Code::Quota001,
+            "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
+        ));
+    };
+    // Crossing the threshold (not every stamp below it) announces the low balance.
+    let umbral = app.config.stamp_low_balance;
+    if saldo == umbral - 1 {
+        let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
+        events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
+    }
+    let folio = sql!(scalar_one tx, i64,
+        "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", empresa_id)?;
+    comprobante.folio = Some(folio.to_string());
+    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+    let intento_id = registro.cfdi_id;
+    sql!(execute tx,
+        "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
+        intento_id, empresa_id, serie, folio, now)?;
+    if let Some(clave) = peticion.clave
+        && !idempotencia::reservar(&mut tx, empresa_id, clave, registro.operacion, now).await?
+    {
+        // Another request with this key got there first: nothing of this one is kept.
+        drop(tx);
+        return idempotencia::ganadora(app, empresa_id, clave, now).await;
+    }
+    tx.commit().await?;
+
+    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
+    let mut tx = app.db.begin().await?;
+    let timbrado = match respuesta {
+        Ok(timbrado) => timbrado,
+        Err(error) => {
+            let (status, code) = match &error {
+                timbra_pac::PacError::Rejected { .. } => ("RECHAZADO", Code::Pac001),
+                _ => ("SIN_RESPUESTA", Code::Pac002),
+            };
+            sql!(execute tx,
+                "UPDATE intentos_timbrado SET status = $1, pac_code = $2, error = $3, updated_at = $4 WHERE id = $5",
+                status, error.code(), error.to_string(), app.clock.now(), intento_id)?;
+            // A refusal spent no stamp at the PAC: give the reserved one back. Without an
+            // answer the PAC may have stamped, so the stamp stays spent.
+            if let Some(clave) = peticion.clave {
+                idempotencia::liberar(&mut tx, empresa_id, clave).await?;
+            }
+            if status == "RECHAZADO" {
+                sql!(execute tx,
+                    "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
+                    empresa_id, now)?;
+            }
+            tx.commit().await?;
+            return Err(ApiError::new(
+                code,
+                format!("{error}; folio {serie}-{folio} is recorded as a failed attempt, fix and send again"),
+            )
+            .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
+        }
+    };
+    sql!(execute tx,
+        "UPDATE intentos_timbrado SET status = 'TIMBRADO', updated_at = $1 WHERE id = $2", app.clock.now(), intento_id)?;
+    sql!(execute tx,
+        "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
+         VALUES ($1, $2, -1, $3, $4, $5)",
+        ids::new_id(), empresa_id, format!("timbrado {}", timbrado.uuid), peticion.user_id, now)?;
+    let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
+    let uuid = timbrado.uuid.to_uppercase();
+    let timbrado = Timbrado {
+        comprobante,
+        xml_comprimido: xml_db::comprimir(&timbrado.xml),
+        folio,
+        uuid_xml: uuid.clone(),
+        uuid_api: uuid,
+        timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(peticion.ahora),
+    };
+    persistir(app, tx, peticion, registro, timbrado, true).await
+}
+
+/// Writes the invoice row, its XML, its `factura.timbrada` event and the idempotent answer in
+/// `tx`, commits, and answers `201` (or, when a concurrent request with the same key committed
+/// first, rolls back and answers as that one did).
+async fn persistir(
+    app: &AppState,
+    mut tx: Tx,
+    peticion: &Peticion<'_>,
+    registro: &Registro<'_>,
+    timbrado: Timbrado,
+    clave_reservada: bool,
+) -> ApiResult<Response> {
+    let empresa_id = &peticion.empresa.id;
+    let c = &timbrado.comprobante;
+    let decimal = |n: &timbra_cfdi::numero::Numero| n.valor().map_err(|e| ApiError::internal("amount", e));
+    let total = decimal(&c.total)?;
+    let fecha_local = leer_fecha_cfdi(&c.fecha).ok_or_else(|| ApiError::internal("fecha", &c.fecha))?;
+    let folio_text = timbrado.folio.to_string();
+    let numero = |n: &timbra_cfdi::numero::Numero| {
+        serde_json::from_str(n.texto()).unwrap_or_else(|_| serde_json::Value::String(n.texto().to_owned()))
+    };
+    let conceptos: Vec<serde_json::Value> = c
+        .conceptos
+        .iter()
+        .map(|concepto| {
+            json!({
+                "claveProdServ": concepto.clave_prod_serv, "claveUnidad": concepto.clave_unidad,
+                "descripcion": concepto.descripcion, "cantidad": numero(&concepto.cantidad),
+                "precioUnitario": numero(&concepto.valor_unitario), "importe": numero(&concepto.importe),
+                "descuento": concepto.descuento.as_ref().map(numero), "objetoImpuesto": concepto.objeto_imp,
+            })
+        })
+        .collect();
+    sql!(execute tx,
+        "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, folio, folio_num, fecha, \
+         fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, \
+         emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, receptor_nombre_lower, cliente_id, \
+         xml_url, conceptos, created_at) \
+         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $31, \
+         $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
+        registro.cfdi_id, empresa_id, &c.tipo_de_comprobante, registro.sandbox, &timbrado.uuid_api, &timbrado.uuid_xml,
+        registro.serie, &folio_text, timbrado.folio, fecha_local, timbrado.timbrado_en, Money(decimal(&c.sub_total)?),
+        c.descuento.as_ref().map(decimal).transpose()?.map(Money), Money(total), &c.moneda,
+        c.tipo_cambio.as_ref().map(decimal).transpose()?.map(Money), &c.forma_pago, &c.metodo_pago,
+        &c.emisor.rfc, &c.emisor.nombre, &c.emisor.regimen_fiscal, &c.receptor.rfc,
+        &c.receptor.nombre, &c.receptor.uso_cfdi, c.emisor.nombre.to_lowercase(),
+        c.receptor.nombre.to_lowercase(), registro.cliente_id, registro.xml_path,
+        serde_json::Value::Array(conceptos).to_string(), peticion.now,
+        if registro.sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" })?;
+    xml_db::guardar(&mut tx, registro.cfdi_id, empresa_id, registro.xml_path, &timbrado.xml_comprimido, peticion.now)
+        .await?;
+    let timbrada = FacturaTimbrada {
+        cfdi_id: registro.cfdi_id.to_owned(),
+        uuid: timbrado.uuid_api.clone(),
+        total,
+        serie: registro.serie.to_owned(),
+        folio: folio_text.clone(),
+    };
+    events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
+    let data = TimbradoOut {
+        cfdi_id: registro.cfdi_id.to_owned(),
+        uuid: timbrado.uuid_api,
+        fecha_timbrado: rfc3339(timbrado.timbrado_en),
+        xml_url: registro.xml_path.to_owned(),
+        xml_uploaded: true,
+        serie: registro.serie.to_owned(),
+        folio: folio_text,
+        total,
+    };
+    let answer = json!({ "success": true, "mode": peticion.mode, "data": data }).to_string();
+    idempotencia::confirmar(
+        app,
+        tx,
+        empresa_id,
+        peticion.clave,
+        registro.operacion,
+        StatusCode::CREATED,
+        answer,
+        peticion.now,
+        clave_reservada,
+    )
+    .await
+}

@@ -17,10 +17,11 @@ use tokio::sync::Notify;
 /// The longest a stamp waits for its predecessor before it seals again inside the transaction.
 const ESPERA_MAXIMA: Duration = Duration::from_secs(2);
 
-/// The predicted folios of every company this process stamps for.
+/// The predicted folios of every company and serie this process stamps for.
 #[derive(Default)]
 pub struct Folios {
-    colas: Mutex<HashMap<String, Arc<Cola>>>,
+    /// By company, then serie: each serie has its own counter.
+    colas: Mutex<HashMap<String, HashMap<String, Arc<Cola>>>>,
 }
 
 #[derive(Default)]
@@ -54,13 +55,16 @@ fn bloquear<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Folios {
-    /// The next folio of the company. `actual` is the counter as just read from the database;
-    /// it only matters for the first stamp of the company in this process, or after another
-    /// process moved the counter ahead.
-    pub fn turno(&self, empresa_id: &str, actual: i64) -> Turno {
+    /// The next folio of the company's `serie`. `actual` is the counter as just read from the
+    /// database; it only matters for the first stamp of the serie in this process, or after
+    /// another process moved the counter ahead.
+    pub fn turno(&self, empresa_id: &str, serie: &str, actual: i64) -> Turno {
         let cola = {
             let mut colas = bloquear(&self.colas);
-            colas.entry(empresa_id.to_owned()).or_default().clone()
+            match colas.get(empresa_id).and_then(|series| series.get(serie)) {
+                Some(cola) => cola.clone(),
+                None => colas.entry(empresa_id.to_owned()).or_default().entry(serie.to_owned()).or_default().clone(),
+            }
         };
         let folio = {
             let mut estado = bloquear(&cola.estado);
@@ -138,8 +142,8 @@ mod tests {
     #[tokio::test]
     async fn turns_follow_arrival_and_wait_for_their_predecessor() {
         let folios = Folios::default();
-        let first = folios.turno("e", 7);
-        let second = folios.turno("e", 7);
+        let first = folios.turno("e", "A", 7);
+        let second = folios.turno("e", "A", 7);
         assert_eq!((first.folio, second.folio), (8, 9));
         assert!(first.esperar().await);
         let waiting = tokio::spawn(async move { (second.esperar().await, second) });
@@ -148,25 +152,25 @@ mod tests {
         let (ready, second) = waiting.await.unwrap();
         assert!(ready);
         second.confirmar(9);
-        assert_eq!(folios.turno("e", 7).folio, 10);
+        assert_eq!(folios.turno("e", "A", 7).folio, 10);
     }
 
     #[tokio::test]
     async fn a_failed_turn_releases_the_ones_behind_it_and_the_next_starts_from_the_database() {
         let folios = Folios::default();
-        let failed = folios.turno("e", 0);
-        let behind = folios.turno("e", 0);
+        let failed = folios.turno("e", "A", 0);
+        let behind = folios.turno("e", "A", 0);
         drop(failed);
         assert!(!behind.esperar().await, "folio 2 cannot follow a folio 1 that was never stamped");
         // It sealed again inside its transaction and got folio 1.
         behind.confirmar(1);
-        assert_eq!(folios.turno("e", 1).folio, 2);
+        assert_eq!(folios.turno("e", "A", 1).folio, 2);
     }
 
     #[tokio::test]
     async fn another_process_moving_the_counter_is_picked_up() {
         let folios = Folios::default();
-        folios.turno("e", 0).confirmar(1);
-        assert_eq!(folios.turno("e", 40).folio, 41);
+        folios.turno("e", "A", 0).confirmar(1);
+        assert_eq!(folios.turno("e", "A", 40).folio, 41);
     }
 }

@@ -170,40 +170,42 @@ pub async fn liberar(tx: &mut crate::db::Tx, empresa_id: &str, clave: &Clave) ->
     )
 }
 
-/// Commits `tx` with `answer` stored under `clave` (when a key was sent; `reservada` when
-/// [`reservar`] already holds it) and answers it with `status`. When a concurrent request with
-/// the same key committed first, this one is rolled back and answers as that one did.
+/// Stores the finished `answer` under `clave` (when a key was sent; `reservada` when
+/// [`reservar`] already holds it) in `tx`, the operation's own transaction, which the caller
+/// then commits. `false` when a concurrent request with the same key stored first: the caller
+/// drops `tx` and answers [`ganadora`].
 #[allow(clippy::too_many_arguments)]
-pub async fn confirmar(
-    app: &crate::state::AppState,
-    mut tx: crate::db::Tx,
+pub async fn guardar_respuesta(
+    tx: &mut crate::db::Tx,
     empresa_id: &str,
     clave: Option<&Clave>,
     operation: &str,
     status: StatusCode,
-    answer: String,
+    answer: &str,
     now: time::OffsetDateTime,
     reservada: bool,
-) -> ApiResult<Response> {
-    if let Some(clave) = clave
-        && reservada
-    {
-        sql!(execute tx,
+) -> ApiResult<bool> {
+    let Some(clave) = clave else { return Ok(true) };
+    if reservada {
+        sql!(
+            execute * tx,
             "UPDATE idempotency_keys SET status = $1, response = $2 WHERE empresa_id = $3 AND key = $4",
-            i64::from(status.as_u16()), &answer, empresa_id, &clave.key)?;
-    } else if let Some(clave) = clave {
-        match guardar(&mut tx, empresa_id, clave, operation, status, &answer, now).await {
-            Err(error) if crate::db::is_unique_violation(&error) => {
-                drop(tx);
-                return ganadora(app, empresa_id, clave, now).await;
-            }
-            other => {
-                other?;
-            }
-        }
+            i64::from(status.as_u16()),
+            answer,
+            empresa_id,
+            &clave.key
+        )?;
+        return Ok(true);
     }
-    tx.commit().await?;
+    match guardar(tx, empresa_id, clave, operation, status, answer, now).await {
+        Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
+        other => other.map(|_| true).map_err(ApiError::from),
+    }
+}
+
+/// The JSON answer `answer` with `status`, as first given and as replayed.
+pub fn respuesta(status: StatusCode, answer: String) -> Response {
     let mut response = (status, answer).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Ok(response)
+    response
 }

@@ -163,12 +163,18 @@ async fn sandbox(
         rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
         leyenda: None,
     };
-    let turno = app.cfdi.folios.turno(&empresa.id, empresa.folio_sandbox);
+    let actual = {
+        let mut conn = app.db.conn().await?;
+        sql!(scalar_optional conn, i64,
+            "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
+            &empresa.id, true, registro.serie)?
+        .unwrap_or(0)
+    };
+    let turno = app.cfdi.folios.turno(&empresa.id, registro.serie, actual);
     let sellado = sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
     turno.esperar().await;
     let mut tx = app.db.begin().await?;
-    let folio = sql!(scalar_one tx, i64,
-        "UPDATE empresas SET folio_sandbox = folio_sandbox + 1 WHERE id = $1 RETURNING folio_sandbox", &empresa.id)?;
+    let folio = siguiente_folio(&mut tx, &empresa.id, true, registro.serie, peticion.now).await?;
     let (comprobante, xml_comprimido) =
         if folio == turno.folio { sellado } else { sellar_sandbox(comprobante, folio, csd, pac, datos).await? };
     let timbrado = Timbrado {
@@ -179,13 +185,36 @@ async fn sandbox(
         uuid_xml,
         timbrado_en: peticion.ahora,
     };
-    let response = persistir(app, tx, peticion, registro, timbrado, false).await?;
-    // A replay means this transaction rolled back: its folio was not taken, and dropping the
-    // turn tells the stamps after it.
-    if !response.headers().contains_key(idempotencia::REPLAYED) {
-        turno.confirmar(folio);
+    match persistir(app, tx, peticion, registro, timbrado, false).await? {
+        Persistido::Nuevo(response) => {
+            turno.confirmar(folio);
+            Ok(response)
+        }
+        // This transaction rolled back: its folio was not taken, and dropping the turn tells
+        // the stamps after it.
+        Persistido::Repetido(response) => Ok(response),
     }
-    Ok(response)
+}
+
+/// Takes the next folio of (`empresa_id`, mode, `serie`) in `tx`: each serie runs 1..N on its
+/// own, and the row lock held until commit keeps concurrent stamps of the serie in line.
+async fn siguiente_folio(
+    tx: &mut Tx,
+    empresa_id: &str,
+    sandbox: bool,
+    serie: &str,
+    now: OffsetDateTime,
+) -> Result<i64, sqlx::Error> {
+    sql!(
+        scalar_one * tx,
+        i64,
+        "INSERT INTO folios (empresa_id, sandbox, serie, ultimo, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4) \
+         ON CONFLICT (empresa_id, sandbox, serie) DO UPDATE SET ultimo = folios.ultimo + 1, updated_at = $4 RETURNING ultimo",
+        empresa_id,
+        sandbox,
+        serie,
+        now
+    )
 }
 
 /// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML, on
@@ -240,8 +269,7 @@ async fn live(
         let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
         events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
     }
-    let folio = sql!(scalar_one tx, i64,
-        "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", empresa_id)?;
+    let folio = siguiente_folio(&mut tx, empresa_id, false, serie, now).await?;
     comprobante.folio = Some(folio.to_string());
     sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
     let intento_id = registro.cfdi_id;
@@ -304,12 +332,28 @@ async fn live(
         uuid_api: uuid,
         timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(peticion.ahora),
     };
-    persistir(app, tx, peticion, registro, timbrado, true).await
+    Ok(persistir(app, tx, peticion, registro, timbrado, true).await?.response())
+}
+
+/// What [`persistir`] did.
+enum Persistido {
+    /// Committed: the new invoice's answer.
+    Nuevo(Response),
+    /// A concurrent request with the same Idempotency-Key committed first; this one rolled
+    /// back and answers as that one did.
+    Repetido(Response),
+}
+
+impl Persistido {
+    fn response(self) -> Response {
+        match self {
+            Persistido::Nuevo(response) | Persistido::Repetido(response) => response,
+        }
+    }
 }
 
 /// Writes the invoice row, its XML, its `factura.timbrada` event and the idempotent answer in
-/// `tx`, commits, and answers `201` (or, when a concurrent request with the same key committed
-/// first, rolls back and answers as that one did).
+/// `tx` and commits it.
 async fn persistir(
     app: &AppState,
     mut tx: Tx,
@@ -317,7 +361,7 @@ async fn persistir(
     registro: &Registro<'_>,
     timbrado: Timbrado,
     clave_reservada: bool,
-) -> ApiResult<Response> {
+) -> ApiResult<Persistido> {
     let empresa_id = &peticion.empresa.id;
     let c = &timbrado.comprobante;
     let decimal = |n: &timbra_cfdi::numero::Numero| n.valor().map_err(|e| ApiError::internal("amount", e));
@@ -376,16 +420,25 @@ async fn persistir(
         total,
     };
     let answer = json!({ "success": true, "mode": peticion.mode, "data": data }).to_string();
-    idempotencia::confirmar(
-        app,
-        tx,
+    let guardada = idempotencia::guardar_respuesta(
+        &mut tx,
         empresa_id,
         peticion.clave,
         registro.operacion,
         StatusCode::CREATED,
-        answer,
+        &answer,
         peticion.now,
         clave_reservada,
     )
-    .await
+    .await?;
+    match peticion.clave {
+        Some(clave) if !guardada => {
+            drop(tx);
+            Ok(Persistido::Repetido(idempotencia::ganadora(app, empresa_id, clave, peticion.now).await?))
+        }
+        _ => {
+            tx.commit().await?;
+            Ok(Persistido::Nuevo(idempotencia::respuesta(StatusCode::CREATED, answer)))
+        }
+    }
 }

@@ -153,8 +153,6 @@ pub struct EmpresaEmisora {
     pub serie_predeterminada: String,
     /// Mode.
     pub sandbox: bool,
-    /// The sandbox folio counter when read (the next stamp's folio is predicted from it).
-    pub folio_sandbox: i64,
 }
 
 /// The customer, as stamping needs it.

@@ -76,7 +76,7 @@ pub async fn timbrar(
     let body: TimbrarBody = parse_body(&body)?;
     let mut conn = app.db.conn().await?;
     let empresa = sql!(fetch_one conn, EmpresaEmisora,
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox, folio_sandbox \
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox \
          FROM empresas WHERE id = $1",
         &empresa_id)?;
     let cliente = match body.cliente_id.as_deref().map(str::trim) {
@@ -728,18 +728,7 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, "SIN_ACEPTACION", sustitucion.as_deref(), None)
             .await?;
         let answer = respuesta(&id, &fila.uuid, "SIN_ACEPTACION", None, access.mode());
-        idempotencia::confirmar(
-            &app,
-            tx,
-            &empresa_id,
-            clave.as_ref(),
-            "cfdi.cancelar",
-            StatusCode::OK,
-            answer,
-            now,
-            false,
-        )
-        .await
+        cerrar_cancelacion(&app, tx, &empresa_id, clave.as_ref(), answer, now, false).await
     } else {
         let csd = credenciales::csd_live(&app, &empresa_id, now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -808,19 +797,31 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
             .await?;
         let answer = respuesta(&id, &fila.uuid, estado, Some(&acuse_path), access.mode());
-        idempotencia::confirmar(
-            &app,
-            tx,
-            &empresa_id,
-            clave.as_ref(),
-            "cfdi.cancelar",
-            StatusCode::OK,
-            answer,
-            now,
-            clave.is_some(),
-        )
-        .await
+        cerrar_cancelacion(&app, tx, &empresa_id, clave.as_ref(), answer, now, clave.is_some()).await
     }
+}
+
+/// Stores the cancellation's answer under its Idempotency-Key and commits; when a concurrent
+/// request with the same key committed first, answers as that one did.
+async fn cerrar_cancelacion(
+    app: &AppState,
+    mut tx: crate::db::Tx,
+    empresa_id: &str,
+    clave: Option<&idempotencia::Clave>,
+    answer: String,
+    now: OffsetDateTime,
+    reservada: bool,
+) -> ApiResult<Response> {
+    let operacion = "cfdi.cancelar";
+    if !idempotencia::guardar_respuesta(&mut tx, empresa_id, clave, operacion, StatusCode::OK, &answer, now, reservada)
+        .await?
+        && let Some(clave) = clave
+    {
+        drop(tx);
+        return idempotencia::ganadora(app, empresa_id, clave, now).await;
+    }
+    tx.commit().await?;
+    Ok(idempotencia::respuesta(StatusCode::OK, answer))
 }
 
 fn respuesta(id: &str, uuid: &str, estado: &str, acuse_url: Option<&str>, mode: &str) -> String {

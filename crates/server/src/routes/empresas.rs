@@ -89,8 +89,8 @@ struct EmpresaRow {
     registro_patronal: Option<String>,
     sandbox: bool,
     serie_predeterminada: String,
-    folio_sandbox: i64,
-    folio_live: i64,
+    /// The counter of the default serie in the company's mode.
+    folio_actual: i64,
     role: String,
     created_at: OffsetDateTime,
     /// End of validity of the uploaded CSD (a generated sandbox CSD does not count).
@@ -100,7 +100,7 @@ struct EmpresaRow {
 impl EmpresaRow {
     fn into_out(self) -> EmpresaOut {
         EmpresaOut {
-            folio_actual: if self.sandbox { self.folio_sandbox } else { self.folio_live },
+            folio_actual: self.folio_actual,
             role: Role::parse(&self.role).unwrap_or(Role::Usuario),
             id: self.id,
             rfc: self.rfc,
@@ -122,7 +122,9 @@ impl EmpresaRow {
 macro_rules! select_empresa {
     () => {
         "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
-     e.registro_patronal, e.sandbox, e.serie_predeterminada, e.folio_sandbox, e.folio_live, m.role, e.created_at, \
+     e.registro_patronal, e.sandbox, e.serie_predeterminada, m.role, e.created_at, \
+     COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
+       AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
      c.vigencia_fin AS csd_vigencia_fin \
      FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 \
      LEFT JOIN certificados c ON c.empresa_id = e.id AND c.kind = 'CSD' AND c.origen = 'UPLOAD' WHERE e.deleted_at IS NULL"

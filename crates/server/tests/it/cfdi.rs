@@ -414,6 +414,38 @@ async fn two_hundred_concurrent_stamps_get_folios_1_to_200() {
 }
 
 #[tokio::test]
+async fn each_serie_runs_its_own_folios_under_concurrency() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "series@example.com").await;
+        let app = std::sync::Arc::new(app);
+        let mut tasks = Vec::new();
+        for i in 0..60 {
+            let mut body = factura(&cliente);
+            if i % 3 == 0 {
+                body["serie"] = json!("B");
+            }
+            let (app, who) = (app.clone(), who.clone());
+            tasks.push(tokio::spawn(async move { timbrar(&app, &who, &body, None).await }));
+        }
+        let mut by_serie: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+        for task in tasks {
+            let answer = task.await.unwrap();
+            let data = answer.data(201);
+            let folio = data["folio"].as_str().unwrap().parse::<i64>().unwrap();
+            by_serie.entry(data["serie"].as_str().unwrap().to_owned()).or_default().push(folio);
+        }
+        for folios in by_serie.values_mut() {
+            folios.sort_unstable();
+        }
+        assert_eq!(by_serie["A"], (1..=40).collect::<Vec<_>>());
+        assert_eq!(by_serie["B"], (1..=20).collect::<Vec<_>>());
+        // folioActual is the company's default serie.
+        assert_eq!(folio_actual(&app, &who).await, 40);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn listing_filters_search_and_signed_links() {
     each_backend_with(|config| config.master_key = Some(MASTER_KEY.into()), |app: TestApp| async move {
         let (who, cliente) = setup(&app, "lista@example.com").await;

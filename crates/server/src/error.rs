@@ -223,6 +223,19 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+impl ApiError {
+    /// A PAC failure, mapped here once: a refusal is PAC_001, anything else (no answer, a
+    /// transport error, garbage) PAC_002, with the PAC's own code in `details.pacCode`.
+    /// `consequence` tells the client what became of its request.
+    pub fn pac(error: &timbra_pac::PacError, consequence: &str) -> Self {
+        let code = match error {
+            timbra_pac::PacError::Rejected { .. } => Code::Pac001,
+            _ => Code::Pac002,
+        };
+        Self::new(code, format!("{error}; {consequence}")).with_details(json!({ "pacCode": error.code() }))
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = json!({

@@ -291,9 +291,9 @@ async fn live(
     let timbrado = match respuesta {
         Ok(timbrado) => timbrado,
         Err(error) => {
-            let (status, code) = match &error {
-                timbra_pac::PacError::Rejected { .. } => ("RECHAZADO", Code::Pac001),
-                _ => ("SIN_RESPUESTA", Code::Pac002),
+            let status = match &error {
+                timbra_pac::PacError::Rejected { .. } => "RECHAZADO",
+                _ => "SIN_RESPUESTA",
             };
             sql!(execute tx,
                 "UPDATE intentos_timbrado SET status = $1, pac_code = $2, error = $3, updated_at = $4 WHERE id = $5",
@@ -309,11 +309,9 @@ async fn live(
                     empresa_id, now)?;
             }
             tx.commit().await?;
-            return Err(ApiError::new(
-                code,
-                format!("{error}; folio {serie}-{folio} is recorded as a failed attempt, fix and send again"),
-            )
-            .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
+            let consequence = format!("folio {serie}-{folio} is recorded as a failed attempt, fix and send again");
+            return Err(ApiError::pac(&error, &consequence)
+                .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
         }
     };
     sql!(execute tx,

@@ -760,12 +760,10 @@ pub async fn cancelar(
                 &folios,
             )
             .map_err(|e| ApiError::internal("cancelacion", e))?;
-            let acuse = pac.cancelar(&firmada).await.map_err(|error| {
-                let code =
-                    if matches!(error, timbra_pac::PacError::Rejected { .. }) { Code::Pac001 } else { Code::Pac002 };
-                ApiError::new(code, format!("{error}; the invoice is unchanged, try again"))
-                    .with_details(json!({ "pacCode": error.code() }))
-            })?;
+            let acuse = pac
+                .cancelar(&firmada)
+                .await
+                .map_err(|error| ApiError::pac(&error, "the invoice is unchanged, try again"))?;
             let base = fila
                 .xml_url
                 .as_deref()

@@ -131,7 +131,7 @@ error_codes! {
 }
 
 /// An error answered to the client in the envelope.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     /// The stable code.
     pub code: Code,

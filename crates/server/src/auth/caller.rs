@@ -186,7 +186,29 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
         })
 }
 
-async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
+/// Whether the request carries a credential (a bearer key or the session cookie) to verify.
+pub fn carries_credential(headers: &HeaderMap) -> bool {
+    bearer(headers).is_some() || session_token(headers).is_some()
+}
+
+/// The outcome of verifying a request's credential, put in the request's extensions by the
+/// rate-limit middleware (which must verify before it can pick the bucket) so the handler's
+/// [`Caller`] does not verify again.
+#[derive(Clone, Debug)]
+pub struct Verified(pub Result<(String, Credential), ApiError>);
+
+impl Credential {
+    /// The id of the verified credential, naming its rate-limit bucket.
+    pub fn bucket_id(&self) -> &str {
+        match self {
+            Credential::Session { session_id } => session_id,
+            Credential::ApiKey { key_id, .. } => key_id,
+        }
+    }
+}
+
+/// Verifies the request's API key or session cookie: the user and how they authenticated.
+pub async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
     let now = app.clock.now();
     if let Some(key) = bearer(headers) {
         let digest = sha256_hex(key);
@@ -286,7 +308,11 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
-        let (user_id, credential) = authenticate(app, &parts.headers).await?;
+        let verified = match parts.extensions.remove::<Verified>() {
+            Some(Verified(verified)) => verified,
+            None => authenticate(app, &parts.headers).await,
+        };
+        let (user_id, credential) = verified?;
         let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
         Ok(Caller { user_id, credential, mode })
     }
@@ -296,7 +322,7 @@ impl OptionalFromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Option<Self>, Self::Rejection> {
-        if bearer(&parts.headers).is_none() && session_token(&parts.headers).is_none() {
+        if !carries_credential(&parts.headers) {
             return Ok(None);
         }
         <Caller as FromRequestParts<AppState>>::from_request_parts(parts, app).await.map(Some)

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, Credential, SESSION_COOKIE};
+use crate::auth::login_throttle;
 use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
@@ -59,6 +60,11 @@ pub struct DoneOut {
     /// Always true.
     done: bool,
 }
+
+/// Longest user name, in characters.
+pub const MAX_NAME: usize = 200;
+/// Longest password, in bytes (argon2 hashes any length; this bounds the work per request).
+pub const MAX_PASSWORD_BYTES: usize = 1024;
 
 /// A plausible email: one `@`, something before it, a dot after it, no spaces.
 pub fn valid_email(email: &str) -> bool {
@@ -119,11 +125,16 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
 }
 
 /// Finds the active user with this email and password, or says AUTH_004 without telling which
-/// of the two was wrong (and taking the same time either way).
+/// of the two was wrong (and taking the same time either way). Each check counts for the
+/// email's login throttle ([`login_throttle`]): a locked email answers 429 RATE_001.
 pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Option<&str>) -> ApiResult<UserOut> {
     let (Some(email), Some(password)) = (email, password) else {
         return Err(ApiError::new(Code::Auth004, "send email and password"));
     };
+    if email.len() > 254 || password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::new(Code::Auth004, "wrong email or password"));
+    }
+    let attempt = login_throttle::begin(app, email).await?;
     let mut conn = app.db.conn().await?;
     let row = sql!(fetch_optional conn, UserRow,
         "SELECT id, name, email, password_hash FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
@@ -135,8 +146,14 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
         .await
         .map_err(|e| ApiError::internal("verify password", e))?;
     match row {
-        Some(row) if matches => Ok(UserOut { id: row.id, email: row.email, name: row.name }),
-        _ => Err(ApiError::new(Code::Auth004, "wrong email or password")),
+        Some(row) if matches => {
+            login_throttle::succeeded(app, &attempt).await?;
+            Ok(UserOut { id: row.id, email: row.email, name: row.name })
+        }
+        _ => {
+            login_throttle::failed(app, &attempt).await?;
+            Err(ApiError::new(Code::Auth004, "wrong email or password"))
+        }
     }
 }
 
@@ -145,6 +162,7 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
     responses(
         (status = 200, description = "Logged in; `Set-Cookie: timbra_session=...; HttpOnly; SameSite=Lax`", body = Envelope<LoginOut>),
         (status = 401, description = "AUTH_004 wrong email or password", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many requests from this address, or too many failed logins for this email", body = ErrorBody),
     ))]
 pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> ApiResult<Response> {
     let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;

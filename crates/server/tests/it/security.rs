@@ -1,0 +1,132 @@
+//! Security hardening (issue 11): account deletion, rate limits and login lockout, key
+//! inheritance, webhook address rules, and the smaller rules (active owners, paging, text
+//! bounds, LIKE escaping, file modes, download headers, sealed webhook secrets).
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+use timbra_server::config::Config;
+use timbra_server::state::Clock;
+
+use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with, test_config};
+use crate::receiver::{Receiver, wait_for};
+
+fn session(token: String) -> As {
+    As { session: Some(token), ..As::default() }
+}
+
+fn clocked(clock: &Clock) -> impl Fn(&mut Config) + use<> {
+    let clock = clock.clone();
+    move |config: &mut Config| config.clock = clock.clone()
+}
+
+async fn login(app: &TestApp, email: &str, password: &str, headers: &[(&str, String)]) -> Answer {
+    let mut request = app
+        .client
+        .post(format!("{}/api/auth/callback/credentials", app.base))
+        .json(&json!({ "email": email, "password": password }));
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    TestApp::read(request.send().await.unwrap()).await
+}
+
+fn retry_after(answer: &Answer) -> u64 {
+    answer.headers["retry-after"].to_str().unwrap().parse().unwrap()
+}
+
+// ---- 2. Rate limits and login lockout ------------------------------------------------------
+
+/// A made-up credential header for request `n`.
+type Forge = fn(usize) -> (&'static str, String);
+
+#[tokio::test]
+async fn made_up_credentials_do_not_escape_the_address_limit() {
+    each_backend_with(
+        |config| {
+            config.rate_limit.enabled = true;
+            config.rate_limit.ip_per_second = 1;
+            config.rate_limit.ip_burst = 10;
+            config.rate_limit.key_per_second = 1000;
+            config.rate_limit.key_burst = 1000;
+        },
+        |app: TestApp| async move {
+            let forged: [Forge; 2] = [
+                |n| ("authorization", format!("Bearer junk-{n}-{}", uuid::Uuid::new_v4())),
+                |n| ("cookie", format!("timbra_session=forged-{n}-{}", uuid::Uuid::new_v4())),
+            ];
+            for forge in forged {
+                let mut limited = 0;
+                for n in 0..40 {
+                    // Another email each time: only the address limit can answer 429 here.
+                    let email = format!("nobody-{n}-{}@example.com", uuid::Uuid::new_v4());
+                    let answer = login(&app, &email, "Wrong1!x", &[forge(n)]).await;
+                    match answer.status.as_u16() {
+                        401 => {}
+                        429 => {
+                            answer.assert_error(429, "RATE_001");
+                            assert!(retry_after(&answer) >= 1);
+                            limited += 1;
+                        }
+                        other => panic!("unexpected {other}: {}", answer.body),
+                    }
+                }
+                assert!(limited >= 25, "only {limited} of 40 forged-credential logins were limited");
+            }
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
+    let clock = Clock::shifted(0, 1.0);
+    each_backend_with(clocked(&clock), |app: TestApp| {
+        let clock = clock.clone();
+        async move {
+            app.user("ana@example.com").await;
+            // Ten failures, each with other made-up headers.
+            for n in 0..10 {
+                let headers =
+                    [("authorization", format!("Bearer junk-{n}")), ("x-forwarded-for", format!("203.0.113.{n}"))];
+                login(&app, "ANA@example.com", "Wrong1!x", &headers).await.assert_error(401, "AUTH_004");
+            }
+            // Now even the right password is refused, by every route that checks it.
+            let locked = login(&app, "ana@example.com", "Secreto1!", &[]).await;
+            locked.assert_error(429, "RATE_001");
+            let wait = retry_after(&locked);
+            assert!((1..=60).contains(&wait), "Retry-After {wait}");
+            let by_key = app
+                .post(
+                    "/api/api-keys",
+                    &As::default(),
+                    json!({ "name": "k", "email": "ana@example.com", "password": "Secreto1!" }),
+                )
+                .await;
+            by_key.assert_error(429, "RATE_001");
+
+            // An email without an account answers the same way: no enumeration.
+            for _ in 0..10 {
+                login(&app, "ghost@example.com", "Wrong1!x", &[]).await.assert_error(401, "AUTH_004");
+            }
+            let ghost = login(&app, "ghost@example.com", "Wrong1!x", &[]).await;
+            ghost.assert_error(429, "RATE_001");
+            assert!((1..=60).contains(&retry_after(&ghost)));
+
+            // After the lock one more failure locks again, for twice as long.
+            clock.advance(Duration::from_secs(61));
+            login(&app, "ana@example.com", "Wrong1!x", &[]).await.assert_error(401, "AUTH_004");
+            let again = login(&app, "ana@example.com", "Secreto1!", &[]).await;
+            again.assert_error(429, "RATE_001");
+            assert!((61..=120).contains(&retry_after(&again)), "Retry-After {}", retry_after(&again));
+            clock.advance(Duration::from_secs(121));
+            // The right password after the lock works and forgets the failures.
+            login(&app, "ana@example.com", "Secreto1!", &[]).await.data(200);
+            login(&app, "ana@example.com", "Wrong1!x", &[]).await.assert_error(401, "AUTH_004");
+            login(&app, "ana@example.com", "Secreto1!", &[]).await.data(200);
+        }
+    })
+    .await;
+}
+

@@ -47,6 +47,7 @@ error_codes! {
     Auth002 = "AUTH_002", 401, "the key is valid but its user deleted the account";
     Auth003 = "AUTH_003", 403, "the caller's role in the company does not allow the action";
     Auth004 = "AUTH_004", 401, "wrong email or password";
+    Auth005 = "AUTH_005", 403, "the action needs a session and the password (account deletion); an API key cannot do it";
     User001 = "USER_001", 400, "invalid registration data (see details)";
     User002 = "USER_002", 409, "an account with this email already exists";
     Request001 = "REQUEST_001", 400, "malformed JSON, wrong field type or missing Content-Type";

@@ -195,13 +195,51 @@ pub async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Re
     Ok(done_clearing_cookie())
 }
 
-/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002.
-#[utoipa::path(delete, path = "/auth/account", tag = "auth",
+/// Account deletion body: the password again.
+#[derive(Deserialize, ToSchema, Default)]
+pub struct DeleteAccountBody {
+    /// The account's current password.
+    password: Option<String>,
+}
+
+/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002. Needs a
+/// session and the password again; an API key, however wide, cannot delete the account.
+#[utoipa::path(delete, path = "/auth/account", tag = "auth", request_body = DeleteAccountBody,
     responses(
         (status = 200, description = "Account deleted", body = Envelope<DoneOut>),
-        (status = 401, description = "AUTH_001", body = ErrorBody),
+        (status = 401, description = "AUTH_001 no session; AUTH_004 wrong password", body = ErrorBody),
+        (status = 403, description = "AUTH_005 an API key cannot delete the account: log in", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many failed password checks", body = ErrorBody),
     ))]
-pub async fn delete_account(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
+pub async fn delete_account(
+    State(app): State<AppState>,
+    caller: Caller,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    if !caller.is_session() {
+        return Err(ApiError::new(
+            Code::Auth005,
+            "deleting the account needs a session and the password: log in at /api/auth/callback/credentials \
+             and send DELETE /api/auth/account with {\"password\": \"...\"}",
+        ));
+    }
+    let body: DeleteAccountBody = if body.is_empty() {
+        DeleteAccountBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::new(Code::Request001, format!("the body is not valid JSON: {e}")))?
+    };
+    let Some(password) = body.password.filter(|password| !password.is_empty()) else {
+        return Err(ApiError::new(Code::Auth004, "send the account's password in the body: {\"password\": \"...\"}"));
+    };
+    let email = {
+        let mut conn = app.db.conn().await?;
+        sql!(scalar_one conn, String, "SELECT email FROM users WHERE id = $1", &caller.user_id)?
+    };
+    let user = check_credentials(&app, Some(&email), Some(&password)).await?;
+    if user.id != caller.user_id {
+        return Err(ApiError::new(Code::Auth004, "wrong password"));
+    }
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     sql!(execute tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &caller.user_id)?;

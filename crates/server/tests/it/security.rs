@@ -36,6 +36,42 @@ fn retry_after(answer: &Answer) -> u64 {
     answer.headers["retry-after"].to_str().unwrap().parse().unwrap()
 }
 
+// ---- 1. Account deletion -------------------------------------------------------------------
+
+#[tokio::test]
+async fn only_a_session_with_the_password_deletes_the_account() {
+    each_backend(|app: TestApp| async move {
+        let (_, key) = app.user("ana@example.com").await;
+        let empresa = app.empresa(&key, "EKU9003173C9").await;
+        // The narrow key of the issue: one scope, one company, one day.
+        let narrow = app
+            .post(
+                "/api/api-keys",
+                &As::key(&key),
+                json!({ "name": "viewer", "scopes": ["cfdi:view"], "empresaIds": [empresa], "expiresInDays": 1 }),
+            )
+            .await;
+        let narrow = narrow.data(201)["key"].as_str().unwrap().to_owned();
+        for who in [&narrow, &key] {
+            let refused = app.call(Method::DELETE, "/api/auth/account", &As::key(who), None).await;
+            refused.assert_error(403, "AUTH_005");
+            let with_password = json!({ "password": "Secreto1!" });
+            let refused = app.call(Method::DELETE, "/api/auth/account", &As::key(who), Some(with_password)).await;
+            refused.assert_error(403, "AUTH_005");
+        }
+        let ana = session(app.login("ana@example.com").await);
+        app.call(Method::DELETE, "/api/auth/account", &ana, None).await.assert_error(401, "AUTH_004");
+        app.call(Method::DELETE, "/api/auth/account", &ana, Some(json!({ "password": "Wrong1!x" })))
+            .await
+            .assert_error(401, "AUTH_004");
+        // Still alive after the refusals.
+        app.get("/api/empresas", &As::key(&key)).await.data(200);
+        app.call(Method::DELETE, "/api/auth/account", &ana, Some(json!({ "password": "Secreto1!" }))).await.data(200);
+        app.get("/api/empresas", &As::key(&key)).await.assert_error(401, "AUTH_002");
+    })
+    .await;
+}
+
 // ---- 2. Rate limits and login lockout ------------------------------------------------------
 
 /// A made-up credential header for request `n`.

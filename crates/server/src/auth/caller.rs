@@ -35,6 +35,8 @@ pub enum Credential {
         empresa_ids: Option<Vec<String>>,
         /// Actions the key may perform; `None` = all the user's roles allow.
         scopes: Option<Vec<String>>,
+        /// When the key expires; `None` = never. Keys it creates expire no later.
+        expires_at: Option<OffsetDateTime>,
     },
 }
 
@@ -228,8 +230,8 @@ pub async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(Str
             return Err(ApiError::new(Code::Auth002, "the API key is valid but its user deleted the account"));
         }
         touch_key(app, &key.id, key.last_used_at, now).await;
-        let KeyInfo { id, user_id, empresa_ids, scopes, .. } = key;
-        return Ok((user_id, Credential::ApiKey { key_id: id, empresa_ids, scopes }));
+        let KeyInfo { id, user_id, empresa_ids, scopes, expires_at, .. } = key;
+        return Ok((user_id, Credential::ApiKey { key_id: id, empresa_ids, scopes, expires_at }));
     }
     if let Some(token) = session_token(headers) {
         let session_id = sha256_hex(token);

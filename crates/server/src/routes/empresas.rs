@@ -157,6 +157,7 @@ fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> O
         (status = 201, description = "Company created", body = Envelope<EmpresaOut>),
         (status = 400, description = "EMPRESA_001 with `details.fields`", body = ErrorBody),
         (status = 401, description = "AUTH_001", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 the key is narrowed to companies; SCOPE_002 its scopes lack empresa:create", body = ErrorBody),
         (status = 409, description = "EMPRESA_002 you already have a company with this RFC", body = ErrorBody),
     ))]
 pub async fn create(
@@ -164,11 +165,22 @@ pub async fn create(
     caller: Caller,
     Json(body): Json<CreateEmpresaBody>,
 ) -> ApiResult<impl IntoResponse> {
-    if let crate::auth::caller::Credential::ApiKey { empresa_ids: Some(_), .. } = &caller.credential {
-        return Err(ApiError::new(
-            Code::Scope001,
-            "this API key is limited to some companies and cannot create new ones",
-        ));
+    if let crate::auth::caller::Credential::ApiKey { empresa_ids, scopes, .. } = &caller.credential {
+        if empresa_ids.is_some() {
+            return Err(ApiError::new(
+                Code::Scope001,
+                "this API key is limited to some companies and cannot create new ones",
+            ));
+        }
+        if let Some(scopes) = scopes
+            && !scopes.iter().any(|scope| Permission::EmpresaCreate.granted_by(scope))
+        {
+            return Err(ApiError::new(
+                Code::Scope002,
+                "this API key's scopes do not include empresa:create; create a key with that scope to create companies",
+            )
+            .with_details(serde_json::json!({ "action": "empresa:create", "scopes": scopes })));
+        }
     }
     let mut problems = Vec::new();
     let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());

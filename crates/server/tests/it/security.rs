@@ -166,3 +166,56 @@ async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
     .await;
 }
 
+// ---- 3. Key inheritance and empresa:create -------------------------------------------------
+
+#[tokio::test]
+async fn child_keys_never_outlive_or_outgrow_their_parent() {
+    let clock = Clock::shifted(0, 1.0);
+    each_backend_with(clocked(&clock), |app: TestApp| {
+        let clock = clock.clone();
+        async move {
+            let (_, key) = app.user("ana@example.com").await;
+            let empresa = app.empresa(&key, "EKU9003173C9").await;
+            let parent = app.post("/api/api-keys", &As::key(&key), json!({ "name": "day", "expiresInDays": 1 })).await;
+            let parent = parent.data(201).clone();
+            let parent_key = parent["key"].as_str().unwrap().to_owned();
+            let expires = parent["expiresAt"].as_str().unwrap().to_owned();
+            let child = app.post("/api/api-keys", &As::key(&parent_key), json!({ "name": "child" })).await;
+            let child = child.data(201).clone();
+            assert_eq!(child["expiresAt"].as_str(), Some(expires.as_str()), "the child inherits the expiry");
+            let longer =
+                app.post("/api/api-keys", &As::key(&parent_key), json!({ "name": "longer", "expiresInDays": 30 })).await;
+            assert_eq!(longer.data(201)["expiresAt"].as_str(), Some(expires.as_str()), "a later expiry is cut");
+            clock.advance(Duration::from_secs(86_400 + 60));
+            let child_key = child["key"].as_str().unwrap();
+            app.get("/api/empresas", &As::key(child_key)).await.assert_error(401, "AUTH_001");
+
+            // Scopes: creating companies is the scope empresa:create.
+            let viewer = app.post("/api/api-keys", &As::key(&key), json!({ "name": "v", "scopes": ["cfdi:view"] })).await;
+            let viewer = viewer.data(201)["key"].as_str().unwrap().to_owned();
+            let body = json!({ "rfc": "XIA190128J61", "razonSocial": "XENON INDUSTRIAL ARTICLES", "regimenFiscal": "601", "codigoPostal": "42501" });
+            app.post("/api/empresas", &As::key(&viewer), body.clone()).await.assert_error(403, "SCOPE_002");
+            app.post("/api/api-keys", &As::key(&viewer), json!({ "name": "w", "scopes": ["empresa:create"] }))
+                .await
+                .assert_error(403, "APIKEY_002");
+            let creator =
+                app.post("/api/api-keys", &As::key(&key), json!({ "name": "c", "scopes": ["empresa:create"] })).await;
+            let creator = creator.data(201)["key"].as_str().unwrap().to_owned();
+            let created = app.post("/api/empresas", &As::key(&creator), body.clone()).await;
+            assert_eq!(created.data(201)["role"], json!("PROPIETARIO"));
+
+            // A key narrowed to a company sees only it and creates none.
+            let one = app.post("/api/api-keys", &As::key(&key), json!({ "name": "one", "empresaIds": [empresa] })).await;
+            let one = one.data(201)["key"].as_str().unwrap().to_owned();
+            let listed = app.get("/api/empresas", &As::key(&one)).await;
+            let ids: Vec<&str> = listed.data(200).as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+            assert_eq!(ids, [empresa.as_str()]);
+            assert_eq!(app.get("/api/empresas", &As::key(&key)).await.data(200).as_array().unwrap().len(), 2);
+            let mut other = body;
+            other["rfc"] = json!("AAA010101AAA");
+            app.post("/api/empresas", &As::key(&one), other).await.assert_error(403, "SCOPE_001");
+        }
+    })
+    .await;
+}
+

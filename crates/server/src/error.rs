@@ -109,7 +109,7 @@ error_codes! {
     Pago002 = "PAGO_002", 404, "original invoice UUID not found";
     Pago003 = "PAGO_003", 400, "original invoice is cancelled";
     Pago004 = "PAGO_004", 400, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
-    Cancel001 = "CANCEL_001", 400, "invalid cancellation data: motivo 01–04, folioSustitucion a UUID and only with motivo 01";
+    Cancel001 = "CANCEL_001", 400, "invalid cancellation data: motivo 01–04, folioSustitucion the UUID of a stamped invoice of the company and only with motivo 01";
     Cancel002 = "CANCEL_002", 404, "invoice not found";
     Cancel003 = "CANCEL_003", 400, "status does not allow cancellation; only TIMBRADO can be cancelled";
     Cancel004 = "CANCEL_004", 400, "motivo 01 requires folioSustitucion";

@@ -96,8 +96,8 @@ struct UserRow {
 pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody>) -> ApiResult<impl IntoResponse> {
     let mut problems = Vec::new();
     let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if name.chars().count() < 2 {
-        problems.push(FieldProblem::new("name", "name is required and needs at least 2 characters"));
+    if !(2..=MAX_NAME).contains(&name.chars().count()) {
+        problems.push(FieldProblem::new("name", format!("name is required, 2 to {MAX_NAME} characters")));
     }
     let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
     if !valid_email(&email) {
@@ -105,6 +105,9 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
     }
     let password = body.password.unwrap_or_default();
     problems.extend(password_problems("password", &password));
+    if password.len() > MAX_PASSWORD_BYTES {
+        problems.push(FieldProblem::new("password", format!("password has at most {MAX_PASSWORD_BYTES} bytes")));
+    }
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::User001, problems));
     }

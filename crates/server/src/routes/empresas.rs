@@ -139,6 +139,14 @@ fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
     value
 }
 
+fn nombre_comercial(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
+    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+    if value.chars().count() > 300 {
+        problems.push(FieldProblem::new("nombreComercial", "nombreComercial has at most 300 characters"));
+    }
+    Some(value.to_owned())
+}
+
 fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
     let value = value.map(|v| v.trim().to_uppercase()).filter(|v| !v.is_empty())?;
     // Nómina 1.2: RegistroPatronal is 1 to 20 alphanumeric characters.
@@ -189,7 +197,7 @@ pub async fn create(
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
     let serie = serie(&mut problems, body.serie_predeterminada.as_deref());
     let registro = registro_patronal(&mut problems, body.registro_patronal.as_deref());
-    let nombre_comercial = body.nombre_comercial.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+    let nombre_comercial = nombre_comercial(&mut problems, body.nombre_comercial.as_deref());
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Empresa001, problems));
     }
@@ -316,8 +324,8 @@ pub async fn update(
         Some(value) => registro_patronal(&mut problems, Some(value)),
         None => current.registro_patronal,
     };
-    let nombre_comercial = match body.nombre_comercial {
-        Some(value) => Some(value.trim().to_owned()).filter(|n| !n.is_empty()),
+    let nombre_comercial = match body.nombre_comercial.as_deref() {
+        Some(value) => nombre_comercial(&mut problems, Some(value)),
         None => current.nombre_comercial,
     };
     if !problems.is_empty() {

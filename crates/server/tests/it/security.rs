@@ -275,3 +275,143 @@ async fn webhooks_refuse_embedded_and_reserved_private_addresses_at_registration
     .await;
 }
 
+// ---- 7. The smaller ones -------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_company_keeps_an_active_owner_when_the_other_owner_deleted_the_account() {
+    each_backend(|app: TestApp| async move {
+        let (ana_id, ana) = app.user("ana@example.com").await;
+        app.user("eva@example.com").await;
+        let empresa = app.empresa(&ana, "EKU9003173C9").await;
+        let members = format!("/api/empresas/{empresa}/miembros");
+        app.post(&members, &As::key(&ana), json!({ "email": "eva@example.com", "role": "PROPIETARIO" }))
+            .await
+            .data(201);
+        let eva = session(app.login("eva@example.com").await);
+        app.call(Method::DELETE, "/api/auth/account", &eva, Some(json!({ "password": "Secreto1!" }))).await.data(200);
+        // Eva's membership remains, but she cannot act: Ana is the only active owner.
+        let demote = app
+            .call(
+                Method::PATCH,
+                &format!("{members}/{ana_id}"),
+                &As::key(&ana),
+                Some(json!({ "role": "ADMINISTRADOR" })),
+            )
+            .await;
+        demote.assert_error(409, "EMPRESA_004");
+        app.call(Method::DELETE, &format!("{members}/{ana_id}"), &As::key(&ana), None)
+            .await
+            .assert_error(409, "EMPRESA_004");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn pages_whose_offset_overflows_are_refused() {
+    each_backend(|app: TestApp| async move {
+        let (_, key) = app.user("ana@example.com").await;
+        let empresa = app.empresa(&key, "EKU9003173C9").await;
+        let who = As::key(&key).in_empresa(&empresa);
+        let huge = i64::MAX;
+        for path in [
+            format!("/api/clientes?page={huge}&pageSize=100"),
+            format!("/api/productos?page={huge}&pageSize=2"),
+            format!("/api/webhooks?page={huge}&pageSize=100"),
+            format!("/api/cfdi?page={huge}&limit=100"),
+            format!("/api/jobs?page={huge}&pageSize=100"),
+        ] {
+            app.get(&path, &who).await.assert_error(400, "REQUEST_001");
+        }
+        // A far but representable page is simply empty.
+        let far = app.get("/api/clientes?page=1000000&pageSize=100", &who).await;
+        assert_eq!(far.data(200)["page"], json!(1_000_000));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn free_texts_are_bounded() {
+    each_backend(|app: TestApp| async move {
+        let huge = "a".repeat(1_500_000);
+        let register = |name: String| {
+            let app = &app;
+            async move {
+                app.post(
+                    "/api/auth/register",
+                    &As::default(),
+                    json!({ "name": name, "email": "big@example.com", "password": "Secreto1!" }),
+                )
+                .await
+            }
+        };
+        register(huge.clone()).await.assert_error(400, "USER_001");
+        register("b".repeat(201)).await.assert_error(400, "USER_001");
+        register("b".repeat(200)).await.data(201);
+        let (_, key) = app.user("ana@example.com").await;
+        let body = json!({ "rfc": "EKU9003173C9", "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601",
+            "codigoPostal": "42501", "nombreComercial": "n".repeat(301) });
+        app.post("/api/empresas", &As::key(&key), body).await.assert_error(400, "EMPRESA_001");
+        let empresa = app.empresa(&key, "EKU9003173C9").await;
+        let who = As::key(&key).in_empresa(&empresa);
+        let patch = app
+            .call(
+                Method::PATCH,
+                &format!("/api/empresas/{empresa}"),
+                &As::key(&key),
+                Some(json!({ "nombreComercial": huge })),
+            )
+            .await;
+        patch.assert_error(400, "EMPRESA_001");
+        let q = "q".repeat(201);
+        app.get(&format!("/api/clientes?q={q}"), &who).await.assert_error(400, "REQUEST_001");
+        app.get(&format!("/api/cfdi?search={q}"), &who).await.assert_error(400, "REQUEST_001");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn like_wildcards_alone_match_nothing_and_downloads_are_private() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = crate::cfdi::setup(&app, "like@example.com").await;
+        let stamped = crate::cfdi::timbrar(&app, &who, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+        assert_eq!(app.get("/api/cfdi", &who).await.data(200)["total"], json!(1));
+        for wildcard in ["%25", "_", "%5C", "%25%25", "EKU%25"] {
+            let listed = app.get(&format!("/api/cfdi?search={wildcard}"), &who).await;
+            assert_eq!(listed.data(200)["total"], json!(0), "search={wildcard}");
+        }
+        assert_eq!(app.get("/api/cfdi?search=EKU", &who).await.data(200)["total"], json!(1));
+
+        let id = stamped["cfdiId"].as_str().unwrap();
+        for path in [format!("/api/cfdi/{id}/xml"), format!("/api/cfdi/{id}/pdf")] {
+            let answer = app.get(&path, &who).await;
+            assert_eq!(answer.status, 200, "{path}");
+            assert_eq!(answer.headers["x-content-type-options"], "nosniff", "{path}");
+            assert_eq!(answer.headers["cache-control"], "private, no-store", "{path}");
+        }
+    })
+    .await;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_data_folder_is_0700_and_the_database_files_0600() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let dir = TempDir::new();
+    let data = dir.0.join("data");
+    let config = test_config(&data);
+    let db = timbra_server::open(&config).await.unwrap();
+    let mut conn = db.conn().await.unwrap();
+    timbra_server::sql!(execute conn, "CREATE TABLE probe (x INTEGER)").unwrap();
+    assert_eq!(mode(&data), 0o700);
+    for file in ["timbra.db", "timbra.db-wal", "timbra.db-shm"] {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+    }
+    drop(conn);
+    db.close().await;
+    // An older installation's files are narrowed on the next start.
+    std::fs::set_permissions(data.join("timbra.db"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let db = timbra_server::open(&config).await.unwrap();
+    assert_eq!(mode(&data.join("timbra.db")), 0o600);
+    db.close().await;
+}

@@ -50,6 +50,11 @@ pub async fn serve(
     app: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    match webhooks::seal_stored_secrets(&app).await {
+        Ok(0) => {}
+        Ok(sealed) => tracing::info!(webhooks.sealed = sealed, "sealed webhook secrets stored in clear"),
+        Err(error) => tracing::error!(error.message = %error, "could not seal webhook secrets stored in clear"),
+    }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let workers = jobs::worker::start(&app, stopped);
     let router = router::build(app);

@@ -5,8 +5,14 @@ pub mod delivery;
 use std::net::IpAddr;
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+
+use crate::cfdi::crypto::MasterKey;
+use crate::sql;
+use crate::state::AppState;
 
 /// The signature header: `sha256=` and the lowercase hex HMAC-SHA-256 of the raw body, keyed
 /// with the webhook secret (its UTF-8 bytes, `whsec_` prefix included).
@@ -23,6 +29,41 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 /// A new webhook secret: `whsec_` and 32 random bytes.
 pub fn new_secret() -> String {
     format!("whsec_{}", crate::auth::secrets::random_token())
+}
+
+/// How a sealed secret starts in the `webhooks.secret` column; rows written before secrets were
+/// encrypted hold the clear `whsec_...` and are still read (and sealed by [`seal_stored_secrets`]).
+const SEALED_PREFIX: &str = "enc:v1:";
+
+/// The webhook secret as stored: AES-256-GCM under the master key (like CSD keys), bound to
+/// the webhook's id, base64 after [`SEALED_PREFIX`].
+pub fn seal_secret(master: &MasterKey, webhook_id: &str, secret: &str) -> Result<String, String> {
+    let sealed = master.seal(secret.as_bytes(), &format!("webhooks/{webhook_id}/secret"))?;
+    Ok(format!("{SEALED_PREFIX}{}", STANDARD.encode(sealed)))
+}
+
+/// The clear secret of a stored value: sealed ones are opened, older clear ones pass through.
+pub fn open_secret(master: &MasterKey, webhook_id: &str, stored: &str) -> Result<String, String> {
+    let Some(encoded) = stored.strip_prefix(SEALED_PREFIX) else { return Ok(stored.to_owned()) };
+    let sealed = STANDARD.decode(encoded).map_err(|_| "stored webhook secret is not base64".to_owned())?;
+    let clear = master.open(&sealed, &format!("webhooks/{webhook_id}/secret"))?;
+    String::from_utf8(clear).map_err(|_| "stored webhook secret is not UTF-8".to_owned())
+}
+
+/// Seals the secrets that rows written before encryption still hold in clear. Run at start;
+/// each row is updated only if it still holds the same clear value.
+pub async fn seal_stored_secrets(app: &AppState) -> anyhow::Result<u64> {
+    let master = app.cfdi.master().map_err(|error| anyhow::anyhow!("master key: {}", error.message))?;
+    let mut conn = app.db.conn().await?;
+    let clear: Vec<(String, String)> = sql!(fetch_all conn, (String, String),
+        "SELECT id, secret FROM webhooks WHERE secret NOT LIKE 'enc:%'")?;
+    let mut sealed = 0;
+    for (id, secret) in clear {
+        let stored = seal_secret(master, &id, &secret).map_err(anyhow::Error::msg)?;
+        sealed +=
+            sql!(execute conn, "UPDATE webhooks SET secret = $1 WHERE id = $2 AND secret = $3", &stored, &id, &secret)?;
+    }
+    Ok(sealed)
 }
 
 /// Whether an address is on the public internet. Refused: loopback, private, link-local,
@@ -141,6 +182,16 @@ mod tests {
             signature("Jefe", b"what do ya want for nothing?"),
             "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
+    }
+
+    #[test]
+    fn secrets_are_sealed_to_their_webhook_and_clear_ones_still_read() {
+        let master = MasterKey::from_base64(&STANDARD.encode([9u8; 32])).unwrap();
+        let stored = seal_secret(&master, "w1", "whsec_abc").unwrap();
+        assert!(stored.starts_with(SEALED_PREFIX) && !stored.contains("whsec_abc"));
+        assert_eq!(open_secret(&master, "w1", &stored).unwrap(), "whsec_abc");
+        assert!(open_secret(&master, "w2", &stored).is_err());
+        assert_eq!(open_secret(&master, "w1", "whsec_legacy").unwrap(), "whsec_legacy");
     }
 
     #[test]

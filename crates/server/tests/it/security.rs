@@ -275,6 +275,68 @@ async fn webhooks_refuse_embedded_and_reserved_private_addresses_at_registration
     .await;
 }
 
+#[tokio::test]
+async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
+    let clock = Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut Config| {
+            config.clock = clock.clone();
+            config.webhooks.allow_private = true;
+            config.jobs.poll = Duration::from_millis(20);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| async move {
+        let receiver = Receiver::start().await;
+        let (_, key) = app.user("ana@example.com").await;
+        let empresa = app.empresa(&key, "EKU9003173C9").await;
+        let owner = As::key(&key).in_empresa(&empresa);
+        let created = app.post("/api/webhooks", &owner, json!({ "url": receiver.url })).await.data(201).clone();
+        let secret = created["secret"].as_str().unwrap();
+        let id = created["id"].as_str().unwrap();
+        let mut conn = app.db.conn().await.unwrap();
+        let stored =
+            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
+        assert!(stored.starts_with("enc:v1:") && !stored.contains(&secret[6..]), "{stored}");
+        let rotated = app.post(&format!("/api/webhooks/{id}/rotate-secret"), &owner, json!({})).await.data(200).clone();
+        let new_secret = rotated["secret"].as_str().unwrap();
+        let stored =
+            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
+        assert!(stored.starts_with("enc:v1:") && !stored.contains(&new_secret[6..]), "{stored}");
+        app.post(&format!("/api/webhooks/{id}/test"), &owner, json!({})).await.data(201);
+        wait_for(10, "the sealed-secret delivery", async || receiver.accepted().len() == 1).await;
+        assert_eq!(receiver.accepted()[0].signature, signature(new_secret, &receiver.accepted()[0].body));
+
+        // A row written in clear before secrets were sealed still signs with its secret.
+        let now = time::OffsetDateTime::now_utc();
+        timbra_server::sql!(execute conn,
+            "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
+             VALUES ('wh-legacy', $1, $2, NULL, NULL, 'whsec_legacy', $3, $4, $4)",
+            &empresa, &receiver.url, true, now)
+        .unwrap();
+        drop(conn);
+        app.post("/api/webhooks/wh-legacy/test", &owner, json!({})).await.data(201);
+        wait_for(10, "the clear-secret delivery", async || receiver.accepted().len() == 2).await;
+        assert_eq!(receiver.accepted()[1].signature, signature("whsec_legacy", &receiver.accepted()[1].body));
+
+        // The start-up sweep seals it (here with another installation's key, read back with it).
+        let dir = TempDir::new();
+        let state = timbra_server::state::AppState::new(app.db.clone(), test_config(&dir.0));
+        assert_eq!(timbra_server::webhooks::seal_stored_secrets(&state).await.unwrap(), 1);
+        let mut conn = app.db.conn().await.unwrap();
+        let stored =
+            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = 'wh-legacy'").unwrap();
+        assert!(stored.starts_with("enc:v1:"));
+        let master = state.cfdi.master().unwrap();
+        assert_eq!(timbra_server::webhooks::open_secret(master, "wh-legacy", &stored).unwrap(), "whsec_legacy");
+    })
+    .await;
+}
+
+fn signature(secret: &str, body: &[u8]) -> String {
+    timbra_server::webhooks::signature(secret, body)
+}
+
 // ---- 7. The smaller ones -------------------------------------------------------------------
 
 #[tokio::test]

@@ -9,3 +9,4 @@ CREATE TABLE login_throttle (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE INDEX login_throttle_updated ON login_throttle (updated_at);

@@ -105,6 +105,11 @@ pub async fn failed(app: &AppState, attempt: &Attempt) -> ApiResult<()> {
          WHERE email_digest = $3 AND locks = $4",
         until, now, &attempt.digest, attempt.locks)?;
     tracing::warn!(login.locks = attempt.locks + 1, "login locked after repeated failures");
+    // Rows of emails nobody tried for a week (and not locked) count for nothing: dropping them
+    // here, when a lock is imposed, keeps the table as small as the recent failures.
+    sql!(execute conn,
+        "DELETE FROM login_throttle WHERE updated_at < $1 AND (locked_until IS NULL OR locked_until <= $2)",
+        now - FORGET_AFTER, now)?;
     Ok(())
 }
 

@@ -122,6 +122,15 @@ async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
         let clock = clock.clone();
         async move {
             app.user("ana@example.com").await;
+            // A row nobody touched for a week: dropped when the next lock is imposed.
+            let old = clock.now() - time::Duration::days(8);
+            let mut conn = app.db.conn().await.unwrap();
+            timbra_server::sql!(execute conn,
+                "INSERT INTO login_throttle (email_digest, attempts, locks, locked_until, created_at, updated_at) \
+                 VALUES ('stale', 3, 0, NULL, $1, $1)",
+                old)
+            .unwrap();
+            drop(conn);
             // Ten failures, each with other made-up headers.
             for n in 0..10 {
                 let headers =
@@ -133,6 +142,12 @@ async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
             locked.assert_error(429, "RATE_001");
             let wait = retry_after(&locked);
             assert!((1..=60).contains(&wait), "Retry-After {wait}");
+            let mut conn = app.db.conn().await.unwrap();
+            let stale = timbra_server::sql!(scalar_one conn, i64,
+                "SELECT COUNT(*) FROM login_throttle WHERE email_digest = 'stale'")
+            .unwrap();
+            assert_eq!(stale, 0, "week-old rows are dropped");
+            drop(conn);
             let by_key = app
                 .post(
                     "/api/api-keys",

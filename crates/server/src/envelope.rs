@@ -75,6 +75,14 @@ impl<T> Page<T> {
     }
 }
 
+/// Rows before `page` (from 1) of `page_size` rows; REQUEST_001 when the number does not fit
+/// (a page so far that the offset would overflow and wrap to the first rows).
+pub fn rows_before(page: i64, page_size: i64) -> Result<i64, ApiError> {
+    page.checked_sub(1).and_then(|before| before.checked_mul(page_size)).ok_or_else(|| {
+        ApiError::new(Code::Request001, format!("page {page} is beyond any listing; ask for a smaller page number"))
+    })
+}
+
 /// Validated `page` and `pageSize` of a listing.
 #[derive(Clone, Copy, Debug)]
 pub struct Paging {
@@ -95,12 +103,14 @@ impl Paging {
         if !(1..=max).contains(&page_size) {
             return Err(ApiError::new(Code::Request001, format!("pageSize must be between 1 and {max}")));
         }
+        rows_before(page, page_size)?;
         Result::Ok(Self { page, page_size })
     }
 
     /// Rows to skip.
     pub fn offset(&self) -> i64 {
-        (self.page - 1) * self.page_size
+        // `parse` checked that the product fits.
+        (self.page - 1).saturating_mul(self.page_size)
     }
 
     /// The total of a listing whose page rows carry it (`(SELECT COUNT(*) …) AS total`):

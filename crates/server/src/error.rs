@@ -47,6 +47,7 @@ error_codes! {
     Auth002 = "AUTH_002", 401, "the key is valid but its user deleted the account";
     Auth003 = "AUTH_003", 403, "the caller's role in the company does not allow the action";
     Auth004 = "AUTH_004", 401, "wrong email or password";
+    Auth005 = "AUTH_005", 403, "the action needs a session and the password (account deletion); an API key cannot do it";
     User001 = "USER_001", 400, "invalid registration data (see details)";
     User002 = "USER_002", 409, "an account with this email already exists";
     Request001 = "REQUEST_001", 400, "malformed JSON, wrong field type or missing Content-Type";
@@ -108,7 +109,7 @@ error_codes! {
     Pago002 = "PAGO_002", 404, "original invoice UUID not found";
     Pago003 = "PAGO_003", 400, "original invoice is cancelled";
     Pago004 = "PAGO_004", 400, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
-    Cancel001 = "CANCEL_001", 400, "invalid cancellation data: motivo 01–04, folioSustitucion a UUID and only with motivo 01";
+    Cancel001 = "CANCEL_001", 400, "invalid cancellation data: motivo 01–04, folioSustitucion the UUID of a stamped invoice of the company and only with motivo 01";
     Cancel002 = "CANCEL_002", 404, "invoice not found";
     Cancel003 = "CANCEL_003", 400, "status does not allow cancellation; only TIMBRADO can be cancelled";
     Cancel004 = "CANCEL_004", 400, "motivo 01 requires folioSustitucion";
@@ -131,7 +132,7 @@ error_codes! {
 }
 
 /// An error answered to the client in the envelope.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ApiError {
     /// The stable code.
     pub code: Code,

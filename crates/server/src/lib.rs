@@ -12,6 +12,7 @@ pub mod events;
 pub mod ids;
 pub mod jobs;
 pub mod openapi;
+pub mod private_fs;
 pub mod rate_limit;
 pub mod router;
 pub mod routes;
@@ -27,10 +28,15 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::state::AppState;
 
-/// Opens (and creates) the data folder and database, and applies migrations.
+/// Opens (and creates) the data folder (mode 0700) and database (a SQLite file with mode
+/// 0600), and applies migrations.
 pub async fn open(config: &Config) -> anyhow::Result<Db> {
-    std::fs::create_dir_all(&config.data_dir)
+    private_fs::create_dir(&config.data_dir)
         .with_context(|| format!("cannot create the data folder {}", config.data_dir.display()))?;
+    if let Some(path) = private_fs::sqlite_path(&config.database_url) {
+        private_fs::prepare_sqlite_file(&path)
+            .with_context(|| format!("cannot create the database file {} with mode 0600", path.display()))?;
+    }
     let db = Db::connect(&config.database_url).await.context("cannot open the database")?;
     db.migrate().await.context("cannot apply migrations")?;
     Ok(db)
@@ -44,6 +50,11 @@ pub async fn serve(
     app: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    match webhooks::seal_stored_secrets(&app).await {
+        Ok(0) => {}
+        Ok(sealed) => tracing::info!(webhooks.sealed = sealed, "sealed webhook secrets stored in clear"),
+        Err(error) => tracing::error!(error.message = %error, "could not seal webhook secrets stored in clear"),
+    }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let workers = jobs::worker::start(&app, stopped);
     let router = router::build(app);

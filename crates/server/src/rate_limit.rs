@@ -1,30 +1,73 @@
-//! Request rate limits: a GCRA token bucket per API key or session, and per IP for requests
-//! without credentials. Over the limit answers 429 RATE_001 with `Retry-After`.
+//! Request rate limits: a GCRA token bucket per client address before authentication, and per
+//! verified API key or session after it. Over the limit answers 429 RATE_001 with `Retry-After`.
+//!
+//! The buckets live behind [`BucketStore`], so a later store shared by several instances can
+//! replace the in-memory one ([`MemoryStore`]) without touching the callers. The memory store is
+//! sharded (one lock per shard, never one lock for every request), bounded (a full shard first
+//! forgets the buckets that are full again, then the least-drained half), and a poisoned lock is
+//! recovered instead of turning limiting off.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::net::IpAddr;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use sha2::Digest;
 
 use crate::config::RateLimitConfig;
 
-/// The limiter: theoretical arrival times per bucket key.
-pub struct RateLimiter {
-    config: RateLimitConfig,
-    buckets: Mutex<HashMap<[u8; 32], Instant>>,
+/// A refill rate and a burst.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// Tokens added per second.
+    pub per_second: u32,
+    /// Most tokens a bucket holds.
+    pub burst: u32,
+}
+
+impl Rule {
+    fn interval(self) -> Duration {
+        Duration::from_secs(1) / self.per_second.max(1)
+    }
+
+    fn tolerance(self) -> Duration {
+        self.interval() * self.burst.max(1).saturating_sub(1)
+    }
+}
+
+/// Where buckets are kept. `take` draws one token; `peek` only says whether one is left.
+pub trait BucketStore: Send + Sync {
+    /// Draws a token from the bucket `key`; `Err(wait)` when it is empty.
+    fn take(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration>;
+    /// Whether the bucket `key` still has a token, without drawing it; `Err(wait)` when empty.
+    fn peek(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration>;
 }
 
 /// Which bucket a request draws from.
+#[derive(Clone, Copy, Debug)]
 pub enum Bucket<'a> {
-    /// A credential (API key or session token): the generous limit.
+    /// A verified API key (its id) or session (its stored id): the generous limit.
     Credential(&'a str),
-    /// An unauthenticated client address.
-    Ip(std::net::IpAddr),
+    /// A client address, for requests without a verified credential. IPv6 addresses share the
+    /// bucket of their /64, which one host usually holds whole.
+    Ip(IpAddr),
+}
+
+/// The limiter: the configured rules over a bucket store.
+pub struct RateLimiter {
+    config: RateLimitConfig,
+    store: Box<dyn BucketStore>,
 }
 
 impl RateLimiter {
-    /// A limiter with these thresholds.
+    /// A limiter with these thresholds over an in-memory store.
     pub fn new(config: RateLimitConfig) -> Self {
-        Self { config, buckets: Mutex::new(HashMap::new()) }
+        Self::with_store(config, Box::new(MemoryStore::new(MemoryStore::DEFAULT_CAPACITY)))
+    }
+
+    /// A limiter over another store.
+    pub fn with_store(config: RateLimitConfig, store: Box<dyn BucketStore>) -> Self {
+        Self { config, store }
     }
 
     /// Takes one request from the bucket; `Err(wait)` when it is empty.
@@ -32,35 +75,108 @@ impl RateLimiter {
         if !self.config.enabled {
             return Ok(());
         }
-        use sha2::Digest;
-        let (key, per_second, burst) = match bucket {
-            Bucket::Credential(secret) => {
-                let mut digest = sha2::Sha256::new();
+        let (key, rule) = self.key_and_rule(bucket);
+        self.store.take(&key, rule)
+    }
+
+    /// Whether the bucket has a token left, without taking it.
+    pub fn peek(&self, bucket: Bucket<'_>) -> Result<(), Duration> {
+        if !self.config.enabled {
+            return Ok(());
+        }
+        let (key, rule) = self.key_and_rule(bucket);
+        self.store.peek(&key, rule)
+    }
+
+    fn key_and_rule(&self, bucket: Bucket<'_>) -> ([u8; 32], Rule) {
+        let mut digest = sha2::Sha256::new();
+        match bucket {
+            Bucket::Credential(id) => {
                 digest.update(b"c");
-                digest.update(secret.as_bytes());
-                (digest.finalize().into(), self.config.key_per_second, self.config.key_burst)
+                digest.update(id.as_bytes());
+                let rule = Rule { per_second: self.config.key_per_second, burst: self.config.key_burst };
+                (digest.finalize().into(), rule)
             }
             Bucket::Ip(ip) => {
-                let mut digest = sha2::Sha256::new();
                 digest.update(b"i");
-                digest.update(ip.to_string().as_bytes());
-                (digest.finalize().into(), self.config.ip_per_second, self.config.ip_burst)
+                match ip {
+                    IpAddr::V4(v4) => digest.update(v4.octets()),
+                    IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                        Some(v4) => digest.update(v4.octets()),
+                        None => digest.update(&v6.octets()[..8]),
+                    },
+                }
+                let rule = Rule { per_second: self.config.ip_per_second, burst: self.config.ip_burst };
+                (digest.finalize().into(), rule)
             }
-        };
-        let interval = Duration::from_secs(1) / per_second.max(1);
-        let tolerance = interval * burst.max(1).saturating_sub(1);
+        }
+    }
+}
+
+/// Number of shards of [`MemoryStore`].
+const SHARDS: usize = 32;
+
+/// Buckets in memory: theoretical arrival times (GCRA) in sharded maps of bounded size.
+pub struct MemoryStore {
+    shards: Vec<Mutex<HashMap<[u8; 32], Instant>>>,
+    per_shard: usize,
+}
+
+impl MemoryStore {
+    /// Buckets kept at most by default (about 10 MB).
+    pub const DEFAULT_CAPACITY: usize = 200_000;
+
+    /// A store that keeps at most about `capacity` buckets.
+    pub fn new(capacity: usize) -> Self {
+        let per_shard = (capacity / SHARDS).max(8);
+        Self { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), per_shard }
+    }
+
+    fn shard(&self, key: &[u8; 32]) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Instant>> {
+        let index = usize::from(key[0]) % SHARDS;
+        // A panic while a shard was held leaves a consistent map (one insert at a time): keep
+        // limiting with it rather than letting every request through.
+        self.shards[index].lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes room in a full shard: first the buckets that are full again (an absent bucket is
+    /// a full one), then, under a flood of distinct keys, the half that is least drained, so
+    /// the clients being limited keep their debt.
+    fn evict(map: &mut HashMap<[u8; 32], Instant>, now: Instant, limit: usize) {
+        map.retain(|_, arrival| *arrival > now);
+        if map.len() < limit {
+            return;
+        }
+        let mut arrivals: Vec<Instant> = map.values().copied().collect();
+        let middle = arrivals.len() / 2;
+        let (_, median, _) = arrivals.select_nth_unstable(middle);
+        let median = *median;
+        map.retain(|_, arrival| *arrival > median);
+    }
+}
+
+impl BucketStore for MemoryStore {
+    fn take(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
         let now = Instant::now();
-        let Ok(mut buckets) = self.buckets.lock() else { return Ok(()) };
-        if buckets.len() > 200_000 {
-            buckets.retain(|_, arrival| *arrival > now);
-        }
-        let arrival = buckets.get(&key).copied().map_or(now, |at| at.max(now));
+        let mut map = self.shard(key);
+        let arrival = map.get(key).copied().map_or(now, |at| at.max(now));
         let ahead = arrival - now;
-        if ahead > tolerance {
-            return Err(ahead - tolerance);
+        if ahead > rule.tolerance() {
+            return Err(ahead - rule.tolerance());
         }
-        buckets.insert(key, arrival + interval);
+        if !map.contains_key(key) && map.len() >= self.per_shard {
+            Self::evict(&mut map, now, self.per_shard);
+        }
+        map.insert(*key, arrival + rule.interval());
         Ok(())
+    }
+
+    fn peek(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
+        let now = Instant::now();
+        let map = self.shard(key);
+        let arrival = map.get(key).copied().map_or(now, |at| at.max(now));
+        let ahead = arrival - now;
+        if ahead > rule.tolerance() { Err(ahead - rule.tolerance()) } else { Ok(()) }
     }
 }
 
@@ -68,15 +184,13 @@ impl RateLimiter {
 mod tests {
     use super::*;
 
+    fn limiter(key_burst: u32, ip_burst: u32) -> RateLimiter {
+        RateLimiter::new(RateLimitConfig { enabled: true, key_per_second: 10, key_burst, ip_per_second: 1, ip_burst })
+    }
+
     #[test]
     fn a_burst_passes_then_the_bucket_refuses_with_a_wait() {
-        let limiter = RateLimiter::new(RateLimitConfig {
-            enabled: true,
-            key_per_second: 10,
-            key_burst: 5,
-            ip_per_second: 1,
-            ip_burst: 1,
-        });
+        let limiter = limiter(5, 1);
         for _ in 0..5 {
             assert!(limiter.check(Bucket::Credential("k")).is_ok());
         }
@@ -87,10 +201,64 @@ mod tests {
     }
 
     #[test]
+    fn peeking_takes_nothing() {
+        let limiter = limiter(5, 2);
+        let ip: IpAddr = [10, 0, 0, 1].into();
+        for _ in 0..10 {
+            assert!(limiter.peek(Bucket::Ip(ip)).is_ok());
+        }
+        assert!(limiter.check(Bucket::Ip(ip)).is_ok());
+        assert!(limiter.check(Bucket::Ip(ip)).is_ok());
+        assert!(limiter.peek(Bucket::Ip(ip)).is_err());
+    }
+
+    #[test]
+    fn an_ipv6_host_cannot_rotate_addresses_within_its_64() {
+        let limiter = limiter(5, 1);
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::1".parse().unwrap())).is_ok());
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::ffff".parse().unwrap())).is_err());
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:3::1".parse().unwrap())).is_ok());
+    }
+
+    #[test]
     fn disabled_never_refuses() {
         let limiter = RateLimiter::new(RateLimitConfig { enabled: false, ..RateLimitConfig::default() });
         for _ in 0..10_000 {
             assert!(limiter.check(Bucket::Ip([127, 0, 0, 1].into())).is_ok());
         }
+    }
+
+    #[test]
+    fn memory_stays_bounded_and_a_drained_bucket_survives_a_flood() {
+        let store = MemoryStore::new(SHARDS * 16);
+        let rule = Rule { per_second: 1, burst: 2 };
+        let victim = [7u8; 32];
+        assert!(store.take(&victim, rule).is_ok());
+        assert!(store.take(&victim, rule).is_ok());
+        assert!(store.take(&victim, rule).is_err());
+        for n in 0u32..20_000 {
+            let mut key = [0u8; 32];
+            key[..4].copy_from_slice(&n.to_be_bytes());
+            key[0] = 7;
+            let _ = store.take(&key, rule);
+        }
+        let total: usize = store.shards.iter().map(|shard| shard.lock().unwrap().len()).sum();
+        assert!(total <= SHARDS * 16, "{total} buckets kept");
+        assert!(store.take(&victim, rule).is_err(), "the drained bucket was forgotten");
+    }
+
+    #[test]
+    fn a_poisoned_shard_keeps_limiting() {
+        let store = std::sync::Arc::new(MemoryStore::new(1024));
+        let rule = Rule { per_second: 1, burst: 1 };
+        let key = [1u8; 32];
+        assert!(store.take(&key, rule).is_ok());
+        let poisoner = store.clone();
+        let _ = std::thread::spawn(move || {
+            let _guard = poisoner.shard(&key);
+            panic!("poison the shard");
+        })
+        .join();
+        assert!(store.take(&key, rule).is_err());
     }
 }

@@ -18,7 +18,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::caller::{ModeSlot, session_token};
+use crate::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use crate::error::{ApiError, Code};
 use crate::rate_limit::Bucket;
 use crate::routes::{
@@ -145,27 +145,44 @@ async fn method_not_allowed() -> ApiError {
     ApiError::new(Code::MethodNotAllowed, "this route does not accept this method; see /api/docs")
 }
 
-/// Draws one token from the caller's bucket: the credential's if one is sent, else the IP's.
-async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
-    let credential = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .or_else(|| session_token(request.headers()));
-    let bucket = match credential {
-        Some(secret) => Bucket::Credential(secret),
-        None => {
-            let ip = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
-            Bucket::Ip(ip.unwrap_or([0, 0, 0, 0].into()))
+/// Limits by client address before authentication and by the verified key or session after
+/// it. A request without a credential draws from its address's bucket. A request with one is
+/// refused unverified when its address has used up its bucket (on anonymous requests or invalid
+/// credentials); otherwise the credential is verified here, and a valid one draws from its own
+/// bucket while an invalid one draws from the address's. So made-up keys or cookies never buy a
+/// fresh bucket. The verification travels to the handler in [`Verified`].
+async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |info| info.0.ip());
+    if !carries_credential(request.headers()) {
+        if let Err(wait) = app.rate_limiter.check(Bucket::Ip(ip)) {
+            return too_many_requests(wait);
         }
-    };
-    if let Err(wait) = app.rate_limiter.check(bucket) {
-        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-        let mut error = ApiError::new(Code::Rate001, format!("too many requests; retry in {seconds} s"));
-        error.retry_after = Some(seconds.max(1));
-        return error.into_response();
+        return next.run(request).await;
     }
+    if let Err(wait) = app.rate_limiter.peek(Bucket::Ip(ip)) {
+        return too_many_requests(wait);
+    }
+    let verified = authenticate(&app, request.headers()).await;
+    let drawn = match &verified {
+        Ok((_, credential)) => app.rate_limiter.check(Bucket::Credential(credential.bucket_id())),
+        Err(_) => app.rate_limiter.check(Bucket::Ip(ip)),
+    };
+    if let Err(wait) = drawn {
+        return too_many_requests(wait);
+    }
+    request.extensions_mut().insert(Verified(verified));
     next.run(request).await
+}
+
+/// 429 RATE_001 with `Retry-After` in whole seconds (at least 1).
+pub fn too_many_requests(wait: std::time::Duration) -> Response {
+    let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+    let mut error = ApiError::new(Code::Rate001, format!("too many requests; retry in {seconds} s"));
+    error.retry_after = Some(seconds);
+    error.into_response()
 }
 
 /// Sets `X-Service-Mode` from the company the request acted on, and turns any error that is not

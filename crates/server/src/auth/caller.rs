@@ -35,6 +35,8 @@ pub enum Credential {
         empresa_ids: Option<Vec<String>>,
         /// Actions the key may perform; `None` = all the user's roles allow.
         scopes: Option<Vec<String>>,
+        /// When the key expires; `None` = never. Keys it creates expire no later.
+        expires_at: Option<OffsetDateTime>,
     },
 }
 
@@ -186,7 +188,29 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
         })
 }
 
-async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
+/// Whether the request carries a credential (a bearer key or the session cookie) to verify.
+pub fn carries_credential(headers: &HeaderMap) -> bool {
+    bearer(headers).is_some() || session_token(headers).is_some()
+}
+
+/// The outcome of verifying a request's credential, put in the request's extensions by the
+/// rate-limit middleware (which must verify before it can pick the bucket) so the handler's
+/// [`Caller`] does not verify again.
+#[derive(Clone, Debug)]
+pub struct Verified(pub Result<(String, Credential), ApiError>);
+
+impl Credential {
+    /// The id of the verified credential, naming its rate-limit bucket.
+    pub fn bucket_id(&self) -> &str {
+        match self {
+            Credential::Session { session_id } => session_id,
+            Credential::ApiKey { key_id, .. } => key_id,
+        }
+    }
+}
+
+/// Verifies the request's API key or session cookie: the user and how they authenticated.
+pub async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
     let now = app.clock.now();
     if let Some(key) = bearer(headers) {
         let digest = sha256_hex(key);
@@ -206,8 +230,8 @@ async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(String,
             return Err(ApiError::new(Code::Auth002, "the API key is valid but its user deleted the account"));
         }
         touch_key(app, &key.id, key.last_used_at, now).await;
-        let KeyInfo { id, user_id, empresa_ids, scopes, .. } = key;
-        return Ok((user_id, Credential::ApiKey { key_id: id, empresa_ids, scopes }));
+        let KeyInfo { id, user_id, empresa_ids, scopes, expires_at, .. } = key;
+        return Ok((user_id, Credential::ApiKey { key_id: id, empresa_ids, scopes, expires_at }));
     }
     if let Some(token) = session_token(headers) {
         let session_id = sha256_hex(token);
@@ -286,7 +310,11 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
-        let (user_id, credential) = authenticate(app, &parts.headers).await?;
+        let verified = match parts.extensions.remove::<Verified>() {
+            Some(Verified(verified)) => verified,
+            None => authenticate(app, &parts.headers).await,
+        };
+        let (user_id, credential) = verified?;
         let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
         Ok(Caller { user_id, credential, mode })
     }
@@ -296,7 +324,7 @@ impl OptionalFromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Option<Self>, Self::Rejection> {
-        if bearer(&parts.headers).is_none() && session_token(&parts.headers).is_none() {
+        if !carries_credential(&parts.headers) {
             return Ok(None);
         }
         <Caller as FromRequestParts<AppState>>::from_request_parts(parts, app).await.map(Some)

@@ -2,5 +2,6 @@
 
 pub mod cache;
 pub mod caller;
+pub mod login_throttle;
 pub mod roles;
 pub mod secrets;

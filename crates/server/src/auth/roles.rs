@@ -66,6 +66,9 @@ pub enum Permission {
     ProductoDelete,
     /// Read products.
     ProductoView,
+    /// Create companies (the creator becomes their PROPIETARIO). Not tied to a company: only
+    /// API keys narrowed by scopes need it named.
+    EmpresaCreate,
     /// Read the company itself.
     EmpresaView,
     /// Edit the company.
@@ -99,6 +102,7 @@ impl Permission {
         Permission::ProductoEdit,
         Permission::ProductoDelete,
         Permission::ProductoView,
+        Permission::EmpresaCreate,
         Permission::EmpresaView,
         Permission::EmpresaEdit,
         Permission::EmpresaCsd,
@@ -124,6 +128,7 @@ impl Permission {
             Permission::ProductoEdit => "producto:edit",
             Permission::ProductoDelete => "producto:delete",
             Permission::ProductoView => "producto:view",
+            Permission::EmpresaCreate => "empresa:create",
             Permission::EmpresaView => "empresa:view",
             Permission::EmpresaEdit => "empresa:edit",
             Permission::EmpresaCsd => "empresa:csd",
@@ -138,9 +143,11 @@ impl Permission {
     /// The lowest role allowed to perform the action (SPEC.md's table).
     pub fn minimum_role(self) -> Role {
         match self {
-            Permission::CfdiView | Permission::ClienteView | Permission::ProductoView | Permission::EmpresaView => {
-                Role::Usuario
-            }
+            Permission::CfdiView
+            | Permission::ClienteView
+            | Permission::ProductoView
+            | Permission::EmpresaView
+            | Permission::EmpresaCreate => Role::Usuario,
             Permission::CfdiTimbrar
             | Permission::ClienteCreate
             | Permission::ClienteEdit

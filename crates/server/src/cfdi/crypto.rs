@@ -44,7 +44,7 @@ impl MasterKey {
         if let Ok(text) = std::fs::read_to_string(&path) {
             return Self::from_base64(&text);
         }
-        std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create {}: {e}", data_dir.display()))?;
+        crate::private_fs::create_dir(data_dir).map_err(|e| format!("cannot create {}: {e}", data_dir.display()))?;
         let mut key = [0u8; 32];
         rand::rng().fill_bytes(&mut key);
         let mut options = std::fs::OpenOptions::new();

@@ -53,10 +53,10 @@ impl Storage for LocalStorage {
             // it holds the writers' turn.
             tokio::task::spawn_blocking(move || {
                 if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)?;
+                    crate::private_fs::create_dir(parent)?;
                 }
                 let temp = target.with_extension(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
-                std::fs::write(&temp, &bytes)?;
+                crate::private_fs::write_new(&temp, &bytes)?;
                 std::fs::rename(&temp, &target)
             })
             .await

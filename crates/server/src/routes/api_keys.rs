@@ -89,7 +89,7 @@ pub struct Revoked {
         (status = 201, description = "Key created; `key` is shown only here", body = Envelope<CreatedKey>),
         (status = 400, description = "APIKEY_001 invalid data", body = ErrorBody),
         (status = 401, description = "AUTH_001 / AUTH_004", body = ErrorBody),
-        (status = 403, description = "APIKEY_002 wider than the calling key; SCOPE_001 company not yours", body = ErrorBody),
+        (status = 403, description = "APIKEY_002 wider than the calling key (companies or scopes; a later expiry is cut to the calling key's); SCOPE_001 company not yours", body = ErrorBody),
     ))]
 pub async fn create(
     State(app): State<AppState>,
@@ -138,9 +138,16 @@ pub async fn create(
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::ApiKey001, problems));
     }
-    // A key narrowed to companies or scopes only creates keys inside the same bounds.
+    // A key only creates keys inside its own bounds: companies and scopes (wider ones are
+    // refused) and expiry (a later one is cut to the parent's). Bounds the new key does not
+    // name are inherited.
+    let now = app.clock.now();
+    let mut expires_at = body.expires_in_days.map(|days| now + time::Duration::days(days));
     let (mut empresa_ids, mut scopes) = (body.empresa_ids, body.scopes);
-    if let Credential::ApiKey { empresa_ids: parent_empresas, scopes: parent_scopes, .. } = &via_key {
+    if let Credential::ApiKey {
+        empresa_ids: parent_empresas, scopes: parent_scopes, expires_at: parent_expiry, ..
+    } = &via_key
+    {
         if let Some(parent) = parent_empresas {
             match &empresa_ids {
                 None => empresa_ids = Some(parent.clone()),
@@ -154,6 +161,9 @@ pub async fn create(
                 Some(wanted) if wanted.iter().all(|scope| scope_within(scope, parent)) => {}
                 Some(_) => return Err(wider("scopes")),
             }
+        }
+        if let Some(parent) = *parent_expiry {
+            expires_at = Some(expires_at.map_or(parent, |wanted| wanted.min(parent)));
         }
     }
     let mut conn = app.db.conn().await?;
@@ -170,8 +180,6 @@ pub async fn create(
     }
     let key = new_api_key();
     let id = ids::new_id();
-    let now = app.clock.now();
-    let expires_at = body.expires_in_days.map(|days| now + time::Duration::days(days));
     let key_prefix: String = key.chars().take(KEY_PREFIX_SHOWN).collect();
     let empresa_json =
         empresa_ids.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;

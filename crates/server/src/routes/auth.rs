@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, Credential, SESSION_COOKIE};
+use crate::auth::login_throttle;
 use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
@@ -60,6 +61,11 @@ pub struct DoneOut {
     done: bool,
 }
 
+/// Longest user name, in characters.
+pub const MAX_NAME: usize = 200;
+/// Longest password, in bytes (argon2 hashes any length; this bounds the work per request).
+pub const MAX_PASSWORD_BYTES: usize = 1024;
+
 /// A plausible email: one `@`, something before it, a dot after it, no spaces.
 pub fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else { return false };
@@ -90,8 +96,8 @@ struct UserRow {
 pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody>) -> ApiResult<impl IntoResponse> {
     let mut problems = Vec::new();
     let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if name.chars().count() < 2 {
-        problems.push(FieldProblem::new("name", "name is required and needs at least 2 characters"));
+    if !(2..=MAX_NAME).contains(&name.chars().count()) {
+        problems.push(FieldProblem::new("name", format!("name is required, 2 to {MAX_NAME} characters")));
     }
     let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
     if !valid_email(&email) {
@@ -99,6 +105,9 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
     }
     let password = body.password.unwrap_or_default();
     problems.extend(password_problems("password", &password));
+    if password.len() > MAX_PASSWORD_BYTES {
+        problems.push(FieldProblem::new("password", format!("password has at most {MAX_PASSWORD_BYTES} bytes")));
+    }
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::User001, problems));
     }
@@ -119,11 +128,16 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
 }
 
 /// Finds the active user with this email and password, or says AUTH_004 without telling which
-/// of the two was wrong (and taking the same time either way).
+/// of the two was wrong (and taking the same time either way). Each check counts for the
+/// email's login throttle ([`login_throttle`]): a locked email answers 429 RATE_001.
 pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Option<&str>) -> ApiResult<UserOut> {
     let (Some(email), Some(password)) = (email, password) else {
         return Err(ApiError::new(Code::Auth004, "send email and password"));
     };
+    if email.len() > 254 || password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::new(Code::Auth004, "wrong email or password"));
+    }
+    let attempt = login_throttle::begin(app, email).await?;
     let mut conn = app.db.conn().await?;
     let row = sql!(fetch_optional conn, UserRow,
         "SELECT id, name, email, password_hash FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
@@ -135,8 +149,14 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
         .await
         .map_err(|e| ApiError::internal("verify password", e))?;
     match row {
-        Some(row) if matches => Ok(UserOut { id: row.id, email: row.email, name: row.name }),
-        _ => Err(ApiError::new(Code::Auth004, "wrong email or password")),
+        Some(row) if matches => {
+            login_throttle::succeeded(app, &attempt).await?;
+            Ok(UserOut { id: row.id, email: row.email, name: row.name })
+        }
+        _ => {
+            login_throttle::failed(app, &attempt).await?;
+            Err(ApiError::new(Code::Auth004, "wrong email or password"))
+        }
     }
 }
 
@@ -145,6 +165,7 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
     responses(
         (status = 200, description = "Logged in; `Set-Cookie: timbra_session=...; HttpOnly; SameSite=Lax`", body = Envelope<LoginOut>),
         (status = 401, description = "AUTH_004 wrong email or password", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many requests from this address, or too many failed logins for this email", body = ErrorBody),
     ))]
 pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> ApiResult<Response> {
     let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
@@ -177,13 +198,51 @@ pub async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Re
     Ok(done_clearing_cookie())
 }
 
-/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002.
-#[utoipa::path(delete, path = "/auth/account", tag = "auth",
+/// Account deletion body: the password again.
+#[derive(Deserialize, ToSchema, Default)]
+pub struct DeleteAccountBody {
+    /// The account's current password.
+    password: Option<String>,
+}
+
+/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002. Needs a
+/// session and the password again; an API key, however wide, cannot delete the account.
+#[utoipa::path(delete, path = "/auth/account", tag = "auth", request_body = DeleteAccountBody,
     responses(
         (status = 200, description = "Account deleted", body = Envelope<DoneOut>),
-        (status = 401, description = "AUTH_001", body = ErrorBody),
+        (status = 401, description = "AUTH_001 no session; AUTH_004 wrong password", body = ErrorBody),
+        (status = 403, description = "AUTH_005 an API key cannot delete the account: log in", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many failed password checks", body = ErrorBody),
     ))]
-pub async fn delete_account(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
+pub async fn delete_account(
+    State(app): State<AppState>,
+    caller: Caller,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    if !caller.is_session() {
+        return Err(ApiError::new(
+            Code::Auth005,
+            "deleting the account needs a session and the password: log in at /api/auth/callback/credentials \
+             and send DELETE /api/auth/account with {\"password\": \"...\"}",
+        ));
+    }
+    let body: DeleteAccountBody = if body.is_empty() {
+        DeleteAccountBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::new(Code::Request001, format!("the body is not valid JSON: {e}")))?
+    };
+    let Some(password) = body.password.filter(|password| !password.is_empty()) else {
+        return Err(ApiError::new(Code::Auth004, "send the account's password in the body: {\"password\": \"...\"}"));
+    };
+    let email = {
+        let mut conn = app.db.conn().await?;
+        sql!(scalar_one conn, String, "SELECT email FROM users WHERE id = $1", &caller.user_id)?
+    };
+    let user = check_credentials(&app, Some(&email), Some(&password)).await?;
+    if user.id != caller.user_id {
+        return Err(ApiError::new(Code::Auth004, "wrong password"));
+    }
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     sql!(execute tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &caller.user_id)?;

@@ -324,9 +324,17 @@ fn bound(field: &str, text: &str, end: bool) -> ApiResult<OffsetDateTime> {
     Ok(date.midnight().assume_offset(hora_local(noon).offset()))
 }
 
-/// Search text with LIKE wildcards removed (they have no meaning in UUIDs, RFCs or folios).
-fn plain(text: &str) -> String {
-    text.chars().filter(|c| !matches!(c, '%' | '_' | '\\')).collect()
+/// Search text with LIKE's `%`, `_` and `\` escaped, so a search for them matches them literally
+/// (and a search of only `%` matches nothing, instead of everything).
+fn escape_like(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 /// The words of a search, lower case, split at anything that is not a letter or a digit (as
@@ -363,6 +371,8 @@ pub async fn list(
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ApiError::new(Code::Request001, format!("limit must be between 1 and {MAX_LIMIT}")));
     }
+    let offset = crate::envelope::rows_before(page, limit)?;
+    crate::routes::clientes::check_search("search", params.search.as_deref())?;
     let mut filter = String::from("WHERE empresa_id = $1");
     let mut args = vec![Arg::Text(empresa_id.clone())];
     let mut push = |filter: &mut String, clause: &str, arg: Arg| {
@@ -393,7 +403,7 @@ pub async fn list(
         push(&mut filter, " AND fecha < $?", Arg::Time(bound("hasta", hasta, true)?));
         counted = false;
     }
-    if let Some(search) = params.search.as_deref().map(plain).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()) {
+    if let Some(search) = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()) {
         counted = false;
         let upper = search.to_uppercase();
         let bare = upper.strip_prefix("SANDBOX-").unwrap_or(&upper).to_owned();
@@ -421,9 +431,15 @@ pub async fn list(
                 filter.push(')');
             }
             Backend::Postgres => {
-                push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{bare}%")));
+                // Prefix patterns with the search's own %, _ and \ escaped (backslash is
+                // PostgreSQL's LIKE escape), so they match only themselves.
+                push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{}%", escape_like(&bare))));
                 push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
-                push(&mut filter, " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?", Arg::Text(format!("{upper}%")));
+                push(
+                    &mut filter,
+                    " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?",
+                    Arg::Text(format!("{}%", escape_like(&upper))),
+                );
                 for (i, word) in words.iter().enumerate() {
                     let clause = if i == 0 { " OR (" } else { " AND " };
                     filter.push_str(clause);
@@ -448,7 +464,7 @@ pub async fn list(
         format!("SELECT COUNT(*) FROM cfdis {filter}")
     };
     let total = count_rows(&mut conn, count, &args).await?;
-    args.push(Arg::Int((page - 1) * limit));
+    args.push(Arg::Int(offset));
     // The limit is written into the SQL: see `db::con_limite`.
     let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
     let rows = fetch_rows(&mut conn, sql, args).await?;
@@ -497,6 +513,9 @@ fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> Response {
     let disposition = format!("attachment; filename=\"{name}\"");
     let mut response = bytes.into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    // Taxpayers' documents: never sniffed into another type, never kept by shared caches.
+    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
     }
@@ -705,6 +724,30 @@ pub async fn cancelar(
             ));
         }
         _ => {}
+    }
+    if let Some(folio) = &sustitucion {
+        // Anexo 20 / Guía de llenado de la cancelación: motivo 01 names the invoice that
+        // replaces this one, which must exist, be stamped and come from the same issuer.
+        let propio = fila.uuid_xml.to_uppercase();
+        let estado = {
+            let mut conn = app.db.conn().await?;
+            sql!(scalar_optional conn, String,
+                "SELECT status FROM cfdis WHERE empresa_id = $1 AND uuid_xml = $2 AND tipo = 'EMITIDA'",
+                &empresa_id, folio)?
+        };
+        let problema = match estado.as_deref() {
+            _ if *folio == propio => Some("is this same invoice; name the invoice that replaces it"),
+            None => Some("is not an invoice issued by this company"),
+            Some("TIMBRADO" | "TIMBRADO_SANDBOX") => None,
+            Some(_) => Some("is not a stamped invoice (it is cancelled or was never stamped)"),
+        };
+        if let Some(problema) = problema {
+            return Err(ApiError::new(
+                Code::Cancel001,
+                format!("folioSustitucion {folio} {problema}; stamp the replacing invoice first and send its UUID"),
+            )
+            .with_details(serde_json::json!({ "field": "folioSustitucion" })));
+        }
     }
     if fila.cancellation_status.as_deref() == Some("PENDIENTE") {
         return Err(ApiError::new(

@@ -75,6 +75,17 @@ pub fn search_text(parts: &[&str]) -> String {
     parts.join(" ").to_lowercase()
 }
 
+/// Longest search text, in characters, of the listings.
+pub const MAX_SEARCH: usize = 200;
+
+/// REQUEST_001 when a search text is longer than [`MAX_SEARCH`].
+pub fn check_search(field: &str, q: Option<&str>) -> Result<(), ApiError> {
+    if q.is_some_and(|q| q.chars().count() > MAX_SEARCH) {
+        return Err(ApiError::new(Code::Request001, format!("{field} has at most {MAX_SEARCH} characters")));
+    }
+    Ok(())
+}
+
 /// A `LIKE ... ESCAPE '\'` pattern that finds `q` anywhere.
 pub fn like_pattern(q: Option<&str>) -> String {
     let q = q.map(str::trim).unwrap_or_default().to_lowercase();
@@ -229,6 +240,7 @@ pub async fn list(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
     let paging = Paging::parse(params.page, params.page_size, 100)?;
+    check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
     // One statement reads the page and, in a subquery run once, the total; without `q` both come

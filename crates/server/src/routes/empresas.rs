@@ -141,6 +141,14 @@ fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
     value
 }
 
+fn nombre_comercial(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
+    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+    if value.chars().count() > 300 {
+        problems.push(FieldProblem::new("nombreComercial", "nombreComercial has at most 300 characters"));
+    }
+    Some(value.to_owned())
+}
+
 fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
     let value = value.map(|v| v.trim().to_uppercase()).filter(|v| !v.is_empty())?;
     // Nómina 1.2: RegistroPatronal is 1 to 20 alphanumeric characters.
@@ -159,6 +167,7 @@ fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> O
         (status = 201, description = "Company created", body = Envelope<EmpresaOut>),
         (status = 400, description = "EMPRESA_001 with `details.fields`", body = ErrorBody),
         (status = 401, description = "AUTH_001", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 the key is narrowed to companies; SCOPE_002 its scopes lack empresa:create", body = ErrorBody),
         (status = 409, description = "EMPRESA_002 you already have a company with this RFC", body = ErrorBody),
     ))]
 pub async fn create(
@@ -166,11 +175,22 @@ pub async fn create(
     caller: Caller,
     Json(body): Json<CreateEmpresaBody>,
 ) -> ApiResult<impl IntoResponse> {
-    if let crate::auth::caller::Credential::ApiKey { empresa_ids: Some(_), .. } = &caller.credential {
-        return Err(ApiError::new(
-            Code::Scope001,
-            "this API key is limited to some companies and cannot create new ones",
-        ));
+    if let crate::auth::caller::Credential::ApiKey { empresa_ids, scopes, .. } = &caller.credential {
+        if empresa_ids.is_some() {
+            return Err(ApiError::new(
+                Code::Scope001,
+                "this API key is limited to some companies and cannot create new ones",
+            ));
+        }
+        if let Some(scopes) = scopes
+            && !scopes.iter().any(|scope| Permission::EmpresaCreate.granted_by(scope))
+        {
+            return Err(ApiError::new(
+                Code::Scope002,
+                "this API key's scopes do not include empresa:create; create a key with that scope to create companies",
+            )
+            .with_details(serde_json::json!({ "action": "empresa:create", "scopes": scopes })));
+        }
     }
     let mut problems = Vec::new();
     let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
@@ -179,7 +199,7 @@ pub async fn create(
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
     let serie = serie(&mut problems, body.serie_predeterminada.as_deref());
     let registro = registro_patronal(&mut problems, body.registro_patronal.as_deref());
-    let nombre_comercial = body.nombre_comercial.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+    let nombre_comercial = nombre_comercial(&mut problems, body.nombre_comercial.as_deref());
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Empresa001, problems));
     }
@@ -306,8 +326,8 @@ pub async fn update(
         Some(value) => registro_patronal(&mut problems, Some(value)),
         None => current.registro_patronal,
     };
-    let nombre_comercial = match body.nombre_comercial {
-        Some(value) => Some(value.trim().to_owned()).filter(|n| !n.is_empty()),
+    let nombre_comercial = match body.nombre_comercial.as_deref() {
+        Some(value) => nombre_comercial(&mut problems, Some(value)),
         None => current.nombre_comercial,
     };
     if !problems.is_empty() {

@@ -1,7 +1,8 @@
 //! Members of a company: list, add an existing user by email, change a role, remove.
 //!
 //! Rules beyond the role table: nobody grants a role above their own; only a PROPIETARIO
-//! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO.
+//! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO whose
+//! account is not deleted.
 
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -144,7 +145,8 @@ async fn owners(tx: &mut crate::db::Tx, empresa_id: &str) -> ApiResult<i64> {
     Ok(sql!(
         scalar_one * tx,
         i64,
-        "SELECT COUNT(*) FROM memberships WHERE empresa_id = $1 AND role = 'PROPIETARIO'",
+        "SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.empresa_id = $1 AND m.role = 'PROPIETARIO' AND u.deleted_at IS NULL",
         empresa_id
     )?)
 }
@@ -176,7 +178,7 @@ pub async fn update(
     if previous == Role::Propietario && role != Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
         return Err(ApiError::new(
             Code::Empresa004,
-            "the company must keep at least one PROPIETARIO; name another first",
+            "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
         ));
     }
     sql!(execute tx, "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
@@ -211,7 +213,7 @@ pub async fn remove(
     if previous == Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
         return Err(ApiError::new(
             Code::Empresa004,
-            "the company must keep at least one PROPIETARIO; name another first",
+            "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
         ));
     }
     sql!(execute tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;

@@ -199,6 +199,7 @@ pub async fn list(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
     let paging = Paging::parse(params.page, params.page_size, 100)?;
+    crate::routes::clientes::check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
     // One statement reads the page and, in a subquery run once, the total; without `q` both come

@@ -228,12 +228,13 @@ pub async fn create(
     let valid = check(&app, &body, true).await?;
     let id = ids::new_id();
     let secret = webhooks::new_secret();
+    let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
     sql!(execute conn,
         "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-        &id, &empresa_id, &valid.url, valid.events.flatten(), valid.description.flatten(), &secret,
+        &id, &empresa_id, &valid.url, valid.events.flatten(), valid.description.flatten(), &stored,
         body.active.unwrap_or(true), now)?;
     drop(conn);
     let webhook = load(&app, &empresa_id, &id).await?;
@@ -357,10 +358,11 @@ pub async fn rotate_secret(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let secret = webhooks::new_secret();
+    let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
     let mut conn = app.db.conn().await?;
     let changed = sql!(execute conn,
         "UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND deleted_at IS NULL",
-        &secret, app.clock.now(), &id, &empresa_id)?;
+        &stored, app.clock.now(), &id, &empresa_id)?;
     if changed == 0 {
         return Err(ApiError::not_found("webhook"));
     }

@@ -65,6 +65,7 @@ pub struct Deliver;
 
 #[derive(sqlx::FromRow)]
 struct Target {
+    webhook_id: String,
     url: String,
     secret: String,
     active: bool,
@@ -110,7 +111,7 @@ impl Job for Deliver {
         let target = async {
             let mut conn = app.db.conn().await?;
             sql!(fetch_optional conn, Target,
-                "SELECT w.url, w.secret, w.active, w.deleted_at, e.id AS event_id, e.type AS event_type, e.data, e.created_at \
+                "SELECT w.id AS webhook_id, w.url, w.secret, w.active, w.deleted_at, e.id AS event_id, e.type AS event_type, e.data, e.created_at \
                  FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id \
                  WHERE d.id = $1",
                 &payload.delivery_id)
@@ -131,7 +132,16 @@ impl Job for Deliver {
             Ok(body) => body,
             Err(error) => return Attempt::fail(error),
         };
-        post(&app, &target.url, &target.secret, body).await
+        let secret = match app
+            .cfdi
+            .master()
+            .map_err(|error| error.message)
+            .and_then(|master| super::open_secret(master, &target.webhook_id, &target.secret))
+        {
+            Ok(secret) => secret,
+            Err(error) => return Attempt::retry(format!("webhook secret: {error}"), Value::Null),
+        };
+        post(&app, &target.url, &secret, body).await
     }
 
     // Spelled out to match the trait's single lifetime, which the type-erased registry needs.

@@ -32,7 +32,7 @@ fn sat_dir() -> Option<PathBuf> {
 }
 
 /// Sends a stamping request, optionally with an Idempotency-Key.
-async fn timbrar(app: &TestApp, who: &As, body: &Value, key: Option<&str>) -> Answer {
+pub(crate) async fn timbrar(app: &TestApp, who: &As, body: &Value, key: Option<&str>) -> Answer {
     let mut request = app
         .client
         .post(format!("{}/api/cfdi/timbrar", app.base))
@@ -56,7 +56,7 @@ async fn raw(app: &TestApp, path: &str, who: Option<&As>) -> (StatusCode, String
 }
 
 /// A user with a sandbox company EKU9003173C9 and a customer; returns (who, cliente id).
-async fn setup(app: &TestApp, email: &str) -> (As, String) {
+pub(crate) async fn setup(app: &TestApp, email: &str) -> (As, String) {
     let (_, key) = app.user(email).await;
     let empresa = app.empresa(&key, EMISOR).await;
     let who = As::key(&key).in_empresa(&empresa);
@@ -74,7 +74,7 @@ fn concepto(descripcion: &str, cantidad: Value, precio: Value) -> Value {
     json!({ "claveProdServ": "81112100", "claveUnidad": "E48", "descripcion": descripcion, "cantidad": cantidad, "precioUnitario": precio })
 }
 
-fn factura(cliente: &str) -> Value {
+pub(crate) fn factura(cliente: &str) -> Value {
     json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente,
         "conceptos": [concepto("Servicio de timbrado", json!(2), json!("1500.50"))] })
 }
@@ -809,8 +809,19 @@ async fn sandbox_cancellation_checks_every_code_and_cancels_at_once() {
         let (other, _) = setup(&app, "cancel-other@example.com").await;
         cancelar(&app, &other, id, json!({ "motivo": "02" }), None).await.assert_error(404, "CANCEL_002");
 
+        // Motivo 01 names a stamped invoice of this company: not an unknown UUID, nor itself.
+        cancelar(&app, &who, id, json!({ "motivo": "01", "folioSustitucion": otro }), None)
+            .await
+            .assert_error(400, "CANCEL_001");
+        let propio = stamped["uuid"].as_str().unwrap();
+        cancelar(&app, &who, id, json!({ "motivo": "01", "folioSustitucion": propio }), None)
+            .await
+            .assert_error(400, "CANCEL_001");
+        let sustituta =
+            timbrar(&app, &who, &factura(&cliente), None).await.data(201)["uuid"].as_str().unwrap().to_owned();
+        assert!(sustituta.starts_with("SANDBOX-"));
         // Motivo 01 with the replacing invoice (SANDBOX- prefix accepted), replayed by key.
-        let body = json!({ "motivo": "01", "folioSustitucion": format!("SANDBOX-{otro}") });
+        let body = json!({ "motivo": "01", "folioSustitucion": sustituta });
         let first = cancelar(&app, &who, id, body.clone(), Some("cancel-1")).await;
         let data = first.data(200).clone();
         assert_eq!(data["status"], "CANCELADO");
@@ -827,12 +838,12 @@ async fn sandbox_cancellation_checks_every_code_and_cancels_at_once() {
         assert_eq!(detail["cancellationStatus"], "SIN_ACEPTACION");
         // Totals come from the counters the triggers keep: the status change moved the invoice.
         for (query, expected) in
-            [("status=CANCELADO", 1), ("status=TIMBRADO", 0), ("", 1), ("tipo=I&status=CANCELADO", 1)]
+            [("status=CANCELADO", 1), ("status=TIMBRADO", 1), ("", 2), ("tipo=I&status=CANCELADO", 1)]
         {
             let listed = app.get(&format!("/api/cfdi?{query}"), &who).await.data(200).clone();
             assert_eq!(listed["total"], json!(expected), "{query}");
         }
-        assert_eq!(event_types(&app, &empresa).await, ["factura.timbrada", "factura.cancelada"]);
+        assert_eq!(event_types(&app, &empresa).await, ["factura.timbrada", "factura.timbrada", "factura.cancelada"]);
     })
     .await;
 }

@@ -153,7 +153,11 @@ async fn expired_keys_and_deleted_accounts() {
             clock.advance(std::time::Duration::from_secs(86_400 + 60));
             app.get("/api/empresas", &As::key(&short_key)).await.assert_error(401, "AUTH_001");
 
-            app.call(Method::DELETE, "/api/auth/account", &As::key(&key), None).await.data(200);
+            // Deleting the account takes the session and the password, never a key.
+            app.call(Method::DELETE, "/api/auth/account", &As::key(&key), None).await.assert_error(403, "AUTH_005");
+            app.call(Method::DELETE, "/api/auth/account", &session, Some(json!({ "password": "Secreto1!" })))
+                .await
+                .data(200);
             app.get("/api/empresas", &As::key(&key)).await.assert_error(401, "AUTH_002");
             app.get("/api/api-keys", &session).await.assert_error(401, "AUTH_001");
             app.post(

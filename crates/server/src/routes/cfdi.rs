@@ -207,6 +207,7 @@ pub async fn timbrar(
                 "UPDATE empresas SET folio_live = folio_live + 1 WHERE id = $1 RETURNING folio_live", &empresa_id)?;
             comprobante.folio = Some(folio.to_string());
             sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+            let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
             sql!(execute tx,
                 "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
@@ -220,7 +221,7 @@ pub async fn timbrar(
             }
             tx.commit().await?;
 
-            let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
+            let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &xml).await;
             let mut tx = app.db.begin().await?;
             let timbrado = match respuesta {
                 Ok(timbrado) => timbrado,
@@ -352,7 +353,7 @@ async fn sellar_sandbox(
         comprobante.folio = Some(folio.to_string());
         sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
         timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
-        let xml = escritura::escribir(&comprobante);
+        let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
         Ok((comprobante, xml))
     })
     .await

@@ -11,4 +11,5 @@ mod foundation;
 mod harness;
 mod jobs;
 mod receiver;
+mod textos;
 mod webhooks;

@@ -210,9 +210,9 @@ impl NuevoComprobante {
         emisor: Emisor,
         receptor: Receptor,
         mut pagos: crate::pagos::Pagos,
-    ) -> Self {
-        crate::pagos::calcular_totales(&mut pagos);
-        Self {
+    ) -> Result<Self, ErrorConstruccion> {
+        crate::pagos::calcular_totales(&mut pagos)?;
+        Ok(Self {
             tipo: TipoDeComprobante::Pago,
             serie: None,
             folio: None,
@@ -238,7 +238,7 @@ impl NuevoComprobante {
             )],
             impuestos_locales: None,
             complementos: vec![Complemento::Pagos(Box::new(pagos))],
-        }
+        })
     }
 
     /// A payroll receipt (tipo N) carrying `nomina`, per the Guía de llenado del recibo de
@@ -252,20 +252,20 @@ impl NuevoComprobante {
         emisor: Emisor,
         receptor: Receptor,
         mut nomina: crate::nomina::Nomina,
-    ) -> Self {
-        crate::nomina::calcular_totales(&mut nomina);
+    ) -> Result<Self, ErrorConstruccion> {
+        crate::nomina::calcular_totales(&mut nomina)?;
         let valor = |n: &Option<Numero>| n.as_ref().and_then(|n| n.valor().ok()).unwrap_or_default();
         let mut concepto = NuevoConcepto::new(
             "84111505",
             Decimal::ONE,
             "ACT",
             "Pago de nómina",
-            valor(&nomina.total_percepciones) + valor(&nomina.total_otros_pagos),
+            sumar(valor(&nomina.total_percepciones), valor(&nomina.total_otros_pagos), "Nomina.TotalPercepciones")?,
             ObjetoImp::NoObjeto,
         );
         let deducciones = valor(&nomina.total_deducciones);
         concepto.descuento = (deducciones > Decimal::ZERO).then_some(deducciones);
-        Self {
+        Ok(Self {
             tipo: TipoDeComprobante::Nomina,
             serie: None,
             folio: None,
@@ -284,7 +284,7 @@ impl NuevoComprobante {
             conceptos: vec![concepto],
             impuestos_locales: None,
             complementos: vec![Complemento::Nomina(Box::new(nomina))],
-        }
+        })
     }
 }
 
@@ -315,12 +315,12 @@ fn texto_valor(valor: Decimal, minimo: u32, campo: &str) -> Result<Numero, Error
 }
 
 /// `a × b`, or an error naming `campo` when the product leaves `Decimal` or `t_Importe`.
-fn multiplicar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
+pub(crate) fn multiplicar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
     a.checked_mul(b).filter(|p| p.abs() < LIMITE_IMPORTE).ok_or_else(|| fuera_de_rango(campo))
 }
 
 /// `a + b`, or an error naming `campo` when the sum leaves `Decimal` or `t_Importe`.
-fn sumar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
+pub(crate) fn sumar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
     a.checked_add(b).filter(|s| s.abs() < LIMITE_IMPORTE).ok_or_else(|| fuera_de_rango(campo))
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Raw input is read leniently so that [`CalculoNomina::validar`] can report every problem at
 //! once, each with the JSON path of its field. Amounts are read exactly from JSON numbers or
-//! strings (serde_json `arbitrary_precision`), never through `f64`.
+//! strings (serde_json `arbitrary_precision`), never through `f64`, and only in plain decimal
+//! notation (`-?[0-9]+(.[0-9]+)?`: no exponent, `_` or `+`).
 //!
 //! Ranges accepted for `diasPagados` (NumDiasPagados allows up to three decimals):
 //!

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::validate::{self, RawAmount};
-use timbra_cfdi::tipos::{CampoTexto, Esquema, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL, primer_caracter_no_xml};
+use timbra_cfdi::tipos::{CampoTexto, Esquema, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL};
 
 /// Most conceptos one invoice may carry.
 pub const MAX_CONCEPTOS: usize = 1000;
@@ -184,25 +184,16 @@ pub struct Preparado {
 }
 
 /// A catalog code or other short required text: present, at most `max` characters, and
-/// nothing SAT's patterns or an XML document refuse (`|`, control characters).
-fn texto(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, max: usize) -> String {
-    let value = value.map(str::trim).unwrap_or_default();
-    if value.is_empty() {
-        problems.push(FieldProblem::new(field, format!("{field} is required")));
-    } else if value.chars().count() > max {
-        problems.push(FieldProblem::new(field, format!("{field} has more than {max} characters")));
-    } else if let Some((posicion, caracter)) = primer_caracter_no_xml(value) {
-        problems.push(FieldProblem::new(
-            field,
-            format!(
-                "{field} contains the control character U+{:04X} at position {posicion}; remove it",
-                u32::from(caracter)
-            ),
-        ));
-    } else if value.contains('|') {
-        problems.push(FieldProblem::new(field, format!("{field} cannot contain '|'")));
-    }
-    value.to_owned()
+/// nothing SAT's patterns or an XML document refuse (`|`, control characters), by the same
+/// rule as every SAT text ([`validate::sat_text`]); the catalog itself is checked later.
+fn texto(
+    problems: &mut Vec<FieldProblem>,
+    field: &str,
+    value: Option<&str>,
+    atributo: &'static str,
+    max: usize,
+) -> String {
+    validate::sat_text(problems, field, value, CampoTexto { atributo, minimo: 1, maximo: max, sin_barra: true })
 }
 
 fn codigo<T>(
@@ -395,8 +386,8 @@ pub fn preparar(
     let mut conceptos = Vec::with_capacity(conceptos_body.len());
     for (i, c) in conceptos_body.into_iter().enumerate() {
         let f = |name: &str| format!("conceptos[{i}].{name}");
-        let clave_prod_serv = texto(&mut p, &f("claveProdServ"), c.clave_prod_serv.as_deref(), 8);
-        let clave_unidad = texto(&mut p, &f("claveUnidad"), c.clave_unidad.as_deref(), 3);
+        let clave_prod_serv = texto(&mut p, &f("claveProdServ"), c.clave_prod_serv.as_deref(), "ClaveProdServ", 8);
+        let clave_unidad = texto(&mut p, &f("claveUnidad"), c.clave_unidad.as_deref(), "ClaveUnidad", 3);
         let descripcion =
             validate::sat_text(&mut p, &f("descripcion"), c.descripcion.as_deref(), CampoTexto::DESCRIPCION);
         let unidad = validate::optional_sat_text(&mut p, &f("unidad"), c.unidad.as_deref(), CampoTexto::UNIDAD);
@@ -514,9 +505,9 @@ pub fn preparar(
     };
     let informacion_global = match body.informacion_global {
         Some(g) => Some(InformacionGlobal {
-            periodicidad: texto(&mut p, "informacionGlobal.periodicidad", g.periodicidad.as_deref(), 2),
-            meses: texto(&mut p, "informacionGlobal.meses", g.meses.as_deref(), 2),
-            ano: texto(&mut p, "informacionGlobal.ano", g.ano.as_deref(), 4),
+            periodicidad: texto(&mut p, "informacionGlobal.periodicidad", g.periodicidad.as_deref(), "Periodicidad", 2),
+            meses: texto(&mut p, "informacionGlobal.meses", g.meses.as_deref(), "Meses", 2),
+            ano: texto(&mut p, "informacionGlobal.ano", g.ano.as_deref(), "Año", 4),
         }),
         // SAT requires it on an ingreso to the public customer (a factura global).
         None if receptor.rfc == RFC_PUBLICO_GENERAL

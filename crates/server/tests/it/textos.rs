@@ -106,6 +106,7 @@ async fn control_characters_and_pipes_are_refused_naming_the_field() {
         let mut linea = concepto("Servicio\u{7}", json!(1), json!(10));
         linea["unidad"] = json!("pieza|s");
         linea["noIdentificacion"] = json!("SKU\u{0}1");
+        linea["claveUnidad"] = json!("E4\u{7}");
         let mut body = factura(vec![linea, concepto("Bien|mal", json!(1), json!(10))]);
         body["condicionesDePago"] = json!("30 días\u{1}");
         body["serie"] = json!("A|B");
@@ -118,6 +119,7 @@ async fn control_characters_and_pipes_are_refused_naming_the_field() {
             "conceptos[0].descripcion",
             "conceptos[0].unidad",
             "conceptos[0].noIdentificacion",
+            "conceptos[0].claveUnidad",
             "conceptos[1].descripcion",
         ] {
             assert!(got.iter().any(|f| f == expected), "{expected} missing in {got:?}");

@@ -226,10 +226,12 @@ impl CampoTexto {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TextoInvalido {
     /// Empty (after the caller's trimming).
-    #[error("is required and cannot be empty ({atributo} has 1 to {maximo} characters)")]
+    #[error("is required and cannot be empty ({atributo} has {minimo} to {maximo} characters)")]
     Vacio {
         /// SAT's attribute.
         atributo: &'static str,
+        /// `minLength`.
+        minimo: usize,
         /// `maxLength`.
         maximo: usize,
     },
@@ -298,7 +300,7 @@ impl TextoSat {
         }
         let largo = texto.chars().count();
         if largo == 0 {
-            return Err(TextoInvalido::Vacio { atributo: campo.atributo, maximo: campo.maximo });
+            return Err(TextoInvalido::Vacio { atributo: campo.atributo, minimo: campo.minimo, maximo: campo.maximo });
         }
         if largo < campo.minimo {
             return Err(TextoInvalido::Corto { atributo: campo.atributo, minimo: campo.minimo, largo });

@@ -133,7 +133,7 @@ fn benches(c: &mut Criterion) {
     });
     let mut sellado = nuevo.clone().construir().unwrap();
     sello::sellar(&mut sellado, &firmante).unwrap();
-    let xml = escritura::escribir(&sellado);
+    let xml = escritura::escribir(&sellado).unwrap();
     grupo.bench_function("cadena_desde_modelo_10_conceptos", |b| {
         b.iter(|| cadena::desde_comprobante(black_box(&sellado)).unwrap())
     });

@@ -85,6 +85,13 @@ pub fn escribir_cancelacion(solicitud: &SolicitudCancelacion) -> Result<String, 
     if solicitud.folios.is_empty() {
         return Err(invalido("Folios".into(), "se requiere al menos un folio"));
     }
+    if let Err(error) = crate::tipos::Rfc::new(&solicitud.rfc_emisor) {
+        return Err(invalido("RfcEmisor".into(), &error.to_string()));
+    }
+    // XML 1.0 cannot carry control characters: refuse rather than write a broken document.
+    if crate::tipos::primer_caracter_no_xml(&solicitud.fecha).is_some() {
+        return Err(invalido("Fecha".into(), "contiene un carácter de control que XML no admite"));
+    }
     let mut xml = String::with_capacity(512);
     xml.push_str("<Cancelacion xmlns=\"");
     xml.push_str(NS_CANCELACION);
@@ -164,5 +171,15 @@ mod tests {
         let mut sin_sustituto = solicitud.clone();
         sin_sustituto.folios[0].motivo = MotivoCancelacion::ErroresConRelacion;
         assert!(escribir_cancelacion(&sin_sustituto).is_err());
+        let mut control = solicitud.clone();
+        control.fecha = "2022-01-06T17:49:12\u{1}".into();
+        assert!(
+            matches!(escribir_cancelacion(&control), Err(ErrorCancelacion::Invalido { campo, .. }) if campo == "Fecha")
+        );
+        let mut rfc = solicitud;
+        rfc.rfc_emisor = "EKU9003173C\u{7}".into();
+        assert!(
+            matches!(escribir_cancelacion(&rfc), Err(ErrorCancelacion::Invalido { campo, .. }) if campo == "RfcEmisor")
+        );
     }
 }

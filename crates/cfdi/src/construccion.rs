@@ -19,6 +19,7 @@ use crate::catalogos::{self, Exportacion, FormaPago, Impuesto, MetodoPago, Objet
 use crate::implocal::ImpuestosLocales;
 use crate::model::*;
 use crate::numero::Numero;
+use crate::tipos::LIMITE_IMPORTE;
 
 /// Why a comprobante could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -209,9 +210,9 @@ impl NuevoComprobante {
         emisor: Emisor,
         receptor: Receptor,
         mut pagos: crate::pagos::Pagos,
-    ) -> Self {
-        crate::pagos::calcular_totales(&mut pagos);
-        Self {
+    ) -> Result<Self, ErrorConstruccion> {
+        crate::pagos::calcular_totales(&mut pagos)?;
+        Ok(Self {
             tipo: TipoDeComprobante::Pago,
             serie: None,
             folio: None,
@@ -237,7 +238,7 @@ impl NuevoComprobante {
             )],
             impuestos_locales: None,
             complementos: vec![Complemento::Pagos(Box::new(pagos))],
-        }
+        })
     }
 
     /// A payroll receipt (tipo N) carrying `nomina`, per the Guía de llenado del recibo de
@@ -251,20 +252,20 @@ impl NuevoComprobante {
         emisor: Emisor,
         receptor: Receptor,
         mut nomina: crate::nomina::Nomina,
-    ) -> Self {
-        crate::nomina::calcular_totales(&mut nomina);
+    ) -> Result<Self, ErrorConstruccion> {
+        crate::nomina::calcular_totales(&mut nomina)?;
         let valor = |n: &Option<Numero>| n.as_ref().and_then(|n| n.valor().ok()).unwrap_or_default();
         let mut concepto = NuevoConcepto::new(
             "84111505",
             Decimal::ONE,
             "ACT",
             "Pago de nómina",
-            valor(&nomina.total_percepciones) + valor(&nomina.total_otros_pagos),
+            sumar(valor(&nomina.total_percepciones), valor(&nomina.total_otros_pagos), "Nomina.TotalPercepciones")?,
             ObjetoImp::NoObjeto,
         );
         let deducciones = valor(&nomina.total_deducciones);
         concepto.descuento = (deducciones > Decimal::ZERO).then_some(deducciones);
-        Self {
+        Ok(Self {
             tipo: TipoDeComprobante::Nomina,
             serie: None,
             folio: None,
@@ -283,7 +284,7 @@ impl NuevoComprobante {
             conceptos: vec![concepto],
             impuestos_locales: None,
             complementos: vec![Complemento::Nomina(Box::new(nomina))],
-        }
+        })
     }
 }
 
@@ -313,6 +314,20 @@ fn texto_valor(valor: Decimal, minimo: u32, campo: &str) -> Result<Numero, Error
     Ok(Numero::from(v))
 }
 
+/// `a × b`, or an error naming `campo` when the product leaves `Decimal` or `t_Importe`.
+pub(crate) fn multiplicar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
+    a.checked_mul(b).filter(|p| p.abs() < LIMITE_IMPORTE).ok_or_else(|| fuera_de_rango(campo))
+}
+
+/// `a + b`, or an error naming `campo` when the sum leaves `Decimal` or `t_Importe`.
+pub(crate) fn sumar(a: Decimal, b: Decimal, campo: &str) -> Result<Decimal, ErrorConstruccion> {
+    a.checked_add(b).filter(|s| s.abs() < LIMITE_IMPORTE).ok_or_else(|| fuera_de_rango(campo))
+}
+
+fn fuera_de_rango(campo: &str) -> ErrorConstruccion {
+    invalido(campo, "el resultado excede el máximo de un importe (tdCFDI t_Importe: 18 dígitos enteros)")
+}
+
 fn no_vacio(valor: Option<String>) -> Option<String> {
     valor.filter(|texto| !texto.trim().is_empty())
 }
@@ -328,25 +343,27 @@ struct Resumen {
 }
 
 impl Resumen {
-    fn traslado(&mut self, t: &Traslado, base: Decimal, importe: Option<Decimal>) {
+    fn traslado(&mut self, t: &Traslado, base: Decimal, importe: Option<Decimal>) -> Result<(), ErrorConstruccion> {
         let tasa = t.tasa_o_cuota.as_ref().map(|n| n.texto().to_owned());
         match self.traslados.iter_mut().find(|(i, f, k, ..)| *i == t.impuesto && *f == t.tipo_factor && *k == tasa) {
             Some(grupo) => {
-                grupo.3 += base;
+                grupo.3 = sumar(grupo.3, base, "Impuestos.Traslados.Base")?;
                 grupo.4 = match (grupo.4, importe) {
-                    (Some(a), Some(b)) => Some(a + b),
+                    (Some(a), Some(b)) => Some(sumar(a, b, "Impuestos.Traslados.Importe")?),
                     (a, b) => a.or(b),
                 };
             }
             None => self.traslados.push((t.impuesto.clone(), t.tipo_factor.clone(), tasa, base, importe)),
         }
+        Ok(())
     }
 
-    fn retencion(&mut self, impuesto: &str, importe: Decimal) {
+    fn retencion(&mut self, impuesto: &str, importe: Decimal) -> Result<(), ErrorConstruccion> {
         match self.retenciones.iter_mut().find(|(i, _)| i == impuesto) {
-            Some(grupo) => grupo.1 += importe,
+            Some(grupo) => grupo.1 = sumar(grupo.1, importe, "Impuestos.Retenciones.Importe")?,
             None => self.retenciones.push((impuesto.to_owned(), importe)),
         }
+        Ok(())
     }
 }
 
@@ -394,7 +411,7 @@ impl NuevoComprobante {
             let cantidad = texto_valor(nuevo.cantidad, 0, &campo("Cantidad"))?;
             let valor_unitario = texto_valor(nuevo.valor_unitario, dec, &campo("ValorUnitario"))?;
             // Anexo 20, Concepto/Importe: Cantidad × ValorUnitario, with the currency's decimals.
-            let importe = redondear(nuevo.cantidad * nuevo.valor_unitario, dec);
+            let importe = redondear(multiplicar(nuevo.cantidad, nuevo.valor_unitario, &campo("Importe"))?, dec);
             let descuento = match nuevo.descuento {
                 None => None,
                 Some(d) if d < Decimal::ZERO => {
@@ -409,9 +426,9 @@ impl NuevoComprobante {
                     Some(d)
                 }
             };
-            sub_total += importe;
+            sub_total = sumar(sub_total, importe, "SubTotal")?;
             if let Some(d) = descuento {
-                descuento_total = Some(descuento_total.unwrap_or(Decimal::ZERO) + d);
+                descuento_total = Some(sumar(descuento_total.unwrap_or(Decimal::ZERO), d, "Descuento")?);
             }
             let base_general = importe - descuento.unwrap_or(Decimal::ZERO);
             let impuestos_pedidos = match (nuevo.objeto_imp, nuevo.impuestos) {
@@ -439,19 +456,23 @@ impl NuevoComprobante {
                 return Err(invalido(campo("Impuestos"), "los comprobantes T, P y N no llevan impuestos en conceptos"));
             }
             // LIVA art. 18: the IVA base includes the IEPS transferred on the same line.
-            let ieps_trasladado: Decimal = impuestos_pedidos
-                .iter()
-                .filter(|p| p.clase == ClaseImpuesto::Traslado && p.impuesto == Impuesto::Ieps)
-                .filter(|p| p.tipo_factor != TipoFactor::Exento)
-                .map(|p| {
-                    let base = match (p.base, p.tipo_factor) {
-                        (Some(b), _) => redondear(b, dec),
-                        (None, TipoFactor::Cuota) => nuevo.cantidad,
-                        (None, _) => base_general,
-                    };
-                    redondear(base * p.tasa_o_cuota, dec)
-                })
-                .sum();
+            let mut ieps_trasladado = Decimal::ZERO;
+            for (j, p) in impuestos_pedidos.iter().enumerate() {
+                if p.clase != ClaseImpuesto::Traslado
+                    || p.impuesto != Impuesto::Ieps
+                    || p.tipo_factor == TipoFactor::Exento
+                {
+                    continue;
+                }
+                let base = match (p.base, p.tipo_factor) {
+                    (Some(b), _) => redondear(b, dec),
+                    (None, TipoFactor::Cuota) => nuevo.cantidad,
+                    (None, _) => base_general,
+                };
+                let campo_imp = format!("Conceptos[{indice}].Impuestos[{j}]");
+                let monto = redondear(multiplicar(base, p.tasa_o_cuota, &campo_imp)?, dec);
+                ieps_trasladado = sumar(ieps_trasladado, monto, &campo_imp)?;
+            }
             let mut traslados = Vec::new();
             let mut retenciones = Vec::new();
             for (j, pedido) in impuestos_pedidos.iter().enumerate() {
@@ -460,7 +481,7 @@ impl NuevoComprobante {
                     (Some(b), _) => redondear(b, dec),
                     (None, TipoFactor::Cuota) => nuevo.cantidad,
                     (None, _) if pedido.impuesto == Impuesto::Iva && pedido.clase == ClaseImpuesto::Traslado => {
-                        base_general + ieps_trasladado
+                        sumar(base_general, ieps_trasladado, &campo_imp)?
                     }
                     (None, _) => base_general,
                 };
@@ -481,7 +502,7 @@ impl NuevoComprobante {
                         tasa_o_cuota: None,
                         importe: None,
                     };
-                    resumen.traslado(&t, base, None);
+                    resumen.traslado(&t, base, None)?;
                     traslados.push(t);
                     continue;
                 }
@@ -499,9 +520,9 @@ impl NuevoComprobante {
                     ));
                 }
                 // Anexo 20, Traslado/Importe: Base × TasaOCuota, rounded per line.
-                let monto = redondear(base * pedido.tasa_o_cuota, dec);
+                let monto = redondear(multiplicar(base, pedido.tasa_o_cuota, &campo_imp)?, dec);
                 if es_retencion {
-                    resumen.retencion(pedido.impuesto.codigo(), monto);
+                    resumen.retencion(pedido.impuesto.codigo(), monto)?;
                     retenciones.push(Retencion {
                         base: base_numero,
                         impuesto: pedido.impuesto.codigo().to_owned(),
@@ -517,7 +538,7 @@ impl NuevoComprobante {
                         tasa_o_cuota: Some(tasa),
                         importe: Some(Numero::from(monto)),
                     };
-                    resumen.traslado(&t, base, Some(monto));
+                    resumen.traslado(&t, base, Some(monto))?;
                     traslados.push(t);
                 }
             }
@@ -546,9 +567,20 @@ impl NuevoComprobante {
             });
         }
 
-        let total_trasladados: Option<Decimal> =
-            resumen.traslados.iter().filter_map(|grupo| grupo.4).reduce(|a, b| a + b);
-        let total_retenidos: Option<Decimal> = resumen.retenciones.iter().map(|grupo| grupo.1).reduce(|a, b| a + b);
+        let mut total_trasladados: Option<Decimal> = None;
+        for importe in resumen.traslados.iter().filter_map(|grupo| grupo.4) {
+            total_trasladados = Some(match total_trasladados {
+                Some(suma) => sumar(suma, importe, "Impuestos.TotalImpuestosTrasladados")?,
+                None => importe,
+            });
+        }
+        let mut total_retenidos: Option<Decimal> = None;
+        for importe in resumen.retenciones.iter().map(|grupo| grupo.1) {
+            total_retenidos = Some(match total_retenidos {
+                Some(suma) => sumar(suma, importe, "Impuestos.TotalImpuestosRetenidos")?,
+                None => importe,
+            });
+        }
         let impuestos = if resumen.traslados.is_empty() && resumen.retenciones.is_empty() {
             None
         } else {
@@ -583,10 +615,15 @@ impl NuevoComprobante {
             ),
             None => (Decimal::ZERO, Decimal::ZERO),
         };
-        let total = sub_total - descuento_total.unwrap_or(Decimal::ZERO) + total_trasladados.unwrap_or_default()
-            - total_retenidos.unwrap_or_default()
-            + locales_trasladados
-            - locales_retenidos;
+        // Each term is below 10^18 (t_Importe) or a parsed local-tax total; checked all the same.
+        let total = sub_total
+            .checked_sub(descuento_total.unwrap_or(Decimal::ZERO))
+            .and_then(|t| t.checked_add(total_trasladados.unwrap_or_default()))
+            .and_then(|t| t.checked_sub(total_retenidos.unwrap_or_default()))
+            .and_then(|t| t.checked_add(locales_trasladados))
+            .and_then(|t| t.checked_sub(locales_retenidos))
+            .filter(|t| t.abs() < LIMITE_IMPORTE)
+            .ok_or_else(|| fuera_de_rango("Total"))?;
         if total < Decimal::ZERO {
             return Err(invalido("Total", "el total no puede ser negativo"));
         }
@@ -677,6 +714,62 @@ mod tests {
         assert_eq!(c.sub_total.texto(), "100.00");
         assert_eq!(c.descuento.as_ref().unwrap().texto(), "10.00");
         assert_eq!(c.total.texto(), "104.40");
+    }
+
+    #[test]
+    fn desbordes_son_errores_no_panicos() {
+        let enorme = NuevoConcepto::new("01010101", dec!(1e28), "H87", "x", Decimal::MAX, ObjetoImp::SiObjeto);
+        let error = base(vec![enorme]).construir().unwrap_err();
+        assert!(
+            matches!(&error, ErrorConstruccion::Invalido { campo, .. } if campo == "Conceptos[0].Importe"),
+            "{error}"
+        );
+        // Each line fits t_Importe, their sum does not.
+        let linea =
+            || NuevoConcepto::new("01010101", dec!(1), "H87", "x", dec!(600000000000000000), ObjetoImp::NoObjeto);
+        let error = base(vec![linea(), linea()]).construir().unwrap_err();
+        assert!(matches!(&error, ErrorConstruccion::Invalido { campo, .. } if campo == "SubTotal"), "{error}");
+        // The tax on a line that fits may not.
+        let mut cuota = NuevoConcepto::new("01010101", dec!(1), "H87", "x", dec!(1), ObjetoImp::SiObjeto);
+        cuota.impuestos = Some(vec![NuevoImpuesto {
+            clase: ClaseImpuesto::Traslado,
+            impuesto: Impuesto::Ieps,
+            tipo_factor: TipoFactor::Cuota,
+            tasa_o_cuota: Decimal::MAX,
+            base: Some(Decimal::MAX),
+        }]);
+        assert!(base(vec![cuota]).construir().is_err());
+    }
+
+    proptest::proptest! {
+        /// Any amounts a caller can hand over give a comprobante or an error, never a panic.
+        #[test]
+        fn importes_cualesquiera_no_causan_panico(
+            cantidad in proptest::num::u128::ANY,
+            escala_cantidad in 0u32..29,
+            valor in proptest::num::u128::ANY,
+            escala_valor in 0u32..29,
+            descuento in proptest::option::of(proptest::num::i64::ANY),
+            tasa in proptest::num::u64::ANY,
+        ) {
+            let decimal = |n: u128, escala: u32| {
+                Decimal::from_i128_with_scale((n % (1u128 << 96)) as i128, escala)
+            };
+            let mut concepto = NuevoConcepto::new(
+                "01010101",
+                decimal(cantidad, escala_cantidad),
+                "H87",
+                "x",
+                decimal(valor, escala_valor),
+                ObjetoImp::SiObjeto,
+            );
+            concepto.descuento = descuento.map(Decimal::from);
+            concepto.impuestos = Some(vec![
+                NuevoImpuesto::iva(dec!(0.16)),
+                NuevoImpuesto { base: None, ..NuevoImpuesto::retencion_iva(Decimal::from(tasa)) },
+            ]);
+            let _ = base(vec![concepto.clone(), concepto]).construir();
+        }
     }
 
     #[test]

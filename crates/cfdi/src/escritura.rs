@@ -3,6 +3,11 @@
 //! Anexo 20 requires UTF-8, SAT's attribute names, the namespace and `schemaLocation` of
 //! every complement, and no empty optional attributes (the builder never produces them; a
 //! parsed document keeps whatever it had so its cadena original does not change).
+//!
+//! The writer never emits a character XML 1.0 cannot carry (C0 controls other than tab, LF
+//! and CR; U+FFFE; U+FFFF): no escape exists for them, so [`escribir`] refuses the document
+//! with [`ErrorEscritura`] naming the element and attribute instead of producing XML that is
+//! not well-formed.
 
 use std::borrow::Cow;
 
@@ -15,6 +20,21 @@ use crate::nomina::{NS_NOMINA12, Nomina, XSD_NOMINA12};
 use crate::numero::Numero;
 use crate::pagos::{NS_PAGOS20, Pagos, XSD_PAGOS20};
 use crate::tfd::{NS_TFD, TimbreFiscalDigital, XSD_TFD};
+use crate::tipos::primer_caracter_no_xml;
+
+/// A value holds a character that XML 1.0 cannot carry; nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{elemento}/@{atributo} contains U+{codigo:04X} at position {posicion}, a character XML 1.0 cannot carry")]
+pub struct ErrorEscritura {
+    /// The element, e.g. `cfdi:Receptor` (or the parent of a raw fragment).
+    pub elemento: String,
+    /// The attribute, e.g. `Nombre` (`*` for a raw fragment: complement or addenda).
+    pub atributo: String,
+    /// The character's code point.
+    pub codigo: u32,
+    /// Its position in the value, in characters from 0.
+    pub posicion: usize,
+}
 
 /// Escapes an attribute value: the five XML special characters and the three whitespace
 /// characters that attribute-value normalisation would otherwise turn into spaces
@@ -40,21 +60,33 @@ pub fn escapar_atributo(valor: &str) -> Cow<'_, str> {
     Cow::Owned(salida)
 }
 
-/// Start tag under construction: name plus already-escaped attributes.
+/// Start tag under construction: name plus already-escaped attributes, and the first value
+/// that XML cannot carry, if any.
 struct Etiqueta {
     contenido: String,
     largo_nombre: usize,
+    error: Option<ErrorEscritura>,
 }
 
 impl Etiqueta {
     fn new(nombre: &str) -> Self {
         let mut contenido = String::with_capacity(256);
         contenido.push_str(nombre);
-        Self { contenido, largo_nombre: nombre.len() }
+        Self { contenido, largo_nombre: nombre.len(), error: None }
     }
 
     /// Required attribute: always written.
     fn req(mut self, nombre: &str, valor: &str) -> Self {
+        if self.error.is_none()
+            && let Some((posicion, caracter)) = primer_caracter_no_xml(valor)
+        {
+            self.error = Some(ErrorEscritura {
+                elemento: self.contenido[..self.largo_nombre].to_owned(),
+                atributo: nombre.to_owned(),
+                codigo: u32::from(caracter),
+                posicion,
+            });
+        }
         self.contenido.push(' ');
         self.contenido.push_str(nombre);
         self.contenido.push_str("=\"");
@@ -82,15 +114,25 @@ impl Etiqueta {
 
 struct Escritor {
     xml: Writer<Vec<u8>>,
+    /// The first value refused; the document is then discarded.
+    error: Option<ErrorEscritura>,
 }
 
 impl Escritor {
+    fn anotar(&mut self, error: Option<ErrorEscritura>) {
+        if self.error.is_none() {
+            self.error = error;
+        }
+    }
+
     fn abrir(&mut self, etiqueta: Etiqueta) {
+        self.anotar(etiqueta.error);
         let inicio = BytesStart::from_content(etiqueta.contenido, etiqueta.largo_nombre);
         self.evento(Event::Start(inicio));
     }
 
     fn vacio(&mut self, etiqueta: Etiqueta) {
+        self.anotar(etiqueta.error);
         let inicio = BytesStart::from_content(etiqueta.contenido, etiqueta.largo_nombre);
         self.evento(Event::Empty(inicio));
     }
@@ -99,7 +141,16 @@ impl Escritor {
         self.evento(Event::End(BytesEnd::new(nombre)));
     }
 
-    fn crudo(&mut self, xml: &str) {
+    /// A raw fragment (complement or addenda) inside `padre`.
+    fn crudo(&mut self, padre: &str, xml: &str) {
+        if let Some((posicion, caracter)) = primer_caracter_no_xml(xml) {
+            self.anotar(Some(ErrorEscritura {
+                elemento: padre.to_owned(),
+                atributo: "*".to_owned(),
+                codigo: u32::from(caracter),
+                posicion,
+            }));
+        }
         self.xml.get_mut().extend_from_slice(xml.as_bytes());
     }
 
@@ -112,13 +163,20 @@ impl Escritor {
 }
 
 /// Serialises a comprobante to a UTF-8 XML document (no indentation).
-pub fn escribir(comprobante: &Comprobante) -> String {
-    let mut escritor = Escritor { xml: Writer::new(Vec::with_capacity(8192)) };
+///
+/// # Errors
+/// [`ErrorEscritura`] when a value holds a character XML 1.0 cannot carry: such a document
+/// would not be well-formed, so none is returned.
+pub fn escribir(comprobante: &Comprobante) -> Result<String, ErrorEscritura> {
+    let mut escritor = Escritor { xml: Writer::new(Vec::with_capacity(8192)), error: None };
     escritor.evento(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     escribir_comprobante(&mut escritor, comprobante);
+    if let Some(error) = escritor.error {
+        return Err(error);
+    }
     let bytes = escritor.xml.into_inner();
     // Invariant: every piece written is a &str, so the buffer is UTF-8.
-    String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+    Ok(String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }
 
 fn escribir_comprobante(e: &mut Escritor, c: &Comprobante) {
@@ -250,14 +308,14 @@ fn escribir_comprobante(e: &mut Escritor, c: &Comprobante) {
                 Complemento::Nomina(nomina) => escribir_nomina(e, nomina),
                 Complemento::ImpuestosLocales(locales) => escribir_implocal(e, locales),
                 Complemento::TimbreFiscalDigital(tfd) => escribir_tfd(e, tfd),
-                Complemento::Otro(crudo) => e.crudo(&crudo.xml),
+                Complemento::Otro(crudo) => e.crudo("cfdi:Complemento", &crudo.xml),
             }
         }
         e.cerrar("cfdi:Complemento");
     }
     if let Some(XmlCrudo { xml, .. }) = &c.addenda {
         e.abrir(Etiqueta::new("cfdi:Addenda"));
-        e.crudo(xml);
+        e.crudo("cfdi:Addenda", xml);
         e.cerrar("cfdi:Addenda");
     }
     e.cerrar("cfdi:Comprobante");
@@ -335,7 +393,7 @@ fn escribir_concepto(e: &mut Escritor, c: &Concepto) {
     }
     if let Some(complemento) = &c.complemento_concepto {
         e.abrir(Etiqueta::new("cfdi:ComplementoConcepto"));
-        e.crudo(&complemento.xml);
+        e.crudo("cfdi:ComplementoConcepto", &complemento.xml);
         e.cerrar("cfdi:ComplementoConcepto");
     }
     for parte in &c.partes {
@@ -379,8 +437,11 @@ fn escribir_tfd(e: &mut Escritor, t: &TimbreFiscalDigital) {
 
 /// Serialises a TimbreFiscalDigital on its own (root element with its namespaces), as PACs
 /// return it and as SAT's `cadenaoriginal_TFD_1_1.xslt` expects it.
-pub fn escribir_tfd_documento(tfd: &TimbreFiscalDigital) -> String {
-    let mut escritor = Escritor { xml: Writer::new(Vec::with_capacity(1024)) };
+///
+/// # Errors
+/// [`ErrorEscritura`] when a value (e.g. a PAC's `Leyenda`) holds a character XML cannot carry.
+pub fn escribir_tfd_documento(tfd: &TimbreFiscalDigital) -> Result<String, ErrorEscritura> {
+    let mut escritor = Escritor { xml: Writer::new(Vec::with_capacity(1024)), error: None };
     escritor.evento(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let ubicacion = format!("{NS_TFD} {XSD_TFD}");
     escritor.vacio(
@@ -397,7 +458,10 @@ pub fn escribir_tfd_documento(tfd: &TimbreFiscalDigital) -> String {
             .req("NoCertificadoSAT", &tfd.no_certificado_sat)
             .req("SelloSAT", &tfd.sello_sat),
     );
-    String::from_utf8_lossy(&escritor.xml.into_inner()).into_owned()
+    if let Some(error) = escritor.error {
+        return Err(error);
+    }
+    Ok(String::from_utf8_lossy(&escritor.xml.into_inner()).into_owned())
 }
 
 fn escribir_implocal(e: &mut Escritor, l: &ImpuestosLocales) {
@@ -731,4 +795,42 @@ fn escribir_nomina(e: &mut Escritor, n: &Nomina) {
         e.cerrar("nomina12:Incapacidades");
     }
     e.cerrar("nomina12:Nomina");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn con_receptor(nombre: &str) -> Comprobante {
+        let mut c = Comprobante { version: "4.0".into(), ..Comprobante::default() };
+        c.receptor.nombre = nombre.into();
+        c
+    }
+
+    #[test]
+    fn rechaza_caracteres_que_xml_no_admite() {
+        for malo in ["A\u{0}B", "A\u{7}", "\u{1B}[31m", "\u{FFFE}", "x\u{FFFF}", "\u{B}", "\u{C}"] {
+            let error = escribir(&con_receptor(malo)).unwrap_err();
+            assert_eq!((error.elemento.as_str(), error.atributo.as_str()), ("cfdi:Receptor", "Nombre"), "{malo:?}");
+        }
+        let error = escribir(&con_receptor("ACME\u{7}")).unwrap_err();
+        assert_eq!((error.codigo, error.posicion), (7, 4));
+        assert!(error.to_string().contains("U+0007"), "{error}");
+    }
+
+    #[test]
+    fn escapa_lo_que_xml_admite() {
+        let xml = escribir(&con_receptor("Tab\tLF\nCR\r <&>\"' Ñ \u{FFFD} \u{1F600}")).unwrap();
+        assert!(xml.contains(r#"Nombre="Tab&#9;LF&#10;CR&#13; &lt;&amp;&gt;&quot;&apos; Ñ"#), "{xml}");
+        let documento = roxmltree::Document::parse(&xml).unwrap();
+        let receptor = documento.descendants().find(|n| n.has_tag_name((crate::model::NS_CFDI, "Receptor"))).unwrap();
+        assert_eq!(receptor.attribute("Nombre"), Some("Tab\tLF\nCR\r <&>\"' Ñ \u{FFFD} \u{1F600}"));
+    }
+
+    #[test]
+    fn rechaza_fragmentos_crudos_con_controles() {
+        let mut c = con_receptor("ok");
+        c.addenda = Some(XmlCrudo { espacio: String::new(), xml: "<a>\u{1}</a>".into() });
+        assert_eq!(escribir(&c).unwrap_err().elemento, "cfdi:Addenda");
+    }
 }

@@ -25,7 +25,9 @@ pub mod parser;
 pub mod sello;
 pub mod tfd;
 pub mod timbre;
+pub mod tipos;
 pub mod validacion;
 
 pub use model::*;
 pub use numero::Numero;
+pub use tipos::{CodigoPostal, Importe, Rfc, TextoSat};

@@ -3,6 +3,7 @@
 //! The model covers what a payroll receipt needs and every attribute the SAT cadena
 //! original stylesheet `nomina12.xslt` reads.
 
+use crate::construccion::{ErrorConstruccion, sumar};
 use crate::numero::Numero;
 
 /// Namespace of Nómina 1.2.
@@ -293,7 +294,10 @@ const TIPOS_JUBILACION: [&str; 2] = ["039", "044"];
 /// `TotalGravado`, `TotalExento`, `TotalPercepciones`; `TotalOtrasDeducciones` (all but
 /// 002), `TotalImpuestosRetenidos` (002 ISR), `TotalDeducciones`; `TotalOtrosPagos`.
 /// Totals of absent groups are left out, as the guide requires.
-pub fn calcular_totales(nomina: &mut Nomina) {
+///
+/// # Errors
+/// [`ErrorConstruccion`] when a sum leaves `t_Importe` (checked arithmetic: never a panic).
+pub fn calcular_totales(nomina: &mut Nomina) -> Result<(), ErrorConstruccion> {
     use rust_decimal::Decimal;
 
     let valor = |n: &Numero| n.valor().unwrap_or_default();
@@ -304,8 +308,8 @@ pub fn calcular_totales(nomina: &mut Nomina) {
         for percepcion in &p.percepciones {
             let g = valor(&percepcion.importe_gravado);
             let e = valor(&percepcion.importe_exento);
-            gravado += g;
-            exento += e;
+            gravado = sumar(gravado, g, "Nomina.Percepciones.TotalGravado")?;
+            exento = sumar(exento, e, "Nomina.Percepciones.TotalExento")?;
             let destino = if TIPOS_SEPARACION.contains(&percepcion.tipo_percepcion.as_str()) {
                 &mut separacion
             } else if TIPOS_JUBILACION.contains(&percepcion.tipo_percepcion.as_str()) {
@@ -313,15 +317,17 @@ pub fn calcular_totales(nomina: &mut Nomina) {
             } else {
                 &mut sueldos
             };
-            *destino = Some(destino.unwrap_or_default() + g + e);
+            *destino =
+                Some(sumar(sumar(destino.unwrap_or_default(), g, "Nomina.Percepciones")?, e, "Nomina.Percepciones")?);
         }
         p.total_sueldos = sueldos.map(dos);
         p.total_separacion_indemnizacion = separacion.map(dos);
         p.total_jubilacion_pension_retiro = jubilacion.map(dos);
         p.total_gravado = dos(gravado);
         p.total_exento = dos(exento);
+        let total = sumar(sueldos.unwrap_or_default(), separacion.unwrap_or_default(), "Nomina.TotalPercepciones")?;
         nomina.total_percepciones =
-            Some(dos(sueldos.unwrap_or_default() + separacion.unwrap_or_default() + jubilacion.unwrap_or_default()));
+            Some(dos(sumar(total, jubilacion.unwrap_or_default(), "Nomina.TotalPercepciones")?));
     } else {
         nomina.total_percepciones = None;
     }
@@ -329,17 +335,44 @@ pub fn calcular_totales(nomina: &mut Nomina) {
         let (mut otras, mut isr) = (None::<Decimal>, None::<Decimal>);
         for deduccion in &d.deducciones {
             let destino = if deduccion.tipo_deduccion == "002" { &mut isr } else { &mut otras };
-            *destino = Some(destino.unwrap_or_default() + valor(&deduccion.importe));
+            *destino = Some(sumar(destino.unwrap_or_default(), valor(&deduccion.importe), "Nomina.Deducciones")?);
         }
         d.total_otras_deducciones = otras.map(dos);
         d.total_impuestos_retenidos = isr.map(dos);
-        nomina.total_deducciones = Some(dos(otras.unwrap_or_default() + isr.unwrap_or_default()));
+        nomina.total_deducciones =
+            Some(dos(sumar(otras.unwrap_or_default(), isr.unwrap_or_default(), "Nomina.TotalDeducciones")?));
     } else {
         nomina.total_deducciones = None;
     }
     nomina.total_otros_pagos = if nomina.otros_pagos.is_empty() {
         None
     } else {
-        Some(dos(nomina.otros_pagos.iter().map(|o| valor(&o.importe)).sum()))
+        let total = nomina
+            .otros_pagos
+            .iter()
+            .try_fold(Decimal::ZERO, |suma, o| sumar(suma, valor(&o.importe), "Nomina.TotalOtrosPagos"))?;
+        Some(dos(total))
     };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sumas_enormes_son_errores_no_panicos() {
+        let deduccion = |importe: &str| Deduccion { importe: Numero::from_texto(importe), ..Deduccion::default() };
+        let mut nomina = Nomina {
+            deducciones: Some(Deducciones {
+                deducciones: vec![deduccion("79228162514264337593543950335"), deduccion("1")],
+                ..Deducciones::default()
+            }),
+            ..Nomina::default()
+        };
+        assert!(calcular_totales(&mut nomina).is_err());
+        nomina.deducciones = Some(Deducciones { deducciones: vec![deduccion("10.5")], ..Deducciones::default() });
+        calcular_totales(&mut nomina).unwrap();
+        assert_eq!(nomina.total_deducciones.map(|n| n.texto().to_owned()), Some("10.50".into()));
+    }
 }

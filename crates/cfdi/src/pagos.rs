@@ -1,5 +1,6 @@
 //! Complemento para recepción de pagos 2.0 (namespace `http://www.sat.gob.mx/Pagos20`).
 
+use crate::construccion::{ErrorConstruccion, multiplicar, sumar};
 use crate::numero::Numero;
 
 /// Namespace of Pagos 2.0.
@@ -188,31 +189,43 @@ pub struct TrasladoP {
 /// `MontoTotalPagos = Σ Monto × TipoCambioP`, IVA bases and amounts per rate from the
 /// `TrasladoP` nodes, withholdings per tax from the `RetencionP` nodes. Attributes with no
 /// matching tax are left out.
-pub fn calcular_totales(pagos: &mut Pagos) {
+///
+/// # Errors
+/// [`ErrorConstruccion`] when an amount in MXN or a sum leaves `t_Importe` (checked
+/// arithmetic: never a panic).
+pub fn calcular_totales(pagos: &mut Pagos) -> Result<(), ErrorConstruccion> {
     use rust_decimal::Decimal;
 
-    let a_mxn = |valor: Decimal, tipo_cambio: Decimal| crate::construccion::redondear(valor * tipo_cambio, 2);
+    let a_mxn = |valor: Decimal, tipo_cambio: Decimal, campo: &str| {
+        multiplicar(valor, tipo_cambio, campo).map(|mxn| crate::construccion::redondear(mxn, 2))
+    };
     let mut monto_total = Decimal::ZERO;
     let mut sumas: [Option<Decimal>; 10] = [None; 10];
-    let mut sumar = |indice: usize, valor: Decimal| {
-        sumas[indice] = Some(sumas[indice].unwrap_or(Decimal::ZERO) + valor);
+    let mut sumar_en = |indice: usize, valor: Decimal| -> Result<(), ErrorConstruccion> {
+        sumas[indice] = Some(sumar(sumas[indice].unwrap_or(Decimal::ZERO), valor, "Pagos.Totales")?);
+        Ok(())
     };
-    for pago in &pagos.pagos {
+    for (i, pago) in pagos.pagos.iter().enumerate() {
+        let campo = format!("Pagos.Pago[{i}]");
         let tipo_cambio = pago.tipo_cambio_p.as_ref().and_then(|t| t.valor().ok()).unwrap_or(Decimal::ONE);
-        monto_total += a_mxn(pago.monto.valor().unwrap_or_default(), tipo_cambio);
+        let monto = a_mxn(pago.monto.valor().unwrap_or_default(), tipo_cambio, &campo)?;
+        monto_total = sumar(monto_total, monto, "Pagos.Totales.MontoTotalPagos")?;
         let Some(impuestos) = &pago.impuestos_p else { continue };
         for r in &impuestos.retenciones_p {
-            let importe = a_mxn(r.importe_p.valor().unwrap_or_default(), tipo_cambio);
+            let importe = a_mxn(r.importe_p.valor().unwrap_or_default(), tipo_cambio, &campo)?;
             match r.impuesto_p.as_str() {
-                "002" => sumar(0, importe),
-                "001" => sumar(1, importe),
-                "003" => sumar(2, importe),
+                "002" => sumar_en(0, importe)?,
+                "001" => sumar_en(1, importe)?,
+                "003" => sumar_en(2, importe)?,
                 _ => {}
             }
         }
         for t in impuestos.traslados_p.iter().filter(|t| t.impuesto_p == "002") {
-            let base = a_mxn(t.base_p.valor().unwrap_or_default(), tipo_cambio);
-            let importe = t.importe_p.as_ref().map(|i| a_mxn(i.valor().unwrap_or_default(), tipo_cambio));
+            let base = a_mxn(t.base_p.valor().unwrap_or_default(), tipo_cambio, &campo)?;
+            let importe = match &t.importe_p {
+                Some(i) => Some(a_mxn(i.valor().unwrap_or_default(), tipo_cambio, &campo)?),
+                None => None,
+            };
             let tasa = t.tasa_o_cuota_p.as_ref().map(Numero::texto);
             let (indice_base, indice_importe) = match (t.tipo_factor_p.as_str(), tasa) {
                 ("Exento", _) => (9, None),
@@ -221,9 +234,9 @@ pub fn calcular_totales(pagos: &mut Pagos) {
                 (_, Some("0.000000")) => (7, Some(8)),
                 _ => continue,
             };
-            sumar(indice_base, base);
+            sumar_en(indice_base, base)?;
             if let (Some(indice), Some(importe)) = (indice_importe, importe) {
-                sumar(indice, importe);
+                sumar_en(indice, importe)?;
             }
         }
     }
@@ -241,4 +254,31 @@ pub fn calcular_totales(pagos: &mut Pagos) {
         total_traslados_base_iva_exento: n(sumas[9]),
         monto_total_pagos: Numero::con_decimales(monto_total, 2),
     };
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn montos_enormes_son_errores_no_panicos() {
+        let pago = |monto: &str, tipo_cambio: &str| Pago {
+            monto: Numero::from_texto(monto),
+            tipo_cambio_p: Some(Numero::from_texto(tipo_cambio)),
+            ..Pago::default()
+        };
+        let maximo = "79228162514264337593543950335";
+        for pagos in [
+            vec![pago(maximo, "2")],
+            vec![pago("999999999999999999", "1"), pago("999999999999999999", "1")],
+            vec![pago("999999999999999999", "20")],
+        ] {
+            let mut pagos = Pagos { pagos, ..Pagos::default() };
+            assert!(calcular_totales(&mut pagos).is_err());
+        }
+        let mut pagos = Pagos { pagos: vec![pago("100", "17.5")], ..Pagos::default() };
+        calcular_totales(&mut pagos).unwrap();
+        assert_eq!(pagos.totales.monto_total_pagos.texto(), "1750.00");
+    }
 }

@@ -844,7 +844,7 @@ mod tests {
             bytes.truncate(corte.max(posicion));
             match parsear_bytes(&bytes) {
                 Ok(modelo) => {
-                    let xml = crate::escritura::escribir(&modelo);
+                    let xml = crate::escritura::escribir(&modelo).unwrap();
                     proptest::prop_assert!(parsear(&xml).is_ok());
                 }
                 Err(ErrorParseo::Xml(error)) => proptest::prop_assert!(error.linea >= 1 && error.columna >= 1),

@@ -65,6 +65,9 @@ pub enum ErrorSello {
     /// Malformed document.
     #[error(transparent)]
     Parseo(#[from] crate::parser::ErrorParseo),
+    /// A value cannot be written as XML.
+    #[error(transparent)]
+    Escritura(#[from] crate::escritura::ErrorEscritura),
 }
 
 /// Fills `NoCertificado` and `Certificado`, computes the cadena original from the model
@@ -212,7 +215,7 @@ mod tests {
         let cadena = sellar(&mut comprobante, &csd).unwrap();
         let verificado = verificar_sello(&comprobante).unwrap();
         assert_eq!(verificado.cadena, cadena);
-        let escrito = crate::escritura::escribir(&comprobante);
+        let escrito = crate::escritura::escribir(&comprobante).unwrap();
         verificar_sello_xml(&escrito).unwrap();
 
         let pac = credencial("SPR190613I52");

@@ -80,7 +80,7 @@ pub fn timbrar_xml(
     }
     let sello = raiz.attribute("Sello").unwrap_or("");
     let tfd = generar_timbre(sello, datos, firmante_sat)?;
-    let tfd_xml = escribir_tfd_incrustado(&tfd);
+    let tfd_xml = escribir_tfd_incrustado(&tfd)?;
     // The prefix the document uses for the CFDI namespace ("cfdi" in practice).
     let prefijo = raiz.lookup_prefix(NS_CFDI).unwrap_or("");
     let nombre = |local: &str| {
@@ -124,13 +124,13 @@ pub fn timbrar_xml(
 }
 
 /// The TFD element with its own namespace declarations, ready to be embedded.
-fn escribir_tfd_incrustado(tfd: &TimbreFiscalDigital) -> String {
-    let documento = escritura::escribir_tfd_documento(tfd);
+fn escribir_tfd_incrustado(tfd: &TimbreFiscalDigital) -> Result<String, escritura::ErrorEscritura> {
+    let documento = escritura::escribir_tfd_documento(tfd)?;
     // Drop the XML declaration of the stand-alone document.
-    match documento.find("?>") {
+    Ok(match documento.find("?>") {
         Some(posicion) => documento[posicion + 2..].trim_start().to_owned(),
         None => documento,
-    }
+    })
 }
 
 /// `tt` of the expresión impresa: total rounded to 6 decimals, trailing zeros removed but

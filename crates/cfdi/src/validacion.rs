@@ -16,6 +16,10 @@ use crate::construccion::redondear;
 use crate::model::{Comprobante, Concepto};
 use crate::numero::Numero;
 use crate::timbre::uuid_valido;
+use crate::tipos::{
+    CampoTexto, LIMITE_IMPORTE, NOMBRE_PUBLICO_GENERAL, RFC_EXTRANJERO, RFC_PUBLICO_GENERAL, Rfc, TextoSat,
+    es_rfc_generico,
+};
 
 /// One problem found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,9 +64,19 @@ impl Validador<'_> {
         }
     }
 
-    /// Parses a number; reports CFDI40_NUMERO when it is not one.
+    /// Parses a number; reports CFDI40_NUMERO when it is not one or when it has more than the
+    /// 18 integer digits of tdCFDI `t_Importe` (which also keeps the sums and products below
+    /// from overflowing).
     fn numero(&mut self, campo: &str, numero: &Numero) -> Option<Decimal> {
         match numero.valor() {
+            Ok(valor) if valor.abs() >= LIMITE_IMPORTE => {
+                self.problema(
+                    "CFDI40_NUMERO",
+                    campo,
+                    format!("«{}» excede los 18 dígitos enteros de un importe (t_Importe)", numero.texto()),
+                );
+                None
+            }
             Ok(valor) => Some(valor),
             Err(_) => {
                 self.problema("CFDI40_NUMERO", campo, format!("«{}» no es un número decimal", numero.texto()));
@@ -82,6 +96,13 @@ impl Validador<'_> {
         }
     }
 
+    /// A free text against its SAT attribute's pattern and length (CFDI40_TEXTO).
+    fn texto(&mut self, campo: &str, texto: &str, atributo: CampoTexto) {
+        if let Err(error) = TextoSat::new(atributo, texto) {
+            self.problema("CFDI40_TEXTO", campo, format!("{campo} {error}"));
+        }
+    }
+
     fn catalogo<T>(
         &mut self,
         regla: &'static str,
@@ -98,29 +119,15 @@ impl Validador<'_> {
     }
 }
 
-/// RFC pattern of cfdv40.xsd / tdCFDI t_RFC (3 or 4 letters including Ñ and &, date, homoclave).
+/// RFC pattern of tdCFDI `t_RFC` (the one rule: [`Rfc::new`]).
 pub fn rfc_valido(rfc: &str) -> bool {
-    let caracteres: Vec<char> = rfc.chars().collect();
-    let letras = match caracteres.len() {
-        12 => 3,
-        13 => 4,
-        _ => return false,
-    };
-    let es_letra = |c: char| c.is_ascii_uppercase() || c == 'Ñ' || c == '&';
-    caracteres[..letras].iter().all(|&c| es_letra(c))
-        && caracteres[letras..letras + 6].iter().all(char::is_ascii_digit)
-        && caracteres[letras + 6..].iter().all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    Rfc::new(rfc).is_ok()
 }
 
 /// Whether the RFC belongs to a persona física (13 characters) rather than a moral (12).
 pub fn es_persona_fisica(rfc: &str) -> bool {
     rfc.chars().count() == 13
 }
-
-/// Generic RFCs of Anexo 20: público en general and foreign residents.
-pub const RFC_PUBLICO_GENERAL: &str = "XAXX010101000";
-/// Generic RFC for foreign receivers.
-pub const RFC_EXTRANJERO: &str = "XEXX010101000";
 
 fn fecha_valida(fecha: &str) -> bool {
     let b = fecha.as_bytes();
@@ -137,18 +144,20 @@ fn diez_a_la_menos(decimales: u32) -> Decimal {
     Decimal::new(1, decimales.min(28))
 }
 
-/// Anexo 20 lower limit: `(a − 10^−da/2) × (b − 10^−db/2)`, truncated to `decimales`.
-fn limite_inferior(a: Decimal, da: u32, b: Decimal, db: u32, decimales: u32) -> Decimal {
+/// Anexo 20 lower limit: `(a − 10^−da/2) × (b − 10^−db/2)`, truncated to `decimales`;
+/// `None` when the product overflows `Decimal`.
+fn limite_inferior(a: Decimal, da: u32, b: Decimal, db: u32, decimales: u32) -> Option<Decimal> {
     let medio = Decimal::new(5, 1);
-    let producto = (a - diez_a_la_menos(da) * medio) * (b - diez_a_la_menos(db) * medio);
-    producto.round_dp_with_strategy(decimales, RoundingStrategy::ToNegativeInfinity)
+    let producto = (a - diez_a_la_menos(da) * medio).checked_mul(b - diez_a_la_menos(db) * medio)?;
+    Some(producto.round_dp_with_strategy(decimales, RoundingStrategy::ToNegativeInfinity))
 }
 
-/// Anexo 20 upper limit: `(a + 10^−da/2) × (b + 10^−db/2)`, rounded up to `decimales`.
-fn limite_superior(a: Decimal, da: u32, b: Decimal, db: u32, decimales: u32) -> Decimal {
+/// Anexo 20 upper limit: `(a + 10^−da/2) × (b + 10^−db/2)`, rounded up to `decimales`;
+/// `None` when the product overflows `Decimal`.
+fn limite_superior(a: Decimal, da: u32, b: Decimal, db: u32, decimales: u32) -> Option<Decimal> {
     let medio = Decimal::new(5, 1);
-    let producto = (a + diez_a_la_menos(da) * medio) * (b + diez_a_la_menos(db) * medio);
-    producto.round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity)
+    let producto = (a + diez_a_la_menos(da) * medio).checked_mul(b + diez_a_la_menos(db) * medio)?;
+    Some(producto.round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity))
 }
 
 /// Validates everything at once. Large catalogs come from `catalogos`
@@ -323,7 +332,38 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
     }
 }
 
+/// cfdv40.xsd patterns and lengths of the free texts (`[^|]{1,n}`), and characters an XML
+/// document can carry.
+fn validar_textos(v: &mut Validador<'_>, c: &Comprobante) {
+    let opcionales = [
+        ("Serie", c.serie.as_deref(), CampoTexto::SERIE),
+        ("Folio", c.folio.as_deref(), CampoTexto::FOLIO),
+        ("CondicionesDePago", c.condiciones_de_pago.as_deref(), CampoTexto::CONDICIONES_DE_PAGO),
+        ("Receptor.NumRegIdTrib", c.receptor.num_reg_id_trib.as_deref(), CampoTexto::NUM_REG_ID_TRIB),
+    ];
+    for (campo, texto, atributo) in opcionales {
+        if let Some(texto) = texto {
+            v.texto(campo, texto, atributo);
+        }
+    }
+    v.texto("Emisor.Nombre", &c.emisor.nombre, CampoTexto::NOMBRE);
+    v.texto("Receptor.Nombre", &c.receptor.nombre, CampoTexto::NOMBRE);
+    for (i, concepto) in c.conceptos.iter().enumerate() {
+        v.texto(&format!("Conceptos[{i}].Descripcion"), &concepto.descripcion, CampoTexto::DESCRIPCION);
+        if let Some(sku) = &concepto.no_identificacion {
+            v.texto(&format!("Conceptos[{i}].NoIdentificacion"), sku, CampoTexto::NO_IDENTIFICACION);
+        }
+        if let Some(unidad) = &concepto.unidad {
+            v.texto(&format!("Conceptos[{i}].Unidad"), unidad, CampoTexto::UNIDAD);
+        }
+        for (j, parte) in concepto.partes.iter().enumerate() {
+            v.texto(&format!("Conceptos[{i}].Parte[{j}].Descripcion"), &parte.descripcion, CampoTexto::DESCRIPCION);
+        }
+    }
+}
+
 fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
+    validar_textos(v, c);
     // Emisor.
     if !rfc_valido(&c.emisor.rfc) {
         v.problema("CFDI40_RFC", "Emisor.Rfc", "no tiene la forma de un RFC");
@@ -361,7 +401,7 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
         RegimenFiscal::desde_codigo,
     );
     let uso = v.catalogo("CFDI40_USO_CFDI", "Receptor.UsoCFDI", &r.uso_cfdi, "c_UsoCFDI", UsoCfdi::desde_codigo);
-    let generico = r.rfc == RFC_PUBLICO_GENERAL || r.rfc == RFC_EXTRANJERO;
+    let generico = es_rfc_generico(&r.rfc);
     if let (Some(regimen), false) = (regimen, generico) {
         let fisica = es_persona_fisica(&r.rfc);
         if (fisica && !regimen.aplica_fisica()) || (!fisica && !regimen.aplica_moral()) {
@@ -422,7 +462,7 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
                 "con RFC genérico debe ser igual a LugarExpedicion",
             );
         }
-        if r.nombre == "PUBLICO EN GENERAL" && c.informacion_global.is_none() && c.tipo_de_comprobante == "I" {
+        if r.nombre == NOMBRE_PUBLICO_GENERAL && c.informacion_global.is_none() && c.tipo_de_comprobante == "I" {
             v.problema(
                 "CFDI40_INFORMACION_GLOBAL",
                 "InformacionGlobal",
@@ -611,8 +651,18 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
         (l.total_de_traslados.valor().unwrap_or_default(), l.total_de_retenciones.valor().unwrap_or_default())
     });
     if let (Some(total), Ok(sub_total)) = (v.numero("Total", &c.total), c.sub_total.valor()) {
-        let esperado =
-            redondear(sub_total - descuento + total_trasladados - total_retenidos + locales_t - locales_r, dec);
+        // Parsed texts may hold any Decimal: the sum is checked, and an overflow is a problem.
+        let esperado = sub_total
+            .checked_sub(descuento)
+            .and_then(|t| t.checked_add(total_trasladados))
+            .and_then(|t| t.checked_sub(total_retenidos))
+            .and_then(|t| t.checked_add(locales_t))
+            .and_then(|t| t.checked_sub(locales_r))
+            .map(|suma| redondear(suma, dec));
+        let Some(esperado) = esperado else {
+            v.problema("CFDI40_TOTAL", "Total", "SubTotal − Descuento + impuestos excede el rango de un decimal");
+            return;
+        };
         if total != esperado {
             v.problema(
                 "CFDI40_TOTAL",
@@ -670,12 +720,18 @@ fn validar_concepto(
         c.valor_unitario.decimales(),
         c.importe.decimales(),
     );
-    if importe < inferior || importe > superior {
-        v.problema(
+    match (inferior, superior) {
+        (Some(inferior), Some(superior)) if importe < inferior || importe > superior => v.problema(
             "CFDI40_IMPORTE_CONCEPTO",
             p("Importe"),
             format!("debe ser Cantidad × ValorUnitario (entre {inferior} y {superior})"),
-        );
+        ),
+        (Some(_), Some(_)) => {}
+        _ => v.problema(
+            "CFDI40_IMPORTE_CONCEPTO",
+            p("Importe"),
+            "Cantidad × ValorUnitario excede el máximo de un importe (t_Importe)",
+        ),
     }
     let descuento = c.descuento.as_ref().map(|d| {
         v.decimales(&p("Descuento"), d, dec);
@@ -820,8 +876,12 @@ fn revisar_importe_impuesto(
 ) {
     let decimales = monto_texto.decimales();
     let medio = diez_a_la_menos(base_texto.decimales()) * Decimal::new(5, 1);
-    let inferior = ((base - medio) * tasa).round_dp_with_strategy(decimales, RoundingStrategy::ToNegativeInfinity);
-    let superior = ((base + medio) * tasa).round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity);
+    let (Some(inferior), Some(superior)) = ((base - medio).checked_mul(tasa), (base + medio).checked_mul(tasa)) else {
+        v.problema("CFDI40_IMPORTE_IMPUESTO", campo, "Base × TasaOCuota excede el máximo de un importe (t_Importe)");
+        return;
+    };
+    let inferior = inferior.round_dp_with_strategy(decimales, RoundingStrategy::ToNegativeInfinity);
+    let superior = superior.round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity);
     if monto < inferior || monto > superior {
         v.problema(
             "CFDI40_IMPORTE_IMPUESTO",
@@ -841,6 +901,47 @@ mod tests {
         assert!(rfc_valido("H&E951128469"));
         assert!(rfc_valido("IAÑL750210963"));
         assert!(!rfc_valido("EKU9003173C"));
+    }
+
+    #[test]
+    fn numeros_enormes_son_problemas_no_panicos() {
+        let maximo = "79228162514264337593543950335";
+        let mut c = Comprobante {
+            sub_total: Numero::from_texto(maximo),
+            total: Numero::from_texto(maximo),
+            ..Default::default()
+        };
+        c.conceptos.push(crate::model::Concepto {
+            cantidad: Numero::from_texto(maximo),
+            valor_unitario: Numero::from_texto(maximo),
+            importe: Numero::from_texto(maximo),
+            impuestos: Some(crate::model::ImpuestosConcepto {
+                traslados: vec![crate::model::Traslado {
+                    base: Numero::from_texto(maximo),
+                    impuesto: "002".into(),
+                    tipo_factor: "Tasa".into(),
+                    tasa_o_cuota: Some(Numero::from_texto(maximo)),
+                    importe: Some(Numero::from_texto(maximo)),
+                }],
+                retenciones: Vec::new(),
+            }),
+            ..Default::default()
+        });
+        c.conceptos.push(c.conceptos[0].clone());
+        let informe = validar(&c, &SinCatalogos);
+        assert!(informe.problemas.iter().any(|p| p.regla == "CFDI40_NUMERO" && p.campo == "Conceptos[0].Cantidad"));
+    }
+
+    #[test]
+    fn textos_fuera_del_patron_del_sat() {
+        let mut c = Comprobante::default();
+        c.receptor.nombre = "ACME\u{1}".into();
+        c.emisor.nombre = "A|B".into();
+        c.conceptos.push(crate::model::Concepto { descripcion: "x".repeat(1001), ..Default::default() });
+        let informe = validar(&c, &SinCatalogos);
+        let textos: Vec<&str> =
+            informe.problemas.iter().filter(|p| p.regla == "CFDI40_TEXTO").map(|p| p.campo.as_str()).collect();
+        assert_eq!(textos, ["Emisor.Nombre", "Receptor.Nombre", "Conceptos[0].Descripcion"]);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Raw input is read leniently so that [`CalculoNomina::validar`] can report every problem at
 //! once, each with the JSON path of its field. Amounts are read exactly from JSON numbers or
-//! strings (serde_json `arbitrary_precision`), never through `f64`.
+//! strings (serde_json `arbitrary_precision`), never through `f64`, and only in plain decimal
+//! notation (`-?[0-9]+(.[0-9]+)?`: no exponent, `_` or `+`).
 //!
 //! Ranges accepted for `diasPagados` (NumDiasPagados allows up to three decimals):
 //!
@@ -354,9 +355,27 @@ impl Validador {
                 return None;
             }
         };
-        let leido =
-            if texto.contains(['e', 'E']) { Decimal::from_scientific(texto) } else { Decimal::from_str_exact(texto) };
-        match leido {
+        // Only plain notation (`-?[0-9]+(.[0-9]+)?`): `1e28` or `1_000` are refused rather
+        // than read, and at most 28 decimals reach `Decimal` so nothing is rounded silently
+        // (each amount then checks its own decimals).
+        let (entero, fraccion) = texto
+            .strip_prefix('-')
+            .unwrap_or(texto)
+            .split_once('.')
+            .map_or((texto.strip_prefix('-').unwrap_or(texto), None), |(entero, fraccion)| (entero, Some(fraccion)));
+        let digitos = |parte: &str| !parte.is_empty() && parte.bytes().all(|b| b.is_ascii_digit());
+        if !digitos(entero) || fraccion.is_some_and(|f| !digitos(f)) {
+            self.problema(
+                ruta,
+                format!("«{texto}» no es un número decimal simple; escriba dígitos con punto decimal opcional, p. ej. 1000.50 (sin exponente, '_' ni ',')"),
+            );
+            return None;
+        }
+        if fraccion.map_or(0, str::len) > 28 || entero.trim_start_matches('0').len() > 15 {
+            self.problema(ruta, format!("«{texto}» tiene demasiados dígitos"));
+            return None;
+        }
+        match Decimal::from_str_exact(texto) {
             Ok(valor) => Some(valor.normalize()),
             Err(_) => {
                 self.problema(ruta, format!("«{texto}» no es un número decimal válido"));
@@ -423,9 +442,27 @@ impl Validador {
 
     fn concepto(&mut self, campo: &Option<Campo>, ruta: &str) -> Option<String> {
         let texto = self.texto(campo, ruta)?;
-        // Nómina 1.2: Concepto is 1 to 100 characters.
+        // Nómina 1.2: Concepto is `[^|]{1,100}`, and goes into an XML document, which cannot
+        // carry control characters other than tab, LF and CR (XML 1.0 §2.2).
         if texto.chars().count() > 100 {
             self.problema(ruta, "admite como máximo 100 caracteres");
+            return None;
+        }
+        if texto.contains('|') {
+            self.problema(ruta, "no puede contener '|' (patrón del SAT [^|]{1,100})");
+            return None;
+        }
+        if let Some(caracter) = texto
+            .chars()
+            .find(|c| matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}'))
+        {
+            self.problema(
+                ruta,
+                format!(
+                    "contiene el carácter de control U+{:04X}, que un XML no admite; elimínelo",
+                    u32::from(caracter)
+                ),
+            );
             return None;
         }
         Some(texto)
@@ -729,16 +766,24 @@ mod tests {
     }
 
     #[test]
-    fn numeros_exactos_y_cientificos() {
-        // Trailing zeros are not extra decimals; exponents are read exactly.
+    fn numeros_exactos_y_solo_en_notacion_simple() {
+        // Trailing zeros are not extra decimals.
         let e = desde_json(
-            r#"{"salarioDiario": 500.000, "salarioDiarioIntegrado": 5.2247e2, "diasPagados": "7",
+            r#"{"salarioDiario": 500.000, "salarioDiarioIntegrado": 522.47, "diasPagados": "7",
                 "periodicidad": "SEMANAL", "riesgoPuesto": 1}"#,
         )
         .validar()
         .unwrap();
         assert_eq!(e.salario_diario(), dec!(500));
         assert_eq!(e.salario_diario_integrado(), dec!(522.47));
+        // Exponents, `_`, `+` and `,` are refused (issue 11: only plain decimal notation).
+        for malo in ["5.2247e2", "\"5.2247E2\"", "\"1_000\"", "\"+500\"", "\"1,000\"", "\"500.\""] {
+            let json = format!(
+                r#"{{"salarioDiario": 500, "salarioDiarioIntegrado": {malo}, "diasPagados": 7,
+                    "periodicidad": "semanal", "riesgoPuesto": 1}}"#
+            );
+            assert_eq!(campos(&json), ["salarioDiarioIntegrado"], "{malo}");
+        }
     }
 
     #[test]

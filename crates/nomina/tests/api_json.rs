@@ -122,3 +122,56 @@ fn sin_perdida_por_flotantes() {
     // 12,345,678.91 × 7 = 86,419,752.37 exactly.
     assert_eq!(numero(&json["percepciones"]["sueldoBase"]), "86419752.37");
 }
+
+// Only plain decimal notation is read: exponents and `_` are refused, never rounded or
+// re-read; a concept that breaks nomina12.xsd's `[^|]{1,100}` or XML is refused too.
+#[test]
+fn notacion_simple_y_conceptos_del_sat() {
+    let solicitud: CalculoNomina = serde_json::from_str(
+        r#"{"salarioDiario": 1e28, "salarioDiarioIntegrado": "1_000", "diasPagados": "1E1",
+            "periodicidad": "semanal", "riesgoPuesto": 1, "fechaPago": "2026-03-13",
+            "percepciones": [{"tipo": "038", "concepto": "Bono|extra", "importe": 100},
+                             {"tipo": "038", "concepto": "Bono\u0007", "importe": 100},
+                             {"tipo": "038", "concepto": "Bono", "importe": 0.123456789012345678901234567890}]}"#,
+    )
+    .unwrap();
+    let problemas = calcular_solicitud(&solicitud, date!(2026 - 03 - 13)).unwrap_err();
+    let campos: Vec<&str> = problemas.iter().map(|p| p.campo.as_str()).collect();
+    assert_eq!(
+        campos,
+        [
+            "salarioDiario",
+            "salarioDiarioIntegrado",
+            "diasPagados",
+            "percepciones[0].concepto",
+            "percepciones[1].concepto",
+            "percepciones[2].importe"
+        ],
+        "{problemas:?}"
+    );
+    assert!(problemas[3].mensaje.contains('|'), "{}", problemas[3].mensaje);
+    assert!(problemas[4].mensaje.contains("U+0007"), "{}", problemas[4].mensaje);
+}
+
+// The largest amounts the request accepts, many times over, compute without overflow.
+#[test]
+fn montos_maximos_sin_desborde() {
+    let maximo = "999999999.99";
+    let percepciones: Vec<String> = (0..500)
+        .map(|i| {
+            let tipo = ["001", "002", "003", "019", "021", "038"][i % 6];
+            format!(r#"{{"tipo": "{tipo}", "concepto": "x", "importe": {maximo}}}"#)
+        })
+        .collect();
+    let deducciones: Vec<String> =
+        (0..500).map(|_| format!(r#"{{"tipo": "004", "concepto": "x", "importe": {maximo}}}"#)).collect();
+    let cuerpo = format!(
+        r#"{{"salarioDiario": {maximo}, "salarioDiarioIntegrado": {maximo}, "diasPagados": 31,
+            "periodicidad": "mensual", "riesgoPuesto": 5, "fechaPago": "2026-03-13",
+            "percepciones": [{}], "deducciones": [{}]}}"#,
+        percepciones.join(","),
+        deducciones.join(",")
+    );
+    let solicitud: CalculoNomina = serde_json::from_str(&cuerpo).unwrap();
+    assert!(calcular_solicitud(&solicitud, date!(2026 - 03 - 13)).is_ok());
+}

@@ -84,7 +84,7 @@ fn timbrar(nuevo: NuevoComprobante) -> (Comprobante, String) {
         leyenda: None,
     };
     timbre::timbrar(&mut comprobante, datos, pac).unwrap();
-    let xml = escritura::escribir(&comprobante);
+    let xml = escritura::escribir(&comprobante).unwrap();
     (comprobante, xml)
 }
 

@@ -2,73 +2,47 @@
 //! [`FieldProblem`] that says what to fix, so a handler can report every problem at once.
 
 use rust_decimal::Decimal;
+use serde::{Deserialize, Deserializer};
 
 use crate::error::FieldProblem;
 use timbra_cfdi::catalogos::RegimenFiscal;
+use timbra_cfdi::tipos::{CampoTexto, CodigoPostal, Esquema, Importe, Rfc, TextoSat};
 
-/// The two kinds of taxpayer an RFC can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Persona {
-    /// Persona moral: 12 characters (3 letters, date, homoclave).
-    Moral,
-    /// Persona física: 13 characters (4 letters, date, homoclave).
-    Fisica,
-}
+pub use timbra_cfdi::tipos::Persona;
 
-/// Checks an RFC against SAT's pattern (`[A-ZÑ&]{3,4}` + `YYMMDD` + 3 alphanumerics) with a real
-/// date, and tells whether it names a persona moral or física.
-pub fn rfc(text: &str) -> Result<Persona, String> {
-    let chars: Vec<char> = text.chars().collect();
-    let (letters, persona) = match chars.len() {
-        12 => (3, Persona::Moral),
-        13 => (4, Persona::Fisica),
-        _ => return Err("RFC must have 12 characters (persona moral) or 13 (persona física)".into()),
-    };
-    if !chars[..letters].iter().all(|c| c.is_ascii_uppercase() || *c == 'Ñ' || *c == '&') {
-        return Err(format!("the first {letters} characters of the RFC must be uppercase letters, Ñ or &"));
-    }
-    let date: String = chars[letters..letters + 6].iter().collect();
-    if !date.chars().all(|c| c.is_ascii_digit()) {
-        return Err("the RFC must have its date (YYMMDD) after the letters".into());
-    }
-    let month: u32 = date[2..4].parse().unwrap_or(0);
-    let day: u32 = date[4..6].parse().unwrap_or(0);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return Err(format!("the RFC date {date} is not a valid YYMMDD date"));
-    }
-    if !chars[letters + 6..].iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) {
-        return Err("the RFC must end in 3 uppercase letters or digits (homoclave)".into());
-    }
-    Ok(persona)
-}
-
-/// The generic RFCs: público en general and extranjero.
-pub fn is_generic_rfc(rfc: &str) -> bool {
-    rfc == "XAXX010101000" || rfc == "XEXX010101000"
-}
-
-/// A required, trimmed text field of at most `max` characters.
-pub fn required_text(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, max: usize) -> String {
+/// A required SAT text (`campo` gives SAT's pattern and length), trimmed: every character
+/// must be one an XML document can carry, no `|` where SAT's pattern forbids it, and the
+/// length within the schema's.
+pub fn sat_text(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, campo: CampoTexto) -> String {
     let value = value.map(str::trim).unwrap_or_default();
-    if value.is_empty() {
-        problems.push(FieldProblem::new(field, format!("{field} is required")));
-    } else if value.chars().count() > max {
-        problems.push(FieldProblem::new(field, format!("{field} has at most {max} characters")));
+    if let Err(error) = TextoSat::new(campo, value) {
+        problems.push(FieldProblem::new(field, format!("{field} {error}")));
     }
     value.to_owned()
 }
 
-/// An RFC field: required, uppercase, SAT's pattern.
+/// An optional SAT text: absent or blank is `None`; otherwise as [`sat_text`].
+pub fn optional_sat_text(
+    problems: &mut Vec<FieldProblem>,
+    field: &str,
+    value: Option<&str>,
+    campo: CampoTexto,
+) -> Option<String> {
+    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+    Some(sat_text(problems, field, Some(value), campo))
+}
+
+/// An RFC field: required, uppercase, tdCFDI `t_RFC` (the one rule: [`Rfc::new`]).
 pub fn rfc_field(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>) -> (String, Option<Persona>) {
     let value = value.map(|v| v.trim().to_uppercase()).unwrap_or_default();
     if value.is_empty() {
         problems.push(FieldProblem::new(field, format!("{field} is required")));
         return (value, None);
     }
-    match rfc(&value) {
-        Ok(persona) => (value, Some(persona)),
-        Err(message) => {
-            problems.push(FieldProblem::new(field, message));
+    match Rfc::new(&value) {
+        Ok(rfc) => (value, Some(rfc.persona())),
+        Err(error) => {
+            problems.push(FieldProblem::new(field, error.to_string()));
             (value, None)
         }
     }
@@ -77,8 +51,8 @@ pub fn rfc_field(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&s
 /// A postal code: exactly five digits.
 pub fn codigo_postal(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>) -> String {
     let value = value.map(str::trim).unwrap_or_default().to_owned();
-    if value.len() != 5 || !value.chars().all(|c| c.is_ascii_digit()) {
-        problems.push(FieldProblem::new(field, "codigoPostal must be 5 digits"));
+    if let Err(error) = CodigoPostal::new(&value) {
+        problems.push(FieldProblem::new(field, format!("{field}: {error}")));
     }
     value
 }
@@ -117,22 +91,66 @@ pub fn regimen_fiscal(
     value
 }
 
-/// An amount with at most `decimals` decimals, not negative.
-pub fn amount(problems: &mut Vec<FieldProblem>, field: &str, value: Option<Decimal>, decimals: u32) -> Decimal {
-    match value {
+/// An amount as the JSON body wrote it: a number's exact text (serde_json
+/// `arbitrary_precision`) or a string, so that [`amount`] judges what was sent: nothing is
+/// rounded, and exponents or `_` are refused instead of being read. A value of another JSON
+/// kind is kept as that kind, so the problem is reported with the body's other field problems
+/// rather than as a malformed body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawAmount(Result<String, &'static str>);
+
+impl RawAmount {
+    /// The text of an amount read from storage or computed (always plain notation).
+    pub fn from_decimal(value: Decimal) -> Self {
+        Self(Ok(value.to_string()))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawAmount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde_json::Value;
+        Ok(Self(match Value::deserialize(deserializer)? {
+            Value::Number(number) => Ok(number.to_string()),
+            Value::String(text) => Ok(text.trim().to_owned()),
+            Value::Bool(_) => Err("a boolean"),
+            Value::Array(_) => Err("an array"),
+            Value::Object(_) => Err("an object"),
+            // `Option<RawAmount>` turns null into `None` before reaching here.
+            Value::Null => Err("null"),
+        }))
+    }
+}
+
+/// An amount within the SAT schema `esquema` (integer digits and decimals), not negative,
+/// written in plain decimal notation; `None` (with a problem) otherwise, or when absent and
+/// `required`.
+pub fn amount(
+    problems: &mut Vec<FieldProblem>,
+    field: &str,
+    value: Option<&RawAmount>,
+    esquema: Esquema,
+    required: bool,
+) -> Option<Decimal> {
+    let text = match value.map(|raw| &raw.0) {
         None => {
-            problems.push(FieldProblem::new(field, format!("{field} is required")));
-            Decimal::ZERO
+            if required {
+                problems.push(FieldProblem::new(field, format!("{field} is required")));
+            }
+            return None;
         }
-        Some(value) if value.is_sign_negative() && !value.is_zero() => {
-            problems.push(FieldProblem::new(field, format!("{field} cannot be negative")));
-            value
+        Some(Err(kind)) => {
+            problems
+                .push(FieldProblem::new(field, format!("{field} must be a number or a decimal string, not {kind}")));
+            return None;
         }
-        Some(value) if value.normalize().scale() > decimals => {
-            problems.push(FieldProblem::new(field, format!("{field} has at most {decimals} decimals")));
-            value
+        Some(Ok(text)) => text,
+    };
+    match Importe::leer(text, esquema) {
+        Ok(importe) => Some(importe.valor()),
+        Err(error) => {
+            problems.push(FieldProblem::new(field, format!("{field} {error}")));
+            None
         }
-        Some(value) => value,
     }
 }
 
@@ -141,15 +159,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rfcs_of_sat_test_taxpayers() {
-        assert_eq!(rfc("EKU9003173C9"), Ok(Persona::Moral));
-        assert_eq!(rfc("H&E951128469"), Ok(Persona::Moral));
-        assert_eq!(rfc("XIQB891116QE4"), Ok(Persona::Fisica));
-        assert_eq!(rfc("IAÑL750210963"), Ok(Persona::Fisica));
-        assert_eq!(rfc("XAXX010101000"), Ok(Persona::Fisica));
-        for bad in ["", "EKU900317", "eku9003173c9", "EKU9013173C9", "EKU9003323C9", "1KU9003173C9", "EKU9003173C-"] {
-            assert!(rfc(bad).is_err(), "{bad} accepted");
-        }
+    fn rfc_fields_name_what_is_wrong() {
+        let mut problems = Vec::new();
+        assert_eq!(
+            rfc_field(&mut problems, "rfc", Some(" eku9003173c9 ")),
+            ("EKU9003173C9".into(), Some(Persona::Moral))
+        );
+        rfc_field(&mut problems, "rfc", Some("EKU9013173C9"));
+        rfc_field(&mut problems, "rfc", None);
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].message.contains("901317"), "{}", problems[0].message);
+    }
+
+    #[test]
+    fn sat_texts() {
+        let mut problems = Vec::new();
+        assert_eq!(sat_text(&mut problems, "razonSocial", Some("  ACME  "), CampoTexto::NOMBRE), "ACME");
+        assert!(problems.is_empty());
+        sat_text(&mut problems, "razonSocial", Some("AC\u{1}ME"), CampoTexto::NOMBRE);
+        sat_text(&mut problems, "descripcion", Some("a|b"), CampoTexto::DESCRIPCION);
+        sat_text(&mut problems, "descripcion", None, CampoTexto::DESCRIPCION);
+        assert_eq!(optional_sat_text(&mut problems, "unidad", Some("  "), CampoTexto::UNIDAD), None);
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["razonSocial", "descripcion", "descripcion"]);
+        assert!(
+            problems[0].message.starts_with("razonSocial contains the control character U+0001"),
+            "{}",
+            problems[0].message
+        );
     }
 
     #[test]
@@ -166,11 +203,23 @@ mod tests {
 
     #[test]
     fn amounts() {
+        let raw = |text: &str| serde_json::from_str::<RawAmount>(text).unwrap();
         let mut problems = Vec::new();
-        assert_eq!(amount(&mut problems, "p", Some(Decimal::new(1050, 2)), 6), Decimal::new(1050, 2));
-        amount(&mut problems, "p", Some(Decimal::new(-1, 0)), 6);
-        amount(&mut problems, "p", Some(Decimal::new(1, 7)), 6);
-        amount(&mut problems, "p", None, 6);
-        assert_eq!(problems.len(), 3);
+        assert_eq!(
+            amount(&mut problems, "p", Some(&raw("10.50")), Esquema::IMPORTE, true),
+            Some(Decimal::new(1050, 2))
+        );
+        assert_eq!(
+            amount(&mut problems, "p", Some(&raw("\"10.50\"")), Esquema::IMPORTE, true),
+            Some(Decimal::new(1050, 2))
+        );
+        assert_eq!(amount(&mut problems, "p", None, Esquema::IMPORTE, false), None);
+        assert!(problems.is_empty());
+        for bad in ["-1", "0.0000001", "1e28", "\"1e28\"", "\"1_000\"", "true", "1.000000000000000000000000000001"] {
+            assert_eq!(amount(&mut problems, "p", Some(&raw(bad)), Esquema::IMPORTE, true), None, "{bad}");
+        }
+        amount(&mut problems, "p", None, Esquema::IMPORTE, true);
+        assert_eq!(problems.len(), 8);
+        assert_eq!(raw("1.000000000000000000000000000001").0, Ok("1.000000000000000000000000000001".into()));
     }
 }

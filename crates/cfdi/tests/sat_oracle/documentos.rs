@@ -273,7 +273,7 @@ pub fn pago() -> NuevoComprobante {
             ..Pago::default()
         }],
     };
-    let mut p = NuevoComprobante::recepcion_de_pagos(FECHA, "86000", emisor(), receptor_moral(), pagos);
+    let mut p = NuevoComprobante::recepcion_de_pagos(FECHA, "86000", emisor(), receptor_moral(), pagos).unwrap();
     p.serie = Some("P".into());
     p.folio = Some("1001".into());
     p
@@ -373,7 +373,7 @@ pub fn nomina() -> NuevoComprobante {
         regimen_fiscal_receptor: "605".into(),
         uso_cfdi: "CN01".into(),
     };
-    let mut recibo = NuevoComprobante::recibo_nomina(FECHA, "86000", emisor(), receptor, nomina);
+    let mut recibo = NuevoComprobante::recibo_nomina(FECHA, "86000", emisor(), receptor, nomina).unwrap();
     recibo.serie = Some("N".into());
     recibo.folio = Some("1001".into());
     recibo

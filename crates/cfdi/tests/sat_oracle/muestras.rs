@@ -30,7 +30,7 @@ fn cadenas_de_todas_las_muestras() {
         if desde_modelo != esperada {
             fallas.push(format!("{nombre}: cadena modelo\n  modelo:   {desde_modelo}\n  esperada: {esperada}"));
         }
-        let reescrito = escritura::escribir(&modelo);
+        let reescrito = escritura::escribir(&modelo).unwrap();
         let otra_vez = cadena::desde_xml(&reescrito).unwrap();
         if otra_vez != esperada {
             fallas.push(format!("{nombre}: cadena reescrita\n  {otra_vez}\n  {esperada}"));

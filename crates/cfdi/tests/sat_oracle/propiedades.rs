@@ -121,7 +121,7 @@ fn facturas_aleatorias_pasan_los_tres_oraculos() {
     for (indice, mut comprobante) in comprobantes.into_iter().enumerate() {
         cadenas.push(sello::sellar(&mut comprobante, &firmante).unwrap());
         let ruta = dir.join(format!("caso{indice:03}.xml"));
-        std::fs::write(&ruta, escritura::escribir(&comprobante)).unwrap();
+        std::fs::write(&ruta, escritura::escribir(&comprobante).unwrap()).unwrap();
         archivos.push(ruta);
     }
     verificar_lote(&sat, &dir, &archivos, &cadenas, None);

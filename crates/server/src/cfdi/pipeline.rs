@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::idempotencia::{self, Clave};
-use super::timbrado::EmpresaEmisora;
+use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, fecha_cfdi, leer_fecha_cfdi, xml_db};
 use crate::db::{Money, Tx};
 use crate::error::{ApiError, ApiResult, Code};
@@ -230,7 +230,7 @@ async fn sellar_sandbox(
         comprobante.folio = Some(folio.to_string());
         sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
         timbre::timbrar(&mut comprobante, datos, pac.as_ref()).map_err(|e| ApiError::internal("timbre", e))?;
-        let comprimido = xml_db::comprimir(&escritura::escribir(&comprobante));
+        let comprimido = xml_db::comprimir(&escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?);
         Ok((comprobante, comprimido))
     })
     .await
@@ -272,6 +272,7 @@ async fn live(
     let folio = siguiente_folio(&mut tx, empresa_id, false, serie, now).await?;
     comprobante.folio = Some(folio.to_string());
     sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+    let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
     let intento_id = registro.cfdi_id;
     sql!(execute tx,
         "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
@@ -286,7 +287,7 @@ async fn live(
     }
     tx.commit().await?;
 
-    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &escritura::escribir(&comprobante)).await;
+    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &xml).await;
     let mut tx = app.db.begin().await?;
     let timbrado = match respuesta {
         Ok(timbrado) => timbrado,

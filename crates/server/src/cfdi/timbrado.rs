@@ -12,15 +12,16 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::validate::{self, RawAmount};
+use timbra_cfdi::tipos::{CampoTexto, Esquema, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL};
 
 /// Most conceptos one invoice may carry.
 pub const MAX_CONCEPTOS: usize = 1000;
-/// Most decimals an input amount may have (Anexo 20: ValorUnitario, Cantidad, TasaOCuota).
-pub const MAX_DECIMALES: u32 = 6;
-/// RFC of the generic public customer.
-pub const RFC_PUBLICO: &str = "XAXX010101000";
 
-/// Body of `POST /api/cfdi/timbrar`. Amounts are JSON numbers or strings, read exactly.
+/// Body of `POST /api/cfdi/timbrar`. Amounts are JSON numbers or strings in plain decimal
+/// notation (no exponent, `_` or `+`), read exactly and never rounded: at most 18 integer
+/// digits and 6 decimals, as SAT's schema (tdCFDI t_Importe; Cantidad, TasaOCuota and
+/// TipoCambio have 6 decimals too). Free texts follow their cfdv40.xsd pattern and length.
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct TimbrarBody {
@@ -34,7 +35,7 @@ pub struct TimbrarBody {
     pub moneda: Option<String>,
     /// Exchange rate to MXN; required when `moneda` is not MXN or XXX.
     #[schema(value_type = Option<String>, example = "17.2545")]
-    pub tipo_cambio: Option<Decimal>,
+    pub tipo_cambio: Option<RawAmount>,
     /// Customer id; omitted = the generic public customer (XAXX010101000) for I and E, the
     /// issuer itself for T.
     pub cliente_id: Option<String>,
@@ -45,7 +46,7 @@ pub struct TimbrarBody {
     /// `AAAA-MM-DDThh:mm:ss` in the issuer's local time (America/Mexico_City); default now.
     /// SAT accepts at most 72 hours before stamping.
     pub fecha: Option<String>,
-    /// Free text, e.g. "30 días".
+    /// Free text, e.g. "30 días" (1 to 1,000 characters, no `|`).
     pub condiciones_de_pago: Option<String>,
     /// c_Exportacion, default 01.
     pub exportacion: Option<String>,
@@ -88,21 +89,21 @@ pub struct ConceptoBody {
     pub clave_prod_serv: Option<String>,
     /// c_ClaveUnidad (E48 service, H87 piece).
     pub clave_unidad: Option<String>,
-    /// Unit name, optional.
+    /// Unit name, optional (1 to 20 characters, no `|`).
     pub unidad: Option<String>,
-    /// Your SKU, optional.
+    /// Your SKU, optional (1 to 100 characters, no `|`).
     pub no_identificacion: Option<String>,
-    /// Description.
+    /// Description (1 to 1,000 characters, no `|`).
     pub descripcion: Option<String>,
-    /// Greater than 0, at most 6 decimals.
+    /// Greater than 0, at most 18 integer digits and 6 decimals.
     #[schema(value_type = Option<String>, example = "2")]
-    pub cantidad: Option<Decimal>,
-    /// Unit price, 0 or more, at most 6 decimals.
+    pub cantidad: Option<RawAmount>,
+    /// Unit price, 0 or more, at most 18 integer digits and 6 decimals.
     #[schema(value_type = Option<String>, example = "1500.50")]
-    pub precio_unitario: Option<Decimal>,
+    pub precio_unitario: Option<RawAmount>,
     /// Discount on the line, default 0.
     #[schema(value_type = Option<String>)]
-    pub descuento: Option<Decimal>,
+    pub descuento: Option<RawAmount>,
     /// c_ObjetoImp: 01 not subject, 02 subject (default for I and E; 16% IVA when no
     /// `impuestos`), 03 subject but not obliged.
     pub objeto_impuesto: Option<String>,
@@ -130,10 +131,10 @@ pub struct ImpuestoBody {
     pub tipo_factor: Option<String>,
     /// Rate (0.160000) or amount per unit; not for Exento.
     #[schema(value_type = Option<String>, example = "0.16")]
-    pub tasa_o_cuota: Option<Decimal>,
+    pub tasa_o_cuota: Option<RawAmount>,
     /// Explicit base; default the line's importe minus descuento.
     #[schema(value_type = Option<String>)]
-    pub base: Option<Decimal>,
+    pub base: Option<RawAmount>,
 }
 
 /// The issuing company, as stamping needs it.
@@ -180,37 +181,17 @@ pub struct Preparado {
     pub serie: String,
 }
 
-fn decimales(value: Decimal) -> u32 {
-    value.normalize().scale()
-}
-
-fn monto(problems: &mut Vec<FieldProblem>, field: &str, value: Option<Decimal>, requerido: bool) -> Option<Decimal> {
-    match value {
-        None if requerido => {
-            problems.push(FieldProblem::new(field, format!("{field} is required")));
-            None
-        }
-        None => None,
-        Some(v) if v.is_sign_negative() && !v.is_zero() => {
-            problems.push(FieldProblem::new(field, format!("{field} cannot be negative")));
-            None
-        }
-        Some(v) if decimales(v) > MAX_DECIMALES => {
-            problems.push(FieldProblem::new(field, format!("{field} has more than {MAX_DECIMALES} decimals")));
-            None
-        }
-        Some(v) => Some(v),
-    }
-}
-
-fn texto(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, max: usize) -> String {
-    let value = value.map(str::trim).unwrap_or_default();
-    if value.is_empty() {
-        problems.push(FieldProblem::new(field, format!("{field} is required")));
-    } else if value.chars().count() > max {
-        problems.push(FieldProblem::new(field, format!("{field} has more than {max} characters")));
-    }
-    value.to_owned()
+/// A catalog code or other short required text: present, at most `max` characters, and
+/// nothing SAT's patterns or an XML document refuse (`|`, control characters), by the same
+/// rule as every SAT text ([`validate::sat_text`]); the catalog itself is checked later.
+fn texto(
+    problems: &mut Vec<FieldProblem>,
+    field: &str,
+    value: Option<&str>,
+    atributo: &'static str,
+    max: usize,
+) -> String {
+    validate::sat_text(problems, field, value, CampoTexto { atributo, minimo: 1, maximo: max, sin_barra: true })
 }
 
 fn codigo<T>(
@@ -271,8 +252,14 @@ fn impuestos_de(
             problems.push(FieldProblem::new(format!("{field}.tipoFactor"), "tipoFactor is Tasa, Cuota or Exento"));
         }
         let exento = factor == Some(TipoFactor::Exento);
-        let tasa = monto(problems, &format!("{field}.tasaOCuota"), body.tasa_o_cuota, !exento);
-        let base = monto(problems, &format!("{field}.base"), body.base, false);
+        let tasa = validate::amount(
+            problems,
+            &format!("{field}.tasaOCuota"),
+            body.tasa_o_cuota.as_ref(),
+            Esquema::TASA_O_CUOTA,
+            !exento,
+        );
+        let base = validate::amount(problems, &format!("{field}.base"), body.base.as_ref(), Esquema::IMPORTE, false);
         if let (Some(impuesto), Some(factor)) = (impuesto, factor) {
             let mut nuevo = NuevoImpuesto {
                 clase,
@@ -293,6 +280,20 @@ fn impuestos_de(
 fn uuid_relacionado(text: &str) -> String {
     let trimmed = text.trim();
     trimmed.strip_prefix("SANDBOX-").unwrap_or(trimmed).to_uppercase()
+}
+
+/// The XML writer refused a value (a character XML 1.0 cannot carry): CFDI_001 naming the
+/// element and attribute. [`preparar`] already refuses such texts, so this answers data that
+/// reached the comprobante some other way, instead of stamping a document that is not XML.
+pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiError {
+    tracing::warn!(cfdi.elemento = %error.elemento, cfdi.atributo = %error.atributo, "XML writer refused a value");
+    ApiError::fields(
+        Code::Cfdi001,
+        vec![FieldProblem::new(
+            format!("{}.{}", error.elemento.trim_start_matches("cfdi:"), error.atributo),
+            format!("{error}; remove it from the stored data and retry"),
+        )],
+    )
 }
 
 /// Checks the body and builds the comprobante for `empresa` and `cliente` at local time
@@ -330,15 +331,23 @@ pub fn preparar(
         .as_deref()
         .map(|m| m.trim().to_uppercase())
         .unwrap_or_else(|| if traslado { "XXX" } else { "MXN" }.to_owned());
-    let tipo_cambio = monto(&mut p, "tipoCambio", body.tipo_cambio, false);
+    let tipo_cambio = validate::amount(&mut p, "tipoCambio", body.tipo_cambio.as_ref(), Esquema::TIPO_CAMBIO, false);
     if tipo_cambio.is_some_and(|t| t.is_zero()) {
         p.push(FieldProblem::new("tipoCambio", "tipoCambio must be greater than 0"));
     }
 
-    let serie = body.serie.as_deref().map(str::trim).unwrap_or(&empresa.serie_predeterminada).to_owned();
-    if serie.is_empty() || serie.chars().count() > 25 || serie.contains('|') {
-        p.push(FieldProblem::new("serie", "serie is 1 to 25 characters without '|'"));
-    }
+    let serie = validate::sat_text(
+        &mut p,
+        "serie",
+        Some(body.serie.as_deref().unwrap_or(&empresa.serie_predeterminada)),
+        CampoTexto::SERIE,
+    );
+    let condiciones_de_pago = validate::optional_sat_text(
+        &mut p,
+        "condicionesDePago",
+        body.condiciones_de_pago.as_deref(),
+        CampoTexto::CONDICIONES_DE_PAGO,
+    );
     let fecha = match body.fecha.as_deref().map(str::trim) {
         None => super::fecha_cfdi(ahora),
         Some(text) => {
@@ -375,15 +384,23 @@ pub fn preparar(
     let mut conceptos = Vec::with_capacity(conceptos_body.len());
     for (i, c) in conceptos_body.into_iter().enumerate() {
         let f = |name: &str| format!("conceptos[{i}].{name}");
-        let clave_prod_serv = texto(&mut p, &f("claveProdServ"), c.clave_prod_serv.as_deref(), 8);
-        let clave_unidad = texto(&mut p, &f("claveUnidad"), c.clave_unidad.as_deref(), 3);
-        let descripcion = texto(&mut p, &f("descripcion"), c.descripcion.as_deref(), 1000);
-        let cantidad = monto(&mut p, &f("cantidad"), c.cantidad, true);
+        let clave_prod_serv = texto(&mut p, &f("claveProdServ"), c.clave_prod_serv.as_deref(), "ClaveProdServ", 8);
+        let clave_unidad = texto(&mut p, &f("claveUnidad"), c.clave_unidad.as_deref(), "ClaveUnidad", 3);
+        let descripcion =
+            validate::sat_text(&mut p, &f("descripcion"), c.descripcion.as_deref(), CampoTexto::DESCRIPCION);
+        let unidad = validate::optional_sat_text(&mut p, &f("unidad"), c.unidad.as_deref(), CampoTexto::UNIDAD);
+        let no_identificacion = validate::optional_sat_text(
+            &mut p,
+            &f("noIdentificacion"),
+            c.no_identificacion.as_deref(),
+            CampoTexto::NO_IDENTIFICACION,
+        );
+        let cantidad = validate::amount(&mut p, &f("cantidad"), c.cantidad.as_ref(), Esquema::CANTIDAD, true);
         if cantidad.is_some_and(|q| q.is_zero()) {
             p.push(FieldProblem::new(f("cantidad"), "cantidad must be greater than 0"));
         }
-        let precio = monto(&mut p, &f("precioUnitario"), c.precio_unitario, true);
-        let descuento = monto(&mut p, &f("descuento"), c.descuento, false);
+        let precio = validate::amount(&mut p, &f("precioUnitario"), c.precio_unitario.as_ref(), Esquema::IMPORTE, true);
+        let descuento = validate::amount(&mut p, &f("descuento"), c.descuento.as_ref(), Esquema::IMPORTE, false);
         let objeto =
             codigo(&mut p, &f("objetoImpuesto"), c.objeto_impuesto.as_deref(), "c_ObjetoImp", ObjetoImp::desde_codigo)
                 .unwrap_or(objeto_default);
@@ -406,8 +423,8 @@ pub fn preparar(
             precio.unwrap_or_default(),
             objeto,
         );
-        nuevo.unidad = c.unidad.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
-        nuevo.no_identificacion = c.no_identificacion.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
+        nuevo.unidad = unidad;
+        nuevo.no_identificacion = no_identificacion;
         nuevo.descuento = descuento.filter(|d| !d.is_zero());
         nuevo.impuestos = impuestos;
         conceptos.push(nuevo);
@@ -475,8 +492,8 @@ pub fn preparar(
         },
         // Anexo 20: the public customer's DomicilioFiscalReceptor is the LugarExpedicion.
         None => Receptor {
-            rfc: RFC_PUBLICO.into(),
-            nombre: "PUBLICO EN GENERAL".into(),
+            rfc: RFC_PUBLICO_GENERAL.into(),
+            nombre: NOMBRE_PUBLICO_GENERAL.into(),
             domicilio_fiscal_receptor: empresa.codigo_postal.clone(),
             residencia_fiscal: None,
             num_reg_id_trib: None,
@@ -486,13 +503,13 @@ pub fn preparar(
     };
     let informacion_global = match body.informacion_global {
         Some(g) => Some(InformacionGlobal {
-            periodicidad: texto(&mut p, "informacionGlobal.periodicidad", g.periodicidad.as_deref(), 2),
-            meses: texto(&mut p, "informacionGlobal.meses", g.meses.as_deref(), 2),
-            ano: texto(&mut p, "informacionGlobal.ano", g.ano.as_deref(), 4),
+            periodicidad: texto(&mut p, "informacionGlobal.periodicidad", g.periodicidad.as_deref(), "Periodicidad", 2),
+            meses: texto(&mut p, "informacionGlobal.meses", g.meses.as_deref(), "Meses", 2),
+            ano: texto(&mut p, "informacionGlobal.ano", g.ano.as_deref(), "Año", 4),
         }),
         // SAT requires it on an ingreso to the public customer (a factura global).
-        None if receptor.rfc == RFC_PUBLICO
-            && receptor.nombre == "PUBLICO EN GENERAL"
+        None if receptor.rfc == RFC_PUBLICO_GENERAL
+            && receptor.nombre == NOMBRE_PUBLICO_GENERAL
             && tipo == Some(TipoDeComprobante::Ingreso) =>
         {
             Some(InformacionGlobal {
@@ -515,7 +532,7 @@ pub fn preparar(
         fecha,
         forma_pago: if traslado { None } else { forma_pago },
         metodo_pago: if traslado { None } else { metodo_pago },
-        condiciones_de_pago: body.condiciones_de_pago.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()),
+        condiciones_de_pago,
         moneda,
         tipo_cambio,
         exportacion,

@@ -15,6 +15,7 @@ use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use crate::{ids, sql, validate};
 use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
+use timbra_cfdi::tipos::CampoTexto;
 
 /// Customer body for create (all required but `usoCfdi` and `email`) and update (all optional).
 #[derive(Deserialize, ToSchema, Default)]
@@ -22,7 +23,8 @@ use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regi
 pub struct ClienteBody {
     /// RFC, unique in the company (except XAXX010101000 and XEXX010101000).
     rfc: Option<String>,
-    /// Legal name as registered with SAT.
+    /// Legal name as registered with SAT (cfdv40.xsd Receptor/@Nombre: 1 to 300 characters,
+    /// no `|`, no control characters).
     razon_social: Option<String>,
     /// c_RegimenFiscal code of the customer.
     regimen_fiscal: Option<String>,
@@ -113,7 +115,8 @@ struct Valid {
 fn check(body: ClienteBody) -> ApiResult<Valid> {
     let mut problems = Vec::new();
     let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
-    let razon_social = validate::required_text(&mut problems, "razonSocial", body.razon_social.as_deref(), 300);
+    let razon_social =
+        validate::sat_text(&mut problems, "razonSocial", body.razon_social.as_deref(), CampoTexto::NOMBRE);
     let regimen_fiscal =
         validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());

@@ -13,6 +13,7 @@ use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use crate::{ids, sql, validate};
+use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 
 /// Series used for invoices when none is given.
 const DEFAULT_SERIE: &str = "A";
@@ -133,8 +134,8 @@ macro_rules! select_empresa {
 
 fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
     let value = value.map(str::trim).unwrap_or(DEFAULT_SERIE).to_owned();
-    // Anexo 20: Serie is 1 to 25 characters.
-    if value.is_empty() || value.chars().count() > 25 || value.chars().any(|c| c.is_whitespace() || c == '|') {
+    // Anexo 20: Serie is 1 to 25 characters, [^|]{1,25}; we also keep spaces out.
+    if TextoSat::new(CampoTexto::SERIE, &value).is_err() || value.chars().any(char::is_whitespace) {
         problems
             .push(FieldProblem::new("seriePredeterminada", "the series has 1 to 25 characters, without spaces or |"));
     }
@@ -194,7 +195,8 @@ pub async fn create(
     }
     let mut problems = Vec::new();
     let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
-    let razon_social = validate::required_text(&mut problems, "razonSocial", body.razon_social.as_deref(), 300);
+    let razon_social =
+        validate::sat_text(&mut problems, "razonSocial", body.razon_social.as_deref(), CampoTexto::NOMBRE);
     let regimen = validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
     let serie = serie(&mut problems, body.serie_predeterminada.as_deref());
@@ -304,10 +306,10 @@ pub async fn update(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
     let current = load(&app, &caller, &id).await?;
-    let persona = validate::rfc(&current.rfc).ok();
+    let persona = Rfc::new(&current.rfc).ok().map(|rfc| rfc.persona());
     let mut problems = Vec::new();
     let razon_social = match &body.razon_social {
-        Some(value) => validate::required_text(&mut problems, "razonSocial", Some(value), 300),
+        Some(value) => validate::sat_text(&mut problems, "razonSocial", Some(value), CampoTexto::NOMBRE),
         None => current.razon_social,
     };
     let regimen = match &body.regimen_fiscal {

@@ -16,7 +16,9 @@ use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::clientes::{ListParams, like_pattern, search_text};
 use crate::state::AppState;
+use crate::validate::RawAmount;
 use crate::{ids, sql, validate};
+use timbra_cfdi::tipos::{CampoTexto, Esquema};
 
 /// Product body for create (all required but `ivaRate`) and update (all optional). Amounts are
 /// JSON numbers or strings, read exactly.
@@ -27,14 +29,16 @@ pub struct ProductoBody {
     clave_prod_serv: Option<String>,
     /// c_ClaveUnidad code (E48 service, H87 piece).
     clave_unidad: Option<String>,
-    /// Description printed on the invoice.
+    /// Description printed on the invoice (cfdv40.xsd Concepto/@Descripcion: 1 to 1,000
+    /// characters, no `|`, no control characters).
     descripcion: Option<String>,
-    /// Unit price in MXN, up to 6 decimals.
+    /// Unit price in MXN, plain decimal notation, up to 18 integer digits and 6 decimals
+    /// (tdCFDI t_Importe).
     #[schema(value_type = Option<f64>)]
-    precio_unitario: Option<Decimal>,
+    precio_unitario: Option<RawAmount>,
     /// VAT rate, default 0.16 (one of 0, 0.08, 0.16).
     #[schema(value_type = Option<f64>)]
-    iva_rate: Option<Decimal>,
+    iva_rate: Option<RawAmount>,
 }
 
 /// A product.
@@ -113,11 +117,17 @@ fn check(body: ProductoBody) -> ApiResult<Valid> {
             "claveUnidad is the c_ClaveUnidad code, e.g. E48 (service) or H87 (piece)",
         ));
     }
-    // Anexo 20: Descripcion has 1 to 1,000 characters.
-    let descripcion = validate::required_text(&mut problems, "descripcion", body.descripcion.as_deref(), 1000);
-    let precio_unitario = validate::amount(&mut problems, "precioUnitario", body.precio_unitario, 6);
-    let iva_rate = body.iva_rate.unwrap_or(Decimal::new(16, 2));
+    let descripcion =
+        validate::sat_text(&mut problems, "descripcion", body.descripcion.as_deref(), CampoTexto::DESCRIPCION);
+    let precio_unitario =
+        validate::amount(&mut problems, "precioUnitario", body.precio_unitario.as_ref(), Esquema::IMPORTE, true)
+            .unwrap_or_default();
+    let iva_rate = match &body.iva_rate {
+        None => Some(Decimal::new(16, 2)),
+        Some(raw) => validate::amount(&mut problems, "ivaRate", Some(raw), Esquema::TASA_O_CUOTA, true),
+    };
     // c_TasaOCuota: IVA traslado is 0, 0.08 (border stimulus) or 0.16.
+    let iva_rate = iva_rate.unwrap_or(Decimal::new(16, 2));
     if ![Decimal::ZERO, Decimal::new(8, 2), Decimal::new(16, 2)].contains(&iva_rate) {
         problems.push(FieldProblem::new("ivaRate", "ivaRate must be 0, 0.08 or 0.16"));
     }
@@ -266,8 +276,8 @@ pub async fn update(
         clave_prod_serv: body.clave_prod_serv.or(Some(current.clave_prod_serv)),
         clave_unidad: body.clave_unidad.or(Some(current.clave_unidad)),
         descripcion: body.descripcion.or(Some(current.descripcion)),
-        precio_unitario: body.precio_unitario.or(Some(current.precio_unitario)),
-        iva_rate: body.iva_rate.or(Some(current.iva_rate)),
+        precio_unitario: body.precio_unitario.or(Some(RawAmount::from_decimal(current.precio_unitario))),
+        iva_rate: body.iva_rate.or(Some(RawAmount::from_decimal(current.iva_rate))),
     })?;
     let mut tx = app.db.begin().await?;
     sql!(execute tx,

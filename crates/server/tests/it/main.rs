@@ -12,4 +12,5 @@ mod harness;
 mod jobs;
 mod receiver;
 mod security;
+mod textos;
 mod webhooks;

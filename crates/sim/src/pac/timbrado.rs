@@ -20,8 +20,6 @@ use super::{Documento, EstadoDocumento, Sim, SimConfig, bloquear};
 const VENTANA: Duration = Duration::hours(72);
 /// Clocks differ: a Fecha this far ahead of the PAC's clock is still accepted.
 const TOLERANCIA_FUTURO: Duration = Duration::minutes(5);
-/// Receivers for whom cancelling never needs acceptance (RMF 2.7.1.35 VII and VIII).
-const RFC_GENERICOS: [&str; 2] = ["XAXX010101000", "XEXX010101000"];
 
 const FORMATO_FECHA: &[time::format_description::BorrowedFormatItem<'static>] =
     format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
@@ -158,7 +156,8 @@ impl Sim {
         let receptor = comprobante.receptor.rfc.trim().to_owned();
         let requiere_aceptacion = comprobante.tipo_de_comprobante == "I"
             && total > config.umbral_aceptacion
-            && !RFC_GENERICOS.contains(&receptor.as_str());
+            // Receivers for whom cancelling never needs acceptance (RMF 2.7.1.35 VII and VIII).
+            && !timbra_cfdi::tipos::es_rfc_generico(&receptor);
         let mut registro = bloquear(&self.interno.registro);
         // Two identical requests raced: the first one to record wins, the other is a duplicate.
         if let Some(uuid) = registro.por_sello.get(&sello_cfd)

@@ -101,7 +101,7 @@ pub fn factura(credencial: &Credential, fecha: &str, valor: Decimal, receptor: &
     };
     let mut comprobante = nuevo.construir().unwrap();
     sello::sellar(&mut comprobante, credencial).unwrap();
-    escritura::escribir(&comprobante)
+    escritura::escribir(&comprobante).unwrap()
 }
 
 /// A sealed 500.00 + IVA invoice with the valid CSD, dated [`FECHA`].

@@ -15,7 +15,8 @@ use crate::openapi::{Envelope, ErrorBody};
 use crate::sql;
 use crate::state::AppState;
 
-/// A CSD: the .cer and .key files in base64 and the key's password.
+/// A certificate pair (CSD, or FIEL at `/fiel`): the .cer and .key files in base64 and the
+/// key's password.
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct CsdBody {
@@ -25,6 +26,13 @@ pub struct CsdBody {
     key_base64: Option<String>,
     /// The .key's password.
     password: Option<String>,
+}
+
+impl CsdBody {
+    /// `(cerBase64, keyBase64, password)`.
+    pub(crate) fn into_parts(self) -> (Option<String>, Option<String>, Option<String>) {
+        (self.cer_base64, self.key_base64, self.password)
+    }
 }
 
 /// The stored certificate (the key and password are never returned).

@@ -428,3 +428,42 @@ impl ClienteSat {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configuration_from_environment() {
+        let defaults = SatConfig::desde(|_| None).unwrap();
+        assert_eq!(defaults.url_autenticacion, URL_AUTENTICACION);
+        assert_eq!(defaults.url_descarga, URL_DESCARGA);
+        assert_eq!(defaults.pausa_verificacion, Duration::from_secs(60));
+        assert!(defaults.carpeta_certificados.is_none());
+
+        let config = SatConfig::desde(|nombre| match nombre {
+            "TIMBRA_SAT_AUTH_URL" => Some("http://127.0.0.1:8090/Autenticacion/Autenticacion.svc".into()),
+            "TIMBRA_SAT_DESCARGA_URL" => Some("http://127.0.0.1:8090/DescargaMasivaService.svc".into()),
+            "TIMBRA_SAT_POLL_SECONDS" => Some("5".into()),
+            "TIMBRA_SAT_CERTS_DIR" => Some("/etc/timbra/sat".into()),
+            _ => None,
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(config.url_autenticacion, "http://127.0.0.1:8090/Autenticacion/Autenticacion.svc");
+        assert_eq!(config.url_solicitud, URL_SOLICITUD);
+        assert_eq!(config.pausa_verificacion, Duration::from_secs(5));
+        assert_eq!(config.carpeta_certificados, Some(PathBuf::from("/etc/timbra/sat")));
+
+        let malo = SatConfig::desde(|nombre| (nombre == "TIMBRA_SAT_POLL_SECONDS").then(|| "un minuto".into()));
+        assert!(matches!(malo, Err(SatError::Configuracion(_))));
+        let malo = SatConfig::desde(|nombre| (nombre == "TIMBRA_SAT_VERIFICA_URL").then(|| "ftp://x".into()));
+        assert!(matches!(malo, Err(SatError::Configuracion(_))));
+    }
+
+    #[test]
+    fn base_url_layout() {
+        let config = SatConfig::con_base("http://127.0.0.1:9/");
+        assert_eq!(config.url_solicitud, "http://127.0.0.1:9/SolicitaDescargaService.svc");
+        assert_eq!(config.url_verificacion, "http://127.0.0.1:9/VerificaSolicitudDescargaService.svc");
+    }
+}

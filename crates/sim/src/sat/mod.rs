@@ -862,3 +862,91 @@ async fn descarga(State(sim): State<SatSim>, headers: HeaderMap, cuerpo: String)
 pub async fn serve(listener: tokio::net::TcpListener, config: SatSimConfig) -> std::io::Result<()> {
     SatSim::new(config).serve(listener).await
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::SimCommand;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: SimCommand,
+    }
+
+    #[test]
+    fn outcomes_parse_from_the_command_line() {
+        let cli = Cli::try_parse_from([
+            "sim",
+            "sat",
+            "--force",
+            "accepted,in-process,error,rejected,rejected-5003,expired,empty-package,5002,5005,normal",
+            "--metadata-only",
+            "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+            "--polls-accepted",
+            "3",
+            "--empty-package",
+        ])
+        .unwrap();
+        let SimCommand::Sat(args) = cli.command else { panic!("not sat") };
+        assert_eq!(
+            args.force,
+            [
+                Desenlace::SiempreAceptada,
+                Desenlace::SiempreEnProceso,
+                Desenlace::Error,
+                Desenlace::Rechazada(5004),
+                Desenlace::Rechazada(5003),
+                Desenlace::Vencida,
+                Desenlace::PaqueteVacio,
+                Desenlace::Rechazo(5002),
+                Desenlace::Rechazo(5005),
+                Desenlace::Normal,
+            ]
+        );
+        assert_eq!(args.polls_accepted, 3);
+        assert!(args.empty_package);
+        assert_eq!(args.listen.to_string(), "127.0.0.1:8090");
+        assert!("sometimes".parse::<Desenlace>().is_err());
+    }
+
+    #[test]
+    fn metadata_rows_and_packages() {
+        let documento = DocumentoSim {
+            uuid: "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE".into(),
+            xml: "<x/>".into(),
+            rfc_emisor: "AAA010101AAA".into(),
+            nombre_emisor: "EMISOR".into(),
+            rfc_receptor: "EKU9003173C9".into(),
+            nombre_receptor: "RECEPTOR".into(),
+            rfc_pac: "SPR190613I52".into(),
+            fecha: time::macros::datetime!(2026-10-01 09:15:00),
+            fecha_timbrado: time::macros::datetime!(2026-10-01 09:15:31),
+            total: "1160.00".into(),
+            tipo: "I".into(),
+        };
+        assert_eq!(
+            documento.fila_metadatos(),
+            "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE~AAA010101AAA~EMISOR~EKU9003173C9~RECEPTOR~SPR190613I52~\
+             2026-10-01 09:15:00~2026-10-01 09:15:31~1160.00~I~1~"
+        );
+        let zip = zip_de("ID_01", &[&documento], true);
+        let mut archivo = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+        assert_eq!(archivo.len(), 1);
+        let mut texto = String::new();
+        std::io::Read::read_to_string(&mut archivo.by_name("ID_01.txt").unwrap(), &mut texto).unwrap();
+        assert!(texto.starts_with("Uuid~RfcEmisor~"));
+        assert!(texto.ends_with("~1~\r\n"));
+    }
+
+    #[test]
+    fn tokens_look_like_sats() {
+        let token = token_jwt("30001000000500003415", OffsetDateTime::UNIX_EPOCH, OffsetDateTime::UNIX_EPOCH);
+        assert_eq!(token.matches('.').count(), 2);
+        assert!(token.ends_with("%26wrap_subject%3d3330303031303030303030353030303033343135"));
+    }
+}

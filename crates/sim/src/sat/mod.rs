@@ -458,8 +458,10 @@ impl SatSim {
     }
 
     fn solicitar(&self, operacion: &str, mensaje_firmado: &Mensaje) -> Result<String, Rechazo> {
-        let config = bloquear(&self.interno.config).clone();
         let ahora_mx = self.ahora().to_offset(offset!(-6));
+        // Held until the request is matched and its outcome taken (documents are not cloned);
+        // released before the register is locked.
+        let mut config = bloquear(&self.interno.config);
         let atributo =
             |nombre: &str| mensaje_firmado.atributos.get(nombre).map(|v| v.trim().to_owned()).unwrap_or_default();
         let rfc = mensaje_firmado.rfc_solicitante.clone();
@@ -537,7 +539,8 @@ impl SatSim {
             (tipo, uuids, clave)
         };
 
-        let desenlace = bloquear(&self.interno.config).desenlaces.pop_front().unwrap_or(Desenlace::Normal);
+        let desenlace = config.desenlaces.pop_front().unwrap_or(Desenlace::Normal);
+        drop(config);
         if let Desenlace::Rechazo(codigo) = desenlace {
             return Err(Rechazo::de(codigo));
         }
@@ -562,8 +565,9 @@ impl SatSim {
     }
 
     fn verificar(&self, mensaje_firmado: &Mensaje) -> Response {
-        let config = bloquear(&self.interno.config).clone();
         let ahora = self.ahora();
+        // Lock order everywhere: configuration, then register.
+        let config = bloquear(&self.interno.config);
         let id = mensaje_firmado.atributos.get("IdSolicitud").cloned().unwrap_or_default();
         let mut registro = bloquear(&self.interno.registro);
         let Registro { solicitudes, paquetes, .. } = &mut *registro;
@@ -645,18 +649,21 @@ impl SatSim {
     }
 
     fn descargar(&self, mensaje_firmado: &Mensaje) -> Response {
-        let config = bloquear(&self.interno.config).clone();
         let ahora = self.ahora();
+        let (vigencia_paquete, descargas_por_paquete) = {
+            let config = bloquear(&self.interno.config);
+            (config.vigencia_paquete, config.descargas_por_paquete)
+        };
         let id = mensaje_firmado.atributos.get("IdPaquete").cloned().unwrap_or_default().to_uppercase();
         let mut registro = bloquear(&self.interno.registro);
         let Some(paquete) = registro
             .paquetes
             .get_mut(&id)
-            .filter(|p| p.rfc == mensaje_firmado.rfc_solicitante && p.creado + config.vigencia_paquete > ahora)
+            .filter(|p| p.rfc == mensaje_firmado.rfc_solicitante && p.creado + vigencia_paquete > ahora)
         else {
             return respuestas::descarga(5007, mensaje(5007), "");
         };
-        if paquete.descargas >= config.descargas_por_paquete {
+        if paquete.descargas >= descargas_por_paquete {
             return respuestas::descarga(5008, mensaje(5008), "");
         }
         paquete.descargas += 1;

@@ -342,3 +342,63 @@ async fn authentication_is_strict_like_sat() {
         .unwrap();
     assert_eq!(respuesta.status().as_u16(), 415);
 }
+
+/// SAT also takes the inclusive form other clients send (satcfdi, ARSoftware: inclusive C14N
+/// with the enveloped-signature transform); the simulator verifies it the same way.
+#[tokio::test]
+async fn simulator_accepts_the_inclusive_c14n_variant() {
+    let Some(e) = entorno(|_| {}).await else { return };
+    let fiel = comun::fiel(&e.sat);
+    let token = e.cliente.autenticar().await.unwrap().valor;
+    let id = e.cliente.solicitar_emitidos(&emitidos(0)).await.unwrap().id_solicitud;
+    const S: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+    const D: &str = "http://DescargaMasivaTerceros.sat.gob.mx";
+    const DSIG: &str = "http://www.w3.org/2000/09/xmldsig#";
+    let solicitud = format!(r#"<des:solicitud IdSolicitud="{id}" RfcSolicitante="{}">"#, comun::RFC);
+    // Inclusive c14n of the operation in its envelope: the inherited declarations are rendered.
+    let operacion = format!(
+        r#"<des:VerificaSolicitudDescarga xmlns:des="{D}" xmlns:s="{S}">{solicitud}</des:solicitud></des:VerificaSolicitudDescarga>"#
+    );
+    let canonico = xmldsig::canonicalize_document(&operacion, xmldsig::C14n::Inclusive).unwrap();
+    let sha1 = |bytes: &[u8]| {
+        let salida = std::process::Command::new("openssl")
+            .args(["dgst", "-sha1", "-binary"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut hijo| {
+                use std::io::Write as _;
+                hijo.stdin.take().unwrap().write_all(bytes)?;
+                hijo.wait_with_output()
+            })
+            .unwrap();
+        base64::engine::general_purpose::STANDARD.encode(salida.stdout)
+    };
+    let digest = sha1(canonico.as_bytes());
+    let signed_info = format!(
+        r#"<SignedInfo><CanonicalizationMethod Algorithm="{c14n}"/><SignatureMethod Algorithm="{rsa}"/><Reference URI=""><Transforms><Transform Algorithm="{env}"/><Transform Algorithm="{c14n}"/></Transforms><DigestMethod Algorithm="{sha}"/><DigestValue>{digest}</DigestValue></Reference></SignedInfo>"#,
+        c14n = xmldsig::ALG_C14N,
+        rsa = xmldsig::ALG_RSA_SHA1,
+        env = xmldsig::ALG_ENVELOPED,
+        sha = xmldsig::ALG_SHA1,
+    );
+    let en_contexto = signed_info.replacen(
+        "<SignedInfo>",
+        &format!(r#"<SignedInfo xmlns="{DSIG}" xmlns:des="{D}" xmlns:s="{S}">"#),
+        1,
+    );
+    let canonico = xmldsig::canonicalize_document(&en_contexto, xmldsig::C14n::Inclusive).unwrap();
+    let valor = base64::engine::general_purpose::STANDARD.encode(fiel.sign_sha1(canonico.as_bytes()).unwrap());
+    let sobre = format!(
+        r#"<s:Envelope xmlns:s="{S}" xmlns:des="{D}"><s:Header/><s:Body><des:VerificaSolicitudDescarga>{solicitud}<Signature xmlns="{DSIG}">{signed_info}<SignatureValue>{valor}</SignatureValue><KeyInfo><X509Data><X509Certificate>{cer}</X509Certificate></X509Data></KeyInfo></Signature></des:solicitud></des:VerificaSolicitudDescarga></s:Body></s:Envelope>"#,
+        cer = fiel.certificate().base64()
+    );
+    let (estado, xml) = post(&e, VERIFICA, ACCION_VERIFICA, Some(&token), sobre.clone()).await;
+    assert_eq!(estado, 200);
+    let verificacion = mensajes::leer_verificacion(&xml).unwrap_or_else(|error| panic!("{error:?}: {xml}"));
+    assert!(verificacion.estado.pendiente());
+    // The same message altered after signing is refused.
+    let alterado =
+        sobre.replace(&format!("IdSolicitud=\"{id}\""), "IdSolicitud=\"00000000-0000-0000-0000-000000000000\"");
+    assert_eq!(cod_estatus(&post(&e, VERIFICA, ACCION_VERIFICA, Some(&token), alterado).await.1), "302");
+}

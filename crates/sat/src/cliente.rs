@@ -298,7 +298,8 @@ impl ClienteSat {
     /// # Errors
     /// [`SatError::UuidInvalido`], as [`ClienteSat::solicitar_recibidos`].
     pub async fn solicitar_folio(&self, folio: &str) -> Result<SolicitudAceptada, SatError> {
-        if !mensajes::es_uuid(folio.trim()) {
+        // Checked before authenticating: a bad folio costs no token.
+        if !timbra_cfdi::timbre::uuid_valido(folio.trim()) {
             return Err(SatError::UuidInvalido(folio.to_owned()));
         }
         let aceptada = self

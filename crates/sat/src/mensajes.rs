@@ -1,6 +1,7 @@
 //! The pure translator of descarga masiva v1.5 (PROTOCOLS.md §1): builds the signed SOAP
 //! requests and reads SAT's answers. No I/O; unit-tested on recorded messages.
 
+use timbra_cfdi::timbre::uuid_valido;
 use timbra_credentials::Credential;
 use timbra_credentials::xmldsig::{self, DescargaRequest};
 use time::{OffsetDateTime, PrimitiveDateTime};
@@ -359,23 +360,13 @@ pub fn sobre_solicitud_emitidos(fiel: &Credential, solicitud: &SolicitudEmitidos
     xmldsig::sign_descarga(fiel, &request).map_err(error_firma)
 }
 
-/// Whether `texto` is a folio fiscal `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (hex, any case).
-pub fn es_uuid(texto: &str) -> bool {
-    let bytes = texto.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => *b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
-}
-
 /// The signed `SolicitaDescargaFolio` envelope (only `RfcSolicitante` and `Folio`).
 ///
 /// # Errors
 /// [`SatError::UuidInvalido`], signing errors.
 pub fn sobre_solicitud_folio(fiel: &Credential, folio: &str) -> Result<String, SatError> {
     let folio = folio.trim();
-    if !es_uuid(folio) {
+    if !uuid_valido(folio) {
         return Err(SatError::UuidInvalido(folio.to_owned()));
     }
     let rfc = rfc_fiel(fiel);
@@ -578,15 +569,6 @@ pub fn leer_descarga(xml: &str) -> Result<Vec<u8>, SatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn uuid_format() {
-        assert!(es_uuid("96623061-61fe-49de-b298-c7156476aa8b"));
-        assert!(es_uuid("96623061-61FE-49DE-B298-C7156476AA8B"));
-        assert!(!es_uuid("96623061-61fe-49de-b298-c7156476aa8"));
-        assert!(!es_uuid("96623061x61fe-49de-b298-c7156476aa8b"));
-        assert!(!es_uuid("g6623061-61fe-49de-b298-c7156476aa8b"));
-    }
 
     #[test]
     fn estado_numbers_round_trip() {

@@ -2,13 +2,11 @@
 //! rest (table `fiel`, one per company), its status, and opening it for SAT's descarga masiva
 //! with the codes SPEC.md gives (MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT).
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-use timbra_credentials::{Certificate, CertificateKind, Credential, Error as CredError, PrivateKey};
+use timbra_credentials::{CertificateKind, Credential};
 use time::OffsetDateTime;
 
-use crate::cfdi::credenciales::Subida;
-use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::cfdi::credenciales::{self, ReglasSubida, Subida, rfc3339};
+use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
 use crate::{ids, sql};
 
@@ -33,14 +31,23 @@ struct FielRow {
     password_enc: Vec<u8>,
 }
 
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+/// The FIEL route's rules (`/fiel`).
+pub const SUBIDA_FIEL: ReglasSubida = ReglasSubida {
+    kind: CertificateKind::Fiel,
+    nombre: "FIEL",
+    faltante: Code::Fiel001,
+    invalido: Code::Fiel002,
+    vencido: Code::Fiel003,
+    otro_rfc: Code::Fiel004,
+    otro_tipo: Code::Fiel005,
+    tipo_equivocado: "this is a CSD (Certificado de Sello Digital), not a FIEL: SAT's descarga masiva only accepts \
+                      the e.firma; upload the CSD at /api/empresas/{id}/certificados instead",
+};
 
-/// Checks a FIEL upload for `empresa_rfc` at `now`, in the order a person fixes things:
-/// missing fields (FIEL_001), not a certificate (FIEL_002), a CSD or other certificate
-/// (FIEL_005), another RFC (FIEL_004), expired (FIEL_003), then the key, the password and the
-/// pair (FIEL_002).
+/// Checks a FIEL upload for `empresa_rfc` at `now` ([`credenciales::revisar_par`] with
+/// [`SUBIDA_FIEL`]): missing fields (FIEL_001), not a certificate (FIEL_002), a CSD or other
+/// certificate (FIEL_005), another RFC (FIEL_004), expired (FIEL_003), then the key, the
+/// password and the pair (FIEL_002).
 pub fn revisar_subida(
     cer_base64: Option<&str>,
     key_base64: Option<&str>,
@@ -48,62 +55,7 @@ pub fn revisar_subida(
     empresa_rfc: &str,
     now: OffsetDateTime,
 ) -> ApiResult<Subida> {
-    let mut missing = Vec::new();
-    for (field, value) in [("cerBase64", cer_base64), ("keyBase64", key_base64), ("password", password)] {
-        if value.is_none_or(|v| v.trim().is_empty()) {
-            missing.push(FieldProblem::new(field, format!("{field} is required")));
-        }
-    }
-    if !missing.is_empty() {
-        return Err(ApiError::fields(Code::Fiel001, missing));
-    }
-    let decode = |field: &str, text: &str| {
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        STANDARD.decode(compact).map_err(|_| {
-            ApiError::fields(Code::Fiel002, vec![FieldProblem::new(field, format!("{field} is not valid base64"))])
-        })
-    };
-    let cer = decode("cerBase64", cer_base64.unwrap_or_default())?;
-    let key = decode("keyBase64", key_base64.unwrap_or_default())?;
-    let password = password.unwrap_or_default().as_bytes().to_vec();
-    let certificate = Certificate::from_bytes(&cer)
-        .map_err(|error| ApiError::new(Code::Fiel002, format!("cerBase64 is not a SAT certificate (.cer): {error}")))?;
-    match certificate.kind() {
-        CertificateKind::Fiel => {}
-        CertificateKind::Csd => {
-            return Err(ApiError::new(
-                Code::Fiel005,
-                "this is a CSD (Certificado de Sello Digital), not a FIEL: SAT's descarga masiva only accepts \
-                 the e.firma; upload the CSD at /api/empresas/{id}/certificados instead",
-            ));
-        }
-        other => {
-            return Err(ApiError::new(Code::Fiel005, format!("the certificate is a {other} certificate, not a FIEL")));
-        }
-    }
-    if certificate.rfc() != empresa_rfc {
-        return Err(ApiError::new(
-            Code::Fiel004,
-            format!("the FIEL belongs to RFC {}, this company's RFC is {empresa_rfc}", certificate.rfc()),
-        )
-        .with_details(serde_json::json!({ "certificateRfc": certificate.rfc(), "empresaRfc": empresa_rfc })));
-    }
-    match certificate.check_valid_at(now) {
-        Ok(()) => {}
-        Err(CredError::Expired { not_after }) => {
-            return Err(ApiError::new(Code::Fiel003, format!("the FIEL expired on {not_after}; renew it at SAT"))
-                .with_details(serde_json::json!({ "vigenciaFin": rfc3339(not_after) })));
-        }
-        Err(error) => return Err(ApiError::new(Code::Fiel003, format!("the FIEL is not valid now: {error}"))),
-    }
-    let private = PrivateKey::from_bytes(&key, &password).map_err(|error| match error {
-        CredError::WrongPassword => ApiError::new(Code::Fiel002, "wrong password for the .key"),
-        other => ApiError::new(Code::Fiel002, format!("keyBase64 is not a usable private key (.key): {other}")),
-    })?;
-    let credential = Credential::new(certificate, private).map_err(|_| {
-        ApiError::new(Code::Fiel002, "the .key does not belong to the .cer: send the pair SAT issued together")
-    })?;
-    Ok(Subida { credential, key, password })
+    credenciales::revisar_par(&SUBIDA_FIEL, cer_base64, key_base64, password, empresa_rfc, now)
 }
 
 /// Stores a checked FIEL for a company, replacing the previous one.

@@ -467,7 +467,7 @@ impl SatSim {
         let rfc = mensaje_firmado.rfc_solicitante.clone();
         let (tipo, uuids, clave) = if operacion == "SolicitaDescargaFolio" {
             let folio = atributo("Folio").to_uppercase();
-            if !es_uuid(&folio) {
+            if !timbra_cfdi::timbre::uuid_valido(&folio) {
                 return Err(Rechazo::mal_formado("El Folio no es un UUID válido"));
             }
             let uuids: Vec<String> = config
@@ -697,14 +697,6 @@ fn zip_de(id_paquete: &str, documentos: &[&DocumentoSim], metadatos: bool) -> Ve
         tracing::error!(error = %error, "sim sat: could not write a package");
     }
     zip.finish().map(std::io::Cursor::into_inner).unwrap_or_default()
-}
-
-fn es_uuid(texto: &str) -> bool {
-    texto.len() == 36
-        && texto.bytes().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
 }
 
 /// A JWT-shaped token followed by `%26wrap_subject%3d<hex of the certificate number>`, as

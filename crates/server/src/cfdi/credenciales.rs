@@ -76,7 +76,8 @@ pub struct ReglasSubida {
     pub tipo_equivocado: &'static str,
 }
 
-/// The CSD route's rules (`/certificados`).
+/// The CSD route's rules (`/certificados`): missing fields CSD_001, not a certificate CSD_002,
+/// a FIEL CSD_005, another RFC CSD_004, expired CSD_003, then key, password and pair CSD_002.
 pub const SUBIDA_CSD: ReglasSubida = ReglasSubida {
     kind: CertificateKind::Csd,
     nombre: "CSD",
@@ -88,19 +89,6 @@ pub const SUBIDA_CSD: ReglasSubida = ReglasSubida {
     tipo_equivocado: "this is a FIEL (e.firma), not a CSD: invoices are sealed with the CSD (Certificado de Sello \
                       Digital) that SAT issues through CertiSAT; upload the FIEL at /api/empresas/{id}/fiel instead",
 };
-
-/// Checks a CSD upload for `empresa_rfc` at `now` ([`revisar_par`] with [`SUBIDA_CSD`]):
-/// missing fields (CSD_001), not a certificate (CSD_002), a FIEL (CSD_005), another RFC
-/// (CSD_004), expired (CSD_003), then the key, the password and the pair (CSD_002).
-pub fn revisar_subida(
-    cer_base64: Option<&str>,
-    key_base64: Option<&str>,
-    password: Option<&str>,
-    empresa_rfc: &str,
-    now: OffsetDateTime,
-) -> ApiResult<Subida> {
-    revisar_par(&SUBIDA_CSD, cer_base64, key_base64, password, empresa_rfc, now)
-}
 
 /// Checks a certificate upload (CSD or FIEL, as `reglas` say) for `empresa_rfc` at `now`, in
 /// the order a person fixes things: missing fields, not a certificate, the wrong kind, another
@@ -173,6 +161,27 @@ pub fn revisar_par(
         ApiError::new(reglas.invalido, "the .key does not belong to the .cer: send the pair SAT issued together")
     })?;
     Ok(Subida { credential, key, password })
+}
+
+/// [`revisar_par`] for a company of the database (its RFC, the app's clock), off the async
+/// threads (decrypting a SAT key takes milliseconds).
+pub async fn revisar_para_empresa(
+    app: &AppState,
+    empresa_id: &str,
+    reglas: &'static ReglasSubida,
+    cer_base64: Option<String>,
+    key_base64: Option<String>,
+    password: Option<String>,
+) -> ApiResult<Subida> {
+    let mut conn = app.db.conn().await?;
+    let rfc = sql!(scalar_one conn, String, "SELECT rfc FROM empresas WHERE id = $1", empresa_id)?;
+    drop(conn);
+    let now = app.clock.now();
+    tokio::task::spawn_blocking(move || {
+        revisar_par(reglas, cer_base64.as_deref(), key_base64.as_deref(), password.as_deref(), &rfc, now)
+    })
+    .await
+    .map_err(|e| ApiError::internal("certificate check", e))?
 }
 
 pub(crate) fn rfc3339(at: OffsetDateTime) -> String {

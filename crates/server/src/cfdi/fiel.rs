@@ -5,7 +5,7 @@
 use timbra_credentials::{CertificateKind, Credential};
 use time::OffsetDateTime;
 
-use crate::cfdi::credenciales::{self, ReglasSubida, Subida, rfc3339};
+use crate::cfdi::credenciales::{ReglasSubida, Subida, rfc3339};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -31,7 +31,8 @@ struct FielRow {
     password_enc: Vec<u8>,
 }
 
-/// The FIEL route's rules (`/fiel`).
+/// The FIEL route's rules (`/fiel`): missing fields FIEL_001, not a certificate FIEL_002, a
+/// CSD FIEL_005, another RFC FIEL_004, expired FIEL_003, then key, password and pair FIEL_002.
 pub const SUBIDA_FIEL: ReglasSubida = ReglasSubida {
     kind: CertificateKind::Fiel,
     nombre: "FIEL",
@@ -43,20 +44,6 @@ pub const SUBIDA_FIEL: ReglasSubida = ReglasSubida {
     tipo_equivocado: "this is a CSD (Certificado de Sello Digital), not a FIEL: SAT's descarga masiva only accepts \
                       the e.firma; upload the CSD at /api/empresas/{id}/certificados instead",
 };
-
-/// Checks a FIEL upload for `empresa_rfc` at `now` ([`credenciales::revisar_par`] with
-/// [`SUBIDA_FIEL`]): missing fields (FIEL_001), not a certificate (FIEL_002), a CSD or other
-/// certificate (FIEL_005), another RFC (FIEL_004), expired (FIEL_003), then the key, the
-/// password and the pair (FIEL_002).
-pub fn revisar_subida(
-    cer_base64: Option<&str>,
-    key_base64: Option<&str>,
-    password: Option<&str>,
-    empresa_rfc: &str,
-    now: OffsetDateTime,
-) -> ApiResult<Subida> {
-    credenciales::revisar_par(&SUBIDA_FIEL, cer_base64, key_base64, password, empresa_rfc, now)
-}
 
 /// Stores a checked FIEL for a company, replacing the previous one.
 pub async fn guardar(app: &AppState, empresa_id: &str, subida: &Subida) -> ApiResult<String> {

@@ -8,12 +8,11 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::roles::Permission;
-use crate::cfdi::fiel;
+use crate::cfdi::{credenciales, fiel};
 use crate::envelope::{Json, Path, created, ok};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::certificados::CsdBody;
-use crate::sql;
 use crate::state::AppState;
 
 /// The stored FIEL (the key and password are never returned).
@@ -57,16 +56,8 @@ pub async fn subir(
     Json(body): Json<CsdBody>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
-    let mut conn = app.db.conn().await?;
-    let rfc = sql!(scalar_one conn, String, "SELECT rfc FROM empresas WHERE id = $1", &empresa_id)?;
-    drop(conn);
-    let now = app.clock.now();
     let (cer, key, password) = body.into_parts();
-    let subida = tokio::task::spawn_blocking(move || {
-        fiel::revisar_subida(cer.as_deref(), key.as_deref(), password.as_deref(), &rfc, now)
-    })
-    .await
-    .map_err(|e| ApiError::internal("fiel check", e))??;
+    let subida = credenciales::revisar_para_empresa(&app, &empresa_id, &fiel::SUBIDA_FIEL, cer, key, password).await?;
     fiel::guardar(&app, &empresa_id, &subida).await?;
     let certificate = subida.credential.certificate();
     Ok(created(FielOut {

@@ -5,6 +5,7 @@
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use timbra_cfdi::escritura::escapar_atributo as escapar;
+use timbra_credentials::xmldsig::wsu_time;
 use time::OffsetDateTime;
 
 const NS_SOAP: &str = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -73,24 +74,9 @@ pub fn falla_cliente(motivo: &str) -> Response {
     )
 }
 
-/// `u:Created`/`u:Expires` text: `2019-08-01T03:38:20.044Z`.
-pub fn hora_wsu(at: OffsetDateTime) -> String {
-    let at = at.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        at.year(),
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second(),
-        at.millisecond()
-    )
-}
-
 /// `AutenticaResponse` with the token and the server's validity window.
 pub fn autenticacion(token: &str, creado: OffsetDateTime, expira: OffsetDateTime) -> Response {
-    let (creado, expira, token) = (hora_wsu(creado), hora_wsu(expira), escapar(token));
+    let (creado, expira, token) = (wsu_time(creado), wsu_time(expira), escapar(token));
     xml(
         StatusCode::OK,
         format!(

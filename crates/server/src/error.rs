@@ -123,6 +123,7 @@ error_codes! {
     Job001 = "JOB_001", 400, "invalid job listing filter (status: queued, running, done or dead)";
     Internal = "INTERNAL", 500, "internal error; it was logged, retry later";
     Csd005 = "CSD_005", 400, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
+    Fiel005 = "FIEL_005", 400, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
     Live001 = "LIVE_001", 501, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
     Pac001 = "PAC_001", 502, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
     Pac002 = "PAC_002", 502, "the PAC did not answer or answered garbage; the folio is recorded as an attempt with unknown outcome";

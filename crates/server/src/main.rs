@@ -25,7 +25,7 @@ enum Command {
         #[command(subcommand)]
         command: timbra_server::cfdi_cli::CfdiCommand,
     },
-    /// Run a simulator of an outside service on loopback (`timbra sim pac`).
+    /// Run a simulator of an outside service on loopback (`timbra sim pac`, `timbra sim sat`).
     Sim {
         #[command(subcommand)]
         command: timbra_sim::cli::SimCommand,

@@ -22,7 +22,8 @@ use crate::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use crate::error::{ApiError, Code};
 use crate::rate_limit::Bucket;
 use crate::routes::{
-    api_keys, auth, certificados, cfdi, clientes, docs, empresas, jobs, miembros, nomina, productos, timbres, webhooks,
+    api_keys, auth, certificados, cfdi, clientes, docs, empresas, fiel, jobs, miembros, nomina, productos, timbres,
+    webhooks,
 };
 use crate::state::AppState;
 
@@ -83,6 +84,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(productos::get, productos::update, productos::delete))
         .routes(routes!(nomina::calcular))
         .routes(routes!(certificados::subir))
+        .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))
         .routes(routes!(cfdi::list))
         .routes(routes!(cfdi::get))

@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::pac::{self, SimConfig};
+use crate::sat::{self, Desenlace, SatSimConfig};
 
 /// The simulators.
 #[derive(Subcommand)]
@@ -16,6 +17,42 @@ pub enum SimCommand {
     /// PAC simulator: Finkok's SOAP 1.1 stamp and cancel services on loopback
     /// (point TIMBRA_PAC_URL at it).
     Pac(PacArgs),
+    /// SAT descarga masiva v1.5 simulator on loopback (point TIMBRA_SAT_*_URL at it).
+    Sat(SatArgs),
+}
+
+/// Options of `timbra sim sat`.
+#[derive(Args)]
+pub struct SatArgs {
+    /// Address to listen on (loopback only).
+    #[arg(long, env = "TIMBRA_SIM_SAT_LISTEN", default_value = "127.0.0.1:8090")]
+    pub listen: SocketAddr,
+    /// Folder of CFDI 4.0 XML files to serve (matched by RFC, Fecha and type).
+    #[arg(long, env = "TIMBRA_SIM_SAT_XML_DIR")]
+    pub xml_dir: Option<std::path::PathBuf>,
+    /// Pin the clock (RFC 3339, e.g. 2026-11-20T18:00:00Z); the system clock when unset.
+    #[arg(long)]
+    pub now: Option<String>,
+    /// Polls that answer EstadoSolicitud 1 (Aceptada) before 2.
+    #[arg(long, default_value_t = 1)]
+    pub polls_accepted: u32,
+    /// Polls that answer EstadoSolicitud 2 (En proceso) before the request ends.
+    #[arg(long, default_value_t = 1)]
+    pub polls_in_process: u32,
+    /// Forced outcomes, one per request in arrival order (comma separated): normal, accepted,
+    /// in-process, error, rejected, rejected-5003, expired, empty-package, or a CodEstatus
+    /// for the request itself (5001, 5002, 5005, 5006, 404).
+    #[arg(long, value_delimiter = ',')]
+    pub force: Vec<Desenlace>,
+    /// UUIDs whose XML SAT lacks: only their metadata is delivered (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub metadata_only: Vec<String>,
+    /// Every finished request delivers empty packages.
+    #[arg(long)]
+    pub empty_package: bool,
+    /// CFDI or metadata rows per package.
+    #[arg(long, default_value_t = 200_000)]
+    pub per_package: usize,
 }
 
 /// Options of `timbra sim pac`.
@@ -83,6 +120,41 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
                  NoCertificadoSAT {numero}, certificate at http://{direccion}/sim/certificado.cer"
             );
             pac::serve(listener, config).await?;
+            Ok(())
+        }
+        SimCommand::Sat(args) => {
+            if !args.listen.ip().is_loopback() {
+                return Err(format!("--listen {}: the simulator listens only on loopback", args.listen).into());
+            }
+            let mut config = SatSimConfig {
+                consultas_aceptada: args.polls_accepted,
+                consultas_en_proceso: args.polls_in_process,
+                documentos_por_paquete: args.per_package,
+                uuids_solo_metadatos: args.metadata_only.iter().map(|u| u.trim().to_uppercase()).collect(),
+                ..SatSimConfig::default()
+            };
+            config.desenlaces = args.force.into_iter().collect();
+            config.paquetes_vacios = args.empty_package;
+            config.ahora = match args.now {
+                Some(texto) => {
+                    Some(OffsetDateTime::parse(&texto, &Rfc3339).map_err(|e| format!("--now {texto}: {e}"))?)
+                }
+                None => None,
+            };
+            if let Some(carpeta) = &args.xml_dir {
+                config.documentos = sat::leer_carpeta(carpeta)?;
+            }
+            let listener = tokio::net::TcpListener::bind(args.listen).await?;
+            let direccion = listener.local_addr()?;
+            println!(
+                "timbra sim sat: descarga masiva v1.5 on http://{direccion} ({} CFDI); set \
+                 TIMBRA_SAT_AUTH_URL=http://{direccion}/Autenticacion/Autenticacion.svc \
+                 TIMBRA_SAT_SOLICITA_URL=http://{direccion}/SolicitaDescargaService.svc \
+                 TIMBRA_SAT_VERIFICA_URL=http://{direccion}/VerificaSolicitudDescargaService.svc \
+                 TIMBRA_SAT_DESCARGA_URL=http://{direccion}/DescargaMasivaService.svc",
+                config.documentos.len()
+            );
+            sat::serve(listener, config).await?;
             Ok(())
         }
     }

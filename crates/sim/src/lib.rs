@@ -7,11 +7,17 @@
 //!   it checks the pre-CFDI like a PAC (schema rules, seal, certificate, 72 h window,
 //!   duplicates), stamps with its own key, cancels with a controllable receiver, answers the
 //!   SAT status query, and can be told to misbehave (garbage, delays).
-//! * [`cli`]: the `timbra sim pac` subcommand.
+//! * [`sat`]: SAT's descarga masiva v1.5 (PROTOCOLS.md §1): authentication with a FIEL-signed
+//!   WS-Security timestamp, requests, verification and downloads, each message's signature,
+//!   certificate, RFC and token checked like SAT; packages built from XML files; every state
+//!   and refusal reachable.
+//! * [`cli`]: the `timbra sim pac` and `timbra sim sat` subcommands.
 
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod pac;
+pub mod sat;
 
 pub use pac::{Sim, SimConfig, serve};
+pub use sat::{Desenlace, DocumentoSim, SatSim, SatSimConfig};

@@ -233,7 +233,9 @@ pub fn sign_autenticacion(
     Ok(document(&envelope, false))
 }
 
-fn wsu_time(at: OffsetDateTime) -> String {
+/// A WS-Security `u:Created`/`u:Expires` value: UTC with milliseconds
+/// (`2019-08-01T03:38:19.000Z`), as SAT writes and reads them.
+pub fn wsu_time(at: OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",

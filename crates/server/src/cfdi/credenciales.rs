@@ -56,16 +56,52 @@ pub struct Subida {
     pub password: Vec<u8>,
 }
 
-/// Checks a CSD upload for `empresa_rfc` at `now`, in the order a person fixes things:
-/// missing fields (CSD_001), not a certificate (CSD_002), a FIEL (CSD_005), another RFC
-/// (CSD_004), expired (CSD_003), then the key, the password and the pair (CSD_002).
-pub fn revisar_subida(
+/// What tells a CSD upload from a FIEL upload: the kind wanted, its error codes and words.
+pub struct ReglasSubida {
+    /// The certificate kind the route stores.
+    pub kind: CertificateKind,
+    /// Its name in messages (`CSD`, `FIEL`).
+    pub nombre: &'static str,
+    /// A field missing.
+    pub faltante: Code,
+    /// Not a certificate, a bad key, a wrong password or a key of another certificate.
+    pub invalido: Code,
+    /// Expired or not yet valid.
+    pub vencido: Code,
+    /// A certificate of another RFC.
+    pub otro_rfc: Code,
+    /// Another kind of certificate.
+    pub otro_tipo: Code,
+    /// The message when the other SAT kind (FIEL for CSD, CSD for FIEL) is sent.
+    pub tipo_equivocado: &'static str,
+}
+
+/// The CSD route's rules (`/certificados`): missing fields CSD_001, not a certificate CSD_002,
+/// a FIEL CSD_005, another RFC CSD_004, expired CSD_003, then key, password and pair CSD_002.
+pub const SUBIDA_CSD: ReglasSubida = ReglasSubida {
+    kind: CertificateKind::Csd,
+    nombre: "CSD",
+    faltante: Code::Csd001,
+    invalido: Code::Csd002,
+    vencido: Code::Csd003,
+    otro_rfc: Code::Csd004,
+    otro_tipo: Code::Csd005,
+    tipo_equivocado: "this is a FIEL (e.firma), not a CSD: invoices are sealed with the CSD (Certificado de Sello \
+                      Digital) that SAT issues through CertiSAT; upload the FIEL at /api/empresas/{id}/fiel instead",
+};
+
+/// Checks a certificate upload (CSD or FIEL, as `reglas` say) for `empresa_rfc` at `now`, in
+/// the order a person fixes things: missing fields, not a certificate, the wrong kind, another
+/// RFC, expired, then the key, the password and the pair.
+pub fn revisar_par(
+    reglas: &ReglasSubida,
     cer_base64: Option<&str>,
     key_base64: Option<&str>,
     password: Option<&str>,
     empresa_rfc: &str,
     now: OffsetDateTime,
 ) -> ApiResult<Subida> {
+    let nombre = reglas.nombre;
     let mut missing = Vec::new();
     for (field, value) in [("cerBase64", cer_base64), ("keyBase64", key_base64), ("password", password)] {
         if value.is_none_or(|v| v.trim().is_empty()) {
@@ -73,35 +109,35 @@ pub fn revisar_subida(
         }
     }
     if !missing.is_empty() {
-        return Err(ApiError::fields(Code::Csd001, missing));
+        return Err(ApiError::fields(reglas.faltante, missing));
     }
     let decode = |field: &str, text: &str| {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         STANDARD.decode(compact).map_err(|_| {
-            ApiError::fields(Code::Csd002, vec![FieldProblem::new(field, format!("{field} is not valid base64"))])
+            ApiError::fields(reglas.invalido, vec![FieldProblem::new(field, format!("{field} is not valid base64"))])
         })
     };
     let cer = decode("cerBase64", cer_base64.unwrap_or_default())?;
     let key = decode("keyBase64", key_base64.unwrap_or_default())?;
     let password = password.unwrap_or_default().as_bytes().to_vec();
-    let certificate = Certificate::from_bytes(&cer)
-        .map_err(|error| ApiError::new(Code::Csd002, format!("cerBase64 is not a SAT certificate (.cer): {error}")))?;
+    let certificate = Certificate::from_bytes(&cer).map_err(|error| {
+        ApiError::new(reglas.invalido, format!("cerBase64 is not a SAT certificate (.cer): {error}"))
+    })?;
     match certificate.kind() {
-        CertificateKind::Csd => {}
-        CertificateKind::Fiel => {
-            return Err(ApiError::new(
-                Code::Csd005,
-                "this is a FIEL (e.firma), not a CSD: invoices are sealed with the CSD (Certificado de Sello \
-                 Digital) that SAT issues through CertiSAT; upload the FIEL at /api/empresas/{id}/fiel instead",
-            ));
+        kind if kind == reglas.kind => {}
+        CertificateKind::Csd | CertificateKind::Fiel => {
+            return Err(ApiError::new(reglas.otro_tipo, reglas.tipo_equivocado));
         }
         other => {
-            return Err(ApiError::new(Code::Csd005, format!("the certificate is a {other} certificate, not a CSD")));
+            return Err(ApiError::new(
+                reglas.otro_tipo,
+                format!("the certificate is a {other} certificate, not a {nombre}"),
+            ));
         }
     }
     if certificate.rfc() != empresa_rfc {
         return Err(ApiError::new(
-            Code::Csd004,
+            reglas.otro_rfc,
             format!("the certificate belongs to RFC {}, this company's RFC is {empresa_rfc}", certificate.rfc()),
         )
         .with_details(serde_json::json!({ "certificateRfc": certificate.rfc(), "empresaRfc": empresa_rfc })));
@@ -110,24 +146,45 @@ pub fn revisar_subida(
         Ok(()) => {}
         Err(CredError::Expired { not_after }) => {
             return Err(ApiError::new(
-                Code::Csd003,
-                format!("the CSD expired on {not_after}; request a new one from SAT"),
+                reglas.vencido,
+                format!("the {nombre} expired on {not_after}; request a new one from SAT"),
             )
             .with_details(serde_json::json!({ "vigenciaFin": rfc3339(not_after) })));
         }
-        Err(error) => return Err(ApiError::new(Code::Csd003, format!("the CSD is not valid now: {error}"))),
+        Err(error) => return Err(ApiError::new(reglas.vencido, format!("the {nombre} is not valid now: {error}"))),
     }
     let private = PrivateKey::from_bytes(&key, &password).map_err(|error| match error {
-        CredError::WrongPassword => ApiError::new(Code::Csd002, "wrong password for the .key"),
-        other => ApiError::new(Code::Csd002, format!("keyBase64 is not a usable private key (.key): {other}")),
+        CredError::WrongPassword => ApiError::new(reglas.invalido, "wrong password for the .key"),
+        other => ApiError::new(reglas.invalido, format!("keyBase64 is not a usable private key (.key): {other}")),
     })?;
     let credential = Credential::new(certificate, private).map_err(|_| {
-        ApiError::new(Code::Csd002, "the .key does not belong to the .cer: send the pair SAT issued together")
+        ApiError::new(reglas.invalido, "the .key does not belong to the .cer: send the pair SAT issued together")
     })?;
     Ok(Subida { credential, key, password })
 }
 
-fn rfc3339(at: OffsetDateTime) -> String {
+/// [`revisar_par`] for a company of the database (its RFC, the app's clock), off the async
+/// threads (decrypting a SAT key takes milliseconds).
+pub async fn revisar_para_empresa(
+    app: &AppState,
+    empresa_id: &str,
+    reglas: &'static ReglasSubida,
+    cer_base64: Option<String>,
+    key_base64: Option<String>,
+    password: Option<String>,
+) -> ApiResult<Subida> {
+    let mut conn = app.db.conn().await?;
+    let rfc = sql!(scalar_one conn, String, "SELECT rfc FROM empresas WHERE id = $1", empresa_id)?;
+    drop(conn);
+    let now = app.clock.now();
+    tokio::task::spawn_blocking(move || {
+        revisar_par(reglas, cer_base64.as_deref(), key_base64.as_deref(), password.as_deref(), &rfc, now)
+    })
+    .await
+    .map_err(|e| ApiError::internal("certificate check", e))?
+}
+
+pub(crate) fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 

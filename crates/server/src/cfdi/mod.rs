@@ -1,10 +1,11 @@
 //! Invoicing: certificates at rest, the sandbox stamper, stamping, storage of the XML and
 //! signed download links. The HTTP handlers live in `routes/cfdi.rs`,
-//! `routes/certificados.rs` and `routes/timbres.rs`.
+//! `routes/certificados.rs`, `routes/fiel.rs` and `routes/timbres.rs`.
 
 pub mod cancelacion;
 pub mod credenciales;
 pub mod crypto;
+pub mod fiel;
 pub mod folios;
 pub mod idempotencia;
 pub mod links;

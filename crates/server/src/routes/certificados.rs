@@ -10,12 +10,12 @@ use crate::auth::caller::Caller;
 use crate::auth::roles::Permission;
 use crate::cfdi::credenciales;
 use crate::envelope::{Json, Path, created};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::sql;
 use crate::state::AppState;
 
-/// A CSD: the .cer and .key files in base64 and the key's password.
+/// A certificate pair (CSD, or FIEL at `/fiel`): the .cer and .key files in base64 and the
+/// key's password.
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct CsdBody {
@@ -25,6 +25,13 @@ pub struct CsdBody {
     key_base64: Option<String>,
     /// The .key's password.
     password: Option<String>,
+}
+
+impl CsdBody {
+    /// `(cerBase64, keyBase64, password)`.
+    pub(crate) fn into_parts(self) -> (Option<String>, Option<String>, Option<String>) {
+        (self.cer_base64, self.key_base64, self.password)
+    }
 }
 
 /// The stored certificate (the key and password are never returned).
@@ -55,16 +62,9 @@ pub async fn subir(
     Json(body): Json<CsdBody>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
-    let mut conn = app.db.conn().await?;
-    let rfc = sql!(scalar_one conn, String, "SELECT rfc FROM empresas WHERE id = $1", &empresa_id)?;
-    drop(conn);
-    let now = app.clock.now();
-    let (cer, key, password) = (body.cer_base64, body.key_base64, body.password);
-    let subida = tokio::task::spawn_blocking(move || {
-        credenciales::revisar_subida(cer.as_deref(), key.as_deref(), password.as_deref(), &rfc, now)
-    })
-    .await
-    .map_err(|e| ApiError::internal("csd check", e))??;
+    let (cer, key, password) = body.into_parts();
+    let subida =
+        credenciales::revisar_para_empresa(&app, &empresa_id, &credenciales::SUBIDA_CSD, cer, key, password).await?;
     credenciales::guardar(&app, &empresa_id, "UPLOAD", &subida).await?;
     let certificate = subida.credential.certificate();
     Ok(created(CsdOut {

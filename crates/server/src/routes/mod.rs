@@ -7,6 +7,7 @@ pub mod cfdi;
 pub mod clientes;
 pub mod docs;
 pub mod empresas;
+pub mod fiel;
 pub mod jobs;
 pub mod miembros;
 pub mod nomina;

@@ -42,3 +42,63 @@ fn cadena_verify_and_validate_sat_samples() {
     let (status, _) = timbra(&["cfdi", "cadena", "/nonexistent.xml"]);
     assert_eq!(status, 2);
 }
+
+/// `timbra sim sat` end to end: the binary serves a folder of CFDI on loopback and
+/// `timbra-sat`'s client authenticates, requests, polls, downloads and reads the package.
+#[tokio::test]
+async fn sim_sat_serves_a_folder_to_the_sat_client() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::Arc;
+
+    use timbra_sat::{ClienteSat, EstadoSello, EstadoTimbre, Periodo, SatConfig, SolicitudEmitidos, TipoSolicitud};
+    use time::macros::datetime;
+
+    let Some(sat) = sat_dir() else { return };
+    let folder = std::env::temp_dir().join(format!("timbra-sim-sat-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    for name in ["I_EKU9003173C9_finkok_tfd.xml", "I_EKU9003173C9_descuento_tfd.xml"] {
+        std::fs::copy(sat.join("samples").join(name), folder.join(name)).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timbra"))
+        .args(["sim", "sat", "--listen", "127.0.0.1:0", "--now", "2026-11-20T18:00:00Z", "--polls-accepted", "0"])
+        .args(["--polls-in-process", "1", "--xml-dir", folder.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let base = line.split_whitespace().find(|word| word.starts_with("http://")).unwrap().to_owned();
+    assert!(line.contains("(2 CFDI)"), "{line}");
+
+    let read = |name: &str| std::fs::read(sat.join("certs").join(name)).unwrap();
+    let fiel = timbra_credentials::Credential::open(
+        &read("30001000000500003415.cer"),
+        &read("30001000000500003415.key"),
+        b"12345678a",
+    )
+    .unwrap();
+    let mut config = SatConfig::con_base(&base);
+    config.pausa_verificacion = std::time::Duration::from_millis(10);
+    config.carpeta_certificados = Some(sat.join("certs"));
+    let client = ClienteSat::new(config, fiel).unwrap().con_reloj(Arc::new(|| datetime!(2026-11-20 18:00:30 UTC)));
+    let request = SolicitudEmitidos {
+        periodo: Periodo::new(datetime!(2024-01-01 00:00:00), datetime!(2025-12-31 23:59:59), TipoSolicitud::Cfdi),
+        rfc_receptores: vec![],
+    };
+    let outcome = async {
+        let accepted = client.solicitar_emitidos(&request).await?;
+        let verified = client.esperar(&accepted.id_solicitud, 3).await?;
+        let package = client.descargar(&verified.ids_paquetes[0]).await?;
+        client.leer_paquete(&package)
+    }
+    .await;
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&folder);
+    let package = outcome.unwrap();
+    assert_eq!(package.documentos.len(), 2);
+    for document in &package.documentos {
+        assert_eq!(document.sello, EstadoSello::Verificado);
+        assert_eq!(document.timbre, EstadoTimbre::Verificado { no_certificado_sat: "30001000000500003456".into() });
+    }
+}

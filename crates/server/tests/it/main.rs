@@ -6,6 +6,7 @@
 mod cfdi;
 mod cli;
 mod docs;
+mod fiel;
 mod foundation;
 #[allow(dead_code)]
 mod harness;

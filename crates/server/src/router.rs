@@ -89,7 +89,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(cfdi::list))
         .routes(routes!(cfdi::get))
         .routes(routes!(cfdi::xml))
-        .routes(routes!(cfdi::pdf_route))
+        .routes(routes!(cfdi::pdf))
         .routes(routes!(cfdi::cancelar))
         .routes(routes!(cfdi::acuse))
         .routes(routes!(cfdi::descarga))

@@ -5,6 +5,8 @@
 //! is connected. Row types only use column types both drivers decode the same way (`String`,
 //! `i64`, `bool`, `OffsetDateTime`, and [`Money`] for decimals).
 
+pub mod cfdis;
+
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;

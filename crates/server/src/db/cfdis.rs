@@ -1,0 +1,290 @@
+//! The `cfdis` table: invoices as listed, shown, cancelled and downloaded. Every query is
+//! scoped by company.
+
+use sqlx::{AssertSqlSafe, FromRow};
+use time::OffsetDateTime;
+
+use crate::db::{Backend, DbConn, Exec, Money};
+use crate::sql;
+
+/// An invoice as listed and shown (the `conceptos` JSON is read apart, for the detail only).
+#[derive(FromRow)]
+pub struct CfdiRow {
+    pub id: String,
+    pub uuid: String,
+    pub tipo: String,
+    pub origen: String,
+    pub tipo_comprobante: String,
+    pub serie: Option<String>,
+    pub folio: Option<String>,
+    pub fecha: OffsetDateTime,
+    pub fecha_timbrado: Option<OffsetDateTime>,
+    pub subtotal: Money,
+    pub descuento: Option<Money>,
+    pub total: Money,
+    pub moneda: String,
+    pub tipo_cambio: Option<Money>,
+    pub forma_pago: Option<String>,
+    pub metodo_pago: Option<String>,
+    pub status: String,
+    pub emisor_rfc: String,
+    pub emisor_nombre: String,
+    pub emisor_regimen: String,
+    pub receptor_rfc: String,
+    pub receptor_nombre: String,
+    pub receptor_uso_cfdi: String,
+    pub xml_url: Option<String>,
+    pub cancellation_status: Option<String>,
+}
+
+/// The columns of [`CfdiRow`].
+const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
+    total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
+    receptor_nombre, receptor_uso_cfdi, xml_url, cancellation_status FROM cfdis ";
+
+/// A bound argument of a query assembled from optional filters.
+#[derive(Clone)]
+enum Arg {
+    Text(String),
+    Time(OffsetDateTime),
+    Int(i64),
+}
+
+/// Binds `args` in order to a query of either backend.
+macro_rules! ligar {
+    ($query:expr, $args:expr) => {{
+        let mut query = $query;
+        for arg in $args {
+            query = match arg {
+                Arg::Text(v) => query.bind(v),
+                Arg::Time(v) => query.bind(v),
+                Arg::Int(v) => query.bind(v),
+            };
+        }
+        query
+    }};
+}
+
+async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
+    match crate::db::AsExec::exec(conn) {
+        Exec::Sqlite(c) => ligar!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+        Exec::Pg(c) => ligar!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+    }
+}
+
+async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
+    let args = args.iter().cloned();
+    match crate::db::AsExec::exec(conn) {
+        Exec::Sqlite(c) => ligar!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+        Exec::Pg(c) => ligar!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+    }
+}
+
+/// Search text with LIKE's `%`, `_` and `\` escaped, so a search for them matches them literally
+/// (and a search of only `%` matches nothing, instead of everything).
+fn escape_like(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// The words of a search, lower case, split at anything that is not a letter or a digit (as
+/// FTS5's unicode61 tokenizer splits names); at most eight.
+fn palabras(search: &str) -> Vec<String> {
+    search
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .take(8)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Which invoices a listing shows (every field already validated by the route).
+#[derive(Debug, Default)]
+pub struct Filtro {
+    /// `EMITIDA` or `RECIBIDA`.
+    pub tipo: Option<String>,
+    /// I, E, T, P or N.
+    pub tipo_comprobante: Option<String>,
+    /// `TIMBRADO` (also TIMBRADO_SANDBOX), `TIMBRADO_SANDBOX` or `CANCELADO`.
+    pub status: Option<String>,
+    /// From this instant, inclusive.
+    pub desde: Option<OffsetDateTime>,
+    /// Before this instant.
+    pub hasta: Option<OffsetDateTime>,
+    /// UUID or RFC prefix, folio, or words of the names.
+    pub search: Option<String>,
+}
+
+/// A page of the company's invoices, most recent first, with the total that matches.
+pub async fn listar(
+    conn: &mut DbConn,
+    backend: Backend,
+    empresa_id: &str,
+    filtro: &Filtro,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<CfdiRow>, i64), sqlx::Error> {
+    let mut filter = String::from("WHERE empresa_id = $1");
+    let mut args = vec![Arg::Text(empresa_id.to_owned())];
+    let mut push = |filter: &mut String, clause: &str, arg: Arg| {
+        args.push(arg);
+        filter.push_str(&clause.replace("$?", &format!("${}", args.len())));
+    };
+    if let Some(tipo) = &filtro.tipo {
+        push(&mut filter, " AND tipo = $?", Arg::Text(tipo.clone()));
+    }
+    if let Some(tipo) = &filtro.tipo_comprobante {
+        push(&mut filter, " AND tipo_comprobante = $?", Arg::Text(tipo.clone()));
+    }
+    match filtro.status.as_deref() {
+        Some("TIMBRADO") => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),
+        Some(status) => push(&mut filter, " AND status = $?", Arg::Text(status.to_owned())),
+        None => {}
+    }
+    // Tipo and status alone: the total is a sum over the counters the triggers keep.
+    let counted = filtro.desde.is_none() && filtro.hasta.is_none() && filtro.search.is_none();
+    if let Some(desde) = filtro.desde {
+        push(&mut filter, " AND fecha >= $?", Arg::Time(desde));
+    }
+    if let Some(hasta) = filtro.hasta {
+        push(&mut filter, " AND fecha < $?", Arg::Time(hasta));
+    }
+    if let Some(search) = filtro.search.clone() {
+        let upper = search.to_uppercase();
+        let bare = upper.strip_prefix("SANDBOX-").unwrap_or(&upper).to_owned();
+        let words = palabras(&search);
+        // Each alternative has its own index: a prefix range (SQLite) or a prefix LIKE on a
+        // text_pattern_ops index (PostgreSQL) for UUID and RFC, equality for the folio, FTS5
+        // or trigrams for the words of the names.
+        match backend {
+            Backend::Sqlite => {
+                push(&mut filter, " AND ((uuid_xml >= $?", Arg::Text(bare.clone()));
+                push(&mut filter, " AND uuid_xml < $?)", Arg::Text(format!("{bare}\u{10FFFF}")));
+                push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
+                for column in ["emisor_rfc", "receptor_rfc"] {
+                    push(&mut filter, &format!(" OR ({column} >= $?"), Arg::Text(upper.clone()));
+                    push(&mut filter, &format!(" AND {column} < $?)"), Arg::Text(format!("{upper}\u{10FFFF}")));
+                }
+                if !words.is_empty() {
+                    let query = words.iter().map(|w| format!("\"{w}\"*")).collect::<Vec<_>>().join(" AND ");
+                    push(
+                        &mut filter,
+                        " OR id IN (SELECT cfdi_id FROM cfdis_nombres WHERE cfdis_nombres MATCH $?)",
+                        Arg::Text(query),
+                    );
+                }
+                filter.push(')');
+            }
+            Backend::Postgres => {
+                // Prefix patterns with the search's own %, _ and \ escaped (backslash is
+                // PostgreSQL's LIKE escape), so they match only themselves.
+                push(&mut filter, " AND (uuid_xml LIKE $?", Arg::Text(format!("{}%", escape_like(&bare))));
+                push(&mut filter, " OR folio = $?", Arg::Text(search.clone()));
+                push(
+                    &mut filter,
+                    " OR emisor_rfc LIKE $? OR receptor_rfc LIKE $?",
+                    Arg::Text(format!("{}%", escape_like(&upper))),
+                );
+                for (i, word) in words.iter().enumerate() {
+                    let clause = if i == 0 { " OR (" } else { " AND " };
+                    filter.push_str(clause);
+                    // Words are letters and digits only, so they are safe inside the pattern.
+                    push(
+                        &mut filter,
+                        "(emisor_nombre_lower ~ $? OR receptor_nombre_lower ~ $?)",
+                        Arg::Text(format!("(^|[^[:alnum:]]){word}")),
+                    );
+                }
+                if !words.is_empty() {
+                    filter.push(')');
+                }
+                filter.push(')');
+            }
+        }
+    }
+    let count = if counted {
+        format!("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM cfdi_conteos {filter}")
+    } else {
+        format!("SELECT COUNT(*) FROM cfdis {filter}")
+    };
+    let total = count_rows(conn, count, &args).await?;
+    args.push(Arg::Int(offset));
+    // The limit is written into the SQL: see `db::con_limite`.
+    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
+    let rows = fetch_rows(conn, sql, args).await?;
+    Ok((rows, total))
+}
+
+/// One invoice of the company, with its `conceptos` JSON.
+pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<(CfdiRow, String)>, sqlx::Error> {
+    let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
+    let Some(row) =
+        fetch_rows(conn, sql, vec![Arg::Text(id.to_owned()), Arg::Text(empresa_id.to_owned())]).await?.pop()
+    else {
+        return Ok(None);
+    };
+    let conceptos = sql!(scalar_one * conn, String, "SELECT conceptos FROM cfdis WHERE id = $1", id)?;
+    Ok(Some((row, conceptos)))
+}
+
+/// What cancelling an invoice needs to know of it.
+#[derive(FromRow)]
+pub struct PorCancelar {
+    /// UUID as the API shows it.
+    pub uuid: String,
+    /// UUID as the XML carries it.
+    pub uuid_xml: String,
+    /// Invoice status.
+    pub status: String,
+    /// Mode it was stamped in.
+    pub sandbox: bool,
+    /// Where its XML is.
+    pub xml_url: Option<String>,
+    /// Where a cancellation stands.
+    pub cancellation_status: Option<String>,
+}
+
+/// The invoice `id` of the company, as cancellation needs it.
+pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<PorCancelar>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        PorCancelar,
+        "SELECT uuid, uuid_xml, status, sandbox, xml_url, cancellation_status FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        id,
+        empresa_id
+    )
+}
+
+/// The status of the invoice the company issued with XML UUID `uuid_xml`.
+pub async fn status_emitida(
+    conn: &mut DbConn,
+    empresa_id: &str,
+    uuid_xml: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sql!(
+        scalar_optional * conn,
+        String,
+        "SELECT status FROM cfdis WHERE empresa_id = $1 AND uuid_xml = $2 AND tipo = 'EMITIDA'",
+        empresa_id,
+        uuid_xml
+    )
+}
+
+/// Where the cancellation acuse of invoice `id` is stored, if it has one.
+pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<String>, sqlx::Error> {
+    let url = sql!(
+        scalar_optional * conn,
+        Option<String>,
+        "SELECT acuse_url FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        id,
+        empresa_id
+    )?;
+    Ok(url.flatten())
+}

@@ -1,0 +1,46 @@
+//! Invoices, one file per operation: stamping (`timbrar`), listing (`listar`), detail
+//! (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`) and cancellation
+//! (`cancelar`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
+
+mod cancelar;
+mod descargas;
+mod listar;
+mod obtener;
+mod timbrar;
+
+pub use cancelar::*;
+pub use descargas::*;
+pub use listar::*;
+pub use obtener::*;
+pub use timbrar::*;
+use time::OffsetDateTime;
+
+use crate::error::{ApiError, ApiResult, Code};
+
+/// Most items a listing page may hold.
+pub const MAX_LIMIT: i64 = 1000;
+
+/// A JSON body, or REQUEST_001 saying what is wrong with it.
+fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::new(Code::Request001, "send a JSON body (Content-Type: application/json)"));
+    }
+    serde_json::from_slice(bytes).map_err(|error| {
+        let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
+        ApiError::new(Code::Request001, format!("{what}: {error}"))
+    })
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies).
+async fn cargar(
+    app: &crate::state::AppState,
+    empresa_id: &str,
+    id: &str,
+) -> ApiResult<(crate::db::cfdis::CfdiRow, String)> {
+    let mut conn = app.db.conn().await?;
+    crate::db::cfdis::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("invoice"))
+}

@@ -1,0 +1,34 @@
+//! `GET /api/cfdi/{id}`: one invoice with its lines and signed links.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+
+use super::cargar;
+use super::listar::{CfdiOut, cfdi_out};
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::envelope::{Path, ok};
+use crate::error::{ApiError, ApiResult};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::state::AppState;
+
+/// One invoice with its lines and a signed XML link.
+#[utoipa::path(get, path = "/cfdi/{id}", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The invoice", body = Envelope<CfdiOut>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+    ))]
+pub async fn get(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> ApiResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let (row, conceptos) = cargar(&app, &empresa_id, &id).await?;
+    let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
+    let mut out = cfdi_out(row, links);
+    out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
+    Ok(ok(out))
+}

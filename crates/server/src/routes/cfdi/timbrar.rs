@@ -1,0 +1,85 @@
+//! `POST /api/cfdi/timbrar`: parses, authorizes and hands the invoice to the stamping pipeline.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+use super::parse_body;
+use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::roles::Permission;
+use crate::cfdi::pipeline::{self, TimbradoOut};
+use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
+use crate::cfdi::{hora_local, idempotencia};
+use crate::error::{ApiError, ApiResult, Code};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::sql;
+use crate::state::AppState;
+
+/// Stamps an invoice (FACTURADOR or higher).
+#[utoipa::path(post, path = "/cfdi/timbrar", tag = "cfdi", request_body = TimbrarBody,
+    params(("x-empresa-id" = String, Header, description = "company"),
+        ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
+    responses(
+        (status = 201, description = "Stamped (sandbox: TIMBRADO_SANDBOX, uuid SANDBOX-...)", body = Envelope<TimbradoOut>),
+        (status = 400, description = "CFDI_001 every problem in `details.fields`; CFDI_002 no CSD (live); CFDI_003 CSD expired; \
+            REQUEST_001 malformed JSON or wrong types; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "CFDI_004 unknown clienteId", body = ErrorBody),
+        (status = 409, description = "IDEMPOTENCY_001 key reused with another body; IDEMPOTENCY_002 (live) the same key is still waiting for the PAC", body = ErrorBody),
+        (status = 413, description = "REQUEST_002 body too large", body = ErrorBody),
+        (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
+        (status = 501, description = "LIVE_001 no PAC configured on this installation (TIMBRA_PAC_URL)", body = ErrorBody),
+        (status = 502, description = "PAC_001 the PAC rejected the invoice (details.pacCode, folio recorded as a failed attempt); \
+            PAC_002 no usable answer from the PAC", body = ErrorBody),
+    ))]
+pub async fn timbrar(
+    State(app): State<AppState>,
+    caller: Caller,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+    let clave = idempotencia::de_headers(&headers, &body)?;
+    if let Some(clave) = &clave {
+        let mut conn = app.db.conn().await?;
+        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+            return Ok(replayed);
+        }
+    }
+    let body: TimbrarBody = parse_body(&body)?;
+    let mut conn = app.db.conn().await?;
+    let empresa = sql!(fetch_one conn, EmpresaEmisora,
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox \
+         FROM empresas WHERE id = $1",
+        &empresa_id)?;
+    let cliente = match body.cliente_id.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(id) => Some(
+            sql!(fetch_optional conn, ClienteReceptor,
+                "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi FROM clientes WHERE id = $1 AND empresa_id = $2",
+                id, &empresa_id)?
+            .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+        ),
+    };
+    drop(conn);
+    let now = app.clock.now();
+    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), ahora)?;
+    let documento = pipeline::Documento {
+        comprobante: preparado.comprobante,
+        serie: preparado.serie,
+        cliente_id: cliente.map(|c| c.id),
+        operacion: "cfdi.timbrar",
+    };
+    let peticion = pipeline::Peticion {
+        empresa: &empresa,
+        user_id: &caller.user_id,
+        mode: access.mode(),
+        clave: clave.as_ref(),
+        now,
+        ahora,
+    };
+    pipeline::timbrar(&app, &peticion, documento).await
+}

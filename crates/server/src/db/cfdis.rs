@@ -51,7 +51,7 @@ enum Arg {
 }
 
 /// Binds `args` in order to a query of either backend.
-macro_rules! ligar {
+macro_rules! bind_args {
     ($query:expr, $args:expr) => {{
         let mut query = $query;
         for arg in $args {
@@ -67,16 +67,16 @@ macro_rules! ligar {
 
 async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => ligar!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
-        Exec::Pg(c) => ligar!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+        Exec::Sqlite(c) => bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+        Exec::Pg(c) => bind_args!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
     }
 }
 
 async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
     let args = args.iter().cloned();
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => ligar!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
-        Exec::Pg(c) => ligar!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+        Exec::Sqlite(c) => bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+        Exec::Pg(c) => bind_args!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
     }
 }
 
@@ -216,7 +216,7 @@ pub async fn listar(
     };
     let total = count_rows(conn, count, &args).await?;
     args.push(Arg::Int(offset));
-    // The limit is written into the SQL: see `db::con_limite`.
+    // The limit is written into the SQL: see `db::with_limit`.
     let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
     let rows = fetch_rows(conn, sql, args).await?;
     Ok((rows, total))

@@ -271,7 +271,7 @@ impl<'r> sqlx::Decode<'r, Postgres> for Money {
 /// `sql` with `{limit}` replaced by the number. SQLite (3.51) prepares a statement again on every
 /// run when its LIMIT is a bound parameter, because the value may change the plan: a listing
 /// spent a sixth of its time in the parser. `limit` is a validated integer, never request text.
-pub fn con_limite(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
+pub fn with_limit(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
     sqlx::AssertSqlSafe(sql.replace("{limit}", &limit.to_string()))
 }
 

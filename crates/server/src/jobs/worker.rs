@@ -92,7 +92,7 @@ pub async fn run_batch(app: &AppState, me: &str) -> Result<i64, sqlx::Error> {
         Backend::Postgres => CLAIM_PG,
     };
     let mut tx = app.db.begin().await?;
-    let jobs = sql!(fetch_all tx, Claimed, crate::db::con_limite(claim, app.config.jobs.batch), lease_until, me, now)?;
+    let jobs = sql!(fetch_all tx, Claimed, crate::db::with_limit(claim, app.config.jobs.batch), lease_until, me, now)?;
     tx.commit().await?;
     if jobs.is_empty() {
         return Ok(0);

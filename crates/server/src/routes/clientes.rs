@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::{AsExec, con_limite};
+use crate::db::{AsExec, with_limit};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
@@ -250,7 +250,7 @@ pub async fn list(
     // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
     let (items, total) = if pattern == "%%" {
         let items = sql!(fetch_all conn, ClienteOut,
-            con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1) AS total FROM clientes \
+            with_limit(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1) AS total FROM clientes \
                 WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
             &empresa_id, paging.offset())?;
         let total = match paging.total_leido(items.first().map(|first| first.total)) {
@@ -260,7 +260,7 @@ pub async fn list(
         (items, total)
     } else {
         let items = sql!(fetch_all conn, ClienteOut,
-            con_limite(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
+            with_limit(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
                 AS total FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
             &empresa_id, &pattern, paging.offset())?;
         let total = match paging.total_leido(items.first().map(|first| first.total)) {

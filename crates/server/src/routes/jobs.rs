@@ -80,7 +80,7 @@ pub async fn list(
     let total = sql!(scalar_one conn, i64,
         "SELECT COUNT(*) FROM jobs WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2)", &empresa_id, &status)?;
     let items = sql!(fetch_all conn, JobOut,
-        crate::db::con_limite("SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
+        crate::db::with_limit("SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
          WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3",
          paging.page_size),
         &empresa_id, &status, paging.offset())?;

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::db::Money;
-use crate::db::{AsExec, con_limite};
+use crate::db::{AsExec, with_limit};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
@@ -216,7 +216,7 @@ pub async fn list(
     // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
     let (rows, total) = if pattern == "%%" {
         let rows = sql!(fetch_all conn, ProductoRow,
-            con_limite(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1) AS total FROM productos \
+            with_limit(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1) AS total FROM productos \
                 WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
             &empresa_id, paging.offset())?;
         let total = match paging.total_leido(rows.first().map(|first| first.total)) {
@@ -226,7 +226,7 @@ pub async fn list(
         (rows, total)
     } else {
         let rows = sql!(fetch_all conn, ProductoRow,
-            con_limite(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
+            with_limit(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
                 AS total FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
             &empresa_id, &pattern, paging.offset())?;
         let total = match paging.total_leido(rows.first().map(|first| first.total)) {

@@ -260,7 +260,7 @@ pub async fn list(
     let total = sql!(scalar_one conn, i64,
         "SELECT COUNT(*) FROM webhooks WHERE empresa_id = $1 AND deleted_at IS NULL", &empresa_id)?;
     let rows = sql!(fetch_all conn, WebhookRow,
-        crate::db::con_limite(concat!(select_webhooks!(), "WHERE empresa_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC \
+        crate::db::with_limit(concat!(select_webhooks!(), "WHERE empresa_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC \
             LIMIT {limit} OFFSET $2"), paging.page_size),
         &empresa_id, paging.offset())?;
     Ok(ok(Page::new(rows.into_iter().map(WebhookOut::from).collect(), total, paging)))
@@ -420,7 +420,7 @@ pub async fn deliveries(
     let mut conn = app.db.conn().await?;
     let total = sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1", &id)?;
     let items = sql!(fetch_all conn, DeliveryOut,
-        crate::db::con_limite(concat!(select_deliveries!(), "WHERE d.webhook_id = $1 AND w.empresa_id = $2 \
+        crate::db::with_limit(concat!(select_deliveries!(), "WHERE d.webhook_id = $1 AND w.empresa_id = $2 \
             ORDER BY d.created_at DESC, d.id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
         &id, &empresa_id, paging.offset())?;
     Ok(ok(Page::new(items, total, paging)))

@@ -67,16 +67,24 @@ macro_rules! bind_args {
 
 async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
-        Exec::Pg(c) => bind_args!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await,
+        Exec::Sqlite(c) => {
+            bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await
+        }
+        Exec::Pg(c) => {
+            bind_args!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await
+        }
     }
 }
 
 async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
     let args = args.iter().cloned();
     match crate::db::AsExec::exec(conn) {
-        Exec::Sqlite(c) => bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
-        Exec::Pg(c) => bind_args!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await,
+        Exec::Sqlite(c) => {
+            bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await
+        }
+        Exec::Pg(c) => {
+            bind_args!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await
+        }
     }
 }
 

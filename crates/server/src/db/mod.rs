@@ -6,6 +6,9 @@
 //! `i64`, `bool`, `OffsetDateTime`, and [`Money`] for decimals).
 
 pub mod cfdis;
+pub mod clientes;
+pub mod productos;
+pub mod scoped;
 
 use std::str::FromStr;
 use std::sync::Arc;

@@ -8,12 +8,14 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::{AsExec, with_limit};
+use crate::db::AsExec;
+use crate::db::clientes::{self, Clientes};
+use crate::db::scoped;
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, sql, validate};
+use crate::{ids, validate};
 use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
 use timbra_cfdi::tipos::CampoTexto;
 
@@ -56,7 +58,7 @@ pub struct ClienteOut {
     /// The listing's total, when the query adds it (`… AS total`).
     #[serde(skip)]
     #[sqlx(default)]
-    total: Option<i64>,
+    pub(crate) total: Option<i64>,
 }
 
 /// Listing parameters.
@@ -166,32 +168,25 @@ fn duplicate(rfc: &str) -> ApiError {
     ApiError::new(Code::Cliente002, format!("a customer with RFC {rfc} already exists in this company"))
 }
 
-/// The columns a cliente is answered with.
-macro_rules! columnas_clientes {
-    () => {
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at"
-    };
-}
-
-macro_rules! select_clientes {
-    () => {
-        concat!(columnas_clientes!(), " FROM clientes ")
-    };
-}
-
 async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
     load_in(&mut app.db.conn().await?, empresa_id, id).await
 }
 
 async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
-    let row = sql!(
-        fetch_optional * conn,
-        ClienteOut,
-        concat!(select_clientes!(), "WHERE id = $1 AND empresa_id = $2"),
-        id,
-        empresa_id
-    )?;
-    row.ok_or_else(|| ApiError::not_found("customer"))
+    scoped::get::<Clientes>(conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("customer"))
+}
+
+impl Valid {
+    fn datos(&self) -> clientes::Datos<'_> {
+        clientes::Datos {
+            rfc: &self.rfc,
+            razon_social: &self.razon_social,
+            regimen_fiscal: &self.regimen_fiscal,
+            codigo_postal: &self.codigo_postal,
+            uso_cfdi: &self.uso_cfdi,
+            email: self.email.as_deref(),
+        }
+    }
 }
 
 /// Creates a customer (FACTURADOR or higher).
@@ -214,11 +209,7 @@ pub async fn create(
     let id = ids::new_id();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let inserted = sql!(execute tx,
-        "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
-        &id, &empresa_id, &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi,
-        &valid.email, search_text(&[&valid.rfc, &valid.razon_social]), now);
+    let inserted = clientes::insert(&mut tx, &empresa_id, &id, &valid.datos(), now).await;
     match inserted {
         Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
         other => other?,
@@ -246,30 +237,7 @@ pub async fn list(
     check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
-    // One statement reads the page and, in a subquery run once, the total; without `q` both come
-    // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
-    let (items, total) = if pattern == "%%" {
-        let items = sql!(fetch_all conn, ClienteOut,
-            with_limit(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1) AS total FROM clientes \
-                WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
-            &empresa_id, paging.offset())?;
-        let total = match paging.total_leido(items.first().map(|first| first.total)) {
-            Some(total) => total,
-            None => sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1", &empresa_id)?,
-        };
-        (items, total)
-    } else {
-        let items = sql!(fetch_all conn, ClienteOut,
-            with_limit(concat!(columnas_clientes!(), ", (SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
-                AS total FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
-            &empresa_id, &pattern, paging.offset())?;
-        let total = match paging.total_leido(items.first().map(|first| first.total)) {
-            Some(total) => total,
-            None => sql!(scalar_one conn, i64,
-                "SELECT COUNT(*) FROM clientes WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?,
-        };
-        (items, total)
-    };
+    let (items, total) = scoped::page::<Clientes>(&mut conn, &empresa_id, &pattern, &paging).await?;
     Ok(ok(Page::new(items, total, paging)))
 }
 
@@ -317,11 +285,7 @@ pub async fn update(
     };
     let valid = check(merged)?;
     let mut tx = app.db.begin().await?;
-    let updated = sql!(execute tx,
-        "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
-         search_text = $7, updated_at = $8 WHERE id = $9 AND empresa_id = $10",
-        &valid.rfc, &valid.razon_social, &valid.regimen_fiscal, &valid.codigo_postal, &valid.uso_cfdi, &valid.email,
-        search_text(&[&valid.rfc, &valid.razon_social]), app.clock.now(), &id, &empresa_id);
+    let updated = clientes::update(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await;
     match updated {
         Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
         other => other?,
@@ -346,8 +310,7 @@ pub async fn delete(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ClienteDelete).await?;
     let mut tx = app.db.begin().await?;
-    let deleted = sql!(execute tx, "DELETE FROM clientes WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
-    if deleted == 0 {
+    if !scoped::delete::<Clientes>(&mut tx, &empresa_id, &id).await? {
         return Err(ApiError::not_found("customer"));
     }
     tx.commit().await?;

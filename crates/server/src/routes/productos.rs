@@ -9,15 +9,16 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::Money;
-use crate::db::{AsExec, with_limit};
+use crate::db::AsExec;
+use crate::db::productos::{self, ProductoRow, Productos};
+use crate::db::scoped;
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::{ListParams, like_pattern, search_text};
+use crate::routes::clientes::{ListParams, like_pattern};
 use crate::state::AppState;
 use crate::validate::RawAmount;
-use crate::{ids, sql, validate};
+use crate::{ids, validate};
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
 
 /// Product body for create (all required but `ivaRate`) and update (all optional). Amounts are
@@ -61,20 +62,6 @@ pub struct ProductoOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     updated_at: OffsetDateTime,
-}
-
-#[derive(sqlx::FromRow)]
-struct ProductoRow {
-    id: String,
-    clave_prod_serv: String,
-    clave_unidad: String,
-    descripcion: String,
-    precio_unitario: Money,
-    iva_rate: Money,
-    created_at: OffsetDateTime,
-    updated_at: OffsetDateTime,
-    #[sqlx(default)]
-    total: Option<i64>,
 }
 
 impl From<ProductoRow> for ProductoOut {
@@ -137,32 +124,25 @@ fn check(body: ProductoBody) -> ApiResult<Valid> {
     Ok(Valid { clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate })
 }
 
-/// The columns a producto is answered with.
-macro_rules! columnas_productos {
-    () => {
-        "SELECT id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, created_at, updated_at"
-    };
-}
-
-macro_rules! select_productos {
-    () => {
-        concat!(columnas_productos!(), " FROM productos ")
-    };
-}
-
 async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ProductoOut> {
     load_in(&mut app.db.conn().await?, empresa_id, id).await
 }
 
 async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> ApiResult<ProductoOut> {
-    let row = sql!(
-        fetch_optional * conn,
-        ProductoRow,
-        concat!(select_productos!(), "WHERE id = $1 AND empresa_id = $2"),
-        id,
-        empresa_id
-    )?;
+    let row = scoped::get::<Productos>(conn, empresa_id, id).await?;
     row.map(ProductoOut::from).ok_or_else(|| ApiError::not_found("product"))
+}
+
+impl Valid {
+    fn datos(&self) -> productos::Datos<'_> {
+        productos::Datos {
+            clave_prod_serv: &self.clave_prod_serv,
+            clave_unidad: &self.clave_unidad,
+            descripcion: &self.descripcion,
+            precio_unitario: self.precio_unitario,
+            iva_rate: self.iva_rate,
+        }
+    }
 }
 
 /// Creates a product (FACTURADOR or higher).
@@ -184,11 +164,7 @@ pub async fn create(
     let id = ids::new_id();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    sql!(execute tx,
-        "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
-        &id, &empresa_id, &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario),
-        Money(valid.iva_rate), search_text(&[&valid.clave_prod_serv, &valid.descripcion]), now)?;
+    productos::insert(&mut tx, &empresa_id, &id, &valid.datos(), now).await?;
     let out = load_in(&mut tx, &empresa_id, &id).await?;
     tx.commit().await?;
     Ok(created(out))
@@ -212,30 +188,7 @@ pub async fn list(
     crate::routes::clientes::check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
-    // One statement reads the page and, in a subquery run once, the total; without `q` both come
-    // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
-    let (rows, total) = if pattern == "%%" {
-        let rows = sql!(fetch_all conn, ProductoRow,
-            with_limit(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1) AS total FROM productos \
-                WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $2"), paging.page_size),
-            &empresa_id, paging.offset())?;
-        let total = match paging.total_leido(rows.first().map(|first| first.total)) {
-            Some(total) => total,
-            None => sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM productos WHERE empresa_id = $1", &empresa_id)?,
-        };
-        (rows, total)
-    } else {
-        let rows = sql!(fetch_all conn, ProductoRow,
-            with_limit(concat!(columnas_productos!(), ", (SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\') \
-                AS total FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
-            &empresa_id, &pattern, paging.offset())?;
-        let total = match paging.total_leido(rows.first().map(|first| first.total)) {
-            Some(total) => total,
-            None => sql!(scalar_one conn, i64,
-                "SELECT COUNT(*) FROM productos WHERE empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", &empresa_id, &pattern)?,
-        };
-        (rows, total)
-    };
+    let (rows, total) = scoped::page::<Productos>(&mut conn, &empresa_id, &pattern, &paging).await?;
     Ok(ok(Page::new(rows.into_iter().map(ProductoOut::from).collect(), total, paging)))
 }
 
@@ -280,11 +233,7 @@ pub async fn update(
         iva_rate: body.iva_rate.or(Some(RawAmount::from_decimal(current.iva_rate))),
     })?;
     let mut tx = app.db.begin().await?;
-    sql!(execute tx,
-        "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \
-         search_text = $6, updated_at = $7 WHERE id = $8 AND empresa_id = $9",
-        &valid.clave_prod_serv, &valid.clave_unidad, &valid.descripcion, Money(valid.precio_unitario), Money(valid.iva_rate),
-        search_text(&[&valid.clave_prod_serv, &valid.descripcion]), app.clock.now(), &id, &empresa_id)?;
+    productos::update(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await?;
     let out = load_in(&mut tx, &empresa_id, &id).await?;
     tx.commit().await?;
     Ok(ok(out))
@@ -305,8 +254,7 @@ pub async fn delete(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
     let mut tx = app.db.begin().await?;
-    let deleted = sql!(execute tx, "DELETE FROM productos WHERE id = $1 AND empresa_id = $2", &id, &empresa_id)?;
-    if deleted == 0 {
+    if !scoped::delete::<Productos>(&mut tx, &empresa_id, &id).await? {
         return Err(ApiError::not_found("product"));
     }
     tx.commit().await?;

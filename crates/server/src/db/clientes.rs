@@ -1,0 +1,92 @@
+//! The `clientes` table: a company's customers.
+
+use time::OffsetDateTime;
+
+use super::scoped::ScopedTable;
+use crate::db::Tx;
+use crate::routes::clientes::ClienteOut;
+use crate::sql;
+
+/// The customers table, for [`super::scoped`].
+pub struct Clientes;
+
+impl ScopedTable for Clientes {
+    const TABLE: &'static str = "clientes";
+    const COLUMNS: &'static str =
+        "id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at";
+    type Row = ClienteOut;
+    fn total(row: &ClienteOut) -> Option<i64> {
+        row.total
+    }
+}
+
+/// A customer's validated fields.
+pub struct Datos<'a> {
+    /// RFC.
+    pub rfc: &'a str,
+    /// Legal name.
+    pub razon_social: &'a str,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: &'a str,
+    /// DomicilioFiscalReceptor.
+    pub codigo_postal: &'a str,
+    /// Default c_UsoCFDI.
+    pub uso_cfdi: &'a str,
+    /// Where invoices are sent.
+    pub email: Option<&'a str>,
+}
+
+/// The lower-case text `q=` searches in.
+fn search_text(datos: &Datos<'_>) -> String {
+    crate::routes::clientes::search_text(&[datos.rfc, datos.razon_social])
+}
+
+/// Inserts customer `id` (a unique violation means the RFC is taken in the company).
+pub async fn insert(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    datos: &Datos<'_>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+        id,
+        empresa_id,
+        datos.rfc,
+        datos.razon_social,
+        datos.regimen_fiscal,
+        datos.codigo_postal,
+        datos.uso_cfdi,
+        datos.email,
+        search_text(datos),
+        now
+    )
+}
+
+/// Replaces customer `id`'s fields (a unique violation means the RFC is taken in the company).
+pub async fn update(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    datos: &Datos<'_>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
+         search_text = $7, updated_at = $8 WHERE id = $9 AND empresa_id = $10",
+        datos.rfc,
+        datos.razon_social,
+        datos.regimen_fiscal,
+        datos.codigo_postal,
+        datos.uso_cfdi,
+        datos.email,
+        search_text(datos),
+        now,
+        id,
+        empresa_id
+    )
+}

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// Declares the code table once: the enum, its string and its status come from one line each.
 macro_rules! error_codes {
-    ($( $variant:ident = $code:literal, $status:literal, $doc:literal; )*) => {
+    ($( $variant:ident = $code:literal, $status:ident, $doc:literal; )*) => {
         /// Every error code the API can answer with.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum Code { $( #[doc = $doc] $variant, )* }
@@ -25,13 +25,7 @@ macro_rules! error_codes {
 
             /// The HTTP status this code is always answered with.
             pub fn status(self) -> StatusCode {
-                match self {
-                    $(Code::$variant => match StatusCode::from_u16($status) {
-                        Ok(status) => status,
-                        // The literals above are valid statuses; checked by a unit test.
-                        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
-                    },)*
-                }
+                match self { $(Code::$variant => StatusCode::$status,)* }
             }
 
             /// What the condition means, for the documentation.
@@ -43,93 +37,93 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    Auth001 = "AUTH_001", 401, "missing, invalid, expired or revoked API key or session";
-    Auth002 = "AUTH_002", 401, "the key is valid but its user deleted the account";
-    Auth003 = "AUTH_003", 403, "the caller's role in the company does not allow the action";
-    Auth004 = "AUTH_004", 401, "wrong email or password";
-    Auth005 = "AUTH_005", 403, "the action needs a session and the password (account deletion); an API key cannot do it";
-    User001 = "USER_001", 400, "invalid registration data (see details)";
-    User002 = "USER_002", 409, "an account with this email already exists";
-    Request001 = "REQUEST_001", 400, "malformed JSON, wrong field type or missing Content-Type";
-    Request002 = "REQUEST_002", 413, "request body too large";
-    NotFound = "NOT_FOUND", 404, "no such route or resource";
-    MethodNotAllowed = "METHOD_NOT_ALLOWED", 405, "the route exists but not with this method";
-    Empresa001 = "EMPRESA_001", 400, "invalid company data (rfc, razonSocial, regimenFiscal, codigoPostal required)";
-    Empresa002 = "EMPRESA_002", 409, "you already have a company with this RFC";
-    Empresa003 = "EMPRESA_003", 400, "the x-empresa-id header is missing";
-    Empresa004 = "EMPRESA_004", 409, "the change would leave the company without a PROPIETARIO";
-    Member001 = "MEMBER_001", 400, "invalid member data (email of a registered user and a role)";
-    Member002 = "MEMBER_002", 409, "the user is already a member of the company";
-    Cliente001 = "CLIENTE_001", 400, "invalid customer data (see details)";
-    Cliente002 = "CLIENTE_002", 409, "a customer with this RFC already exists in the company";
-    Producto001 = "PRODUCTO_001", 400, "invalid product data (see details)";
-    ApiKey001 = "APIKEY_001", 400, "invalid API key data (see details)";
-    ApiKey002 = "APIKEY_002", 403, "a key cannot create a key wider than itself";
-    Csd001 = "CSD_001", 400, "cerBase64, keyBase64 or password missing";
-    Csd002 = "CSD_002", 400, ".cer and .key do not match, or wrong password";
-    Csd003 = "CSD_003", 400, "CSD expired";
-    Csd004 = "CSD_004", 400, "the certificate belongs to another RFC";
-    Fiel001 = "FIEL_001", 400, "cerBase64, keyBase64 or password missing";
-    Fiel002 = "FIEL_002", 400, ".cer and .key do not match, or wrong password";
-    Fiel003 = "FIEL_003", 400, "FIEL expired";
-    Fiel004 = "FIEL_004", 400, "FIEL RFC differs from the company RFC (on upload)";
-    Fiel999 = "FIEL_999", 500, "internal error processing the FIEL";
-    MissingFiel = "MISSING_FIEL", 412, "company has no FIEL";
-    FielExpired = "FIEL_EXPIRED", 412, "FIEL expired";
-    FielRfcMismatch = "FIEL_RFC_MISMATCH", 400, "FIEL RFC differs from the company RFC";
-    FielDecrypt = "FIEL_DECRYPT", 500, "stored FIEL cannot be decrypted; upload it again";
-    Descarga001 = "DESCARGA_001", 400, "request body is not valid JSON";
-    Descarga002 = "DESCARGA_002", 400, "invalid data; uuid missing or not a string";
-    Descarga003 = "DESCARGA_003", 400, "jobId missing in the path";
-    Descarga004 = "DESCARGA_004", 404, "job does not exist or belongs to another company";
-    InvalidUuid = "INVALID_UUID", 400, "UUID format invalid";
-    UuidNotFound = "UUID_NOT_FOUND", 404, "invoice not found at the tax authority (must be a received one)";
-    ReceptorMismatch = "RECEPTOR_MISMATCH", 403, "invoice's recipient is another RFC";
-    CfdiNotFound = "CFDI_NOT_FOUND", 200, "tax authority did not find the invoice";
-    VerificaTimeout = "VERIFICA_TIMEOUT", 200, "tax authority did not finish the request within 5 minutes";
-    EmptyPackage = "EMPTY_PACKAGE", 200, "tax authority package came empty";
-    ParseError = "PARSE_ERROR", 200, "XML downloaded but could not be parsed";
-    Sat5002 = "SAT_5002", 200, "permitted requests exhausted (tax-authority rate limit)";
-    Sat5004 = "SAT_5004", 200, "no information found (UUID absent, or caller is not the recipient)";
-    Sat5005 = "SAT_5005", 200, "identical request already in process; reuse the earlier job";
-    SatEstado4 = "SAT_ESTADO_4", 200, "request rejected (error); message in satMensaje";
-    SatEstado5 = "SAT_ESTADO_5", 200, "request rejected; message in satMensaje";
-    SatEstado6 = "SAT_ESTADO_6", 200, "request expired";
-    SatQuota = "SAT_QUOTA", 429, "daily download quota reached; see quota headers and Retry-After";
-    Rate001 = "RATE_001", 429, "rate limit exceeded; see Retry-After";
-    Scope001 = "SCOPE_001", 403, "the caller has no access to the company";
-    Scope002 = "SCOPE_002", 403, "the API key's scopes do not include the action";
-    Cfdi001 = "CFDI_001", 400, "invalid invoice data (see details)";
-    Cfdi002 = "CFDI_002", 400, "company has no CSD";
-    Cfdi003 = "CFDI_003", 400, "CSD expired";
-    Cfdi004 = "CFDI_004", 404, "customer not found";
-    Quota001 = "QUOTA_001", 402, "no stamps left";
-    Timbre001 = "TIMBRE_001", 402, "insufficient stamp balance (payroll stamping)";
-    Pago001 = "PAGO_001", 400, "invalid payment data (see details)";
-    Pago002 = "PAGO_002", 404, "original invoice UUID not found";
-    Pago003 = "PAGO_003", 400, "original invoice is cancelled";
-    Pago004 = "PAGO_004", 400, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
-    Cancel001 = "CANCEL_001", 400, "invalid cancellation data: motivo 01–04, folioSustitucion the UUID of a stamped invoice of the company and only with motivo 01";
-    Cancel002 = "CANCEL_002", 404, "invoice not found";
-    Cancel003 = "CANCEL_003", 400, "status does not allow cancellation; only TIMBRADO can be cancelled";
-    Cancel004 = "CANCEL_004", 400, "motivo 01 requires folioSustitucion";
-    Nomina001 = "NOMINA_001", 400, "invalid payroll data (see details)";
-    Nomina002 = "NOMINA_002", 400, "company lacks employer registration";
-    Nomina999 = "NOMINA_999", 500, "internal error in the stamping pipeline";
-    Empleado002 = "EMPLEADO_002", 409, "employee with this RFC already exists in the company";
-    Idempotency001 = "IDEMPOTENCY_001", 409, "Idempotency-Key reused with another body";
-    Idempotency002 = "IDEMPOTENCY_002", 409, "a request with this Idempotency-Key is still in progress";
-    Webhook001 = "WEBHOOK_001", 400, "invalid webhook data: url (public http/https), events (known types) or description (see details)";
-    Job001 = "JOB_001", 400, "invalid job listing filter (status: queued, running, done or dead)";
-    Internal = "INTERNAL", 500, "internal error; it was logged, retry later";
-    Csd005 = "CSD_005", 400, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
-    Fiel005 = "FIEL_005", 400, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
-    Live001 = "LIVE_001", 501, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
-    Pac001 = "PAC_001", 502, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
-    Pac002 = "PAC_002", 502, "the PAC did not answer or answered garbage; the folio is recorded as an attempt with unknown outcome";
-    Download001 = "DOWNLOAD_001", 403, "the signed download link is altered or expired";
-    Timbres001 = "TIMBRES_001", 400, "invalid stamp top-up (cantidad 1 to 10,000,000)";
-    Busy001 = "BUSY_001", 503, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
+    Auth001 = "AUTH_001", UNAUTHORIZED, "missing, invalid, expired or revoked API key or session";
+    Auth002 = "AUTH_002", UNAUTHORIZED, "the key is valid but its user deleted the account";
+    Auth003 = "AUTH_003", FORBIDDEN, "the caller's role in the company does not allow the action";
+    Auth004 = "AUTH_004", UNAUTHORIZED, "wrong email or password";
+    Auth005 = "AUTH_005", FORBIDDEN, "the action needs a session and the password (account deletion); an API key cannot do it";
+    User001 = "USER_001", BAD_REQUEST, "invalid registration data (see details)";
+    User002 = "USER_002", CONFLICT, "an account with this email already exists";
+    Request001 = "REQUEST_001", BAD_REQUEST, "malformed JSON, wrong field type or missing Content-Type";
+    Request002 = "REQUEST_002", PAYLOAD_TOO_LARGE, "request body too large";
+    NotFound = "NOT_FOUND", NOT_FOUND, "no such route or resource";
+    MethodNotAllowed = "METHOD_NOT_ALLOWED", METHOD_NOT_ALLOWED, "the route exists but not with this method";
+    Empresa001 = "EMPRESA_001", BAD_REQUEST, "invalid company data (rfc, razonSocial, regimenFiscal, codigoPostal required)";
+    Empresa002 = "EMPRESA_002", CONFLICT, "you already have a company with this RFC";
+    Empresa003 = "EMPRESA_003", BAD_REQUEST, "the x-empresa-id header is missing";
+    Empresa004 = "EMPRESA_004", CONFLICT, "the change would leave the company without a PROPIETARIO";
+    Member001 = "MEMBER_001", BAD_REQUEST, "invalid member data (email of a registered user and a role)";
+    Member002 = "MEMBER_002", CONFLICT, "the user is already a member of the company";
+    Cliente001 = "CLIENTE_001", BAD_REQUEST, "invalid customer data (see details)";
+    Cliente002 = "CLIENTE_002", CONFLICT, "a customer with this RFC already exists in the company";
+    Producto001 = "PRODUCTO_001", BAD_REQUEST, "invalid product data (see details)";
+    ApiKey001 = "APIKEY_001", BAD_REQUEST, "invalid API key data (see details)";
+    ApiKey002 = "APIKEY_002", FORBIDDEN, "a key cannot create a key wider than itself";
+    Csd001 = "CSD_001", BAD_REQUEST, "cerBase64, keyBase64 or password missing";
+    Csd002 = "CSD_002", BAD_REQUEST, ".cer and .key do not match, or wrong password";
+    Csd003 = "CSD_003", BAD_REQUEST, "CSD expired";
+    Csd004 = "CSD_004", BAD_REQUEST, "the certificate belongs to another RFC";
+    Fiel001 = "FIEL_001", BAD_REQUEST, "cerBase64, keyBase64 or password missing";
+    Fiel002 = "FIEL_002", BAD_REQUEST, ".cer and .key do not match, or wrong password";
+    Fiel003 = "FIEL_003", BAD_REQUEST, "FIEL expired";
+    Fiel004 = "FIEL_004", BAD_REQUEST, "FIEL RFC differs from the company RFC (on upload)";
+    Fiel999 = "FIEL_999", INTERNAL_SERVER_ERROR, "internal error processing the FIEL";
+    MissingFiel = "MISSING_FIEL", PRECONDITION_FAILED, "company has no FIEL";
+    FielExpired = "FIEL_EXPIRED", PRECONDITION_FAILED, "FIEL expired";
+    FielRfcMismatch = "FIEL_RFC_MISMATCH", BAD_REQUEST, "FIEL RFC differs from the company RFC";
+    FielDecrypt = "FIEL_DECRYPT", INTERNAL_SERVER_ERROR, "stored FIEL cannot be decrypted; upload it again";
+    Descarga001 = "DESCARGA_001", BAD_REQUEST, "request body is not valid JSON";
+    Descarga002 = "DESCARGA_002", BAD_REQUEST, "invalid data; uuid missing or not a string";
+    Descarga003 = "DESCARGA_003", BAD_REQUEST, "jobId missing in the path";
+    Descarga004 = "DESCARGA_004", NOT_FOUND, "job does not exist or belongs to another company";
+    InvalidUuid = "INVALID_UUID", BAD_REQUEST, "UUID format invalid";
+    UuidNotFound = "UUID_NOT_FOUND", NOT_FOUND, "invoice not found at the tax authority (must be a received one)";
+    ReceptorMismatch = "RECEPTOR_MISMATCH", FORBIDDEN, "invoice's recipient is another RFC";
+    CfdiNotFound = "CFDI_NOT_FOUND", OK, "tax authority did not find the invoice";
+    VerificaTimeout = "VERIFICA_TIMEOUT", OK, "tax authority did not finish the request within 5 minutes";
+    EmptyPackage = "EMPTY_PACKAGE", OK, "tax authority package came empty";
+    ParseError = "PARSE_ERROR", OK, "XML downloaded but could not be parsed";
+    Sat5002 = "SAT_5002", OK, "permitted requests exhausted (tax-authority rate limit)";
+    Sat5004 = "SAT_5004", OK, "no information found (UUID absent, or caller is not the recipient)";
+    Sat5005 = "SAT_5005", OK, "identical request already in process; reuse the earlier job";
+    SatEstado4 = "SAT_ESTADO_4", OK, "request rejected (error); message in satMensaje";
+    SatEstado5 = "SAT_ESTADO_5", OK, "request rejected; message in satMensaje";
+    SatEstado6 = "SAT_ESTADO_6", OK, "request expired";
+    SatQuota = "SAT_QUOTA", TOO_MANY_REQUESTS, "daily download quota reached; see quota headers and Retry-After";
+    Rate001 = "RATE_001", TOO_MANY_REQUESTS, "rate limit exceeded; see Retry-After";
+    Scope001 = "SCOPE_001", FORBIDDEN, "the caller has no access to the company";
+    Scope002 = "SCOPE_002", FORBIDDEN, "the API key's scopes do not include the action";
+    Cfdi001 = "CFDI_001", BAD_REQUEST, "invalid invoice data (see details)";
+    Cfdi002 = "CFDI_002", BAD_REQUEST, "company has no CSD";
+    Cfdi003 = "CFDI_003", BAD_REQUEST, "CSD expired";
+    Cfdi004 = "CFDI_004", NOT_FOUND, "customer not found";
+    Quota001 = "QUOTA_001", PAYMENT_REQUIRED, "no stamps left";
+    Timbre001 = "TIMBRE_001", PAYMENT_REQUIRED, "insufficient stamp balance (payroll stamping)";
+    Pago001 = "PAGO_001", BAD_REQUEST, "invalid payment data (see details)";
+    Pago002 = "PAGO_002", NOT_FOUND, "original invoice UUID not found";
+    Pago003 = "PAGO_003", BAD_REQUEST, "original invoice is cancelled";
+    Pago004 = "PAGO_004", BAD_REQUEST, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
+    Cancel001 = "CANCEL_001", BAD_REQUEST, "invalid cancellation data: motivo 01–04, folioSustitucion the UUID of a stamped invoice of the company and only with motivo 01";
+    Cancel002 = "CANCEL_002", NOT_FOUND, "invoice not found";
+    Cancel003 = "CANCEL_003", BAD_REQUEST, "status does not allow cancellation; only TIMBRADO can be cancelled";
+    Cancel004 = "CANCEL_004", BAD_REQUEST, "motivo 01 requires folioSustitucion";
+    Nomina001 = "NOMINA_001", BAD_REQUEST, "invalid payroll data (see details)";
+    Nomina002 = "NOMINA_002", BAD_REQUEST, "company lacks employer registration";
+    Nomina999 = "NOMINA_999", INTERNAL_SERVER_ERROR, "internal error in the stamping pipeline";
+    Empleado002 = "EMPLEADO_002", CONFLICT, "employee with this RFC already exists in the company";
+    Idempotency001 = "IDEMPOTENCY_001", CONFLICT, "Idempotency-Key reused with another body";
+    Idempotency002 = "IDEMPOTENCY_002", CONFLICT, "a request with this Idempotency-Key is still in progress";
+    Webhook001 = "WEBHOOK_001", BAD_REQUEST, "invalid webhook data: url (public http/https), events (known types) or description (see details)";
+    Job001 = "JOB_001", BAD_REQUEST, "invalid job listing filter (status: queued, running, done or dead)";
+    Internal = "INTERNAL", INTERNAL_SERVER_ERROR, "internal error; it was logged, retry later";
+    Csd005 = "CSD_005", BAD_REQUEST, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
+    Fiel005 = "FIEL_005", BAD_REQUEST, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
+    Live001 = "LIVE_001", NOT_IMPLEMENTED, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
+    Pac001 = "PAC_001", BAD_GATEWAY, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
+    Pac002 = "PAC_002", BAD_GATEWAY, "the PAC did not answer or answered garbage; the folio is recorded as an attempt with unknown outcome";
+    Download001 = "DOWNLOAD_001", FORBIDDEN, "the signed download link is altered or expired";
+    Timbres001 = "TIMBRES_001", BAD_REQUEST, "invalid stamp top-up (cantidad 1 to 10,000,000)";
+    Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
 }
 
 /// An error answered to the client in the envelope.
@@ -257,7 +251,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_has_a_real_status_and_a_unique_string() {
+    fn every_code_has_a_unique_string_and_its_status() {
         let mut seen = std::collections::HashSet::new();
         for code in Code::ALL {
             assert!(seen.insert(code.as_str()), "{} twice", code.as_str());

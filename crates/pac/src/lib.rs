@@ -120,7 +120,7 @@ pub enum PacError {
     /// The PAC answered and refused: Anexo 20 / Finkok code (`302` invalid seal, `305`
     /// certificate not valid at Fecha, `306` not a CSD, `307` already stamped, `401` Fecha out
     /// of range, `300` bad credentials, `205` unknown UUID, ...) and its message.
-    #[error("el PAC rechazó la solicitud ({code}): {message}")]
+    #[error("the PAC refused the request ({code}): {message}")]
     Rejected {
         /// PAC or SAT code.
         code: String,
@@ -129,13 +129,22 @@ pub enum PacError {
     },
     /// No answer within the configured time. The PAC may have done the work: recover with
     /// [`Pac::consultar`] (stamping) or retry (cancelling is idempotent: `202`).
-    #[error("el PAC no respondió en {0:?}")]
+    #[error("the PAC did not answer within {0:?}")]
     Timeout(Duration),
     /// Connection failed or the PAC answered with an unexpected HTTP status.
-    #[error("error de comunicación con el PAC: {0}")]
+    #[error("could not talk to the PAC: {0}")]
     Transport(String),
+    /// A SOAP Fault (HTTP 500). It can come after the PAC committed the work (a fault while
+    /// answering), so it says nothing about the outcome.
+    #[error("the PAC answered a SOAP Fault ({code}): {message}")]
+    Fault {
+        /// `faultcode`.
+        code: String,
+        /// `faultstring`.
+        message: String,
+    },
     /// The PAC answered something that is not the expected SOAP message.
-    #[error("respuesta ilegible del PAC: {detail}")]
+    #[error("the PAC's answer could not be read: {detail}")]
     Garbage {
         /// What was wrong.
         detail: String,
@@ -156,7 +165,10 @@ impl PacError {
     /// The outcome is unknown (the PAC may have acted): the caller must recover by querying,
     /// never by assuming failure.
     pub fn is_indeterminate(&self) -> bool {
-        matches!(self, PacError::Timeout(_) | PacError::Transport(_) | PacError::Garbage { .. })
+        matches!(
+            self,
+            PacError::Timeout(_) | PacError::Transport(_) | PacError::Fault { .. } | PacError::Garbage { .. }
+        )
     }
 }
 

@@ -95,7 +95,7 @@ fn con_resultado<T>(
     }
     let cuerpo = descendiente(raiz, "Body").ok_or_else(|| basura("soap:Envelope sin Body", respuesta))?;
     if let Some(falla) = descendiente(cuerpo, "Fault") {
-        return Err(PacError::Rejected {
+        return Err(PacError::Fault {
             code: texto_hijo(falla, "faultcode").unwrap_or_else(|| "soap:Fault".to_owned()),
             message: texto_hijo(falla, "faultstring").unwrap_or_default(),
         });
@@ -295,7 +295,10 @@ mod tests {
             "<s:Envelope xmlns:s=\"{NS_SOAP}\"><s:Body><s:Fault><faultcode>s:Client</faultcode>\
              <faultstring>operación desconocida</faultstring></s:Fault></s:Body></s:Envelope>"
         );
-        assert_eq!(leer_timbrado("stamp", &falla).unwrap_err().code(), Some("s:Client"));
+        // A fault says nothing about whether the PAC stamped before failing.
+        let error = leer_timbrado("stamp", &falla).unwrap_err();
+        assert!(matches!(&error, PacError::Fault { code, .. } if code == "s:Client"), "{error:?}");
+        assert!(error.is_indeterminate());
         assert!(matches!(leer_timbrado("stamp", "<<<no soy xml").unwrap_err(), PacError::Garbage { .. }));
         assert!(matches!(
             leer_timbrado("stamp", "<html><body>502</body></html>").unwrap_err(),

@@ -81,6 +81,12 @@ pub async fn replay(
             "this Idempotency-Key was used with another body; use a new key for a new request",
         ));
     }
+    if stored.status == EN_CURSO && !stored.response.is_empty() {
+        // Held by a live stamping attempt (its id is kept as the response). The stamping
+        // pipeline finds that attempt by the body and resends it, or answers IDEMPOTENCY_002
+        // while it is being sent (`cfdi::live`).
+        return Ok(None);
+    }
     if stored.status == EN_CURSO {
         if now - stored.created_at < RESERVA_ABANDONADA {
             return Err(ApiError::new(
@@ -131,8 +137,8 @@ pub async fn guardar(
     )
 }
 
-/// Reserves `clave` inside the transaction that spends a live folio. `false` when another
-/// request holds or used the key: the caller rolls back and [`replay`]s.
+/// Reserves `clave` while a live cancellation waits for the PAC. `false` when another request
+/// holds or used the key: the caller rolls back and [`replay`]s.
 pub async fn reservar(
     tx: &mut crate::db::Tx,
     empresa_id: &str,
@@ -140,8 +146,21 @@ pub async fn reservar(
     operation: &str,
     now: time::OffsetDateTime,
 ) -> ApiResult<bool> {
+    reservar_para(tx, empresa_id, clave, operation, "", now).await
+}
+
+/// Reserves `clave` for the live stamping attempt `referencia` (its id), inside the
+/// transaction that spends the folio, until the attempt is resolved.
+pub async fn reservar_para(
+    tx: &mut crate::db::Tx,
+    empresa_id: &str,
+    clave: &Clave,
+    operation: &str,
+    referencia: &str,
+    now: time::OffsetDateTime,
+) -> ApiResult<bool> {
     let processing = StatusCode::from_u16(EN_CURSO as u16).unwrap_or(StatusCode::ACCEPTED);
-    match guardar(tx, empresa_id, clave, operation, processing, "", now).await {
+    match guardar(tx, empresa_id, clave, operation, processing, referencia, now).await {
         Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
@@ -156,7 +175,12 @@ pub async fn ganadora(
     now: time::OffsetDateTime,
 ) -> ApiResult<Response> {
     let mut conn = app.db.conn().await?;
-    replay(&mut conn, empresa_id, clave, now).await?.ok_or_else(|| ApiError::internal("idempotency", "key vanished"))
+    replay(&mut conn, empresa_id, clave, now).await?.ok_or_else(|| {
+        ApiError::new(
+            Code::Idempotency002,
+            "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
+        )
+    })
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.

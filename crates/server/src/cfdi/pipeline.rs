@@ -30,7 +30,7 @@ use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, fecha_cfdi, leer_fecha_cfdi, xml_db};
 use crate::db::{Money, Tx};
 use crate::error::{ApiError, ApiResult, Code};
-use crate::events::payloads::{FacturaTimbrada, SaldoBajo};
+use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Event};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -57,6 +57,8 @@ pub struct Peticion<'a> {
     pub mode: &'a str,
     /// The Idempotency-Key, when sent.
     pub clave: Option<&'a Clave>,
+    /// SHA-256 hex of the request body: a live retry of the same body finds its attempt.
+    pub request_hash: String,
     /// The request's time (UTC).
     pub now: OffsetDateTime,
     /// The same instant in the issuer's local time, whole seconds (CFDI `Fecha`).
@@ -83,24 +85,24 @@ pub struct TimbradoOut {
 }
 
 /// A stamped document on its way to the database.
-struct Timbrado {
-    comprobante: Comprobante,
+pub(super) struct Timbrado {
+    pub(super) comprobante: Comprobante,
     /// The XML as stored ([`xml_db::comprimir`]).
-    xml_comprimido: Vec<u8>,
-    folio: i64,
-    uuid_xml: String,
-    uuid_api: String,
-    timbrado_en: OffsetDateTime,
+    pub(super) xml_comprimido: Vec<u8>,
+    pub(super) folio: i64,
+    pub(super) uuid_xml: String,
+    pub(super) uuid_api: String,
+    pub(super) timbrado_en: OffsetDateTime,
 }
 
 /// The record fields that do not come from the comprobante.
-struct Registro<'a> {
-    cfdi_id: &'a str,
-    sandbox: bool,
-    serie: &'a str,
-    cliente_id: Option<&'a str>,
-    xml_path: &'a str,
-    operacion: &'static str,
+pub(super) struct Registro<'a> {
+    pub(super) cfdi_id: &'a str,
+    pub(super) sandbox: bool,
+    pub(super) serie: &'a str,
+    pub(super) cliente_id: Option<&'a str>,
+    pub(super) xml_path: &'a str,
+    pub(super) operacion: &'static str,
 }
 
 fn rfc3339(at: OffsetDateTime) -> String {
@@ -139,7 +141,7 @@ pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documen
                  switch the company to sandbox: true to test",
             )
         })?;
-        live(app, peticion, comprobante, &registro, csd, pac).await
+        super::live::timbrar(app, peticion, comprobante, &registro, csd, pac).await
     }
 }
 
@@ -198,7 +200,7 @@ async fn sandbox(
 
 /// Takes the next folio of (`empresa_id`, mode, `serie`) in `tx`: each serie runs 1..N on its
 /// own, and the row lock held until commit keeps concurrent stamps of the serie in line.
-async fn siguiente_folio(
+pub(super) async fn siguiente_folio(
     tx: &mut Tx,
     empresa_id: &str,
     sandbox: bool,
@@ -237,105 +239,8 @@ async fn sellar_sandbox(
     .map_err(|e| ApiError::internal("sello", e))?
 }
 
-/// Live, two-phase. *Reserve*: the folio is inside the sealed XML the PAC signs, so it is
-/// spent (with one stamp reserved, the attempt recorded and the Idempotency-Key held) and
-/// committed before the PAC is called; the attempt row explains the gap when the PAC refuses.
-/// *PAC call*, then *persist*; or the attempt's outcome is recorded and the client told.
-async fn live(
-    app: &AppState,
-    peticion: &Peticion<'_>,
-    comprobante: Comprobante,
-    registro: &Registro<'_>,
-    csd: Arc<credenciales::Csd>,
-    pac: Arc<dyn timbra_pac::Pac>,
-) -> ApiResult<Response> {
-    let empresa_id = &peticion.empresa.id;
-    let now = peticion.now;
-    let serie = registro.serie;
-    let mut comprobante = comprobante;
-    let mut tx = app.db.begin().await?;
-    let saldo = sql!(scalar_optional tx, i64,
-        "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
-        empresa_id, now)?;
-    let Some(saldo) = saldo else {
-        return Err(ApiError::new(
-            Code::Quota001,
-            "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
-        ));
-    };
-    // Crossing the threshold (not every stamp below it) announces the low balance.
-    let umbral = app.config.stamp_low_balance;
-    if saldo == umbral - 1 {
-        let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
-        events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
-    }
-    let folio = siguiente_folio(&mut tx, empresa_id, false, serie, now).await?;
-    comprobante.folio = Some(folio.to_string());
-    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-    let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
-    let intento_id = registro.cfdi_id;
-    sql!(execute tx,
-        "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, 'ENVIADO', $5, $5)",
-        intento_id, empresa_id, serie, folio, now)?;
-    if let Some(clave) = peticion.clave
-        && !idempotencia::reservar(&mut tx, empresa_id, clave, registro.operacion, now).await?
-    {
-        // Another request with this key got there first: nothing of this one is kept.
-        drop(tx);
-        return idempotencia::ganadora(app, empresa_id, clave, now).await;
-    }
-    tx.commit().await?;
-
-    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), &xml).await;
-    let mut tx = app.db.begin().await?;
-    let timbrado = match respuesta {
-        Ok(timbrado) => timbrado,
-        Err(error) => {
-            let status = match &error {
-                timbra_pac::PacError::Rejected { .. } => "RECHAZADO",
-                _ => "SIN_RESPUESTA",
-            };
-            sql!(execute tx,
-                "UPDATE intentos_timbrado SET status = $1, pac_code = $2, error = $3, updated_at = $4 WHERE id = $5",
-                status, error.code(), error.to_string(), app.clock.now(), intento_id)?;
-            // A refusal spent no stamp at the PAC: give the reserved one back. Without an
-            // answer the PAC may have stamped, so the stamp stays spent.
-            if let Some(clave) = peticion.clave {
-                idempotencia::liberar(&mut tx, empresa_id, clave).await?;
-            }
-            if status == "RECHAZADO" {
-                sql!(execute tx,
-                    "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
-                    empresa_id, now)?;
-            }
-            tx.commit().await?;
-            let consequence = format!("folio {serie}-{folio} is recorded as a failed attempt, fix and send again");
-            return Err(ApiError::pac(&error, &consequence)
-                .with_details(json!({ "pacCode": error.code(), "folio": folio, "serie": serie })));
-        }
-    };
-    sql!(execute tx,
-        "UPDATE intentos_timbrado SET status = 'TIMBRADO', updated_at = $1 WHERE id = $2", app.clock.now(), intento_id)?;
-    sql!(execute tx,
-        "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
-         VALUES ($1, $2, -1, $3, $4, $5)",
-        ids::new_id(), empresa_id, format!("timbrado {}", timbrado.uuid), peticion.user_id, now)?;
-    let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
-    let uuid = timbrado.uuid.to_uppercase();
-    let timbrado = Timbrado {
-        comprobante,
-        xml_comprimido: xml_db::comprimir(&timbrado.xml),
-        folio,
-        uuid_xml: uuid.clone(),
-        uuid_api: uuid,
-        timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(peticion.ahora),
-    };
-    Ok(persistir(app, tx, peticion, registro, timbrado, true).await?.response())
-}
-
 /// What [`persistir`] did.
-enum Persistido {
+pub(super) enum Persistido {
     /// Committed: the new invoice's answer.
     Nuevo(Response),
     /// A concurrent request with the same Idempotency-Key committed first; this one rolled
@@ -344,7 +249,7 @@ enum Persistido {
 }
 
 impl Persistido {
-    fn response(self) -> Response {
+    pub(super) fn response(self) -> Response {
         match self {
             Persistido::Nuevo(response) | Persistido::Repetido(response) => response,
         }
@@ -353,7 +258,7 @@ impl Persistido {
 
 /// Writes the invoice row, its XML, its `factura.timbrada` event and the idempotent answer in
 /// `tx` and commits it.
-async fn persistir(
+pub(super) async fn persistir(
     app: &AppState,
     mut tx: Tx,
     peticion: &Peticion<'_>,

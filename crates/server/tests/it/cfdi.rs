@@ -680,7 +680,10 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
         let (sim, good) = (sim.clone(), good.clone());
         async move {
             let (who, empresa) = live_company(&app, "live-pac@example.com", &good).await;
-            let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
+            // Each sale its own body: while an attempt's outcome is unknown, the same body is the
+            // same request (it resends that attempt).
+            let venta = |n: u32| json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto(&format!("Venta {n}"), json!(1), json!(100))] });
+            let body = venta(1);
             let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
 
             // No stamps: QUOTA_001 before any folio is spent.
@@ -707,7 +710,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
 
             // A PAC that answers garbage: PAC_002; the outcome is unknown, so the stamp stays spent.
             sim.configurar(|c| c.basura = true);
-            let answer = timbrar(&app, &who, &body, None).await;
+            let answer = timbrar(&app, &who, &venta(2), None).await;
             answer.assert_error(502, "PAC_002");
             assert_eq!(answer.body["error"]["details"]["folio"], json!(2));
             sim.configurar(|c| c.basura = false);
@@ -715,13 +718,13 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
 
             // A refusal (wrong PAC account: Finkok's 300): PAC_001 with the code; stamp given back.
             sim.configurar(|c| c.usuario = Some("otra-cuenta".into()));
-            let answer = timbrar(&app, &who, &body, None).await;
+            let answer = timbrar(&app, &who, &venta(3), None).await;
             answer.assert_error(502, "PAC_001");
             assert_eq!(answer.body["error"]["details"]["pacCode"], "300");
             sim.configurar(|c| c.usuario = None);
             assert_eq!(saldo().await, 1);
 
-            let again = timbrar(&app, &who, &body, None).await.data(201).clone();
+            let again = timbrar(&app, &who, &venta(4), None).await.data(201).clone();
             assert_eq!(again["folio"], "4");
             assert_eq!(saldo().await, 0);
             // Every live folio is accounted for: stamped, unanswered, refused, stamped.
@@ -743,21 +746,22 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
             // folio; the other request is told to retry, and its retry replays the stamp.
             app.post("/api/timbres/recargas", &who, json!({ "cantidad": 3 })).await.data(201);
             sim.configurar(|c| c.retraso = std::time::Duration::from_millis(700));
+            let cinco = venta(5);
             let (first, second) =
-                tokio::join!(timbrar(&app, &who, &body, Some("pedido-77")), timbrar(&app, &who, &body, Some("pedido-77")));
+                tokio::join!(timbrar(&app, &who, &cinco, Some("pedido-77")), timbrar(&app, &who, &cinco, Some("pedido-77")));
             sim.configurar(|c| c.retraso = std::time::Duration::ZERO);
             let (winner, waiting) = if first.status == 201 { (first, second) } else { (second, first) };
             waiting.assert_error(409, "IDEMPOTENCY_002");
             let stamped = winner.data(201).clone();
             assert_eq!(stamped["folio"], "5");
-            let replayed = timbrar(&app, &who, &body, Some("pedido-77")).await;
+            let replayed = timbrar(&app, &who, &venta(5), Some("pedido-77")).await;
             assert_eq!(replayed.data(201)["cfdiId"], stamped["cfdiId"]);
             assert_eq!(saldo().await, 2);
             // A failed attempt frees its key: the same key then stamps.
             sim.configurar(|c| c.usuario = Some("otra-cuenta".into()));
-            timbrar(&app, &who, &body, Some("pedido-78")).await.assert_error(502, "PAC_001");
+            timbrar(&app, &who, &venta(6), Some("pedido-78")).await.assert_error(502, "PAC_001");
             sim.configurar(|c| c.usuario = None);
-            assert_eq!(timbrar(&app, &who, &body, Some("pedido-78")).await.data(201)["folio"], "7");
+            assert_eq!(timbrar(&app, &who, &venta(6), Some("pedido-78")).await.data(201)["folio"], "7");
             assert_eq!(intentos(&app, &empresa).await.len(), 7);
         }
     })

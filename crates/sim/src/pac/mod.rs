@@ -5,10 +5,13 @@
 //! `GET /sim/certificado.cer` returns the stamping certificate (DER) that signs `SelloSAT`.
 
 mod cancelacion;
+mod fallas;
 mod soap;
 mod timbrado;
 
-use std::collections::HashMap;
+pub use fallas::Falla;
+
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -142,6 +145,8 @@ struct Registro {
 struct Interno {
     config: Mutex<SimConfig>,
     registro: Mutex<Registro>,
+    /// Misbehaviour queued for the next calls, by operation (`stamp`, `stamped`, ...).
+    fallas: Mutex<HashMap<String, VecDeque<Falla>>>,
 }
 
 /// A running simulator's shared state; clone it to change its behaviour from a test while it
@@ -159,7 +164,13 @@ fn bloquear<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Sim {
     /// A simulator with this configuration.
     pub fn new(config: SimConfig) -> Self {
-        Sim { interno: Arc::new(Interno { config: Mutex::new(config), registro: Mutex::default() }) }
+        Sim {
+            interno: Arc::new(Interno {
+                config: Mutex::new(config),
+                registro: Mutex::default(),
+                fallas: Mutex::default(),
+            }),
+        }
     }
 
     /// The certificate that signs `SelloSAT` (to verify stamps).
@@ -170,6 +181,16 @@ impl Sim {
     /// Changes the configuration while serving (clock, delays, garbage, rules).
     pub fn configurar(&self, cambio: impl FnOnce(&mut SimConfig)) {
         cambio(&mut bloquear(&self.interno.config));
+    }
+
+    /// Queues misbehaviour for the next calls of `operacion` (`stamp`, `quick_stamp`,
+    /// `stamped`, `cancel_signature`, `get_sat_status`), one per call, in order.
+    pub fn fallar(&self, operacion: &str, fallas: impl IntoIterator<Item = Falla>) {
+        bloquear(&self.interno.fallas).entry(operacion.to_owned()).or_default().extend(fallas);
+    }
+
+    fn siguiente_falla(&self, operacion: &str) -> Option<Falla> {
+        bloquear(&self.interno.fallas).get_mut(operacion).and_then(VecDeque::pop_front)
     }
 
     /// How many distinct documents were stamped.
@@ -233,6 +254,10 @@ async fn atender(State(sim): State<Sim>, Path(servicio): Path<String>, cuerpo: S
     let credenciales_validas = config.usuario.as_deref().is_none_or(|u| peticion.campo("username") == u)
         && config.password.as_deref().is_none_or(|p| peticion.campo("password") == p);
     let ahora = Sim::ahora(&config);
+    let falla = sim.siguiente_falla(&peticion.operacion);
+    if let Some(falla) = falla.as_ref().filter(|falla| !falla.trabaja()) {
+        return falla.aplicar(().into_response()).await;
+    }
     let (respuesta, retrasar) = match (servicio, peticion.operacion.as_str()) {
         ("stamp", operacion @ ("stamp" | "quick_stamp" | "stamped")) => {
             let resultado = if credenciales_validas {
@@ -273,5 +298,8 @@ async fn atender(State(sim): State<Sim>, Path(servicio): Path<String>, cuerpo: S
     if retrasar && !config.retraso.is_zero() {
         tokio::time::sleep(config.retraso).await;
     }
-    respuesta
+    match falla {
+        Some(falla) => falla.aplicar(respuesta).await,
+        None => respuesta,
+    }
 }

@@ -4,6 +4,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use sha2::Digest;
 
 use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
@@ -48,6 +49,7 @@ pub async fn timbrar(
             return Ok(replayed);
         }
     }
+    let request_hash = hex::encode(sha2::Sha256::digest(&body));
     let body: TimbrarBody = parse_body(&body)?;
     let mut conn = app.db.conn().await?;
     let empresa = sql!(fetch_one conn, EmpresaEmisora,
@@ -78,6 +80,7 @@ pub async fn timbrar(
         user_id: &caller.user_id,
         mode: access.mode(),
         clave: clave.as_ref(),
+        request_hash,
         now,
         ahora,
     };

@@ -1,0 +1,333 @@
+//! Live stamping, two-phase, so a stamp is never lost and never made twice:
+//!
+//! 1. **Reserve** (one transaction): a stamp of the balance, the next folio of the serie, the
+//!    sealed XML, the attempt row that keeps that XML (`intentos_timbrado`, status `ENVIADO`),
+//!    the Idempotency-Key held for it, and a reconcile job due after the PAC's timeout (it
+//!    finds the attempt if this process dies before the answer is recorded).
+//! 2. **PAC call** with recovery (`timbra_pac::timbrar_sin_duplicar`: `stamp`, then `stamped`
+//!    and `stamp` again after an unknown outcome).
+//! 3. **Resolve**: stamped → the invoice is persisted from the PAC's XML (`pipeline::persistir`);
+//!    refused → the attempt is `RECHAZADO` and the stamp and key are given back; anything else
+//!    (timeout, dropped connection, 5xx, SOAP Fault, garbage) → the outcome is *unknown*: the
+//!    attempt is `SIN_RESPUESTA`, the stamp and key stay held, and the client is told so.
+//!
+//! An unknown attempt is resolved by resending its own sealed XML — by a retry of the same
+//! request (same Idempotency-Key, or the same body) or by [`ConciliarIntento`] — until the PAC
+//! says what happened: Finkok answers a resent, already stamped XML with 307 and the original
+//! stamp. A new folio is never spent while an earlier attempt might have stamped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::Response;
+use serde_json::json;
+use timbra_cfdi::{Comprobante, escritura, sello};
+use timbra_pac::{PacError, Timbrado as TimbradoPac};
+use time::OffsetDateTime;
+
+use super::idempotencia::{self, Clave};
+use super::pipeline::{Peticion, Registro, Timbrado, persistir, siguiente_folio};
+use super::timbrado::{self, EmpresaEmisora};
+use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
+use crate::db::intentos::{self, Intento};
+use crate::error::{ApiError, ApiResult, Code};
+use crate::events::payloads::SaldoBajo;
+use crate::events::{self, Event};
+use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
+use crate::state::AppState;
+use crate::{ids, sql};
+
+/// How long after a PAC call was sent an `ENVIADO` attempt is taken as abandoned (its process
+/// died): the PAC's timeout, the recovery calls, and a margin.
+fn abandono(app: &AppState) -> time::Duration {
+    let timeout = app.config.pac.as_ref().map_or(Duration::from_secs(30), |pac| pac.timeout);
+    time::Duration::try_from(timeout * 3 + Duration::from_secs(30)).unwrap_or(time::Duration::minutes(2))
+}
+
+/// Live stamping of a prepared comprobante: a retry of an unresolved attempt of the same
+/// request resends it; otherwise reserve, call the PAC, resolve.
+pub(super) async fn timbrar(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    mut comprobante: Comprobante,
+    registro: &Registro<'_>,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<dyn timbra_pac::Pac>,
+) -> ApiResult<Response> {
+    let empresa_id = &peticion.empresa.id;
+    let now = peticion.now;
+    let pendiente = {
+        let mut conn = app.db.conn().await?;
+        intentos::pendiente_por_hash(&mut conn, empresa_id, &peticion.request_hash).await?
+    };
+    if let Some(intento) = pendiente {
+        return reenviar(app, peticion.empresa, peticion.mode, intento, pac.as_ref(), now).await;
+    }
+
+    let mut tx = app.db.begin().await?;
+    let saldo = sql!(scalar_optional tx, i64,
+        "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
+        empresa_id, now)?;
+    let Some(saldo) = saldo else {
+        return Err(ApiError::new(
+            Code::Quota001,
+            "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
+        ));
+    };
+    // Crossing the threshold (not every stamp below it) announces the low balance.
+    let umbral = app.config.stamp_low_balance;
+    if saldo == umbral - 1 {
+        let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
+        events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
+    }
+    let folio = siguiente_folio(&mut tx, empresa_id, false, registro.serie, now).await?;
+    comprobante.folio = Some(folio.to_string());
+    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
+    let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
+    let intento = Intento {
+        id: registro.cfdi_id.to_owned(),
+        empresa_id: empresa_id.clone(),
+        serie: registro.serie.to_owned(),
+        folio,
+        status: intentos::ENVIADO.to_owned(),
+        xml_sellado: Some(xml),
+        request_hash: Some(peticion.request_hash.clone()),
+        idempotency_key: peticion.clave.map(|clave| clave.key.clone()),
+        user_id: Some(peticion.user_id.to_owned()),
+        cliente_id: registro.cliente_id.map(str::to_owned),
+        xml_path: Some(registro.xml_path.to_owned()),
+        operacion: Some(registro.operacion.to_owned()),
+        updated_at: now,
+    };
+    intentos::insertar(&mut tx, &intento, now).await?;
+    if let Some(clave) = peticion.clave
+        && !idempotencia::reservar_para(&mut tx, empresa_id, clave, registro.operacion, &intento.id, now).await?
+    {
+        // Another request with this key got there first: nothing of this one is kept.
+        drop(tx);
+        return idempotencia::ganadora(app, empresa_id, clave, now).await;
+    }
+    // Found by the job if this process dies before the answer is recorded.
+    let conciliar = NewJob::of::<ConciliarIntento>(&Conciliacion { intento_id: intento.id.clone() })
+        .for_empresa(empresa_id)
+        .at(now + abandono(app));
+    jobs::enqueue(&mut tx, now, conciliar).await?;
+    tx.commit().await?;
+
+    let xml = intento.xml_sellado.as_deref().unwrap_or_default();
+    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), xml).await;
+    resolver(app, peticion.empresa, peticion.mode, &intento, respuesta, now).await
+}
+
+/// Resends the sealed XML of an unresolved attempt and resolves it; IDEMPOTENCY_002 while
+/// another request or the job is sending it.
+async fn reenviar(
+    app: &AppState,
+    empresa: &EmpresaEmisora,
+    mode: &str,
+    intento: Intento,
+    pac: &dyn timbra_pac::Pac,
+    now: OffsetDateTime,
+) -> ApiResult<Response> {
+    let tomado = {
+        let mut tx = app.db.begin().await?;
+        let tomado = intentos::tomar_para_reenvio(&mut tx, &intento.id, now, now - abandono(app)).await?;
+        tx.commit().await?;
+        tomado
+    };
+    if !tomado {
+        return Err(ApiError::new(
+            Code::Idempotency002,
+            format!(
+                "folio {}-{} of this same request is being sent to the PAC right now; retry in a few seconds",
+                intento.serie, intento.folio
+            ),
+        ));
+    }
+    let xml = intento.xml_sellado.as_deref().unwrap_or_default();
+    // Ask first: the earlier send may have stamped. Only when the PAC knows no stamp of this
+    // XML is it sent again, and only then does a refusal prove that nothing was stamped; a
+    // failed question (even a refusal such as 300, bad credentials) leaves the outcome unknown.
+    let respuesta = match pac.consultar(xml).await {
+        Ok(Some(timbrado)) => Ok(timbrado),
+        Ok(None) => timbra_pac::timbrar_sin_duplicar(pac, xml).await,
+        Err(error) if error.is_indeterminate() => Err(error),
+        Err(error) => Err(PacError::Transport(format!("asking for an earlier stamp: {error}"))),
+    };
+    resolver(app, empresa, mode, &intento, respuesta, now).await
+}
+
+/// Records what the PAC said about `intento` and answers as the first request would have.
+async fn resolver(
+    app: &AppState,
+    empresa: &EmpresaEmisora,
+    mode: &str,
+    intento: &Intento,
+    respuesta: Result<TimbradoPac, PacError>,
+    now: OffsetDateTime,
+) -> ApiResult<Response> {
+    let clave = intento.clave();
+    let (serie, folio) = (&intento.serie, intento.folio);
+    let timbrado = match respuesta {
+        Ok(timbrado) => timbrado,
+        Err(error) if error.is_indeterminate() => {
+            let mut tx = app.db.begin().await?;
+            intentos::sin_respuesta(&mut tx, &intento.id, &error.to_string(), app.clock.now()).await?;
+            tx.commit().await?;
+            tracing::warn!(intento.id = %intento.id, cfdi.serie = %serie, cfdi.folio = folio, error.message = %error,
+                "PAC outcome unknown; the attempt is kept for reconciliation");
+            let consequence = format!(
+                "folio {serie}-{folio} may have been stamped, so it is being reconciled with the PAC; send the same \
+                 request again (same Idempotency-Key or the same body) to get its stamp: no new folio is spent"
+            );
+            return Err(ApiError::pac(&error, &consequence).with_details(json!({
+                "pacCode": error.code(), "intentoId": intento.id, "serie": serie, "folio": folio,
+            })));
+        }
+        Err(error) => {
+            // A refusal: nothing was stamped. The stamp and the key are given back.
+            let mut tx = app.db.begin().await?;
+            let cambiado =
+                intentos::rechazado(&mut tx, &intento.id, error.code(), &error.to_string(), app.clock.now()).await?;
+            if cambiado {
+                sql!(execute tx,
+                    "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
+                    &intento.empresa_id, now)?;
+                if let Some(clave) = &clave {
+                    idempotencia::liberar(&mut tx, &intento.empresa_id, clave).await?;
+                }
+            }
+            tx.commit().await?;
+            let consequence = format!("folio {serie}-{folio} is recorded as a refused attempt; fix and send again");
+            return Err(ApiError::pac(&error, &consequence).with_details(json!({
+                "pacCode": error.code(), "intentoId": intento.id, "serie": serie, "folio": folio,
+            })));
+        }
+    };
+    let mut tx = app.db.begin().await?;
+    if !intentos::timbrado(&mut tx, &intento.id, app.clock.now()).await? {
+        // Another request or the job recorded this stamp first.
+        drop(tx);
+        return match &clave {
+            Some(clave) => idempotencia::ganadora(app, &intento.empresa_id, clave, now).await,
+            None => Err(ApiError::new(
+                Code::Idempotency002,
+                format!(
+                    "folio {serie}-{folio} was stamped and recorded by an identical request: it is invoice {}",
+                    intento.id
+                ),
+            )),
+        };
+    }
+    sql!(execute tx,
+        "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
+         VALUES ($1, $2, -1, $3, $4, $5)",
+        ids::new_id(), &intento.empresa_id, format!("timbrado {}", timbrado.uuid), &intento.user_id, now)?;
+    let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
+    let uuid = timbrado.uuid.to_uppercase();
+    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let stamped = Timbrado {
+        comprobante,
+        xml_comprimido: xml_db::comprimir(&timbrado.xml),
+        folio,
+        uuid_xml: uuid.clone(),
+        uuid_api: uuid,
+        timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(ahora),
+    };
+    let xml_path =
+        intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
+    let registro = Registro {
+        cfdi_id: &intento.id,
+        sandbox: false,
+        serie,
+        cliente_id: intento.cliente_id.as_deref(),
+        xml_path: &xml_path,
+        operacion: operacion_estatica(intento.operacion.as_deref()),
+    };
+    let request_hash = intento.request_hash.clone().unwrap_or_default();
+    let peticion = Peticion {
+        empresa,
+        user_id: intento.user_id.as_deref().unwrap_or_default(),
+        mode,
+        clave: clave.as_ref(),
+        request_hash,
+        now,
+        ahora,
+    };
+    Ok(persistir(app, tx, &peticion, &registro, stamped, true).await?.response())
+}
+
+/// The Idempotency-Key operation names are static strings; a stored one maps back to its own.
+fn operacion_estatica(operacion: Option<&str>) -> &'static str {
+    match operacion {
+        Some("cfdi.pagos.timbrar") => "cfdi.pagos.timbrar",
+        Some("nomina.timbrar") => "nomina.timbrar",
+        _ => "cfdi.timbrar",
+    }
+}
+
+/// What a [`ConciliarIntento`] job carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conciliacion {
+    /// The attempt to resolve.
+    pub intento_id: String,
+}
+
+/// Resolves a live attempt whose outcome is unknown (or whose process died mid-call) by
+/// resending its sealed XML until the PAC says stamped or refused. Enqueued with every
+/// attempt, due once the attempt would be abandoned; a resolved attempt makes it a no-op.
+pub struct ConciliarIntento;
+
+impl Job for ConciliarIntento {
+    const KIND: &'static str = "cfdi.conciliar_intento";
+    type Payload = Conciliacion;
+    // Every 5 minutes for two days: a PAC down longer than that is an incident for people.
+    const MAX_ATTEMPTS: i64 = 576;
+
+    fn backoff(_attempt: i64) -> Duration {
+        Duration::from_secs(300)
+    }
+
+    async fn run(app: AppState, job: Claimed) -> Attempt {
+        match conciliar(&app, &job).await {
+            Ok(info) => Attempt::ok(info),
+            Err(error) => Attempt::retry(error, serde_json::Value::Null),
+        }
+    }
+}
+
+async fn conciliar(app: &AppState, job: &Claimed) -> Result<serde_json::Value, String> {
+    let Conciliacion { intento_id } = job.payload::<ConciliarIntento>()?;
+    let now = app.clock.now();
+    let (intento, empresa) = {
+        let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
+        let Some(intento) = intentos::leer(&mut conn, &intento_id).await.map_err(|e| e.to_string())? else {
+            return Ok(json!({ "skipped": "no such attempt" }));
+        };
+        let empresa = sql!(fetch_one conn, EmpresaEmisora,
+            "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
+            &intento.empresa_id)
+        .map_err(|e| e.to_string())?;
+        (intento, empresa)
+    };
+    match intento.status.as_str() {
+        intentos::SIN_RESPUESTA => {}
+        intentos::ENVIADO if intento.updated_at <= now - abandono(app) => {}
+        intentos::ENVIADO => return Err("the attempt is still being sent".into()),
+        resolved => return Ok(json!({ "skipped": resolved })),
+    }
+    let pac = app.pac.clone().ok_or("no PAC configured (TIMBRA_PAC_URL)")?;
+    match reenviar(app, &empresa, "live", intento, pac.as_ref(), now).await {
+        Ok(_) => Ok(json!({ "resolved": "TIMBRADO" })),
+        Err(error) if error.code == Code::Pac001 => Ok(json!({ "resolved": "RECHAZADO" })),
+        Err(error) => Err(format!("{}: {}", error.code.as_str(), error.message)),
+    }
+}
+
+impl Intento {
+    /// The Idempotency-Key the attempt holds, as the request sent it.
+    fn clave(&self) -> Option<Clave> {
+        Some(Clave { key: self.idempotency_key.clone()?, request_hash: self.request_hash.clone().unwrap_or_default() })
+    }
+}

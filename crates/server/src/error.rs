@@ -120,7 +120,7 @@ error_codes! {
     Fiel005 = "FIEL_005", BAD_REQUEST, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
     Live001 = "LIVE_001", NOT_IMPLEMENTED, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
     Pac001 = "PAC_001", BAD_GATEWAY, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
-    Pac002 = "PAC_002", BAD_GATEWAY, "the PAC did not answer or answered garbage; the folio is recorded as an attempt with unknown outcome";
+    Pac002 = "PAC_002", BAD_GATEWAY, "no usable answer from the PAC (timeout, dropped connection, 5xx, SOAP Fault, garbage): the outcome is unknown; a stamp is reconciled, send the same request again (details.intentoId, serie, folio)";
     Download001 = "DOWNLOAD_001", FORBIDDEN, "the signed download link is altered or expired";
     Timbres001 = "TIMBRES_001", BAD_REQUEST, "invalid stamp top-up (cantidad 1 to 10,000,000)";
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";

@@ -19,5 +19,5 @@ pub mod cli;
 pub mod pac;
 pub mod sat;
 
-pub use pac::{Sim, SimConfig, serve};
+pub use pac::{Falla, Sim, SimConfig, serve};
 pub use sat::{Desenlace, DocumentoSim, SatSim, SatSimConfig};

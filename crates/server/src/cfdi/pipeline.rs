@@ -5,8 +5,9 @@
 //! 2. **credentials**: the CSD that seals and, in live mode, the PAC ([`credenciales`]).
 //! 3. **reserve folio**, 4. **seal**, 5. **timbre**: sandbox ([`sandbox`]) predicts the folio,
 //!    seals and adds the sandbox TFD outside the write transaction, and takes the folio inside
-//!    it; live ([`live`]) is two-phase: *reserve* (stamp, folio, sealed attempt and
-//!    Idempotency-Key committed) → *PAC call* → *persist*, or the attempt's outcome is recorded.
+//!    it; live (`cfdi::live`) is two-phase: *reserve* (stamp, folio, sealed attempt and
+//!    Idempotency-Key committed) → *PAC call* → *persist*, or an unknown outcome is kept and
+//!    reconciled.
 //! 6. **persist** ([`persistir`]): the invoice row, its XML (compressed, [`xml_db`]), its
 //!    `factura.timbrada` event and the idempotent answer, in one transaction.
 //! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.

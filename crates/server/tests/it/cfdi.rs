@@ -965,3 +965,110 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
     })
     .await;
 }
+
+/// Issue 10's four ways a PAC call ends without a usable answer although the PAC stamped:
+/// timeout then timeout, timeout then 503, dropped connection twice, and a SOAP Fault sent
+/// after the stamp. None is called failed; each is resolved (by a retry of the same request or
+/// by the reconcile job) to exactly one invoice with the folio first spent, and the PAC's
+/// stamps equal the invoices the service holds.
+#[tokio::test]
+async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp() {
+    use timbra_sim::Falla;
+    let (sim, url) = start_pac_sim().await;
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut timbra_server::config::Config| {
+            let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+            pac.timeout = std::time::Duration::from_secs(1);
+            config.pac = Some(pac);
+            config.clock = clock.clone();
+            config.jobs.poll = std::time::Duration::from_millis(20);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
+        async move {
+            sim.configurar(|c| c.ahora = Some(clock.now()));
+            let stamps_before = sim.timbres_emitidos();
+            let (who, empresa) = live_company(&app, "live-unknown@example.com", &good).await;
+            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 10 })).await.data(201);
+            let venta = |n: u32| json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto(&format!("Venta {n}"), json!(1), json!(100))] });
+            let slow = Falla::Lenta(std::time::Duration::from_secs(2));
+            let unknown = |answer: &Answer, folio: i64| {
+                answer.assert_error(502, "PAC_002");
+                let details = &answer.body["error"]["details"];
+                assert_eq!(details["folio"], json!(folio), "{}", answer.body);
+                assert!(details["intentoId"].is_string());
+                let message = answer.body["error"]["message"].as_str().unwrap();
+                assert!(message.contains("reconciled") && !message.contains("fix and send again"), "{message}");
+            };
+
+            // 1. stamp and stamped both time out: PAC_002; the retry with the same key gets the
+            //    stamp of folio 1, not a new folio.
+            sim.fallar("stamp", [slow.clone()]);
+            sim.fallar("stamped", [slow.clone()]);
+            unknown(&timbrar(&app, &who, &venta(1), Some("venta-1")).await, 1);
+            let retried = timbrar(&app, &who, &venta(1), Some("venta-1")).await.data(201).clone();
+            assert_eq!(retried["folio"], "1");
+
+            // 2. stamp times out, stamped answers 503: the reconcile job records the stamp once
+            //    the attempt is due; then the key replays it.
+            sim.fallar("stamp", [slow.clone()]);
+            sim.fallar("stamped", [Falla::NoDisponible]);
+            unknown(&timbrar(&app, &who, &venta(2), Some("venta-2")).await, 2);
+            clock.advance(std::time::Duration::from_secs(120));
+            crate::receiver::wait_for(15, "the reconcile job", async || {
+                app.get("/api/cfdi", &who).await.data(200)["total"] == json!(2)
+            })
+            .await;
+            let replayed = timbrar(&app, &who, &venta(2), Some("venta-2")).await;
+            assert_eq!(replayed.data(201)["folio"], "2");
+
+            // 3. The connection drops on stamp and on stamped: the same body without a key is
+            //    the same request while its outcome is unknown.
+            sim.fallar("stamp", [Falla::Corte]);
+            sim.fallar("stamped", [Falla::Corte]);
+            unknown(&timbrar(&app, &who, &venta(3), None).await, 3);
+            assert_eq!(timbrar(&app, &who, &venta(3), None).await.data(201)["folio"], "3");
+
+            // 4. A SOAP Fault after the PAC committed: recovered at once by asking for the stamp.
+            sim.fallar("stamp", [Falla::FaultTrasTimbrar]);
+            assert_eq!(timbrar(&app, &who, &venta(4), None).await.data(201)["folio"], "4");
+
+            // 5. A process killed between the PAC's answer and its commit leaves the attempt
+            //    ENVIADO (emulated here by putting it back): the job resolves it once abandoned.
+            sim.fallar("stamp", [slow.clone()]);
+            sim.fallar("stamped", [slow.clone()]);
+            let answer = timbrar(&app, &who, &venta(5), None).await;
+            unknown(&answer, 5);
+            let intento = answer.body["error"]["details"]["intentoId"].as_str().unwrap().to_owned();
+            let mut conn = app.db.conn().await.unwrap();
+            timbra_server::sql!(execute conn, "UPDATE intentos_timbrado SET status = 'ENVIADO' WHERE id = $1", &intento)
+                .unwrap();
+            drop(conn);
+            clock.advance(std::time::Duration::from_secs(120));
+            crate::receiver::wait_for(15, "the reconcile job", async || {
+                app.get("/api/cfdi", &who).await.data(200)["total"] == json!(5)
+            })
+            .await;
+
+            // The PAC's stamps are the service's invoices, one per folio, every attempt stamped.
+            let listed = app.get("/api/cfdi?limit=100", &who).await.data(200).clone();
+            assert_eq!(listed["total"], json!(5));
+            assert_eq!(sim.timbres_emitidos() - stamps_before, 5);
+            let folios: BTreeSet<String> =
+                listed["cfdis"].as_array().unwrap().iter().map(|c| c["folio"].as_str().unwrap().to_owned()).collect();
+            assert_eq!(folios, ["1", "2", "3", "4", "5"].map(str::to_owned).into());
+            let expected: Vec<(i64, String)> = (1..=5).map(|f| (f, "TIMBRADO".to_owned())).collect();
+            assert_eq!(intentos(&app, &empresa).await, expected);
+            assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(5));
+            // factura.timbrada once per invoice, whoever recorded it.
+            let events = event_types(&app, &empresa).await;
+            assert_eq!(events.iter().filter(|t| *t == "factura.timbrada").count(), 5, "{events:?}");
+        }
+    })
+    .await;
+}

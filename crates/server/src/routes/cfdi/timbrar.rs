@@ -31,8 +31,8 @@ use crate::state::AppState;
         (status = 413, description = "REQUEST_002 body too large", body = ErrorBody),
         (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
         (status = 501, description = "LIVE_001 no PAC configured on this installation (TIMBRA_PAC_URL)", body = ErrorBody),
-        (status = 502, description = "PAC_001 the PAC rejected the invoice (details.pacCode, folio recorded as a failed attempt); \
-            PAC_002 no usable answer from the PAC", body = ErrorBody),
+        (status = 502, description = "PAC_001 the PAC refused the invoice (details.pacCode, intentoId, serie, folio; the folio is a refused attempt); \
+            PAC_002 outcome unknown, being reconciled: send the same request again (details.intentoId, serie, folio)", body = ErrorBody),
     ))]
 pub async fn timbrar(
     State(app): State<AppState>,

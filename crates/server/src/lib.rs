@@ -9,6 +9,7 @@ pub mod db;
 pub mod envelope;
 pub mod error;
 pub mod events;
+pub mod idempotency;
 pub mod ids;
 pub mod jobs;
 pub mod openapi;

@@ -25,7 +25,6 @@ use timbra_cfdi::{Comprobante, escritura, sello};
 use timbra_pac::{PacError, Timbrado as TimbradoPac};
 use time::OffsetDateTime;
 
-use super::idempotencia::{self, Clave};
 use super::pipeline::{Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
@@ -33,6 +32,7 @@ use crate::db::intentos::{self, Intento};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
+use crate::idempotency::{self, Key};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -101,11 +101,11 @@ pub(super) async fn timbrar(
     };
     intentos::insertar(&mut tx, &intento, now).await?;
     if let Some(clave) = peticion.clave
-        && !idempotencia::reservar_para(&mut tx, empresa_id, clave, registro.operacion, &intento.id, now).await?
+        && !idempotency::reserve_for(&mut tx, empresa_id, clave, registro.operacion, &intento.id, now).await?
     {
         // Another request with this key got there first: nothing of this one is kept.
         drop(tx);
-        return idempotencia::ganadora(app, empresa_id, clave, now).await;
+        return idempotency::winner(app, empresa_id, clave, now).await;
     }
     // Found by the job if this process dies before the answer is recorded.
     let conciliar = NewJob::of::<ConciliarIntento>(&Conciliacion { intento_id: intento.id.clone() })
@@ -194,7 +194,7 @@ async fn resolver(
                     "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
                     &intento.empresa_id, now)?;
                 if let Some(clave) = &clave {
-                    idempotencia::liberar(&mut tx, &intento.empresa_id, clave).await?;
+                    idempotency::release(&mut tx, &intento.empresa_id, clave).await?;
                 }
             }
             tx.commit().await?;
@@ -209,7 +209,7 @@ async fn resolver(
         // Another request or the job recorded this stamp first.
         drop(tx);
         return match &clave {
-            Some(clave) => idempotencia::ganadora(app, &intento.empresa_id, clave, now).await,
+            Some(clave) => idempotency::winner(app, &intento.empresa_id, clave, now).await,
             None => Err(ApiError::new(
                 Code::Idempotency002,
                 format!(
@@ -225,14 +225,14 @@ async fn resolver(
         ids::new_id(), &intento.empresa_id, format!("timbrado {}", timbrado.uuid), &intento.user_id, now)?;
     let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
     let uuid = timbrado.uuid.to_uppercase();
-    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let stamped = Timbrado {
         comprobante,
         xml_comprimido: xml_db::comprimir(&timbrado.xml),
         folio,
         uuid_xml: uuid.clone(),
         uuid_api: uuid,
-        timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(ahora),
+        timbrado_en: leer_fecha_cfdi(&timbrado.fecha_timbrado).unwrap_or(fecha_local),
     };
     let xml_path =
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
@@ -252,7 +252,7 @@ async fn resolver(
         clave: clave.as_ref(),
         request_hash,
         now,
-        ahora,
+        fecha_local,
     };
     Ok(persistir(app, tx, &peticion, &registro, stamped, true).await?.response())
 }
@@ -327,7 +327,7 @@ async fn conciliar(app: &AppState, job: &Claimed) -> Result<serde_json::Value, S
 
 impl Intento {
     /// The Idempotency-Key the attempt holds, as the request sent it.
-    fn clave(&self) -> Option<Clave> {
-        Some(Clave { key: self.idempotency_key.clone()?, request_hash: self.request_hash.clone().unwrap_or_default() })
+    fn clave(&self) -> Option<Key> {
+        Some(Key { key: self.idempotency_key.clone()?, request_hash: self.request_hash.clone().unwrap_or_default() })
     }
 }

@@ -7,7 +7,6 @@ pub mod credenciales;
 pub mod crypto;
 pub mod fiel;
 pub mod folios;
-pub mod idempotencia;
 pub mod links;
 pub mod live;
 pub mod pipeline;

@@ -26,13 +26,13 @@ use timbra_cfdi::{Comprobante, escritura, sello, timbre};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::idempotencia::{self, Clave};
 use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, fecha_cfdi, leer_fecha_cfdi, xml_db};
 use crate::db::{Money, Tx};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Event};
+use crate::idempotency::{self, Key};
 use crate::state::AppState;
 use crate::{ids, sql};
 
@@ -57,13 +57,13 @@ pub struct Peticion<'a> {
     /// The `mode` of the answer envelope.
     pub mode: &'a str,
     /// The Idempotency-Key, when sent.
-    pub clave: Option<&'a Clave>,
+    pub clave: Option<&'a Key>,
     /// SHA-256 hex of the request body: a live retry of the same body finds its attempt.
     pub request_hash: String,
     /// The request's time (UTC).
     pub now: OffsetDateTime,
     /// The same instant in the issuer's local time, whole seconds (CFDI `Fecha`).
-    pub ahora: OffsetDateTime,
+    pub fecha_local: OffsetDateTime,
 }
 
 /// Answer of a stamp.
@@ -119,8 +119,8 @@ pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documen
     let xml_path = format!(
         "cfdi/{}/{:04}/{:02}/{cfdi_id}.xml",
         empresa.id,
-        peticion.ahora.year(),
-        u8::from(peticion.ahora.month())
+        peticion.fecha_local.year(),
+        u8::from(peticion.fecha_local.month())
     );
     let registro = Registro {
         cfdi_id: &cfdi_id,
@@ -162,7 +162,7 @@ async fn sandbox(
     let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
     let datos = DatosTimbre {
         uuid: uuid_xml.clone(),
-        fecha_timbrado: fecha_cfdi(peticion.ahora),
+        fecha_timbrado: fecha_cfdi(peticion.fecha_local),
         rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
         leyenda: None,
     };
@@ -186,7 +186,7 @@ async fn sandbox(
         folio,
         uuid_api: format!("SANDBOX-{uuid_xml}"),
         uuid_xml,
-        timbrado_en: peticion.ahora,
+        timbrado_en: peticion.fecha_local,
     };
     match persistir(app, tx, peticion, registro, timbrado, false).await? {
         Persistido::Nuevo(response) => {
@@ -325,7 +325,7 @@ pub(super) async fn persistir(
         total,
     };
     let answer = json!({ "success": true, "mode": peticion.mode, "data": data }).to_string();
-    let guardada = idempotencia::guardar_respuesta(
+    let guardada = idempotency::store_answer(
         &mut tx,
         empresa_id,
         peticion.clave,
@@ -339,11 +339,11 @@ pub(super) async fn persistir(
     match peticion.clave {
         Some(clave) if !guardada => {
             drop(tx);
-            Ok(Persistido::Repetido(idempotencia::ganadora(app, empresa_id, clave, peticion.now).await?))
+            Ok(Persistido::Repetido(idempotency::winner(app, empresa_id, clave, peticion.now).await?))
         }
         _ => {
             tx.commit().await?;
-            Ok(Persistido::Nuevo(idempotencia::respuesta(StatusCode::CREATED, answer)))
+            Ok(Persistido::Nuevo(idempotency::answer(StatusCode::CREATED, answer)))
         }
     }
 }

@@ -297,12 +297,12 @@ pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiErro
 }
 
 /// Checks the body and builds the comprobante for `empresa` and `cliente` at local time
-/// `ahora`; every problem, from the body and from Anexo 20's rules, comes back at once.
+/// `fecha_local` (the issuer's local time, whole seconds); every problem, from the body and from Anexo 20's rules, comes back at once.
 pub fn preparar(
     body: TimbrarBody,
     empresa: &EmpresaEmisora,
     cliente: Option<&ClienteReceptor>,
-    ahora: OffsetDateTime,
+    fecha_local: OffsetDateTime,
 ) -> ApiResult<Preparado> {
     let mut p = Vec::new();
     let tipo = match body.tipo_comprobante.as_deref().map(str::trim).unwrap_or("I") {
@@ -349,14 +349,14 @@ pub fn preparar(
         CampoTexto::CONDICIONES_DE_PAGO,
     );
     let fecha = match body.fecha.as_deref().map(str::trim) {
-        None => super::fecha_cfdi(ahora),
+        None => super::fecha_cfdi(fecha_local),
         Some(text) => {
             match super::leer_fecha_cfdi(text) {
                 None => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
                 Some(at) => {
-                    if at > ahora + time::Duration::minutes(5) {
+                    if at > fecha_local + time::Duration::minutes(5) {
                         p.push(FieldProblem::new("fecha", "fecha cannot be in the future"));
-                    } else if at < ahora - time::Duration::hours(72) {
+                    } else if at < fecha_local - time::Duration::hours(72) {
                         p.push(FieldProblem::new("fecha", "SAT stamps only invoices dated within the last 72 hours"));
                     }
                 }
@@ -514,8 +514,8 @@ pub fn preparar(
         {
             Some(InformacionGlobal {
                 periodicidad: "01".into(),
-                meses: format!("{:02}", u8::from(ahora.month())),
-                ano: ahora.year().to_string(),
+                meses: format!("{:02}", u8::from(fecha_local.month())),
+                ano: fecha_local.year().to_string(),
             })
         }
         None => None,

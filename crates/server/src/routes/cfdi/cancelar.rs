@@ -14,10 +14,11 @@ use utoipa::ToSchema;
 use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local, idempotencia};
+use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local};
 use crate::db::cfdis;
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
+use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 
@@ -70,10 +71,10 @@ pub async fn cancelar(
     body: Bytes,
 ) -> ApiResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
-    let clave = idempotencia::de_headers(&headers, &body)?;
+    let clave = idempotency::from_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
@@ -146,7 +147,7 @@ pub async fn cancelar(
         ));
     }
     let now = app.clock.now();
-    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let datos = cancelacion::Datos { cfdi_id: &id, uuid: &fila.uuid, motivo: &motivo };
 
     if fila.sandbox {
@@ -168,9 +169,9 @@ pub async fn cancelar(
         // meanwhile gets IDEMPOTENCY_002 instead of a second cancellation request.
         if let Some(clave) = &clave {
             let mut tx = app.db.begin().await?;
-            if !idempotencia::reservar(&mut tx, &empresa_id, clave, "cfdi.cancelar", now).await? {
+            if !idempotency::reserve(&mut tx, &empresa_id, clave, "cfdi.cancelar", now).await? {
                 drop(tx);
-                return idempotencia::ganadora(&app, &empresa_id, clave, now).await;
+                return idempotency::winner(&app, &empresa_id, clave, now).await;
             }
             tx.commit().await?;
         }
@@ -183,7 +184,7 @@ pub async fn cancelar(
             let firmada = timbra_credentials::xmldsig::sign_cancelacion(
                 &csd.credential,
                 csd.credential.certificate().rfc(),
-                &fecha_cfdi(ahora),
+                &fecha_cfdi(fecha_local),
                 &folios,
             )
             .map_err(|e| ApiError::internal("cancelacion", e))?;
@@ -212,7 +213,7 @@ pub async fn cancelar(
             Err(error) => {
                 if let Some(clave) = &clave {
                     let mut tx = app.db.begin().await?;
-                    idempotencia::liberar(&mut tx, &empresa_id, clave).await?;
+                    idempotency::release(&mut tx, &empresa_id, clave).await?;
                     tx.commit().await?;
                 }
                 return Err(error);
@@ -232,21 +233,21 @@ async fn cerrar_cancelacion(
     app: &AppState,
     mut tx: crate::db::Tx,
     empresa_id: &str,
-    clave: Option<&idempotencia::Clave>,
+    clave: Option<&idempotency::Key>,
     answer: String,
     now: OffsetDateTime,
     reservada: bool,
 ) -> ApiResult<Response> {
     let operacion = "cfdi.cancelar";
-    if !idempotencia::guardar_respuesta(&mut tx, empresa_id, clave, operacion, StatusCode::OK, &answer, now, reservada)
+    if !idempotency::store_answer(&mut tx, empresa_id, clave, operacion, StatusCode::OK, &answer, now, reservada)
         .await?
         && let Some(clave) = clave
     {
         drop(tx);
-        return idempotencia::ganadora(app, empresa_id, clave, now).await;
+        return idempotency::winner(app, empresa_id, clave, now).await;
     }
     tx.commit().await?;
-    Ok(idempotencia::respuesta(StatusCode::OK, answer))
+    Ok(idempotency::answer(StatusCode::OK, answer))
 }
 
 fn respuesta(id: &str, uuid: &str, estado: &str, acuse_url: Option<&str>, mode: &str) -> String {

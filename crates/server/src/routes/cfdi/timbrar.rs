@@ -9,10 +9,11 @@ use sha2::Digest;
 use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::cfdi::hora_local;
 use crate::cfdi::pipeline::{self, TimbradoOut};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
-use crate::cfdi::{hora_local, idempotencia};
 use crate::error::{ApiError, ApiResult, Code};
+use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::sql;
 use crate::state::AppState;
@@ -42,10 +43,10 @@ pub async fn timbrar(
     body: Bytes,
 ) -> ApiResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
-    let clave = idempotencia::de_headers(&headers, &body)?;
+    let clave = idempotency::from_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotencia::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
@@ -67,8 +68,8 @@ pub async fn timbrar(
     };
     drop(conn);
     let now = app.clock.now();
-    let ahora = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), ahora)?;
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
     let documento = pipeline::Documento {
         comprobante: preparado.comprobante,
         serie: preparado.serie,
@@ -82,7 +83,7 @@ pub async fn timbrar(
         clave: clave.as_ref(),
         request_hash,
         now,
-        ahora,
+        fecha_local,
     };
     pipeline::timbrar(&app, &peticion, documento).await
 }

@@ -6,11 +6,11 @@
 //! with the same key.
 //!
 //! A live stamp or cancellation waits for the PAC outside any transaction, so its key is first
-//! *reserved* (status [`EN_CURSO`]; for a stamp, in the transaction that spends the folio): a
+//! *reserved* (status [`IN_PROGRESS`]; for a stamp, in the transaction that spends the folio): a
 //! second request with the same key meanwhile gets 409 IDEMPOTENCY_002 instead of reaching the
 //! PAC again. The
 //! reservation becomes the answer on success and is removed on failure; one left by a process
-//! that died is given up after [`RESERVA_ABANDONADA`].
+//! that died is given up after [`ABANDONED_AFTER`].
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,13 +25,13 @@ pub const MAX_KEY: usize = 255;
 /// The header set on a replayed answer.
 pub const REPLAYED: &str = "idempotent-replayed";
 /// The stored status of a reserved key (HTTP 102 Processing).
-pub const EN_CURSO: i64 = 102;
+pub const IN_PROGRESS: i64 = 102;
 /// After this long a reservation is taken as left by a process that stopped mid-request.
-pub const RESERVA_ABANDONADA: time::Duration = time::Duration::minutes(10);
+pub const ABANDONED_AFTER: time::Duration = time::Duration::minutes(10);
 
 /// A key and the digest of the body it came with.
 #[derive(Clone, Debug)]
-pub struct Clave {
+pub struct Key {
     /// The key as sent.
     pub key: String,
     /// SHA-256 hex of the body bytes.
@@ -39,7 +39,7 @@ pub struct Clave {
 }
 
 /// The `Idempotency-Key` header, if sent (REQUEST_001 when empty or too long).
-pub fn de_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Clave>> {
+pub fn from_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Key>> {
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
     let key = value.to_str().map(str::trim).unwrap_or_default();
     if key.is_empty() || key.len() > MAX_KEY {
@@ -48,7 +48,7 @@ pub fn de_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Clave>> 
             format!("Idempotency-Key must be 1 to {MAX_KEY} visible ASCII characters"),
         ));
     }
-    Ok(Some(Clave { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
+    Ok(Some(Key { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
 }
 
 #[derive(sqlx::FromRow)]
@@ -59,12 +59,12 @@ struct Stored {
     created_at: time::OffsetDateTime,
 }
 
-/// The stored answer for `clave`, replayed, or `None` when the key is new (or its reservation
+/// The stored answer for `key`, replayed, or `None` when the key is new (or its reservation
 /// was abandoned, which is then removed).
 pub async fn replay(
     conn: &mut impl AsExec,
     empresa_id: &str,
-    clave: &Clave,
+    key: &Key,
     now: time::OffsetDateTime,
 ) -> ApiResult<Option<Response>> {
     let stored = sql!(
@@ -72,23 +72,23 @@ pub async fn replay(
         Stored,
         "SELECT request_hash, status, response, created_at FROM idempotency_keys WHERE empresa_id = $1 AND key = $2",
         empresa_id,
-        &clave.key
+        &key.key
     )?;
     let Some(stored) = stored else { return Ok(None) };
-    if stored.request_hash != clave.request_hash {
+    if stored.request_hash != key.request_hash {
         return Err(ApiError::new(
             Code::Idempotency001,
             "this Idempotency-Key was used with another body; use a new key for a new request",
         ));
     }
-    if stored.status == EN_CURSO && !stored.response.is_empty() {
+    if stored.status == IN_PROGRESS && !stored.response.is_empty() {
         // Held by a live stamping attempt (its id is kept as the response). The stamping
         // pipeline finds that attempt by the body and resends it, or answers IDEMPOTENCY_002
         // while it is being sent (`cfdi::live`).
         return Ok(None);
     }
-    if stored.status == EN_CURSO {
-        if now - stored.created_at < RESERVA_ABANDONADA {
+    if stored.status == IN_PROGRESS {
+        if now - stored.created_at < ABANDONED_AFTER {
             return Err(ApiError::new(
                 Code::Idempotency002,
                 "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
@@ -98,8 +98,8 @@ pub async fn replay(
             execute * conn,
             "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3 AND created_at = $4",
             empresa_id,
-            &clave.key,
-            EN_CURSO,
+            &key.key,
+            IN_PROGRESS,
             stored.created_at
         )?;
         return Ok(None);
@@ -111,13 +111,13 @@ pub async fn replay(
     Ok(Some(response))
 }
 
-/// Records the answer given for `clave` (inside the operation's transaction). A unique
+/// Records the answer given for `key` (inside the operation's transaction). A unique
 /// violation means a concurrent request with the same key won; the caller rolls back and
 /// replays it.
-pub async fn guardar(
+pub async fn store(
     conn: &mut impl AsExec,
     empresa_id: &str,
-    clave: &Clave,
+    key: &Key,
     operation: &str,
     status: StatusCode,
     response: &str,
@@ -128,54 +128,54 @@ pub async fn guardar(
         "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
         empresa_id,
-        &clave.key,
+        &key.key,
         operation,
-        &clave.request_hash,
+        &key.request_hash,
         i64::from(status.as_u16()),
         response,
         now
     )
 }
 
-/// Reserves `clave` while a live cancellation waits for the PAC. `false` when another request
+/// Reserves `key` while a live cancellation waits for the PAC. `false` when another request
 /// holds or used the key: the caller rolls back and [`replay`]s.
-pub async fn reservar(
+pub async fn reserve(
     tx: &mut crate::db::Tx,
     empresa_id: &str,
-    clave: &Clave,
+    key: &Key,
     operation: &str,
     now: time::OffsetDateTime,
 ) -> ApiResult<bool> {
-    reservar_para(tx, empresa_id, clave, operation, "", now).await
+    reserve_for(tx, empresa_id, key, operation, "", now).await
 }
 
-/// Reserves `clave` for the live stamping attempt `referencia` (its id), inside the
+/// Reserves `key` for the live stamping attempt `referencia` (its id), inside the
 /// transaction that spends the folio, until the attempt is resolved.
-pub async fn reservar_para(
+pub async fn reserve_for(
     tx: &mut crate::db::Tx,
     empresa_id: &str,
-    clave: &Clave,
+    key: &Key,
     operation: &str,
     referencia: &str,
     now: time::OffsetDateTime,
 ) -> ApiResult<bool> {
-    let processing = StatusCode::from_u16(EN_CURSO as u16).unwrap_or(StatusCode::ACCEPTED);
-    match guardar(tx, empresa_id, clave, operation, processing, referencia, now).await {
+    let processing = StatusCode::from_u16(IN_PROGRESS as u16).unwrap_or(StatusCode::ACCEPTED);
+    match store(tx, empresa_id, key, operation, processing, referencia, now).await {
         Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
 }
 
-/// The answer of the request that holds or used `clave`, for a request that lost the race for
+/// The answer of the request that holds or used `key`, for a request that lost the race for
 /// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002.
-pub async fn ganadora(
+pub async fn winner(
     app: &crate::state::AppState,
     empresa_id: &str,
-    clave: &Clave,
+    key: &Key,
     now: time::OffsetDateTime,
 ) -> ApiResult<Response> {
     let mut conn = app.db.conn().await?;
-    replay(&mut conn, empresa_id, clave, now).await?.ok_or_else(|| {
+    replay(&mut conn, empresa_id, key, now).await?.ok_or_else(|| {
         ApiError::new(
             Code::Idempotency002,
             "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
@@ -184,32 +184,32 @@ pub async fn ganadora(
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.
-pub async fn liberar(tx: &mut crate::db::Tx, empresa_id: &str, clave: &Clave) -> Result<u64, sqlx::Error> {
+pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> Result<u64, sqlx::Error> {
     sql!(
         execute * tx,
         "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
         empresa_id,
-        &clave.key,
-        EN_CURSO
+        &key.key,
+        IN_PROGRESS
     )
 }
 
-/// Stores the finished `answer` under `clave` (when a key was sent; `reservada` when
-/// [`reservar`] already holds it) in `tx`, the operation's own transaction, which the caller
+/// Stores the finished `answer` under `key` (when a key was sent; `reservada` when
+/// [`reserve`] already holds it) in `tx`, the operation's own transaction, which the caller
 /// then commits. `false` when a concurrent request with the same key stored first: the caller
-/// drops `tx` and answers [`ganadora`].
+/// drops `tx` and answers [`winner`].
 #[allow(clippy::too_many_arguments)]
-pub async fn guardar_respuesta(
+pub async fn store_answer(
     tx: &mut crate::db::Tx,
     empresa_id: &str,
-    clave: Option<&Clave>,
+    key: Option<&Key>,
     operation: &str,
     status: StatusCode,
     answer: &str,
     now: time::OffsetDateTime,
     reservada: bool,
 ) -> ApiResult<bool> {
-    let Some(clave) = clave else { return Ok(true) };
+    let Some(key) = key else { return Ok(true) };
     if reservada {
         sql!(
             execute * tx,
@@ -217,18 +217,18 @@ pub async fn guardar_respuesta(
             i64::from(status.as_u16()),
             answer,
             empresa_id,
-            &clave.key
+            &key.key
         )?;
         return Ok(true);
     }
-    match guardar(tx, empresa_id, clave, operation, status, answer, now).await {
+    match store(tx, empresa_id, key, operation, status, answer, now).await {
         Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
 }
 
 /// The JSON answer `answer` with `status`, as first given and as replayed.
-pub fn respuesta(status: StatusCode, answer: String) -> Response {
+pub fn answer(status: StatusCode, answer: String) -> Response {
     let mut response = (status, answer).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response

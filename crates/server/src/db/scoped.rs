@@ -1,20 +1,24 @@
-//! What the company-scoped tables behind simple CRUD resources (customers, products) share: a
-//! page newest first with an optional `q` over their `search_text` column and its total in the
-//! same statement, one row by id, and a delete by id; every query filters by the company.
+//! What the company-scoped tables behind simple CRUD resources (customers, products, webhook
+//! endpoints) share: a page newest first with an optional `q` over their `search_text` column
+//! and its total in the same statement, one row by id, and a delete by id (or a soft delete);
+//! every query filters by the company.
 
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, FromRow};
+use time::OffsetDateTime;
 
 use crate::db::{AsExec, DbConn, with_limit};
 use crate::envelope::Paging;
 use crate::sql;
 
-/// A table with `id`, `empresa_id`, `created_at` and `search_text` columns (the last one the
-/// lower-case text `q=` searches in).
+/// A table with `id`, `empresa_id` and `created_at` columns, and `search_text` (the lower-case
+/// text `q=` searches in) when it is searched.
 pub trait ScopedTable {
     /// The table.
     const TABLE: &'static str;
+    /// Rows are deleted by setting `deleted_at` (and then never read again) instead of removed.
+    const SOFT_DELETE: bool = false;
     /// The columns a row is read with, comma-separated.
     const COLUMNS: &'static str;
     /// What a row is read into; listings add a `total` column, which [`ScopedTable::total`]
@@ -36,10 +40,11 @@ pub async fn page<T: ScopedTable>(
     // One statement reads the page and, in a subquery run once, the total; without `q` both come
     // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
     let everything = pattern == "%%";
+    let live = if T::SOFT_DELETE { " AND deleted_at IS NULL" } else { "" };
     let (filter, offset) = if everything {
-        ("empresa_id = $1", "$2")
+        (format!("empresa_id = $1{live}"), "$2")
     } else {
-        ("empresa_id = $1 AND search_text LIKE $2 ESCAPE '\\'", "$3")
+        (format!("empresa_id = $1{live} AND search_text LIKE $2 ESCAPE '\\'"), "$3")
     };
     let select = format!(
         "SELECT {columns}, (SELECT COUNT(*) FROM {table} WHERE {filter}) AS total FROM {table} WHERE {filter} \
@@ -71,12 +76,27 @@ pub async fn get<T: ScopedTable>(
     empresa_id: &str,
     id: &str,
 ) -> Result<Option<T::Row>, sqlx::Error> {
-    let select = format!("SELECT {} FROM {} WHERE id = $1 AND empresa_id = $2", T::COLUMNS, T::TABLE);
+    let live = if T::SOFT_DELETE { " AND deleted_at IS NULL" } else { "" };
+    let select = format!("SELECT {} FROM {} WHERE id = $1 AND empresa_id = $2{live}", T::COLUMNS, T::TABLE);
     sql!(fetch_optional * conn, T::Row, AssertSqlSafe(select), id, empresa_id)
 }
 
-/// Deletes the company's row `id`; `false` when there was none.
-pub async fn delete<T: ScopedTable>(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<bool, sqlx::Error> {
-    let delete = format!("DELETE FROM {} WHERE id = $1 AND empresa_id = $2", T::TABLE);
-    Ok(sql!(execute * conn, AssertSqlSafe(delete), id, empresa_id)? > 0)
+/// Deletes the company's row `id` (soft: sets `deleted_at`); `false` when there was none.
+pub async fn delete<T: ScopedTable>(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    id: &str,
+    now: OffsetDateTime,
+) -> Result<bool, sqlx::Error> {
+    let deleted = if T::SOFT_DELETE {
+        let delete = format!(
+            "UPDATE {} SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND empresa_id = $2 AND deleted_at IS NULL",
+            T::TABLE
+        );
+        sql!(execute * conn, AssertSqlSafe(delete), id, empresa_id, now)?
+    } else {
+        let delete = format!("DELETE FROM {} WHERE id = $1 AND empresa_id = $2", T::TABLE);
+        sql!(execute * conn, AssertSqlSafe(delete), id, empresa_id)?
+    };
+    Ok(deleted > 0)
 }

@@ -310,7 +310,7 @@ pub async fn delete(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ClienteDelete).await?;
     let mut tx = app.db.begin().await?;
-    if !scoped::delete::<Clientes>(&mut tx, &empresa_id, &id).await? {
+    if !scoped::delete::<Clientes>(&mut tx, &empresa_id, &id, app.clock.now()).await? {
         return Err(ApiError::not_found("customer"));
     }
     tx.commit().await?;

@@ -254,7 +254,7 @@ pub async fn delete(
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
     let mut tx = app.db.begin().await?;
-    if !scoped::delete::<Productos>(&mut tx, &empresa_id, &id).await? {
+    if !scoped::delete::<Productos>(&mut tx, &empresa_id, &id, app.clock.now()).await? {
         return Err(ApiError::not_found("product"));
     }
     tx.commit().await?;

@@ -10,6 +10,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::db::scoped;
+use crate::db::webhooks::{WebhookRow, Webhooks};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::events::payloads::Ping;
@@ -58,17 +60,6 @@ pub struct WebhookWithSecret {
     webhook: WebhookOut,
     /// The HMAC key of `X-Service-Signature`; store it now, it is not shown again.
     secret: String,
-}
-
-#[derive(sqlx::FromRow)]
-struct WebhookRow {
-    id: String,
-    url: String,
-    events: Option<String>,
-    description: Option<String>,
-    active: bool,
-    created_at: OffsetDateTime,
-    updated_at: OffsetDateTime,
 }
 
 impl From<WebhookRow> for WebhookOut {
@@ -123,13 +114,6 @@ pub struct ListParams {
     pub page: Option<i64>,
     /// Items per page, 1 to 100 (default 20).
     pub page_size: Option<i64>,
-}
-
-/// The columns a webhook is answered with.
-macro_rules! select_webhooks {
-    () => {
-        "SELECT id, url, events, description, active, created_at, updated_at FROM webhooks "
-    };
 }
 
 /// The columns a delivery is answered with (joined to its event and endpoint).
@@ -198,8 +182,7 @@ async fn check(app: &AppState, body: &WebhookBody, create: bool) -> ApiResult<Va
 
 async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<WebhookOut> {
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, WebhookRow,
-        concat!(select_webhooks!(), "WHERE id = $1 AND empresa_id = $2 AND deleted_at IS NULL"), id, empresa_id)?;
+    let row = scoped::get::<Webhooks>(&mut conn, empresa_id, id).await?;
     row.map(WebhookOut::from).ok_or_else(|| ApiError::not_found("webhook"))
 }
 
@@ -257,12 +240,8 @@ pub async fn list(
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let paging = Paging::parse(params.page, params.page_size, 100)?;
     let mut conn = app.db.conn().await?;
-    let total = sql!(scalar_one conn, i64,
-        "SELECT COUNT(*) FROM webhooks WHERE empresa_id = $1 AND deleted_at IS NULL", &empresa_id)?;
-    let rows = sql!(fetch_all conn, WebhookRow,
-        crate::db::with_limit(concat!(select_webhooks!(), "WHERE empresa_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC \
-            LIMIT {limit} OFFSET $2"), paging.page_size),
-        &empresa_id, paging.offset())?;
+    // Endpoints are not searched: the pattern that matches everything.
+    let (rows, total) = scoped::page::<Webhooks>(&mut conn, &empresa_id, "%%", &paging).await?;
     Ok(ok(Page::new(rows.into_iter().map(WebhookOut::from).collect(), total, paging)))
 }
 
@@ -331,12 +310,8 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let deleted = sql!(execute conn,
-        "UPDATE webhooks SET deleted_at = $1, updated_at = $1 WHERE id = $2 AND empresa_id = $3 AND deleted_at IS NULL",
-        now, &id, &empresa_id)?;
-    if deleted == 0 {
+    if !scoped::delete::<Webhooks>(&mut conn, &empresa_id, &id, app.clock.now()).await? {
         return Err(ApiError::not_found("webhook"));
     }
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))

@@ -29,13 +29,14 @@ use super::pipeline::{Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
 use crate::db::intentos::{self, Intento};
+use crate::db::timbres;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
 use crate::idempotency::{self, Key};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
+use crate::sql;
 use crate::state::AppState;
-use crate::{ids, sql};
 
 /// How long after a PAC call was sent an `ENVIADO` attempt is taken as abandoned (its process
 /// died): the PAC's timeout, the recovery calls, and a margin.
@@ -65,10 +66,7 @@ pub(super) async fn timbrar(
     }
 
     let mut tx = app.db.begin().await?;
-    let saldo = sql!(scalar_optional tx, i64,
-        "UPDATE timbres_saldo SET saldo = saldo - 1, updated_at = $2 WHERE empresa_id = $1 AND saldo > 0 RETURNING saldo",
-        empresa_id, now)?;
-    let Some(saldo) = saldo else {
+    let Some(saldo) = timbres::tomar(&mut tx, empresa_id, now).await? else {
         return Err(ApiError::new(
             Code::Quota001,
             "this company has no stamps left: add stamps at POST /api/timbres/recargas (PROPIETARIO)",
@@ -190,9 +188,7 @@ async fn resolver(
             let cambiado =
                 intentos::rechazado(&mut tx, &intento.id, error.code(), &error.to_string(), app.clock.now()).await?;
             if cambiado {
-                sql!(execute tx,
-                    "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
-                    &intento.empresa_id, now)?;
+                timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
                 if let Some(clave) = &clave {
                     idempotency::release(&mut tx, &intento.empresa_id, clave).await?;
                 }
@@ -219,10 +215,16 @@ async fn resolver(
             )),
         };
     }
-    sql!(execute tx,
-        "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) \
-         VALUES ($1, $2, -1, $3, $4, $5)",
-        ids::new_id(), &intento.empresa_id, format!("timbrado {}", timbrado.uuid), &intento.user_id, now)?;
+    let concepto = format!("timbrado {}", timbrado.uuid);
+    timbres::movimiento(
+        &mut tx,
+        &intento.empresa_id,
+        -1,
+        &concepto,
+        intento.user_id.as_deref().unwrap_or_default(),
+        now,
+    )
+    .await?;
     let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
     let uuid = timbrado.uuid.to_uppercase();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));

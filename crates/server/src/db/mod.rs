@@ -10,6 +10,7 @@ pub mod clientes;
 pub mod intentos;
 pub mod productos;
 pub mod scoped;
+pub mod timbres;
 pub mod webhooks;
 
 use std::str::FromStr;

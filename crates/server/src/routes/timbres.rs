@@ -8,11 +8,11 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::db::timbres;
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, sql};
 
 /// Most stamps one top-up may add.
 pub const MAX_RECARGA: i64 = 10_000_000;
@@ -38,8 +38,7 @@ pub struct RecargaBody {
 
 async fn saldo(app: &AppState, empresa_id: &str) -> ApiResult<i64> {
     let mut conn = app.db.conn().await?;
-    Ok(sql!(scalar_optional conn, i64, "SELECT saldo FROM timbres_saldo WHERE empresa_id = $1", empresa_id)?
-        .unwrap_or(0))
+    Ok(timbres::saldo(&mut conn, empresa_id).await?)
 }
 
 /// The company's stamp balance (any member).
@@ -87,14 +86,7 @@ pub async fn recargar(
         body.concepto.map(|c| c.trim().chars().take(200).collect::<String>()).unwrap_or_else(|| "recarga".into());
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    sql!(execute tx,
-        "INSERT INTO timbres_saldo (empresa_id, saldo, updated_at) VALUES ($1, $2, $3) \
-         ON CONFLICT (empresa_id) DO UPDATE SET saldo = timbres_saldo.saldo + excluded.saldo, updated_at = excluded.updated_at",
-        &empresa_id, cantidad, now)?;
-    sql!(execute tx,
-        "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        ids::new_id(), &empresa_id, cantidad, &concepto, &caller.user_id, now)?;
-    let saldo = sql!(scalar_one tx, i64, "SELECT saldo FROM timbres_saldo WHERE empresa_id = $1", &empresa_id)?;
+    let saldo = timbres::recargar(&mut tx, &empresa_id, cantidad, &concepto, &caller.user_id, now).await?;
     tx.commit().await?;
     Ok(created(SaldoOut { empresa_id, saldo }))
 }

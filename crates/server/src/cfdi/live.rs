@@ -35,7 +35,6 @@ use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
 use crate::idempotency::{self, Key};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
-use crate::sql;
 use crate::state::AppState;
 
 /// How long after a PAC call was sent an `ENVIADO` attempt is taken as abandoned (its process
@@ -307,10 +306,7 @@ async fn conciliar(app: &AppState, job: &Claimed) -> Result<serde_json::Value, S
         let Some(intento) = intentos::leer(&mut conn, &intento_id).await.map_err(|e| e.to_string())? else {
             return Ok(json!({ "skipped": "no such attempt" }));
         };
-        let empresa = sql!(fetch_one conn, EmpresaEmisora,
-            "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
-            &intento.empresa_id)
-        .map_err(|e| e.to_string())?;
+        let empresa = crate::db::empresas::emisora(&mut conn, &intento.empresa_id).await.map_err(|e| e.to_string())?;
         (intento, empresa)
     };
     match intento.status.as_str() {

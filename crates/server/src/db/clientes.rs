@@ -3,7 +3,8 @@
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::Tx;
+use crate::cfdi::timbrado::ClienteReceptor;
+use crate::db::{DbConn, Tx};
 use crate::routes::clientes::ClienteOut;
 use crate::sql;
 
@@ -86,6 +87,17 @@ pub async fn update(
         datos.email,
         search_text(datos),
         now,
+        id,
+        empresa_id
+    )
+}
+
+/// Customer `id` of the company, as an invoice's receiver.
+pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<ClienteReceptor>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        ClienteReceptor,
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi FROM clientes WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )

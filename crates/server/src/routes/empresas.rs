@@ -8,11 +8,12 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::roles::{Permission, Role};
+use crate::db::empresas::{self, EmpresaRow};
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, sql, validate};
+use crate::{ids, validate};
 use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 
 /// Series used for invoices when none is given.
@@ -79,57 +80,26 @@ pub struct EmpresaOut {
     created_at: OffsetDateTime,
 }
 
-#[derive(sqlx::FromRow)]
-struct EmpresaRow {
-    id: String,
-    rfc: String,
-    razon_social: String,
-    regimen_fiscal: String,
-    codigo_postal: String,
-    nombre_comercial: Option<String>,
-    registro_patronal: Option<String>,
-    sandbox: bool,
-    serie_predeterminada: String,
-    /// The counter of the default serie in the company's mode.
-    folio_actual: i64,
-    role: String,
-    created_at: OffsetDateTime,
-    /// End of validity of the uploaded CSD (a generated sandbox CSD does not count).
-    csd_vigencia_fin: Option<OffsetDateTime>,
-}
-
-impl EmpresaRow {
-    fn into_out(self) -> EmpresaOut {
+/// The API's view of a company row.
+fn empresa_out(row: EmpresaRow) -> EmpresaOut {
+    {
         EmpresaOut {
-            folio_actual: self.folio_actual,
-            role: Role::parse(&self.role).unwrap_or(Role::Usuario),
-            id: self.id,
-            rfc: self.rfc,
-            razon_social: self.razon_social,
-            regimen_fiscal: self.regimen_fiscal,
-            codigo_postal: self.codigo_postal,
-            nombre_comercial: self.nombre_comercial,
-            registro_patronal: self.registro_patronal,
-            sandbox: self.sandbox,
-            serie_predeterminada: self.serie_predeterminada,
-            csd_configured: self.csd_vigencia_fin.is_some(),
-            csd_vigencia_fin: self.csd_vigencia_fin,
-            created_at: self.created_at,
+            folio_actual: row.folio_actual,
+            role: Role::parse(&row.role).unwrap_or(Role::Usuario),
+            id: row.id,
+            rfc: row.rfc,
+            razon_social: row.razon_social,
+            regimen_fiscal: row.regimen_fiscal,
+            codigo_postal: row.codigo_postal,
+            nombre_comercial: row.nombre_comercial,
+            registro_patronal: row.registro_patronal,
+            sandbox: row.sandbox,
+            serie_predeterminada: row.serie_predeterminada,
+            csd_configured: row.csd_vigencia_fin.is_some(),
+            csd_vigencia_fin: row.csd_vigencia_fin,
+            created_at: row.created_at,
         }
     }
-}
-
-/// The company columns with the caller's role ($1 is the user).
-macro_rules! select_empresa {
-    () => {
-        "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
-     e.registro_patronal, e.sandbox, e.serie_predeterminada, m.role, e.created_at, \
-     COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
-       AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
-     c.vigencia_fin AS csd_vigencia_fin \
-     FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 \
-     LEFT JOIN certificados c ON c.empresa_id = e.id AND c.kind = 'CSD' AND c.origen = 'UPLOAD' WHERE e.deleted_at IS NULL"
-    };
 }
 
 fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
@@ -209,27 +179,25 @@ pub async fn create(
     let id = ids::new_id();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let existing = sql!(scalar_optional tx, String,
-        "SELECT e.id FROM empresas e JOIN memberships m ON m.empresa_id = e.id \
-         WHERE m.user_id = $1 AND e.rfc = $2 AND e.deleted_at IS NULL",
-        &caller.user_id, &rfc)?;
-    if existing.is_some() {
+    if empresas::rfc_tomado(&mut tx, &caller.user_id, &rfc).await? {
         return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")));
     }
-    let inserted = sql!(execute tx,
-        "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
-         registro_patronal, sandbox, serie_predeterminada, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
-        &id, &caller.user_id, &rfc, &razon_social, &regimen, &codigo_postal, &nombre_comercial, &registro, sandbox, &serie, now);
+    let datos = empresas::Datos {
+        razon_social: &razon_social,
+        regimen_fiscal: &regimen,
+        codigo_postal: &codigo_postal,
+        nombre_comercial: nombre_comercial.as_deref(),
+        registro_patronal: registro.as_deref(),
+        sandbox,
+        serie_predeterminada: &serie,
+    };
+    let inserted = empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await;
     match inserted {
         Err(error) if crate::db::is_unique_violation(&error) => {
             return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")));
         }
         other => other?,
     };
-    sql!(execute tx,
-        "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
-        &id, &caller.user_id, Role::Propietario.as_str(), now)?;
     tx.commit().await?;
     app.auth_cache.invalidate();
     caller.note_mode(sandbox);
@@ -260,8 +228,7 @@ pub async fn create(
     ))]
 pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl IntoResponse> {
     let mut conn = app.db.conn().await?;
-    let rows =
-        sql!(fetch_all conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), &caller.user_id)?;
+    let rows = empresas::de_usuario(&mut conn, &caller.user_id).await?;
     let allowed = match &caller.credential {
         crate::auth::caller::Credential::ApiKey { empresa_ids: Some(ids), .. } => Some(ids.clone()),
         _ => None,
@@ -269,15 +236,15 @@ pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl
     let items: Vec<EmpresaOut> = rows
         .into_iter()
         .filter(|row| allowed.as_ref().is_none_or(|ids| ids.contains(&row.id)))
-        .map(EmpresaRow::into_out)
+        .map(empresa_out)
         .collect();
     Ok(ok(items))
 }
 
 async fn load(app: &AppState, caller: &Caller, id: &str) -> ApiResult<EmpresaOut> {
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), &caller.user_id, id)?;
-    row.map(EmpresaRow::into_out).ok_or_else(|| ApiError::not_found("company"))
+    let row = empresas::leer(&mut conn, &caller.user_id, id).await?;
+    row.map(empresa_out).ok_or_else(|| ApiError::not_found("company"))
 }
 
 /// One company.
@@ -338,10 +305,16 @@ pub async fn update(
     let sandbox = body.sandbox.unwrap_or(current.sandbox);
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    sql!(execute conn,
-        "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
-         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8 WHERE id = $9",
-        &razon_social, &regimen, &codigo_postal, &serie, &registro, &nombre_comercial, sandbox, now, &id)?;
+    let datos = empresas::Datos {
+        razon_social: &razon_social,
+        regimen_fiscal: &regimen,
+        codigo_postal: &codigo_postal,
+        nombre_comercial: nombre_comercial.as_deref(),
+        registro_patronal: registro.as_deref(),
+        sandbox,
+        serie_predeterminada: &serie,
+    };
+    empresas::actualizar(&mut conn, &id, &datos, now).await?;
     drop(conn);
     app.auth_cache.invalidate();
     caller.note_mode(sandbox);
@@ -363,7 +336,7 @@ pub async fn delete(
     caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    sql!(execute conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &id)?;
+    empresas::borrar(&mut conn, &id, now).await?;
     app.auth_cache.invalidate();
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

@@ -11,11 +11,10 @@ use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::hora_local;
 use crate::cfdi::pipeline::{self, TimbradoOut};
-use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, TimbrarBody};
+use crate::cfdi::timbrado::{self, TimbrarBody};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::sql;
 use crate::state::AppState;
 
 /// Stamps an invoice (FACTURADOR or higher).
@@ -53,17 +52,13 @@ pub async fn timbrar(
     let request_hash = hex::encode(sha2::Sha256::digest(&body));
     let body: TimbrarBody = parse_body(&body)?;
     let mut conn = app.db.conn().await?;
-    let empresa = sql!(fetch_one conn, EmpresaEmisora,
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox \
-         FROM empresas WHERE id = $1",
-        &empresa_id)?;
+    let empresa = crate::db::empresas::emisora(&mut conn, &empresa_id).await?;
     let cliente = match body.cliente_id.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(id) => Some(
-            sql!(fetch_optional conn, ClienteReceptor,
-                "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi FROM clientes WHERE id = $1 AND empresa_id = $2",
-                id, &empresa_id)?
-            .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+            crate::db::clientes::receptor(&mut conn, &empresa_id, id)
+                .await?
+                .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
         ),
     };
     drop(conn);

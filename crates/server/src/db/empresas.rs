@@ -1,0 +1,170 @@
+//! The `empresas` table, read together with the caller's membership (a company is only ever
+//! read through a user who belongs to it), and the issuing company as stamping needs it.
+
+use time::OffsetDateTime;
+
+use crate::cfdi::timbrado::EmpresaEmisora;
+use crate::db::{DbConn, Tx};
+use crate::sql;
+
+/// A company as its member sees it.
+#[derive(sqlx::FromRow)]
+pub struct EmpresaRow {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// Postal code of the issuing place.
+    pub codigo_postal: String,
+    /// Trade name.
+    pub nombre_comercial: Option<String>,
+    /// IMSS employer registration.
+    pub registro_patronal: Option<String>,
+    /// Mode.
+    pub sandbox: bool,
+    /// Default serie of invoices.
+    pub serie_predeterminada: String,
+    /// The counter of the default serie in the company's mode.
+    pub folio_actual: i64,
+    /// The member's role.
+    pub role: String,
+    /// Created.
+    pub created_at: OffsetDateTime,
+    /// End of validity of the uploaded CSD (a generated sandbox CSD does not count).
+    pub csd_vigencia_fin: Option<OffsetDateTime>,
+}
+
+/// The company columns with the caller's role ($1 is the user).
+macro_rules! select_empresa {
+    () => {
+        "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
+     e.registro_patronal, e.sandbox, e.serie_predeterminada, m.role, e.created_at, \
+     COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
+       AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
+     c.vigencia_fin AS csd_vigencia_fin \
+     FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $1 \
+     LEFT JOIN certificados c ON c.empresa_id = e.id AND c.kind = 'CSD' AND c.origen = 'UPLOAD' WHERE e.deleted_at IS NULL"
+    };
+}
+
+/// The companies `user_id` belongs to, oldest first.
+pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> Result<Vec<EmpresaRow>, sqlx::Error> {
+    sql!(fetch_all * conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), user_id)
+}
+
+/// Company `id`, when `user_id` belongs to it.
+pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> Result<Option<EmpresaRow>, sqlx::Error> {
+    sql!(fetch_optional * conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), user_id, id)
+}
+
+/// Whether `user_id` already belongs to a company with `rfc` (RFCs are unique per account).
+pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> Result<bool, sqlx::Error> {
+    let existing = sql!(
+        scalar_optional * tx,
+        String,
+        "SELECT e.id FROM empresas e JOIN memberships m ON m.empresa_id = e.id \
+         WHERE m.user_id = $1 AND e.rfc = $2 AND e.deleted_at IS NULL",
+        user_id,
+        rfc
+    )?;
+    Ok(existing.is_some())
+}
+
+/// A company's editable fields.
+pub struct Datos<'a> {
+    /// Legal name.
+    pub razon_social: &'a str,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: &'a str,
+    /// Postal code.
+    pub codigo_postal: &'a str,
+    /// Trade name.
+    pub nombre_comercial: Option<&'a str>,
+    /// IMSS employer registration.
+    pub registro_patronal: Option<&'a str>,
+    /// Mode.
+    pub sandbox: bool,
+    /// Default serie.
+    pub serie_predeterminada: &'a str,
+}
+
+/// Creates company `id` with `owner` as its PROPIETARIO (a unique violation means the owner
+/// already has that RFC).
+pub async fn crear(
+    tx: &mut Tx,
+    id: &str,
+    owner: &str,
+    rfc: &str,
+    datos: &Datos<'_>,
+    propietario: &str,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    sql!(
+        execute * tx,
+        "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
+         registro_patronal, sandbox, serie_predeterminada, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
+        id,
+        owner,
+        rfc,
+        datos.razon_social,
+        datos.regimen_fiscal,
+        datos.codigo_postal,
+        datos.nombre_comercial,
+        datos.registro_patronal,
+        datos.sandbox,
+        datos.serie_predeterminada,
+        now
+    )?;
+    sql!(
+        execute * tx,
+        "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        id,
+        owner,
+        propietario,
+        now
+    )?;
+    Ok(())
+}
+
+/// Replaces company `id`'s editable fields.
+pub async fn actualizar(
+    conn: &mut DbConn,
+    id: &str,
+    datos: &Datos<'_>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
+         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8 WHERE id = $9",
+        datos.razon_social,
+        datos.regimen_fiscal,
+        datos.codigo_postal,
+        datos.serie_predeterminada,
+        datos.registro_patronal,
+        datos.nombre_comercial,
+        datos.sandbox,
+        now,
+        id
+    )
+}
+
+/// Marks company `id` deleted.
+pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+    sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
+}
+
+/// The issuing company as stamping needs it.
+pub async fn emisora(conn: &mut DbConn, id: &str) -> Result<EmpresaEmisora, sqlx::Error> {
+    sql!(
+        fetch_one * conn,
+        EmpresaEmisora,
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, serie_predeterminada, sandbox FROM empresas WHERE id = $1",
+        id
+    )
+}

@@ -9,9 +9,11 @@ pub mod cfdis;
 pub mod clientes;
 pub mod empresas;
 pub mod intentos;
+pub mod memberships;
 pub mod productos;
 pub mod scoped;
 pub mod timbres;
+pub mod users;
 pub mod webhooks;
 
 use std::str::FromStr;

@@ -3,6 +3,10 @@
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
+use crate::db::{DbConn, with_limit};
+use crate::envelope::Paging;
+use crate::routes::webhooks::DeliveryOut;
+use crate::sql;
 
 /// A stored endpoint (its secret is read only by delivery and rotation).
 #[derive(sqlx::FromRow)]
@@ -37,4 +41,130 @@ impl ScopedTable for Webhooks {
     fn total(row: &WebhookRow) -> Option<i64> {
         row.total
     }
+}
+
+/// A new endpoint's fields (`secret` already sealed with the master key).
+pub struct NuevoWebhook<'a> {
+    /// Id.
+    pub id: &'a str,
+    /// The company.
+    pub empresa_id: &'a str,
+    /// Where events are posted.
+    pub url: &'a str,
+    /// JSON list of event types, `None` for every type.
+    pub events: Option<&'a str>,
+    /// The owner's note.
+    pub description: Option<&'a str>,
+    /// The sealed secret.
+    pub secret: &'a str,
+    /// Whether it receives events.
+    pub active: bool,
+}
+
+/// Registers an endpoint.
+pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        nuevo.id,
+        nuevo.empresa_id,
+        nuevo.url,
+        nuevo.events,
+        nuevo.description,
+        nuevo.secret,
+        nuevo.active,
+        now
+    )
+}
+
+/// Replaces an endpoint's url, events, description and active flag.
+#[allow(clippy::too_many_arguments)]
+pub async fn actualizar(
+    conn: &mut DbConn,
+    empresa_id: &str,
+    id: &str,
+    url: &str,
+    events: Option<&str>,
+    description: Option<&str>,
+    active: bool,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE webhooks SET url = $1, events = $2, description = $3, active = $4, updated_at = $5 \
+         WHERE id = $6 AND empresa_id = $7 AND deleted_at IS NULL",
+        url,
+        events,
+        description,
+        active,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Replaces an endpoint's sealed secret; rows changed.
+pub async fn cambiar_secreto(
+    conn: &mut DbConn,
+    empresa_id: &str,
+    id: &str,
+    sealed: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND deleted_at IS NULL",
+        sealed,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// The columns a delivery is answered with (joined to its event and endpoint).
+macro_rules! select_deliveries {
+    () => {
+        "SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempts, d.next_retry_at, \
+         d.last_status_code, d.last_latency_ms, d.last_error, d.created_at, d.updated_at \
+         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id "
+    };
+}
+
+/// Delivery `id`, when its endpoint is the company's.
+pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<DeliveryOut>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        DeliveryOut,
+        concat!(select_deliveries!(), "WHERE d.id = $1 AND w.empresa_id = $2"),
+        id,
+        empresa_id
+    )
+}
+
+/// A page of an endpoint's deliveries, newest first, and how many it has.
+pub async fn entregas(
+    conn: &mut DbConn,
+    empresa_id: &str,
+    webhook_id: &str,
+    paging: &Paging,
+) -> Result<(Vec<DeliveryOut>, i64), sqlx::Error> {
+    let total =
+        sql!(scalar_one * conn, i64, "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1", webhook_id)?;
+    let items = sql!(
+        fetch_all * conn,
+        DeliveryOut,
+        with_limit(
+            concat!(
+                select_deliveries!(),
+                "WHERE d.webhook_id = $1 AND w.empresa_id = $2 \
+            ORDER BY d.created_at DESC, d.id DESC LIMIT {limit} OFFSET $3"
+            ),
+            paging.page_size
+        ),
+        webhook_id,
+        empresa_id,
+        paging.offset()
+    )?;
+    Ok((items, total))
 }

@@ -264,3 +264,32 @@ impl Registry {
         &self.daily
     }
 }
+
+/// A page of the company's jobs, newest first, optionally with one status, and how many match.
+pub async fn list_for_empresa(
+    conn: &mut crate::db::DbConn,
+    empresa_id: &str,
+    status: Option<&str>,
+    paging: &crate::envelope::Paging,
+) -> Result<(Vec<crate::routes::jobs::JobOut>, i64), sqlx::Error> {
+    let total = sql!(
+        scalar_one * conn,
+        i64,
+        "SELECT COUNT(*) FROM jobs WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2)",
+        empresa_id,
+        status
+    )?;
+    let items = sql!(
+        fetch_all * conn,
+        crate::routes::jobs::JobOut,
+        crate::db::with_limit(
+            "SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
+         WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3",
+            paging.page_size
+        ),
+        empresa_id,
+        status,
+        paging.offset()
+    )?;
+    Ok((items, total))
+}

@@ -9,12 +9,13 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::caller::{Caller, Credential};
 use crate::auth::roles::Permission;
 use crate::auth::secrets::{KEY_PREFIX_SHOWN, new_api_key, sha256_hex};
+use crate::db::users;
 use crate::envelope::{Json, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::ids;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::auth::check_credentials;
 use crate::state::AppState;
-use crate::{ids, sql};
 
 /// Body of key creation.
 #[derive(Deserialize, ToSchema, Default)]
@@ -169,11 +170,7 @@ pub async fn create(
     let mut conn = app.db.conn().await?;
     if let Some(wanted) = &empresa_ids {
         for id in wanted {
-            let member = sql!(scalar_optional conn, String,
-                "SELECT m.role FROM memberships m JOIN empresas e ON e.id = m.empresa_id \
-                 WHERE m.empresa_id = $1 AND m.user_id = $2 AND e.deleted_at IS NULL",
-                id, &user_id)?;
-            if member.is_none() {
+            if !users::es_miembro(&mut conn, &user_id, id).await? {
                 return Err(ApiError::new(Code::Scope001, format!("you have no access to company {id}")));
             }
         }
@@ -185,14 +182,22 @@ pub async fn create(
         empresa_ids.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
     let scopes_json =
         scopes.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
-    sql!(execute conn,
-        "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, empresa_ids, scopes, expires_at, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
-        &id, &user_id, &name, sha256_hex(&key), &key_prefix, empresa_json, scopes_json, expires_at, now)?;
+    let key_hash = sha256_hex(&key);
+    let nueva = users::NuevaKey {
+        id: &id,
+        user_id: &user_id,
+        name: &name,
+        key_hash: &key_hash,
+        key_prefix: &key_prefix,
+        empresa_ids: empresa_json.as_deref(),
+        scopes: scopes_json.as_deref(),
+        expires_at,
+    };
+    users::crear_key(&mut conn, &nueva, now).await?;
     if body.revoke_current
         && let Credential::ApiKey { key_id, .. } = &via_key
     {
-        sql!(execute conn, "UPDATE api_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2", now, key_id)?;
+        users::revocar_key(&mut conn, key_id, None, now).await?;
         app.auth_cache.invalidate();
     }
     Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
@@ -232,10 +237,7 @@ pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl
     require_session(&caller)?;
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let mut keys = sql!(fetch_all conn, KeyListItem,
-        "SELECT id, name, key_prefix, FALSE AS active, last_used_at, expires_at, created_at, revoked_at \
-         FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
-        &caller.user_id)?;
+    let mut keys = users::keys(&mut conn, &caller.user_id).await?;
     for key in &mut keys {
         key.active = key.revoked_at.is_none() && key.expires_at.is_none_or(|at| at > now);
     }
@@ -297,9 +299,7 @@ async fn revoke_id(app: &AppState, caller: &Caller, id: Option<String>) -> ApiRe
     };
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let changed = sql!(execute conn,
-        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2 AND user_id = $3",
-        now, &id, &caller.user_id)?;
+    let changed = users::revocar_key(&mut conn, &id, Some(&caller.user_id), now).await?;
     app.auth_cache.invalidate();
     if changed == 0 {
         return Err(ApiError::not_found("API key"));

@@ -9,11 +9,12 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, Credential, SESSION_COOKIE};
 use crate::auth::login_throttle;
 use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
+use crate::db::users;
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::ids;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, sql};
 
 /// Registration body.
 #[derive(Deserialize, ToSchema)]
@@ -78,14 +79,6 @@ pub fn valid_email(email: &str) -> bool {
         && email.len() <= 254
 }
 
-#[derive(sqlx::FromRow)]
-struct UserRow {
-    id: String,
-    name: String,
-    email: String,
-    password_hash: String,
-}
-
 /// Creates an account.
 #[utoipa::path(post, path = "/auth/register", tag = "auth", request_body = RegisterBody,
     responses(
@@ -115,9 +108,7 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
     let id = ids::new_id();
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let inserted = sql!(execute conn,
-        "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
-        &id, &name, &email, email.to_lowercase(), &password_hash, now);
+    let inserted = users::crear(&mut conn, &id, &name, &email, &password_hash, now).await;
     match inserted {
         Ok(_) => Ok(created(UserOut { id, email, name })),
         Err(error) if crate::db::is_unique_violation(&error) => {
@@ -139,9 +130,7 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
     }
     let attempt = login_throttle::begin(app, email).await?;
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, UserRow,
-        "SELECT id, name, email, password_hash FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
-        email.trim().to_lowercase())?;
+    let row = users::por_email(&mut conn, email).await?;
     drop(conn);
     let hash = row.as_ref().map_or(dummy_hash(), |row| row.password_hash.as_str()).to_owned();
     let password = password.to_owned();
@@ -173,9 +162,7 @@ pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> 
     let now = app.clock.now();
     let ttl = app.config.session.ttl;
     let mut conn = app.db.conn().await?;
-    sql!(execute conn,
-        "INSERT INTO sessions (id, user_id, expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
-        sha256_hex(&token), &user.id, now + ttl, now)?;
+    users::abrir_sesion(&mut conn, &sha256_hex(&token), &user.id, now + ttl, now).await?;
     let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
     let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", ttl.as_secs());
     let mut response = ok(LoginOut { user }).into_response();
@@ -193,7 +180,7 @@ pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> 
 pub async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
     if let Credential::Session { session_id } = &caller.credential {
         let mut conn = app.db.conn().await?;
-        sql!(execute conn, "DELETE FROM sessions WHERE id = $1", session_id)?;
+        users::cerrar_sesion(&mut conn, session_id).await?;
     }
     Ok(done_clearing_cookie())
 }
@@ -237,7 +224,7 @@ pub async fn delete_account(
     };
     let email = {
         let mut conn = app.db.conn().await?;
-        sql!(scalar_one conn, String, "SELECT email FROM users WHERE id = $1", &caller.user_id)?
+        users::email(&mut conn, &caller.user_id).await?
     };
     let user = check_credentials(&app, Some(&email), Some(&password)).await?;
     if user.id != caller.user_id {
@@ -245,8 +232,7 @@ pub async fn delete_account(
     }
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    sql!(execute tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, &caller.user_id)?;
-    sql!(execute tx, "DELETE FROM sessions WHERE user_id = $1", &caller.user_id)?;
+    users::borrar(&mut tx, &caller.user_id, now).await?;
     tx.commit().await?;
     app.auth_cache.invalidate();
     Ok(done_clearing_cookie())

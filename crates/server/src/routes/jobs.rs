@@ -12,7 +12,6 @@ use crate::auth::roles::Permission;
 use crate::envelope::{Page, Paging, Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
-use crate::sql;
 use crate::state::AppState;
 
 /// A background job.
@@ -77,12 +76,6 @@ pub async fn list(
         }
     };
     let mut conn = app.db.conn().await?;
-    let total = sql!(scalar_one conn, i64,
-        "SELECT COUNT(*) FROM jobs WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2)", &empresa_id, &status)?;
-    let items = sql!(fetch_all conn, JobOut,
-        crate::db::with_limit("SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
-         WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3",
-         paging.page_size),
-        &empresa_id, &status, paging.offset())?;
+    let (items, total) = crate::jobs::list_for_empresa(&mut conn, &empresa_id, status.as_deref(), &paging).await?;
     Ok(ok(Page::new(items, total, paging)))
 }

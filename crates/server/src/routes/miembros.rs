@@ -12,10 +12,10 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::roles::{Permission, Role};
+use crate::db::memberships;
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
-use crate::sql;
 use crate::state::AppState;
 
 /// A member.
@@ -69,10 +69,7 @@ fn may_grant(actor: Role, role: Role) -> ApiResult<()> {
 
 async fn members(app: &AppState, empresa_id: &str) -> ApiResult<Vec<MiembroOut>> {
     let mut conn = app.db.conn().await?;
-    Ok(sql!(fetch_all conn, MiembroOut,
-        "SELECT m.user_id, u.name, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id \
-         WHERE m.empresa_id = $1 AND u.deleted_at IS NULL ORDER BY m.created_at, m.user_id",
-        empresa_id)?)
+    Ok(memberships::de_empresa(&mut conn, empresa_id).await?)
 }
 
 /// Lists the members (any role).
@@ -110,20 +107,18 @@ pub async fn add(
     let email = body.email.unwrap_or_default().trim().to_lowercase();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let user_id =
-        sql!(scalar_optional tx, String, "SELECT id FROM users WHERE email_lower = $1 AND deleted_at IS NULL", &email)?;
+    let user_id = memberships::usuario_por_email(&mut tx, &email).await?;
     let Some(user_id) = user_id else {
         return Err(ApiError::fields(
             Code::Member001,
             vec![FieldProblem::new("email", "no registered user has this email; they must register first")],
         ));
     };
-    let exists = sql!(scalar_optional tx, String, "SELECT role FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;
+    let exists = memberships::rol(&mut tx, &empresa_id, &user_id).await?;
     if exists.is_some() {
         return Err(ApiError::new(Code::Member002, "the user is already a member; change their role instead"));
     }
-    sql!(execute tx, "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
-        &empresa_id, &user_id, role.as_str(), now)?;
+    memberships::agregar(&mut tx, &empresa_id, &user_id, role.as_str(), now).await?;
     tx.commit().await?;
     app.auth_cache.invalidate();
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
@@ -131,24 +126,12 @@ pub async fn add(
 }
 
 async fn current_role(tx: &mut crate::db::Tx, empresa_id: &str, user_id: &str) -> ApiResult<Role> {
-    let role = sql!(
-        scalar_optional * tx,
-        String,
-        "SELECT role FROM memberships WHERE empresa_id = $1 AND user_id = $2",
-        empresa_id,
-        user_id
-    )?;
+    let role = memberships::rol(tx, empresa_id, user_id).await?;
     role.and_then(|r| Role::parse(&r)).ok_or_else(|| ApiError::not_found("member"))
 }
 
 async fn owners(tx: &mut crate::db::Tx, empresa_id: &str) -> ApiResult<i64> {
-    Ok(sql!(
-        scalar_one * tx,
-        i64,
-        "SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id \
-         WHERE m.empresa_id = $1 AND m.role = 'PROPIETARIO' AND u.deleted_at IS NULL",
-        empresa_id
-    )?)
+    Ok(memberships::propietarios_activos(tx, empresa_id).await?)
 }
 
 /// Changes a member's role (member:manage).
@@ -181,8 +164,7 @@ pub async fn update(
             "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
         ));
     }
-    sql!(execute tx, "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
-        role.as_str(), app.clock.now(), &empresa_id, &user_id)?;
+    memberships::cambiar_rol(&mut tx, &empresa_id, &user_id, role.as_str(), app.clock.now()).await?;
     tx.commit().await?;
     app.auth_cache.invalidate();
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
@@ -216,7 +198,7 @@ pub async fn remove(
             "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
         ));
     }
-    sql!(execute tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", &empresa_id, &user_id)?;
+    memberships::quitar(&mut tx, &empresa_id, &user_id).await?;
     tx.commit().await?;
     app.auth_cache.invalidate();
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))

@@ -11,14 +11,14 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::db::scoped;
-use crate::db::webhooks::{WebhookRow, Webhooks};
+use crate::db::webhooks::{self as webhooks_db, WebhookRow, Webhooks};
 use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::events::payloads::Ping;
 use crate::events::{self, Event, EventType};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, sql, webhooks};
+use crate::{ids, webhooks};
 
 /// Webhook body for create (`url` required) and update (all optional).
 #[derive(Deserialize, ToSchema, Default)]
@@ -116,15 +116,6 @@ pub struct ListParams {
     pub page_size: Option<i64>,
 }
 
-/// The columns a delivery is answered with (joined to its event and endpoint).
-macro_rules! select_deliveries {
-    () => {
-        "SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempts, d.next_retry_at, \
-         d.last_status_code, d.last_latency_ms, d.last_error, d.created_at, d.updated_at \
-         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id "
-    };
-}
-
 struct Valid {
     url: Option<String>,
     events: Option<Option<String>>,
@@ -188,8 +179,7 @@ async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<WebhookOu
 
 async fn load_delivery(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<DeliveryOut> {
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, DeliveryOut,
-        concat!(select_deliveries!(), "WHERE d.id = $1 AND w.empresa_id = $2"), id, empresa_id)?;
+    let row = webhooks_db::entrega(&mut conn, empresa_id, id).await?;
     row.ok_or_else(|| ApiError::not_found("delivery"))
 }
 
@@ -214,11 +204,16 @@ pub async fn create(
     let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    sql!(execute conn,
-        "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-        &id, &empresa_id, &valid.url, valid.events.flatten(), valid.description.flatten(), &stored,
-        body.active.unwrap_or(true), now)?;
+    let nuevo = webhooks_db::NuevoWebhook {
+        id: &id,
+        empresa_id: &empresa_id,
+        url: valid.url.as_deref().unwrap_or_default(),
+        events: valid.events.as_ref().and_then(Option::as_deref),
+        description: valid.description.as_ref().and_then(Option::as_deref),
+        secret: &stored,
+        active: body.active.unwrap_or(true),
+    };
+    webhooks_db::crear(&mut conn, &nuevo, now).await?;
     drop(conn);
     let webhook = load(&app, &empresa_id, &id).await?;
     Ok(created(WebhookWithSecret { webhook, secret }))
@@ -287,11 +282,19 @@ pub async fn update(
     };
     let description = valid.description.unwrap_or(current.description);
     let mut conn = app.db.conn().await?;
-    sql!(execute conn,
-        "UPDATE webhooks SET url = $1, events = $2, description = $3, active = $4, updated_at = $5 \
-         WHERE id = $6 AND empresa_id = $7 AND deleted_at IS NULL",
-        valid.url.unwrap_or(current.url), events, description, body.active.unwrap_or(current.active), app.clock.now(),
-        &id, &empresa_id)?;
+    let url = valid.url.unwrap_or(current.url);
+    let active = body.active.unwrap_or(current.active);
+    webhooks_db::actualizar(
+        &mut conn,
+        &empresa_id,
+        &id,
+        &url,
+        events.as_deref(),
+        description.as_deref(),
+        active,
+        app.clock.now(),
+    )
+    .await?;
     drop(conn);
     Ok(ok(load(&app, &empresa_id, &id).await?))
 }
@@ -335,9 +338,7 @@ pub async fn rotate_secret(
     let secret = webhooks::new_secret();
     let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
     let mut conn = app.db.conn().await?;
-    let changed = sql!(execute conn,
-        "UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND deleted_at IS NULL",
-        &stored, app.clock.now(), &id, &empresa_id)?;
+    let changed = webhooks_db::cambiar_secreto(&mut conn, &empresa_id, &id, &stored, app.clock.now()).await?;
     if changed == 0 {
         return Err(ApiError::not_found("webhook"));
     }
@@ -393,11 +394,7 @@ pub async fn deliveries(
     let paging = Paging::parse(params.page, params.page_size, 100)?;
     load(&app, &empresa_id, &id).await?;
     let mut conn = app.db.conn().await?;
-    let total = sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1", &id)?;
-    let items = sql!(fetch_all conn, DeliveryOut,
-        crate::db::with_limit(concat!(select_deliveries!(), "WHERE d.webhook_id = $1 AND w.empresa_id = $2 \
-            ORDER BY d.created_at DESC, d.id DESC LIMIT {limit} OFFSET $3"), paging.page_size),
-        &id, &empresa_id, paging.offset())?;
+    let (items, total) = webhooks_db::entregas(&mut conn, &empresa_id, &id, &paging).await?;
     Ok(ok(Page::new(items, total, paging)))
 }
 

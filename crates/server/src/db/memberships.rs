@@ -1,0 +1,92 @@
+//! The `memberships` table: who belongs to a company and with which role. Deleted users do not
+//! count (a company keeps at least one active PROPIETARIO).
+
+use time::OffsetDateTime;
+
+use crate::db::{DbConn, Tx};
+use crate::routes::miembros::MiembroOut;
+use crate::sql;
+
+/// The company's members who still have an account, oldest first.
+pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> Result<Vec<MiembroOut>, sqlx::Error> {
+    sql!(
+        fetch_all * conn,
+        MiembroOut,
+        "SELECT m.user_id, u.name, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.empresa_id = $1 AND u.deleted_at IS NULL ORDER BY m.created_at, m.user_id",
+        empresa_id
+    )
+}
+
+/// The id of the active user with this (lower-case) email.
+pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> Result<Option<String>, sqlx::Error> {
+    sql!(
+        scalar_optional * tx,
+        String,
+        "SELECT id FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
+        email_lower
+    )
+}
+
+/// The stored role of `user_id` in the company, if a member.
+pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> Result<Option<String>, sqlx::Error> {
+    sql!(
+        scalar_optional * tx,
+        String,
+        "SELECT role FROM memberships WHERE empresa_id = $1 AND user_id = $2",
+        empresa_id,
+        user_id
+    )
+}
+
+/// How many PROPIETARIO members with an account the company has.
+pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> Result<i64, sqlx::Error> {
+    sql!(
+        scalar_one * tx,
+        i64,
+        "SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.empresa_id = $1 AND m.role = 'PROPIETARIO' AND u.deleted_at IS NULL",
+        empresa_id
+    )
+}
+
+/// Adds `user_id` with `role`.
+pub async fn agregar(
+    tx: &mut Tx,
+    empresa_id: &str,
+    user_id: &str,
+    role: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        empresa_id,
+        user_id,
+        role,
+        now
+    )
+}
+
+/// Changes `user_id`'s role.
+pub async fn cambiar_rol(
+    tx: &mut Tx,
+    empresa_id: &str,
+    user_id: &str,
+    role: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
+        role,
+        now,
+        empresa_id,
+        user_id
+    )
+}
+
+/// Removes `user_id` from the company.
+pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> Result<u64, sqlx::Error> {
+    sql!(execute * tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", empresa_id, user_id)
+}

@@ -1,0 +1,168 @@
+//! Accounts (`users`), their sessions (`sessions`) and API keys (`api_keys`). Passwords, session
+//! tokens and keys are stored only as hashes.
+
+use time::OffsetDateTime;
+
+use crate::db::{DbConn, Tx};
+use crate::routes::api_keys::KeyListItem;
+use crate::sql;
+
+/// An account as login needs it.
+#[derive(sqlx::FromRow)]
+pub struct UserRow {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Email as registered.
+    pub email: String,
+    /// argon2id hash.
+    pub password_hash: String,
+}
+
+/// Registers an account (a unique violation means the email is taken).
+pub async fn crear(
+    conn: &mut DbConn,
+    id: &str,
+    name: &str,
+    email: &str,
+    password_hash: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        id,
+        name,
+        email,
+        email.to_lowercase(),
+        password_hash,
+        now
+    )
+}
+
+/// The active account with this email (any case).
+pub async fn por_email(conn: &mut DbConn, email: &str) -> Result<Option<UserRow>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        UserRow,
+        "SELECT id, name, email, password_hash FROM users WHERE email_lower = $1 AND deleted_at IS NULL",
+        email.trim().to_lowercase()
+    )
+}
+
+/// The email of account `id`.
+pub async fn email(conn: &mut DbConn, id: &str) -> Result<String, sqlx::Error> {
+    sql!(scalar_one * conn, String, "SELECT email FROM users WHERE id = $1", id)
+}
+
+/// Soft-deletes account `id` and ends its sessions (its keys then answer AUTH_002).
+pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> Result<(), sqlx::Error> {
+    sql!(execute * tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)?;
+    sql!(execute * tx, "DELETE FROM sessions WHERE user_id = $1", id)?;
+    Ok(())
+}
+
+/// Opens a session whose token hashes to `id`.
+pub async fn abrir_sesion(
+    conn: &mut DbConn,
+    id: &str,
+    user_id: &str,
+    expires_at: OffsetDateTime,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "INSERT INTO sessions (id, user_id, expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+        id,
+        user_id,
+        expires_at,
+        now
+    )
+}
+
+/// Ends session `id`.
+pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> Result<u64, sqlx::Error> {
+    sql!(execute * conn, "DELETE FROM sessions WHERE id = $1", id)
+}
+
+/// Whether `user_id` belongs to the (not deleted) company `empresa_id`.
+pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> Result<bool, sqlx::Error> {
+    let role = sql!(
+        scalar_optional * conn,
+        String,
+        "SELECT m.role FROM memberships m JOIN empresas e ON e.id = m.empresa_id \
+         WHERE m.empresa_id = $1 AND m.user_id = $2 AND e.deleted_at IS NULL",
+        empresa_id,
+        user_id
+    )?;
+    Ok(role.is_some())
+}
+
+/// A new API key's stored fields (`key_hash` is the SHA-256 of the key).
+pub struct NuevaKey<'a> {
+    /// Id.
+    pub id: &'a str,
+    /// Owner.
+    pub user_id: &'a str,
+    /// Its name.
+    pub name: &'a str,
+    /// SHA-256 hex of the key.
+    pub key_hash: &'a str,
+    /// The start of the key, shown in listings.
+    pub key_prefix: &'a str,
+    /// JSON list of companies it is narrowed to.
+    pub empresa_ids: Option<&'a str>,
+    /// JSON list of scopes it is narrowed to.
+    pub scopes: Option<&'a str>,
+    /// When it stops working.
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// Stores a new API key.
+pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, empresa_ids, scopes, expires_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        key.id,
+        key.user_id,
+        key.name,
+        key.key_hash,
+        key.key_prefix,
+        key.empresa_ids,
+        key.scopes,
+        key.expires_at,
+        now
+    )
+}
+
+/// Revokes key `id` of `user_id` (`None`: whoever owns it); rows changed.
+pub async fn revocar_key(
+    conn: &mut DbConn,
+    id: &str,
+    user_id: Option<&str>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    match user_id {
+        Some(user_id) => sql!(
+            execute * conn,
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1), updated_at = $1 WHERE id = $2 AND user_id = $3",
+            now,
+            id,
+            user_id
+        ),
+        None => sql!(execute * conn, "UPDATE api_keys SET revoked_at = $1, updated_at = $1 WHERE id = $2", now, id),
+    }
+}
+
+/// The keys of `user_id`, newest first (`active` is computed by the caller).
+pub async fn keys(conn: &mut DbConn, user_id: &str) -> Result<Vec<KeyListItem>, sqlx::Error> {
+    sql!(
+        fetch_all * conn,
+        KeyListItem,
+        "SELECT id, name, key_prefix, FALSE AS active, last_used_at, expires_at, created_at, revoked_at \
+         FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
+        user_id
+    )
+}

@@ -199,3 +199,30 @@ pub(crate) fn importes_al_total(complementos: &[Complemento]) -> (Decimal, Decim
         })
         .unwrap_or((Decimal::ZERO, Decimal::ZERO))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{cadena, escritura, parser};
+
+    /// One of each registered complement goes through the registry: written, read back into
+    /// the same variant, and given the same cadena from the model as from the XML.
+    #[test]
+    fn cada_complemento_registrado_recorre_escritura_lectura_y_cadena() {
+        let registrados = vec![
+            Complemento::Pagos(Box::default()),
+            Complemento::Nomina(Box::default()),
+            Complemento::ImpuestosLocales(Box::default()),
+            Complemento::TimbreFiscalDigital(Box::default()),
+        ];
+        let comprobante = Comprobante { version: "4.0".into(), complementos: registrados, ..Comprobante::default() };
+        let xml = escritura::escribir(&comprobante).unwrap();
+        let leido = parser::parsear(&xml).unwrap();
+        assert_eq!(leido.complementos, comprobante.complementos);
+        assert_eq!(cadena::desde_comprobante(&leido).unwrap(), cadena::desde_xml(&xml).unwrap());
+        for (_, espacio, _) in declaraciones_en_raiz(&comprobante.complementos) {
+            assert!(espacio_registrado(espacio), "{espacio}");
+            assert!(xml.contains(espacio), "{espacio}");
+        }
+    }
+}

@@ -2,7 +2,8 @@
 
 use super::*;
 
-/// Rules for a comprobante of tipo N, which must carry this complement.
+/// Rules for a comprobante of tipo N (Guía de llenado del comprobante del recibo de pago de
+/// nómina y su complemento, CFDI 4.0): it carries Nómina 1.2, UsoCFDI CN01 and Moneda MXN.
 pub(super) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoDeComprobante>) {
     if !matches!(tipo, Some(TipoDeComprobante::Nomina)) {
         return;

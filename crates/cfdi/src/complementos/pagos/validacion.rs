@@ -4,7 +4,9 @@ use rust_decimal::Decimal;
 
 use super::*;
 
-/// Rules for a comprobante of tipo P, which must carry this complement.
+/// Rules for a comprobante of tipo P (Guía de llenado del CFDI con complemento para
+/// recepción de pagos 2.0, nodo Comprobante): it carries Pagos 2.0, Moneda XXX, UsoCFDI
+/// CP01 and SubTotal and Total 0.
 pub(super) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoDeComprobante>) {
     if !matches!(tipo, Some(TipoDeComprobante::Pago)) {
         return;

@@ -3,15 +3,15 @@
 //!
 //! Every complement lives in its own module, which owns its model, its XML writing, its
 //! parsing, its cadena original fragment (from the model and from the XML, as SAT's XSLT
-//! does), its validation rules and its builder helpers. It implements [`Unidad`] for the
-//! type of its root element. This module is the registry: the [`Complemento`] enum and the
+//! does), its validation rules and its builder helpers. It implements the crate's `Unidad` trait for
+//! the type of its root element. This module is the registry: the [`Complemento`] enum and the
 //! dispatch functions that the generic writer ([`crate::escritura`]), parser
 //! ([`crate::parser`]), cadena ([`crate::cadena`]) and validation ([`crate::validacion`])
 //! call; none of those knows any complement.
 //!
 //! Adding a complement touches its new module and this file: a variant of [`Complemento`]
-//! and one line in each function below (the compiler points at every `match`; the
-//! namespace-based ones are listed in [`leer`], [`plantilla`] and [`espacio_registrado`]).
+//! and one line in each function below (the compiler points at every `match`; the lists
+//! it cannot check are in `leer`, `plantilla`, `espacio_registrado` and `validar`).
 
 pub mod implocal;
 pub mod nomina;

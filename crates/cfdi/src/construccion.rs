@@ -16,7 +16,7 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use crate::catalogos::{self, Exportacion, FormaPago, Impuesto, MetodoPago, ObjetoImp, TipoDeComprobante, TipoFactor};
-use crate::implocal::ImpuestosLocales;
+use crate::complementos::implocal::ImpuestosLocales;
 use crate::model::*;
 use crate::numero::Numero;
 use crate::tipos::LIMITE_IMPORTE;
@@ -197,95 +197,6 @@ pub struct NuevoComprobante {
     pub impuestos_locales: Option<ImpuestosLocales>,
     /// Other complements (Pagos, Nómina) already built.
     pub complementos: Vec<Complemento>,
-}
-
-impl NuevoComprobante {
-    /// A payment receipt (tipo P) carrying `pagos`, as the Guía de llenado del complemento
-    /// para recepción de pagos 2.0 fixes it: Moneda XXX, SubTotal and Total 0, no FormaPago
-    /// or MetodoPago, UsoCFDI CP01 and the single concept 84111506 / ACT / "Pago" with
-    /// ValorUnitario 0 and ObjetoImp 01. `Totales` are computed here.
-    pub fn recepcion_de_pagos(
-        fecha: &str,
-        lugar_expedicion: &str,
-        emisor: Emisor,
-        receptor: Receptor,
-        mut pagos: crate::pagos::Pagos,
-    ) -> Result<Self, ErrorConstruccion> {
-        crate::pagos::calcular_totales(&mut pagos)?;
-        Ok(Self {
-            tipo: TipoDeComprobante::Pago,
-            serie: None,
-            folio: None,
-            fecha: fecha.to_owned(),
-            forma_pago: None,
-            metodo_pago: None,
-            condiciones_de_pago: None,
-            moneda: "XXX".to_owned(),
-            tipo_cambio: None,
-            exportacion: Exportacion::NoAplica,
-            lugar_expedicion: lugar_expedicion.to_owned(),
-            emisor,
-            receptor: Receptor { uso_cfdi: "CP01".to_owned(), ..receptor },
-            informacion_global: None,
-            cfdi_relacionados: Vec::new(),
-            conceptos: vec![NuevoConcepto::new(
-                "84111506",
-                Decimal::ONE,
-                "ACT",
-                "Pago",
-                Decimal::ZERO,
-                ObjetoImp::NoObjeto,
-            )],
-            impuestos_locales: None,
-            complementos: vec![Complemento::Pagos(Box::new(pagos))],
-        })
-    }
-
-    /// A payroll receipt (tipo N) carrying `nomina`, per the Guía de llenado del recibo de
-    /// nómina (CFDI 4.0): Moneda MXN, MetodoPago PUE, UsoCFDI CN01, régimen receptor 605 is
-    /// the caller's, and the single concept 84111505 / ACT / "Pago de nómina" with
-    /// ValorUnitario = TotalPercepciones + TotalOtrosPagos, Descuento = TotalDeducciones and
-    /// ObjetoImp 01. The complement's totals are computed here.
-    pub fn recibo_nomina(
-        fecha: &str,
-        lugar_expedicion: &str,
-        emisor: Emisor,
-        receptor: Receptor,
-        mut nomina: crate::nomina::Nomina,
-    ) -> Result<Self, ErrorConstruccion> {
-        crate::nomina::calcular_totales(&mut nomina)?;
-        let valor = |n: &Option<Numero>| n.as_ref().and_then(|n| n.valor().ok()).unwrap_or_default();
-        let mut concepto = NuevoConcepto::new(
-            "84111505",
-            Decimal::ONE,
-            "ACT",
-            "Pago de nómina",
-            sumar(valor(&nomina.total_percepciones), valor(&nomina.total_otros_pagos), "Nomina.TotalPercepciones")?,
-            ObjetoImp::NoObjeto,
-        );
-        let deducciones = valor(&nomina.total_deducciones);
-        concepto.descuento = (deducciones > Decimal::ZERO).then_some(deducciones);
-        Ok(Self {
-            tipo: TipoDeComprobante::Nomina,
-            serie: None,
-            folio: None,
-            fecha: fecha.to_owned(),
-            forma_pago: None,
-            metodo_pago: Some(MetodoPago::Pue),
-            condiciones_de_pago: None,
-            moneda: "MXN".to_owned(),
-            tipo_cambio: None,
-            exportacion: Exportacion::NoAplica,
-            lugar_expedicion: lugar_expedicion.to_owned(),
-            emisor,
-            receptor: Receptor { uso_cfdi: "CN01".to_owned(), ..receptor },
-            informacion_global: None,
-            cfdi_relacionados: Vec::new(),
-            conceptos: vec![concepto],
-            impuestos_locales: None,
-            complementos: vec![Complemento::Nomina(Box::new(nomina))],
-        })
-    }
 }
 
 /// Rounds half away from zero to `decimales` and fixes the scale.
@@ -608,13 +519,8 @@ impl NuevoComprobante {
                     .collect(),
             })
         };
-        let (locales_trasladados, locales_retenidos) = match &self.impuestos_locales {
-            Some(locales) => (
-                locales.total_de_traslados.valor().unwrap_or_default(),
-                locales.total_de_retenciones.valor().unwrap_or_default(),
-            ),
-            None => (Decimal::ZERO, Decimal::ZERO),
-        };
+        let (locales_trasladados, locales_retenidos) =
+            self.impuestos_locales.as_ref().map_or((Decimal::ZERO, Decimal::ZERO), ImpuestosLocales::totales);
         // Each term is below 10^18 (t_Importe) or a parsed local-tax total; checked all the same.
         let total = sub_total
             .checked_sub(descuento_total.unwrap_or(Decimal::ZERO))

@@ -14,20 +14,18 @@
 pub mod cadena;
 pub mod cancelacion;
 pub mod catalogos;
+pub mod complementos;
 pub mod construccion;
 pub mod escritura;
-pub mod implocal;
 pub mod model;
-pub mod nomina;
 pub mod numero;
-pub mod pagos;
 pub mod parser;
 pub mod sello;
-pub mod tfd;
 pub mod timbre;
 pub mod tipos;
 pub mod validacion;
 
+pub use complementos::{implocal, nomina, pagos, tfd};
 pub use model::*;
 pub use numero::Numero;
 pub use tipos::{CodigoPostal, Importe, Rfc, TextoSat};

@@ -6,11 +6,9 @@
 //! including ones that break the catalogs; [`crate::catalogos`] gives the typed codes and
 //! [`crate::validacion`] checks them. Amounts are [`Numero`], which keeps their text.
 
-use crate::implocal::ImpuestosLocales;
-use crate::nomina::Nomina;
 use crate::numero::Numero;
-use crate::pagos::Pagos;
-use crate::tfd::TimbreFiscalDigital;
+
+pub use crate::complementos::Complemento;
 
 /// Namespace of CFDI 4.0.
 pub const NS_CFDI: &str = "http://www.sat.gob.mx/cfd/4";
@@ -278,21 +276,6 @@ pub struct TrasladoComprobante {
     pub importe: Option<Numero>,
 }
 
-/// One child of `cfdi:Complemento`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Complemento {
-    /// Complemento para recepción de pagos 2.0.
-    Pagos(Box<Pagos>),
-    /// Complemento de nómina 1.2.
-    Nomina(Box<Nomina>),
-    /// Complemento de impuestos locales 1.0.
-    ImpuestosLocales(Box<ImpuestosLocales>),
-    /// Timbre fiscal digital 1.1 added by the PAC.
-    TimbreFiscalDigital(Box<TimbreFiscalDigital>),
-    /// Any other complement, kept as raw XML.
-    Otro(XmlCrudo),
-}
-
 /// An XML fragment kept verbatim (complements this crate does not model, addenda).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct XmlCrudo {
@@ -301,38 +284,4 @@ pub struct XmlCrudo {
     /// The fragment's text, with the namespace declarations it needs from its ancestors
     /// already added to its top elements, so it stands on its own.
     pub xml: String,
-}
-
-impl Comprobante {
-    /// The TimbreFiscalDigital complement, if the CFDI is stamped.
-    pub fn timbre(&self) -> Option<&TimbreFiscalDigital> {
-        self.complementos.iter().find_map(|complemento| match complemento {
-            Complemento::TimbreFiscalDigital(tfd) => Some(tfd.as_ref()),
-            _ => None,
-        })
-    }
-
-    /// The Pagos 2.0 complement, if any.
-    pub fn pagos(&self) -> Option<&Pagos> {
-        self.complementos.iter().find_map(|complemento| match complemento {
-            Complemento::Pagos(pagos) => Some(pagos.as_ref()),
-            _ => None,
-        })
-    }
-
-    /// The Nómina 1.2 complements (a payroll CFDI may carry more than one).
-    pub fn nominas(&self) -> impl Iterator<Item = &Nomina> {
-        self.complementos.iter().filter_map(|complemento| match complemento {
-            Complemento::Nomina(nomina) => Some(nomina.as_ref()),
-            _ => None,
-        })
-    }
-
-    /// The Impuestos Locales complement, if any.
-    pub fn impuestos_locales(&self) -> Option<&ImpuestosLocales> {
-        self.complementos.iter().find_map(|complemento| match complemento {
-            Complemento::ImpuestosLocales(locales) => Some(locales.as_ref()),
-            _ => None,
-        })
-    }
 }

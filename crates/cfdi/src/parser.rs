@@ -1,18 +1,17 @@
 //! Parser (roxmltree) from CFDI 4.0 XML into the model.
 //!
 //! Reads any prefix, a UTF-8 BOM, CRLF, character references and pretty-printing. Numbers
-//! keep their text ([`Numero`]). Complements other than Pagos 2.0, Nómina 1.2, Impuestos
-//! Locales 1.0 and TimbreFiscalDigital 1.1 are kept as raw XML ([`XmlCrudo`]). Malformed
+//! keep their text ([`Numero`]). Each complement registered in [`crate::complementos`] reads
+//! its own element; any other is kept as raw XML ([`XmlCrudo`]). Malformed
 //! input gives an error with line and column, never a panic.
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use crate::implocal::{ImpuestosLocales, NS_IMPLOCAL, RetencionLocal, TrasladoLocal};
+use crate::complementos;
 use crate::model::*;
-use crate::nomina::*;
 use crate::numero::Numero;
-use crate::pagos::*;
-use crate::tfd::{NS_TFD, TimbreFiscalDigital};
+
+pub use crate::complementos::tfd::parsear as parsear_tfd;
 
 /// Malformed XML, located by line and column (1-based).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,44 +106,43 @@ pub fn parsear(xml: &str) -> Result<Comprobante, ErrorParseo> {
 
 /// Reads the model out of a parsed document.
 pub fn desde_documento(documento: &Document<'_>) -> Result<Comprobante, ErrorParseo> {
-    let lector = Lector { documento };
+    let lector = Lector::new(documento);
     lector.comprobante(documento.root_element())
 }
 
-/// Parses a TimbreFiscalDigital on its own (or the first one inside a CFDI).
-pub fn parsear_tfd(xml: &str) -> Result<TimbreFiscalDigital, ErrorParseo> {
-    let documento = documento(xml)?;
-    let lector = Lector { documento: &documento };
-    let raiz = documento.root_element();
-    match documento.descendants().find(|nodo| es(*nodo, NS_TFD, "TimbreFiscalDigital")) {
-        Some(nodo) => lector.tfd(nodo),
-        None => Err(ErrorParseo::NoEsCfdi40 { encontrado: raiz.tag_name().name().to_owned() }),
-    }
-}
-
-fn es(nodo: Node<'_, '_>, ns: &str, nombre: &str) -> bool {
+/// Whether `nodo` is the element `{ns}nombre`.
+pub(crate) fn es(nodo: Node<'_, '_>, ns: &str, nombre: &str) -> bool {
     nodo.is_element() && nodo.tag_name().name() == nombre && nodo.tag_name().namespace() == Some(ns)
 }
 
-fn hijos<'a, 'i>(nodo: Node<'a, 'i>, ns: &'a str, nombre: &'a str) -> impl Iterator<Item = Node<'a, 'i>> {
+/// The children of `nodo` that are `{ns}nombre` elements, in document order.
+pub(crate) fn hijos<'a, 'i>(nodo: Node<'a, 'i>, ns: &'a str, nombre: &'a str) -> impl Iterator<Item = Node<'a, 'i>> {
     nodo.children().filter(move |hijo| es(*hijo, ns, nombre))
 }
 
-fn hijo<'a, 'i>(nodo: Node<'a, 'i>, ns: &'a str, nombre: &'a str) -> Option<Node<'a, 'i>> {
+/// The first child of `nodo` that is a `{ns}nombre` element.
+pub(crate) fn hijo<'a, 'i>(nodo: Node<'a, 'i>, ns: &'a str, nombre: &'a str) -> Option<Node<'a, 'i>> {
     hijos(nodo, ns, nombre).next()
 }
 
-struct Lector<'d, 'i> {
+/// Reads attributes and elements with located errors; complement modules read theirs with it.
+pub(crate) struct Lector<'d, 'i> {
     documento: &'d Document<'i>,
 }
 
 impl<'d, 'i> Lector<'d, 'i> {
+    /// A reader over `documento`.
+    pub(crate) fn new(documento: &'d Document<'i>) -> Self {
+        Self { documento }
+    }
+
     fn posicion(&self, nodo: Node<'_, '_>) -> (u32, u32) {
         let posicion = self.documento.text_pos_at(nodo.range().start);
         (posicion.row, posicion.col)
     }
 
-    fn req(&self, nodo: Node<'_, '_>, atributo: &str) -> Result<String, ErrorParseo> {
+    /// Required attribute; its absence is an error located at the element.
+    pub(crate) fn req(&self, nodo: Node<'_, '_>, atributo: &str) -> Result<String, ErrorParseo> {
         match nodo.attribute(atributo) {
             Some(valor) => Ok(valor.to_owned()),
             None => {
@@ -159,19 +157,23 @@ impl<'d, 'i> Lector<'d, 'i> {
         }
     }
 
-    fn opt(&self, nodo: Node<'_, '_>, atributo: &str) -> Option<String> {
+    /// Optional attribute.
+    pub(crate) fn opt(&self, nodo: Node<'_, '_>, atributo: &str) -> Option<String> {
         nodo.attribute(atributo).map(str::to_owned)
     }
 
-    fn num(&self, nodo: Node<'_, '_>, atributo: &str) -> Result<Numero, ErrorParseo> {
+    /// Required number, its text kept.
+    pub(crate) fn num(&self, nodo: Node<'_, '_>, atributo: &str) -> Result<Numero, ErrorParseo> {
         self.req(nodo, atributo).map(Numero::from_texto)
     }
 
-    fn opt_num(&self, nodo: Node<'_, '_>, atributo: &str) -> Option<Numero> {
+    /// Optional number, its text kept.
+    pub(crate) fn opt_num(&self, nodo: Node<'_, '_>, atributo: &str) -> Option<Numero> {
         nodo.attribute(atributo).map(Numero::from_texto)
     }
 
-    fn falta(&self, nodo: Node<'_, '_>, hijo: &str) -> ErrorParseo {
+    /// A required child element is missing from `nodo`.
+    pub(crate) fn falta(&self, nodo: Node<'_, '_>, hijo: &str) -> ErrorParseo {
         let (linea, columna) = self.posicion(nodo);
         ErrorParseo::FaltaElemento {
             elemento: nodo.tag_name().name().to_owned(),
@@ -200,7 +202,7 @@ impl<'d, 'i> Lector<'d, 'i> {
         let mut complementos = Vec::new();
         for complemento in hijos(c, NS_CFDI, "Complemento") {
             for nodo in complemento.children().filter(Node::is_element) {
-                complementos.push(self.complemento(nodo)?);
+                complementos.push(complementos::leer(self, nodo)?);
             }
         }
         Ok(Comprobante {
@@ -377,352 +379,6 @@ impl<'d, 'i> Lector<'d, 'i> {
         })
     }
 
-    fn complemento(&self, nodo: Node<'_, '_>) -> Result<Complemento, ErrorParseo> {
-        let ns = nodo.tag_name().namespace().unwrap_or("");
-        Ok(match (ns, nodo.tag_name().name()) {
-            (NS_PAGOS20, "Pagos") => Complemento::Pagos(Box::new(self.pagos(nodo)?)),
-            (NS_NOMINA12, "Nomina") => Complemento::Nomina(Box::new(self.nomina(nodo)?)),
-            (NS_IMPLOCAL, "ImpuestosLocales") => Complemento::ImpuestosLocales(Box::new(self.implocal(nodo)?)),
-            // A TFD with content would add its text to the cadena (XSLT built-in rule); such
-            // an unusual element is kept verbatim so the cadena cannot change.
-            (NS_TFD, "TimbreFiscalDigital") if !nodo.has_children() => {
-                Complemento::TimbreFiscalDigital(Box::new(self.tfd(nodo)?))
-            }
-            _ => Complemento::Otro(self.crudo(nodo)),
-        })
-    }
-
-    fn tfd(&self, t: Node<'_, '_>) -> Result<TimbreFiscalDigital, ErrorParseo> {
-        Ok(TimbreFiscalDigital {
-            version: self.req(t, "Version")?,
-            uuid: self.req(t, "UUID")?,
-            fecha_timbrado: self.req(t, "FechaTimbrado")?,
-            rfc_prov_certif: self.req(t, "RfcProvCertif")?,
-            leyenda: self.opt(t, "Leyenda"),
-            sello_cfd: self.req(t, "SelloCFD")?,
-            no_certificado_sat: self.req(t, "NoCertificadoSAT")?,
-            sello_sat: self.req(t, "SelloSAT")?,
-        })
-    }
-
-    fn implocal(&self, l: Node<'_, '_>) -> Result<ImpuestosLocales, ErrorParseo> {
-        Ok(ImpuestosLocales {
-            version: self.req(l, "version")?,
-            total_de_retenciones: self.num(l, "TotaldeRetenciones")?,
-            total_de_traslados: self.num(l, "TotaldeTraslados")?,
-            retenciones_locales: hijos(l, NS_IMPLOCAL, "RetencionesLocales")
-                .map(|r| {
-                    Ok(RetencionLocal {
-                        imp_loc_retenido: self.req(r, "ImpLocRetenido")?,
-                        tasa_de_retencion: self.num(r, "TasadeRetencion")?,
-                        importe: self.num(r, "Importe")?,
-                    })
-                })
-                .collect::<Result<_, ErrorParseo>>()?,
-            traslados_locales: hijos(l, NS_IMPLOCAL, "TrasladosLocales")
-                .map(|t| {
-                    Ok(TrasladoLocal {
-                        imp_loc_trasladado: self.req(t, "ImpLocTrasladado")?,
-                        tasa_de_traslado: self.num(t, "TasadeTraslado")?,
-                        importe: self.num(t, "Importe")?,
-                    })
-                })
-                .collect::<Result<_, ErrorParseo>>()?,
-        })
-    }
-
-    fn pagos(&self, p: Node<'_, '_>) -> Result<Pagos, ErrorParseo> {
-        let totales = hijo(p, NS_PAGOS20, "Totales").ok_or_else(|| self.falta(p, "Totales"))?;
-        let mut pagos = Vec::new();
-        for pago in hijos(p, NS_PAGOS20, "Pago") {
-            let mut doctos = Vec::new();
-            for d in hijos(pago, NS_PAGOS20, "DoctoRelacionado") {
-                let impuestos_dr = match hijo(d, NS_PAGOS20, "ImpuestosDR") {
-                    None => None,
-                    Some(i) => {
-                        let mut retenciones_dr = Vec::new();
-                        for lista in hijos(i, NS_PAGOS20, "RetencionesDR") {
-                            for r in hijos(lista, NS_PAGOS20, "RetencionDR") {
-                                retenciones_dr.push(RetencionDR {
-                                    base_dr: self.num(r, "BaseDR")?,
-                                    impuesto_dr: self.req(r, "ImpuestoDR")?,
-                                    tipo_factor_dr: self.req(r, "TipoFactorDR")?,
-                                    tasa_o_cuota_dr: self.num(r, "TasaOCuotaDR")?,
-                                    importe_dr: self.num(r, "ImporteDR")?,
-                                });
-                            }
-                        }
-                        let mut traslados_dr = Vec::new();
-                        for lista in hijos(i, NS_PAGOS20, "TrasladosDR") {
-                            for t in hijos(lista, NS_PAGOS20, "TrasladoDR") {
-                                traslados_dr.push(TrasladoDR {
-                                    base_dr: self.num(t, "BaseDR")?,
-                                    impuesto_dr: self.req(t, "ImpuestoDR")?,
-                                    tipo_factor_dr: self.req(t, "TipoFactorDR")?,
-                                    tasa_o_cuota_dr: self.opt_num(t, "TasaOCuotaDR"),
-                                    importe_dr: self.opt_num(t, "ImporteDR"),
-                                });
-                            }
-                        }
-                        Some(ImpuestosDR { retenciones_dr, traslados_dr })
-                    }
-                };
-                doctos.push(DoctoRelacionado {
-                    id_documento: self.req(d, "IdDocumento")?,
-                    serie: self.opt(d, "Serie"),
-                    folio: self.opt(d, "Folio"),
-                    moneda_dr: self.req(d, "MonedaDR")?,
-                    equivalencia_dr: self.opt_num(d, "EquivalenciaDR"),
-                    num_parcialidad: self.req(d, "NumParcialidad")?,
-                    imp_saldo_ant: self.num(d, "ImpSaldoAnt")?,
-                    imp_pagado: self.num(d, "ImpPagado")?,
-                    imp_saldo_insoluto: self.num(d, "ImpSaldoInsoluto")?,
-                    objeto_imp_dr: self.req(d, "ObjetoImpDR")?,
-                    impuestos_dr,
-                });
-            }
-            let impuestos_p = match hijo(pago, NS_PAGOS20, "ImpuestosP") {
-                None => None,
-                Some(i) => {
-                    let mut retenciones_p = Vec::new();
-                    for lista in hijos(i, NS_PAGOS20, "RetencionesP") {
-                        for r in hijos(lista, NS_PAGOS20, "RetencionP") {
-                            retenciones_p.push(RetencionP {
-                                impuesto_p: self.req(r, "ImpuestoP")?,
-                                importe_p: self.num(r, "ImporteP")?,
-                            });
-                        }
-                    }
-                    let mut traslados_p = Vec::new();
-                    for lista in hijos(i, NS_PAGOS20, "TrasladosP") {
-                        for t in hijos(lista, NS_PAGOS20, "TrasladoP") {
-                            traslados_p.push(TrasladoP {
-                                base_p: self.num(t, "BaseP")?,
-                                impuesto_p: self.req(t, "ImpuestoP")?,
-                                tipo_factor_p: self.req(t, "TipoFactorP")?,
-                                tasa_o_cuota_p: self.opt_num(t, "TasaOCuotaP"),
-                                importe_p: self.opt_num(t, "ImporteP"),
-                            });
-                        }
-                    }
-                    Some(ImpuestosP { retenciones_p, traslados_p })
-                }
-            };
-            pagos.push(Pago {
-                fecha_pago: self.req(pago, "FechaPago")?,
-                forma_de_pago_p: self.req(pago, "FormaDePagoP")?,
-                moneda_p: self.req(pago, "MonedaP")?,
-                tipo_cambio_p: self.opt_num(pago, "TipoCambioP"),
-                monto: self.num(pago, "Monto")?,
-                num_operacion: self.opt(pago, "NumOperacion"),
-                rfc_emisor_cta_ord: self.opt(pago, "RfcEmisorCtaOrd"),
-                nom_banco_ord_ext: self.opt(pago, "NomBancoOrdExt"),
-                cta_ordenante: self.opt(pago, "CtaOrdenante"),
-                rfc_emisor_cta_ben: self.opt(pago, "RfcEmisorCtaBen"),
-                cta_beneficiario: self.opt(pago, "CtaBeneficiario"),
-                tipo_cad_pago: self.opt(pago, "TipoCadPago"),
-                cert_pago: self.opt(pago, "CertPago"),
-                cad_pago: self.opt(pago, "CadPago"),
-                sello_pago: self.opt(pago, "SelloPago"),
-                doctos_relacionados: doctos,
-                impuestos_p,
-            });
-        }
-        Ok(Pagos {
-            version: self.req(p, "Version")?,
-            totales: Totales {
-                total_retenciones_iva: self.opt_num(totales, "TotalRetencionesIVA"),
-                total_retenciones_isr: self.opt_num(totales, "TotalRetencionesISR"),
-                total_retenciones_ieps: self.opt_num(totales, "TotalRetencionesIEPS"),
-                total_traslados_base_iva16: self.opt_num(totales, "TotalTrasladosBaseIVA16"),
-                total_traslados_impuesto_iva16: self.opt_num(totales, "TotalTrasladosImpuestoIVA16"),
-                total_traslados_base_iva8: self.opt_num(totales, "TotalTrasladosBaseIVA8"),
-                total_traslados_impuesto_iva8: self.opt_num(totales, "TotalTrasladosImpuestoIVA8"),
-                total_traslados_base_iva0: self.opt_num(totales, "TotalTrasladosBaseIVA0"),
-                total_traslados_impuesto_iva0: self.opt_num(totales, "TotalTrasladosImpuestoIVA0"),
-                total_traslados_base_iva_exento: self.opt_num(totales, "TotalTrasladosBaseIVAExento"),
-                monto_total_pagos: self.num(totales, "MontoTotalPagos")?,
-            },
-            pagos,
-        })
-    }
-
-    fn nomina(&self, n: Node<'_, '_>) -> Result<Nomina, ErrorParseo> {
-        const NS: &str = NS_NOMINA12;
-        let receptor = hijo(n, NS, "Receptor").ok_or_else(|| self.falta(n, "Receptor"))?;
-        let emisor = match hijo(n, NS, "Emisor") {
-            None => None,
-            Some(e) => Some(NominaEmisor {
-                curp: self.opt(e, "Curp"),
-                registro_patronal: self.opt(e, "RegistroPatronal"),
-                rfc_patron_origen: self.opt(e, "RfcPatronOrigen"),
-                entidad_sncf: match hijo(e, NS, "EntidadSNCF") {
-                    None => None,
-                    Some(s) => Some(EntidadSncf {
-                        origen_recurso: self.req(s, "OrigenRecurso")?,
-                        monto_recurso_propio: self.opt_num(s, "MontoRecursoPropio"),
-                    }),
-                },
-            }),
-        };
-        let r = receptor;
-        let receptor = NominaReceptor {
-            curp: self.req(r, "Curp")?,
-            num_seguridad_social: self.opt(r, "NumSeguridadSocial"),
-            fecha_inicio_rel_laboral: self.opt(r, "FechaInicioRelLaboral"),
-            antiguedad: self.opt(r, "Antigüedad"),
-            tipo_contrato: self.req(r, "TipoContrato")?,
-            sindicalizado: self.opt(r, "Sindicalizado"),
-            tipo_jornada: self.opt(r, "TipoJornada"),
-            tipo_regimen: self.req(r, "TipoRegimen")?,
-            num_empleado: self.req(r, "NumEmpleado")?,
-            departamento: self.opt(r, "Departamento"),
-            puesto: self.opt(r, "Puesto"),
-            riesgo_puesto: self.opt(r, "RiesgoPuesto"),
-            periodicidad_pago: self.req(r, "PeriodicidadPago")?,
-            banco: self.opt(r, "Banco"),
-            cuenta_bancaria: self.opt(r, "CuentaBancaria"),
-            salario_base_cot_apor: self.opt_num(r, "SalarioBaseCotApor"),
-            salario_diario_integrado: self.opt_num(r, "SalarioDiarioIntegrado"),
-            clave_ent_fed: self.req(r, "ClaveEntFed")?,
-            subcontratacion: hijos(r, NS, "SubContratacion")
-                .map(|s| {
-                    Ok(SubContratacion {
-                        rfc_labora: self.req(s, "RfcLabora")?,
-                        porcentaje_tiempo: self.num(s, "PorcentajeTiempo")?,
-                    })
-                })
-                .collect::<Result<_, ErrorParseo>>()?,
-        };
-        let percepciones = match hijo(n, NS, "Percepciones") {
-            None => None,
-            Some(p) => {
-                let mut lista = Vec::new();
-                for percepcion in hijos(p, NS, "Percepcion") {
-                    lista.push(Percepcion {
-                        tipo_percepcion: self.req(percepcion, "TipoPercepcion")?,
-                        clave: self.req(percepcion, "Clave")?,
-                        concepto: self.req(percepcion, "Concepto")?,
-                        importe_gravado: self.num(percepcion, "ImporteGravado")?,
-                        importe_exento: self.num(percepcion, "ImporteExento")?,
-                        acciones_o_titulos: match hijo(percepcion, NS, "AccionesOTitulos") {
-                            None => None,
-                            Some(a) => Some(AccionesOTitulos {
-                                valor_mercado: self.num(a, "ValorMercado")?,
-                                precio_al_otorgarse: self.num(a, "PrecioAlOtorgarse")?,
-                            }),
-                        },
-                        horas_extra: hijos(percepcion, NS, "HorasExtra")
-                            .map(|h| {
-                                Ok(HorasExtra {
-                                    dias: self.req(h, "Dias")?,
-                                    tipo_horas: self.req(h, "TipoHoras")?,
-                                    horas_extra: self.req(h, "HorasExtra")?,
-                                    importe_pagado: self.num(h, "ImportePagado")?,
-                                })
-                            })
-                            .collect::<Result<_, ErrorParseo>>()?,
-                    });
-                }
-                Some(Percepciones {
-                    total_sueldos: self.opt_num(p, "TotalSueldos"),
-                    total_separacion_indemnizacion: self.opt_num(p, "TotalSeparacionIndemnizacion"),
-                    total_jubilacion_pension_retiro: self.opt_num(p, "TotalJubilacionPensionRetiro"),
-                    total_gravado: self.num(p, "TotalGravado")?,
-                    total_exento: self.num(p, "TotalExento")?,
-                    percepciones: lista,
-                    jubilacion_pension_retiro: match hijo(p, NS, "JubilacionPensionRetiro") {
-                        None => None,
-                        Some(j) => Some(JubilacionPensionRetiro {
-                            total_una_exhibicion: self.opt_num(j, "TotalUnaExhibicion"),
-                            total_parcialidad: self.opt_num(j, "TotalParcialidad"),
-                            monto_diario: self.opt_num(j, "MontoDiario"),
-                            ingreso_acumulable: self.num(j, "IngresoAcumulable")?,
-                            ingreso_no_acumulable: self.num(j, "IngresoNoAcumulable")?,
-                        }),
-                    },
-                    separacion_indemnizacion: match hijo(p, NS, "SeparacionIndemnizacion") {
-                        None => None,
-                        Some(s) => Some(SeparacionIndemnizacion {
-                            total_pagado: self.num(s, "TotalPagado")?,
-                            num_anos_servicio: self.req(s, "NumAñosServicio")?,
-                            ultimo_sueldo_mens_ord: self.num(s, "UltimoSueldoMensOrd")?,
-                            ingreso_acumulable: self.num(s, "IngresoAcumulable")?,
-                            ingreso_no_acumulable: self.num(s, "IngresoNoAcumulable")?,
-                        }),
-                    },
-                })
-            }
-        };
-        let deducciones = match hijo(n, NS, "Deducciones") {
-            None => None,
-            Some(d) => Some(Deducciones {
-                total_otras_deducciones: self.opt_num(d, "TotalOtrasDeducciones"),
-                total_impuestos_retenidos: self.opt_num(d, "TotalImpuestosRetenidos"),
-                deducciones: hijos(d, NS, "Deduccion")
-                    .map(|x| {
-                        Ok(Deduccion {
-                            tipo_deduccion: self.req(x, "TipoDeduccion")?,
-                            clave: self.req(x, "Clave")?,
-                            concepto: self.req(x, "Concepto")?,
-                            importe: self.num(x, "Importe")?,
-                        })
-                    })
-                    .collect::<Result<_, ErrorParseo>>()?,
-            }),
-        };
-        let mut otros_pagos = Vec::new();
-        for lista in hijos(n, NS, "OtrosPagos") {
-            for o in hijos(lista, NS, "OtroPago") {
-                otros_pagos.push(OtroPago {
-                    tipo_otro_pago: self.req(o, "TipoOtroPago")?,
-                    clave: self.req(o, "Clave")?,
-                    concepto: self.req(o, "Concepto")?,
-                    importe: self.num(o, "Importe")?,
-                    subsidio_al_empleo: match hijo(o, NS, "SubsidioAlEmpleo") {
-                        None => None,
-                        Some(s) => Some(SubsidioAlEmpleo { subsidio_causado: self.num(s, "SubsidioCausado")? }),
-                    },
-                    compensacion_saldos_a_favor: match hijo(o, NS, "CompensacionSaldosAFavor") {
-                        None => None,
-                        Some(s) => Some(CompensacionSaldosAFavor {
-                            saldo_a_favor: self.num(s, "SaldoAFavor")?,
-                            ano: self.req(s, "Año")?,
-                            remanente_sal_fav: self.num(s, "RemanenteSalFav")?,
-                        }),
-                    },
-                });
-            }
-        }
-        let mut incapacidades = Vec::new();
-        for lista in hijos(n, NS, "Incapacidades") {
-            for i in hijos(lista, NS, "Incapacidad") {
-                incapacidades.push(Incapacidad {
-                    dias_incapacidad: self.req(i, "DiasIncapacidad")?,
-                    tipo_incapacidad: self.req(i, "TipoIncapacidad")?,
-                    importe_monetario: self.opt_num(i, "ImporteMonetario"),
-                });
-            }
-        }
-        Ok(Nomina {
-            version: self.req(n, "Version")?,
-            tipo_nomina: self.req(n, "TipoNomina")?,
-            fecha_pago: self.req(n, "FechaPago")?,
-            fecha_inicial_pago: self.req(n, "FechaInicialPago")?,
-            fecha_final_pago: self.req(n, "FechaFinalPago")?,
-            num_dias_pagados: self.num(n, "NumDiasPagados")?,
-            total_percepciones: self.opt_num(n, "TotalPercepciones"),
-            total_deducciones: self.opt_num(n, "TotalDeducciones"),
-            total_otros_pagos: self.opt_num(n, "TotalOtrosPagos"),
-            emisor,
-            receptor,
-            percepciones,
-            deducciones,
-            otros_pagos,
-            incapacidades,
-        })
-    }
-
     /// Raw XML of the element children of `nodo` (Addenda, ComplementoConcepto).
     fn crudo_hijos(&self, nodo: Node<'_, '_>) -> XmlCrudo {
         let mut xml = String::new();
@@ -739,7 +395,7 @@ impl<'d, 'i> Lector<'d, 'i> {
 
     /// Raw XML of one element, with the namespace declarations it inherits added to its
     /// start tag so the fragment stands on its own.
-    fn crudo(&self, nodo: Node<'_, '_>) -> XmlCrudo {
+    pub(crate) fn crudo(&self, nodo: Node<'_, '_>) -> XmlCrudo {
         let texto = self.documento.input_text();
         let fuente = texto.get(nodo.range()).unwrap_or("");
         let fin_nombre = fuente

@@ -8,6 +8,7 @@ use base64::engine::general_purpose::STANDARD;
 use timbra_credentials::{Certificate, Credential};
 
 use crate::cadena::{self, CadenaError};
+use crate::complementos::tfd;
 use crate::model::Comprobante;
 use crate::parser;
 
@@ -157,7 +158,7 @@ fn verificar(
 /// `Sello`. Works on the XML of a stamped CFDI.
 pub fn verificar_timbre_xml(xml: &str, certificado_sat: &Certificate) -> Result<String, ErrorSello> {
     let comprobante = parser::parsear(xml)?;
-    let cadena_tfd = cadena::tfd_desde_xml(xml)?;
+    let cadena_tfd = tfd::cadena_original_de_xml(xml)?;
     let tfd = comprobante.timbre().ok_or(ErrorSello::SinTimbre)?;
     if tfd.sello_cfd.trim() != comprobante.sello.trim() {
         return Err(ErrorSello::SelloCfdDistinto);
@@ -172,7 +173,7 @@ pub fn verificar_timbre(comprobante: &Comprobante, certificado_sat: &Certificate
     if tfd.sello_cfd.trim() != comprobante.sello.trim() {
         return Err(ErrorSello::SelloCfdDistinto);
     }
-    let cadena_tfd = cadena::tfd_desde_modelo(tfd);
+    let cadena_tfd = tfd::cadena_original(tfd);
     verificar_firma_tfd(&cadena_tfd, &tfd.sello_sat, &tfd.no_certificado_sat, certificado_sat)?;
     Ok(cadena_tfd)
 }

@@ -5,13 +5,12 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use crate::cadena;
+use crate::complementos::tfd::{self, NS_TFD, TimbreFiscalDigital};
 use crate::escritura::{self, escapar_atributo};
 use crate::model::{Complemento, Comprobante, NS_CFDI};
 use crate::numero::Numero;
 use crate::parser;
 use crate::sello::{ErrorSello, Firmante};
-use crate::tfd::{NS_TFD, TimbreFiscalDigital};
 
 /// What the PAC decides when stamping.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +45,7 @@ pub fn generar_timbre(
         no_certificado_sat: firmante_sat.no_certificado(),
         sello_sat: String::new(),
     };
-    let cadena_tfd = cadena::tfd_desde_modelo(&tfd);
+    let cadena_tfd = tfd::cadena_original(&tfd);
     let firma = firmante_sat.firmar_sha256(cadena_tfd.as_bytes()).map_err(ErrorSello::Firma)?;
     tfd.sello_sat = STANDARD.encode(firma);
     Ok(tfd)
@@ -125,7 +124,7 @@ pub fn timbrar_xml(
 
 /// The TFD element with its own namespace declarations, ready to be embedded.
 fn escribir_tfd_incrustado(tfd: &TimbreFiscalDigital) -> Result<String, escritura::ErrorEscritura> {
-    let documento = escritura::escribir_tfd_documento(tfd)?;
+    let documento = tfd::escribir_documento(tfd)?;
     // Drop the XML declaration of the stand-alone document.
     Ok(match documento.find("?>") {
         Some(posicion) => documento[posicion + 2..].trim_start().to_owned(),

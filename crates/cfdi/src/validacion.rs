@@ -12,6 +12,7 @@ use crate::catalogos::{
     self, Catalogos, CompatibilidadUso, Exportacion, FormaPago, Impuesto, Meses, MetodoPago, ObjetoImp, Periodicidad,
     RegimenFiscal, TipoDeComprobante, TipoFactor, TipoRelacion, UsoCfdi,
 };
+use crate::complementos;
 use crate::construccion::redondear;
 use crate::model::{Comprobante, Concepto};
 use crate::numero::Numero;
@@ -48,13 +49,15 @@ impl Informe {
     }
 }
 
-struct Validador<'a> {
+/// Collects the problems; complement modules report theirs through it.
+pub(crate) struct Validador<'a> {
     informe: Informe,
     catalogos: &'a dyn Catalogos,
 }
 
 impl Validador<'_> {
-    fn problema(&mut self, regla: &'static str, campo: impl Into<String>, mensaje: impl Into<String>) {
+    /// Reports one problem.
+    pub(crate) fn problema(&mut self, regla: &'static str, campo: impl Into<String>, mensaje: impl Into<String>) {
         self.informe.problemas.push(Problema { regla, campo: campo.into(), mensaje: mensaje.into() });
     }
 
@@ -248,48 +251,13 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
         }
         _ => {}
     }
-    // Type-specific rules (Anexo 20 and the Pagos 2.0 / Nómina 1.2 guides).
-    match tipo {
-        Some(TipoDeComprobante::Traslado) => {
-            if c.total.valor().ok() != Some(Decimal::ZERO) {
-                v.problema("CFDI40_TRASLADO_TOTAL", "Total", "un comprobante de traslado tiene Total 0");
-            }
-        }
-        Some(TipoDeComprobante::Pago) => {
-            if c.pagos().is_none() {
-                v.problema(
-                    "CFDI40_PAGO_COMPLEMENTO",
-                    "Complemento",
-                    "un comprobante de pago requiere el complemento Pagos 2.0",
-                );
-            }
-            if c.moneda != "XXX" {
-                v.problema("CFDI40_PAGO_MONEDA", "Moneda", "un comprobante de pago usa Moneda XXX");
-            }
-            if c.receptor.uso_cfdi != "CP01" {
-                v.problema("CFDI40_PAGO_USO", "Receptor.UsoCFDI", "un comprobante de pago usa UsoCFDI CP01");
-            }
-            if c.sub_total.valor().ok() != Some(Decimal::ZERO) || c.total.valor().ok() != Some(Decimal::ZERO) {
-                v.problema("CFDI40_PAGO_TOTAL", "Total", "un comprobante de pago tiene SubTotal y Total 0");
-            }
-        }
-        Some(TipoDeComprobante::Nomina) => {
-            if c.nominas().next().is_none() {
-                v.problema(
-                    "CFDI40_NOMINA_COMPLEMENTO",
-                    "Complemento",
-                    "un comprobante de nómina requiere el complemento Nómina 1.2",
-                );
-            }
-            if c.receptor.uso_cfdi != "CN01" {
-                v.problema("CFDI40_NOMINA_USO", "Receptor.UsoCFDI", "un recibo de nómina usa UsoCFDI CN01");
-            }
-            if c.moneda != "MXN" {
-                v.problema("CFDI40_NOMINA_MONEDA", "Moneda", "un recibo de nómina usa Moneda MXN");
-            }
-        }
-        _ => {}
+    // Anexo 20, TipoDeComprobante: a Traslado totals zero.
+    if matches!(tipo, Some(TipoDeComprobante::Traslado)) && c.total.valor().ok() != Some(Decimal::ZERO) {
+        v.problema("CFDI40_TRASLADO_TOTAL", "Total", "un comprobante de traslado tiene Total 0");
     }
+    // What each complement's guide requires of the comprobante (Pagos 2.0: tipo P; Nómina
+    // 1.2: tipo N).
+    complementos::validar(v, c, tipo);
     if let Some(global) = &c.informacion_global {
         v.catalogo(
             "CFDI40_PERIODICIDAD",
@@ -647,9 +615,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
         }
     }
     // Anexo 20, Total = SubTotal − Descuento + trasladados − retenidos (+ impuestos locales).
-    let (locales_t, locales_r) = c.impuestos_locales().map_or((Decimal::ZERO, Decimal::ZERO), |l| {
-        (l.total_de_traslados.valor().unwrap_or_default(), l.total_de_retenciones.valor().unwrap_or_default())
-    });
+    let (locales_t, locales_r) = complementos::importes_al_total(&c.complementos);
     if let (Some(total), Ok(sub_total)) = (v.numero("Total", &c.total), c.sub_total.valor()) {
         // Parsed texts may hold any Decimal: the sum is checked, and an overflow is a problem.
         let esperado = sub_total

@@ -1,7 +1,28 @@
 //! Complemento para recepción de pagos 2.0 (namespace `http://www.sat.gob.mx/Pagos20`).
+//!
+//! The whole unit: the model below and, in its private submodules, `escritura` (XML
+//! writer), `lectura` (parser), `cadena` (its part of the cadena original, from the model
+//! and from the XML), `validacion` (rules on the comprobante that carries it) and
+//! `construccion` ([`calcular_totales`] and the `NuevoComprobante` preset).
 
-use crate::construccion::{ErrorConstruccion, multiplicar, sumar};
+mod cadena;
+mod construccion;
+mod escritura;
+mod lectura;
+mod validacion;
+
+use roxmltree::Node;
+
+use super::{Complemento, Unidad};
+use crate::cadena::Cadena;
+use crate::catalogos::TipoDeComprobante;
+use crate::escritura::Escritor;
+use crate::model::Comprobante;
 use crate::numero::Numero;
+use crate::parser::{ErrorParseo, Lector};
+use crate::validacion::Validador;
+
+pub use self::construccion::calcular_totales;
 
 /// Namespace of Pagos 2.0.
 pub const NS_PAGOS20: &str = "http://www.sat.gob.mx/Pagos20";
@@ -184,101 +205,39 @@ pub struct TrasladoP {
     pub importe_p: Option<Numero>,
 }
 
-/// Fills `Totales` from the payments (Guía de llenado Pagos 2.0, nodo Totales): every
-/// amount converted to MXN with `TipoCambioP` and rounded to two decimals;
-/// `MontoTotalPagos = Σ Monto × TipoCambioP`, IVA bases and amounts per rate from the
-/// `TrasladoP` nodes, withholdings per tax from the `RetencionP` nodes. Attributes with no
-/// matching tax are left out.
-///
-/// # Errors
-/// [`ErrorConstruccion`] when an amount in MXN or a sum leaves `t_Importe` (checked
-/// arithmetic: never a panic).
-pub fn calcular_totales(pagos: &mut Pagos) -> Result<(), ErrorConstruccion> {
-    use rust_decimal::Decimal;
+impl Unidad for Pagos {
+    const ESPACIO: &'static str = NS_PAGOS20;
+    const ELEMENTO: &'static str = "Pagos";
+    const DECLARACION_EN_RAIZ: Option<(&'static str, &'static str)> = Some(("xmlns:pago20", XSD_PAGOS20));
 
-    let a_mxn = |valor: Decimal, tipo_cambio: Decimal, campo: &str| {
-        multiplicar(valor, tipo_cambio, campo).map(|mxn| crate::construccion::redondear(mxn, 2))
-    };
-    let mut monto_total = Decimal::ZERO;
-    let mut sumas: [Option<Decimal>; 10] = [None; 10];
-    let mut sumar_en = |indice: usize, valor: Decimal| -> Result<(), ErrorConstruccion> {
-        sumas[indice] = Some(sumar(sumas[indice].unwrap_or(Decimal::ZERO), valor, "Pagos.Totales")?);
-        Ok(())
-    };
-    for (i, pago) in pagos.pagos.iter().enumerate() {
-        let campo = format!("Pagos.Pago[{i}]");
-        let tipo_cambio = pago.tipo_cambio_p.as_ref().and_then(|t| t.valor().ok()).unwrap_or(Decimal::ONE);
-        let monto = a_mxn(pago.monto.valor().unwrap_or_default(), tipo_cambio, &campo)?;
-        monto_total = sumar(monto_total, monto, "Pagos.Totales.MontoTotalPagos")?;
-        let Some(impuestos) = &pago.impuestos_p else { continue };
-        for r in &impuestos.retenciones_p {
-            let importe = a_mxn(r.importe_p.valor().unwrap_or_default(), tipo_cambio, &campo)?;
-            match r.impuesto_p.as_str() {
-                "002" => sumar_en(0, importe)?,
-                "001" => sumar_en(1, importe)?,
-                "003" => sumar_en(2, importe)?,
-                _ => {}
-            }
-        }
-        for t in impuestos.traslados_p.iter().filter(|t| t.impuesto_p == "002") {
-            let base = a_mxn(t.base_p.valor().unwrap_or_default(), tipo_cambio, &campo)?;
-            let importe = match &t.importe_p {
-                Some(i) => Some(a_mxn(i.valor().unwrap_or_default(), tipo_cambio, &campo)?),
-                None => None,
-            };
-            let tasa = t.tasa_o_cuota_p.as_ref().map(Numero::texto);
-            let (indice_base, indice_importe) = match (t.tipo_factor_p.as_str(), tasa) {
-                ("Exento", _) => (9, None),
-                (_, Some("0.160000")) => (3, Some(4)),
-                (_, Some("0.080000")) => (5, Some(6)),
-                (_, Some("0.000000")) => (7, Some(8)),
-                _ => continue,
-            };
-            sumar_en(indice_base, base)?;
-            if let (Some(indice), Some(importe)) = (indice_importe, importe) {
-                sumar_en(indice, importe)?;
-            }
-        }
+    fn leer(lector: &Lector<'_, '_>, nodo: Node<'_, '_>) -> Result<Self, ErrorParseo> {
+        lectura::leer(lector, nodo)
     }
-    let n = |valor: Option<Decimal>| valor.map(|v| Numero::con_decimales(v, 2));
-    pagos.totales = Totales {
-        total_retenciones_iva: n(sumas[0]),
-        total_retenciones_isr: n(sumas[1]),
-        total_retenciones_ieps: n(sumas[2]),
-        total_traslados_base_iva16: n(sumas[3]),
-        total_traslados_impuesto_iva16: n(sumas[4]),
-        total_traslados_base_iva8: n(sumas[5]),
-        total_traslados_impuesto_iva8: n(sumas[6]),
-        total_traslados_base_iva0: n(sumas[7]),
-        total_traslados_impuesto_iva0: n(sumas[8]),
-        total_traslados_base_iva_exento: n(sumas[9]),
-        monto_total_pagos: Numero::con_decimales(monto_total, 2),
-    };
-    Ok(())
+
+    fn escribir(&self, escritor: &mut Escritor) {
+        escritura::escribir(escritor, self);
+    }
+
+    fn cadena(&self, k: &mut Cadena) {
+        cadena::desde_modelo(k, self);
+    }
+
+    fn plantilla(k: &mut Cadena, nodo: Node<'_, '_>) -> bool {
+        cadena::plantilla(k, nodo);
+        true
+    }
+
+    fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoDeComprobante>) {
+        validacion::validar(v, c, tipo);
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn montos_enormes_son_errores_no_panicos() {
-        let pago = |monto: &str, tipo_cambio: &str| Pago {
-            monto: Numero::from_texto(monto),
-            tipo_cambio_p: Some(Numero::from_texto(tipo_cambio)),
-            ..Pago::default()
-        };
-        let maximo = "79228162514264337593543950335";
-        for pagos in [
-            vec![pago(maximo, "2")],
-            vec![pago("999999999999999999", "1"), pago("999999999999999999", "1")],
-            vec![pago("999999999999999999", "20")],
-        ] {
-            let mut pagos = Pagos { pagos, ..Pagos::default() };
-            assert!(calcular_totales(&mut pagos).is_err());
-        }
-        let mut pagos = Pagos { pagos: vec![pago("100", "17.5")], ..Pagos::default() };
-        calcular_totales(&mut pagos).unwrap();
-        assert_eq!(pagos.totales.monto_total_pagos.texto(), "1750.00");
+impl Comprobante {
+    /// The Pagos 2.0 complement, if any.
+    pub fn pagos(&self) -> Option<&Pagos> {
+        self.complementos.iter().find_map(|complemento| match complemento {
+            Complemento::Pagos(pagos) => Some(pagos.as_ref()),
+            _ => None,
+        })
     }
 }

@@ -2,9 +2,30 @@
 //!
 //! The model covers what a payroll receipt needs and every attribute the SAT cadena
 //! original stylesheet `nomina12.xslt` reads.
+//!
+//! The whole unit: the model below and, in its private submodules, `escritura` (XML
+//! writer), `lectura` (parser), `cadena` (its part of the cadena original, from the model
+//! and from the XML), `validacion` (rules on the comprobante that carries it) and
+//! `construccion` ([`calcular_totales`] and the `NuevoComprobante` preset).
 
-use crate::construccion::{ErrorConstruccion, sumar};
+mod cadena;
+mod construccion;
+mod escritura;
+mod lectura;
+mod validacion;
+
+use roxmltree::Node;
+
+use super::{Complemento, Unidad};
+use crate::cadena::Cadena;
+use crate::catalogos::TipoDeComprobante;
+use crate::escritura::Escritor;
+use crate::model::Comprobante;
 use crate::numero::Numero;
+use crate::parser::{ErrorParseo, Lector};
+use crate::validacion::Validador;
+
+pub use self::construccion::calcular_totales;
 
 /// Namespace of Nómina 1.2.
 pub const NS_NOMINA12: &str = "http://www.sat.gob.mx/nomina12";
@@ -282,97 +303,39 @@ pub struct Incapacidad {
     pub importe_monetario: Option<Numero>,
 }
 
-/// Percepción types that are separation/indemnification (Guía de llenado Nómina 1.2,
-/// TotalSeparacionIndemnizacion): 022 prima por antigüedad, 023 pagos por separación,
-/// 025 indemnizaciones.
-const TIPOS_SEPARACION: [&str; 3] = ["022", "023", "025"];
-/// Percepción types that are retirement (TotalJubilacionPensionRetiro): 039 and 044.
-const TIPOS_JUBILACION: [&str; 2] = ["039", "044"];
+impl Unidad for Nomina {
+    const ESPACIO: &'static str = NS_NOMINA12;
+    const ELEMENTO: &'static str = "Nomina";
+    const DECLARACION_EN_RAIZ: Option<(&'static str, &'static str)> = Some(("xmlns:nomina12", XSD_NOMINA12));
 
-/// Fills the totals of a Nómina 1.2 from its lines (Guía de llenado Nómina 1.2):
-/// `TotalSueldos`, `TotalSeparacionIndemnizacion`, `TotalJubilacionPensionRetiro`,
-/// `TotalGravado`, `TotalExento`, `TotalPercepciones`; `TotalOtrasDeducciones` (all but
-/// 002), `TotalImpuestosRetenidos` (002 ISR), `TotalDeducciones`; `TotalOtrosPagos`.
-/// Totals of absent groups are left out, as the guide requires.
-///
-/// # Errors
-/// [`ErrorConstruccion`] when a sum leaves `t_Importe` (checked arithmetic: never a panic).
-pub fn calcular_totales(nomina: &mut Nomina) -> Result<(), ErrorConstruccion> {
-    use rust_decimal::Decimal;
+    fn leer(lector: &Lector<'_, '_>, nodo: Node<'_, '_>) -> Result<Self, ErrorParseo> {
+        lectura::leer(lector, nodo)
+    }
 
-    let valor = |n: &Numero| n.valor().unwrap_or_default();
-    let dos = |v: Decimal| Numero::con_decimales(v, 2);
-    if let Some(p) = &mut nomina.percepciones {
-        let (mut sueldos, mut separacion, mut jubilacion) = (None::<Decimal>, None::<Decimal>, None::<Decimal>);
-        let (mut gravado, mut exento) = (Decimal::ZERO, Decimal::ZERO);
-        for percepcion in &p.percepciones {
-            let g = valor(&percepcion.importe_gravado);
-            let e = valor(&percepcion.importe_exento);
-            gravado = sumar(gravado, g, "Nomina.Percepciones.TotalGravado")?;
-            exento = sumar(exento, e, "Nomina.Percepciones.TotalExento")?;
-            let destino = if TIPOS_SEPARACION.contains(&percepcion.tipo_percepcion.as_str()) {
-                &mut separacion
-            } else if TIPOS_JUBILACION.contains(&percepcion.tipo_percepcion.as_str()) {
-                &mut jubilacion
-            } else {
-                &mut sueldos
-            };
-            *destino =
-                Some(sumar(sumar(destino.unwrap_or_default(), g, "Nomina.Percepciones")?, e, "Nomina.Percepciones")?);
-        }
-        p.total_sueldos = sueldos.map(dos);
-        p.total_separacion_indemnizacion = separacion.map(dos);
-        p.total_jubilacion_pension_retiro = jubilacion.map(dos);
-        p.total_gravado = dos(gravado);
-        p.total_exento = dos(exento);
-        let total = sumar(sueldos.unwrap_or_default(), separacion.unwrap_or_default(), "Nomina.TotalPercepciones")?;
-        nomina.total_percepciones =
-            Some(dos(sumar(total, jubilacion.unwrap_or_default(), "Nomina.TotalPercepciones")?));
-    } else {
-        nomina.total_percepciones = None;
+    fn escribir(&self, escritor: &mut Escritor) {
+        escritura::escribir(escritor, self);
     }
-    if let Some(d) = &mut nomina.deducciones {
-        let (mut otras, mut isr) = (None::<Decimal>, None::<Decimal>);
-        for deduccion in &d.deducciones {
-            let destino = if deduccion.tipo_deduccion == "002" { &mut isr } else { &mut otras };
-            *destino = Some(sumar(destino.unwrap_or_default(), valor(&deduccion.importe), "Nomina.Deducciones")?);
-        }
-        d.total_otras_deducciones = otras.map(dos);
-        d.total_impuestos_retenidos = isr.map(dos);
-        nomina.total_deducciones =
-            Some(dos(sumar(otras.unwrap_or_default(), isr.unwrap_or_default(), "Nomina.TotalDeducciones")?));
-    } else {
-        nomina.total_deducciones = None;
+
+    fn cadena(&self, k: &mut Cadena) {
+        cadena::desde_modelo(k, self);
     }
-    nomina.total_otros_pagos = if nomina.otros_pagos.is_empty() {
-        None
-    } else {
-        let total = nomina
-            .otros_pagos
-            .iter()
-            .try_fold(Decimal::ZERO, |suma, o| sumar(suma, valor(&o.importe), "Nomina.TotalOtrosPagos"))?;
-        Some(dos(total))
-    };
-    Ok(())
+
+    fn plantilla(k: &mut Cadena, nodo: Node<'_, '_>) -> bool {
+        cadena::plantilla(k, nodo);
+        true
+    }
+
+    fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoDeComprobante>) {
+        validacion::validar(v, c, tipo);
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sumas_enormes_son_errores_no_panicos() {
-        let deduccion = |importe: &str| Deduccion { importe: Numero::from_texto(importe), ..Deduccion::default() };
-        let mut nomina = Nomina {
-            deducciones: Some(Deducciones {
-                deducciones: vec![deduccion("79228162514264337593543950335"), deduccion("1")],
-                ..Deducciones::default()
-            }),
-            ..Nomina::default()
-        };
-        assert!(calcular_totales(&mut nomina).is_err());
-        nomina.deducciones = Some(Deducciones { deducciones: vec![deduccion("10.5")], ..Deducciones::default() });
-        calcular_totales(&mut nomina).unwrap();
-        assert_eq!(nomina.total_deducciones.map(|n| n.texto().to_owned()), Some("10.50".into()));
+impl Comprobante {
+    /// The Nómina 1.2 complements (a payroll CFDI may carry more than one).
+    pub fn nominas(&self) -> impl Iterator<Item = &Nomina> {
+        self.complementos.iter().filter_map(|complemento| match complemento {
+            Complemento::Nomina(nomina) => Some(nomina.as_ref()),
+            _ => None,
+        })
     }
 }

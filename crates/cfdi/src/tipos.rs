@@ -170,6 +170,47 @@ impl CodigoPostal {
     }
 }
 
+/// Prefix of the folio fiscal the API shows for sandbox stamps (`SANDBOX-` + the XML's UUID).
+pub const PREFIJO_SANDBOX: &str = "SANDBOX-";
+
+/// A text is not a folio fiscal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a folio fiscal is a UUID XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX (hexadecimal), optionally prefixed SANDBOX-")]
+pub struct FolioFiscalInvalido;
+
+/// A folio fiscal (the TimbreFiscalDigital's UUID) as clients write it: bare or with the
+/// sandbox prefix, any case, surrounding spaces ignored. Kept as SAT writes it in the XML
+/// (upper case, no prefix).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FolioFiscal(String);
+
+impl FolioFiscal {
+    /// Reads `texto`.
+    ///
+    /// # Errors
+    /// [`FolioFiscalInvalido`] unless it is 8-4-4-4-12 hexadecimal digits after the prefix.
+    pub fn leer(texto: &str) -> Result<Self, FolioFiscalInvalido> {
+        let texto = texto.trim();
+        let sin_prefijo = match texto.get(..PREFIJO_SANDBOX.len()) {
+            Some(prefijo) if prefijo.eq_ignore_ascii_case(PREFIJO_SANDBOX) => &texto[PREFIJO_SANDBOX.len()..],
+            _ => texto,
+        };
+        let uuid = sin_prefijo.to_ascii_uppercase();
+        if crate::timbre::uuid_valido(&uuid) { Ok(Self(uuid)) } else { Err(FolioFiscalInvalido) }
+    }
+
+    /// The UUID as the XML carries it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FolioFiscal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The schema facets of one SAT free-text attribute: `minLength`, `maxLength` and whether
 /// its pattern is `[^|]{min,max}` (most are; the pipe separates fields of the cadena
 /// original).
@@ -454,6 +495,23 @@ impl fmt::Display for Importe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folios_fiscales_bare_or_sandbox() {
+        let bare = FolioFiscal::leer(" c2832671-da6d-11ef-a83d-00155d012007 ").unwrap();
+        assert_eq!(bare.as_str(), "C2832671-DA6D-11EF-A83D-00155D012007");
+        assert_eq!(FolioFiscal::leer("sandbox-C2832671-DA6D-11EF-A83D-00155D012007").unwrap(), bare);
+        assert_eq!(FolioFiscal::leer("SANDBOX-C2832671-DA6D-11EF-A83D-00155D012007").unwrap(), bare);
+        for malo in [
+            "",
+            "SANDBOX-",
+            "C2832671-DA6D-11EF-A83D-00155D01200",
+            "G2832671-DA6D-11EF-A83D-00155D012007",
+            "SANDBOX-SANDBOX-x",
+        ] {
+            assert_eq!(FolioFiscal::leer(malo), Err(FolioFiscalInvalido), "{malo}");
+        }
+    }
     use proptest::prelude::*;
     use rust_decimal_macros::dec;
 

@@ -7,13 +7,13 @@ use timbra_cfdi::catalogos::{
     Exportacion, FormaPago, Impuesto, MetodoPago, ObjetoImp, SinCatalogos, TipoDeComprobante, TipoFactor, TipoRelacion,
 };
 use timbra_cfdi::construccion::{ClaseImpuesto, NuevoComprobante, NuevoConcepto, NuevoImpuesto};
-use timbra_cfdi::{CfdiRelacionados, Comprobante, Emisor, InformacionGlobal, Receptor, timbre, validacion};
+use timbra_cfdi::{CfdiRelacionados, Comprobante, Emisor, InformacionGlobal, Receptor, validacion};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::validate::{self, RawAmount};
-use timbra_cfdi::tipos::{CampoTexto, Esquema, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL};
+use timbra_cfdi::tipos::{CampoTexto, Esquema, FolioFiscal, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL};
 
 /// Most conceptos one invoice may carry.
 pub const MAX_CONCEPTOS: usize = 1000;
@@ -277,11 +277,6 @@ fn impuestos_de(
     out
 }
 
-fn uuid_relacionado(text: &str) -> String {
-    let trimmed = text.trim();
-    trimmed.strip_prefix("SANDBOX-").unwrap_or(trimmed).to_uppercase()
-}
-
 /// The XML writer refused a value (a character XML 1.0 cannot carry): CFDI_001 naming the
 /// element and attribute. [`preparar`] already refuses such texts, so this answers data that
 /// reached the comprobante some other way, instead of stamping a document that is not XML.
@@ -448,16 +443,15 @@ pub fn preparar(
                 code.to_owned()
             }
         };
-        let uuids: Vec<String> = r.uuids.unwrap_or_default().iter().map(|u| uuid_relacionado(u)).collect();
-        if uuids.is_empty() {
+        let textos = r.uuids.unwrap_or_default();
+        if textos.is_empty() {
             p.push(FieldProblem::new(format!("{field}.uuids"), "at least one UUID"));
         }
-        for (j, uuid) in uuids.iter().enumerate() {
-            if !timbre::uuid_valido(uuid) {
-                p.push(FieldProblem::new(
-                    format!("{field}.uuids[{j}]"),
-                    "not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX)",
-                ));
+        let mut uuids = Vec::with_capacity(textos.len());
+        for (j, texto) in textos.iter().enumerate() {
+            match FolioFiscal::leer(texto) {
+                Ok(folio) => uuids.push(folio.as_str().to_owned()),
+                Err(error) => p.push(FieldProblem::new(format!("{field}.uuids[{j}]"), error.to_string())),
             }
         }
         cfdi_relacionados.push(CfdiRelacionados { tipo_relacion, uuids });

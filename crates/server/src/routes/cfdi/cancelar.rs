@@ -12,6 +12,8 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::parse_body;
+use timbra_cfdi::tipos::FolioFiscal;
+
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local};
@@ -92,8 +94,7 @@ pub async fn cancelar(
             format!("motivo must be 01, 02, 03 or 04 (c_MotivoCancelacion), not «{motivo}»"),
         ));
     }
-    let sustitucion = body.folio_sustitucion.as_deref().map(|f| f.trim().trim_start_matches("SANDBOX-").to_uppercase());
-    let sustitucion = sustitucion.filter(|f| !f.is_empty());
+    let sustitucion = body.folio_sustitucion.as_deref().map(str::trim).filter(|f| !f.is_empty());
     match (&sustitucion, motivo.as_str()) {
         (None, "01") => {
             return Err(ApiError::new(
@@ -104,14 +105,12 @@ pub async fn cancelar(
         (Some(_), m) if m != "01" => {
             return Err(ApiError::new(Code::Cancel001, "folioSustitucion is only sent with motivo 01"));
         }
-        (Some(f), _) if !timbra_cfdi::timbre::uuid_valido(f) => {
-            return Err(ApiError::new(
-                Code::Cancel001,
-                format!("folioSustitucion «{f}» is not a UUID (XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX)"),
-            ));
-        }
         _ => {}
     }
+    let sustitucion = match sustitucion.map(FolioFiscal::leer).transpose() {
+        Ok(folio) => folio.map(|folio| folio.as_str().to_owned()),
+        Err(error) => return Err(ApiError::new(Code::Cancel001, format!("folioSustitucion: {error}"))),
+    };
     if let Some(folio) = &sustitucion {
         // Anexo 20 / Guía de llenado de la cancelación: motivo 01 names the invoice that
         // replaces this one, which must exist, be stamped and come from the same issuer.

@@ -183,6 +183,32 @@ pub async fn winner(
     })
 }
 
+/// Claims `key` for a sandbox stamp of a batch (`cfdi::group_commit`), inside the batch's
+/// transaction, as a reservation its answer then replaces. `false` when another request holds
+/// or used the key. `ON CONFLICT DO NOTHING` rather than a unique violation: on PostgreSQL a
+/// failed statement would abort the whole batch.
+pub async fn claim(
+    tx: &mut crate::db::Tx,
+    empresa_id: &str,
+    key: &Key,
+    operation: &str,
+    now: time::OffsetDateTime,
+) -> Result<bool, sqlx::Error> {
+    let claimed = sql!(
+        scalar_optional * tx,
+        String,
+        "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
+         VALUES ($1, $2, $3, $4, $5, '', $6) ON CONFLICT (empresa_id, key) DO NOTHING RETURNING key",
+        empresa_id,
+        &key.key,
+        operation,
+        &key.request_hash,
+        IN_PROGRESS,
+        now
+    )?;
+    Ok(claimed.is_some())
+}
+
 /// Removes a reservation after a failed attempt, so the key may be retried.
 pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> Result<u64, sqlx::Error> {
     sql!(

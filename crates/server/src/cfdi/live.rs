@@ -50,7 +50,7 @@ pub(super) async fn timbrar(
     app: &AppState,
     peticion: &Peticion<'_>,
     mut comprobante: Comprobante,
-    registro: &Registro<'_>,
+    registro: &Registro,
     csd: Arc<credenciales::Csd>,
     pac: Arc<dyn timbra_pac::Pac>,
 ) -> ApiResult<Response> {
@@ -77,22 +77,22 @@ pub(super) async fn timbrar(
         let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
         events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
     }
-    let folio = siguiente_folio(&mut tx, empresa_id, false, registro.serie, now).await?;
+    let folio = siguiente_folio(&mut tx, empresa_id, false, &registro.serie, now).await?;
     comprobante.folio = Some(folio.to_string());
     sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
     let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
     let intento = Intento {
-        id: registro.cfdi_id.to_owned(),
+        id: registro.cfdi_id.clone(),
         empresa_id: empresa_id.clone(),
-        serie: registro.serie.to_owned(),
+        serie: registro.serie.clone(),
         folio,
         status: intentos::ENVIADO.to_owned(),
         xml_sellado: Some(xml),
         request_hash: Some(peticion.request_hash.clone()),
         idempotency_key: peticion.clave.map(|clave| clave.key.clone()),
         user_id: Some(peticion.user_id.to_owned()),
-        cliente_id: registro.cliente_id.map(str::to_owned),
-        xml_path: Some(registro.xml_path.to_owned()),
+        cliente_id: registro.cliente_id.clone(),
+        xml_path: Some(registro.xml_path.clone()),
         operacion: Some(registro.operacion.to_owned()),
         updated_at: now,
     };
@@ -238,11 +238,11 @@ async fn resolver(
     let xml_path =
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
     let registro = Registro {
-        cfdi_id: &intento.id,
+        cfdi_id: intento.id.clone(),
         sandbox: false,
-        serie,
-        cliente_id: intento.cliente_id.as_deref(),
-        xml_path: &xml_path,
+        serie: serie.clone(),
+        cliente_id: intento.cliente_id.clone(),
+        xml_path,
         operacion: operacion_estatica(intento.operacion.as_deref()),
     };
     let request_hash = intento.request_hash.clone().unwrap_or_default();
@@ -255,7 +255,7 @@ async fn resolver(
         now,
         fecha_local,
     };
-    Ok(persistir(app, tx, &peticion, &registro, stamped, true).await?.response())
+    persistir(app, tx, &peticion, &registro, stamped, true).await
 }
 
 /// The Idempotency-Key operation names are static strings; a stored one maps back to its own.

@@ -7,6 +7,7 @@ pub mod credenciales;
 pub mod crypto;
 pub mod fiel;
 pub mod folios;
+pub mod group_commit;
 pub mod links;
 pub mod live;
 pub mod pipeline;
@@ -37,6 +38,8 @@ pub struct CfdiState {
     pub(crate) sandbox_csd_lock: tokio::sync::Mutex<()>,
     /// Sandbox folios predicted so stamps seal outside the write transaction.
     pub folios: folios::Folios,
+    /// The writer that commits sealed sandbox stamps in batches.
+    pub group_commit: group_commit::GroupCommit,
 }
 
 impl CfdiState {
@@ -54,6 +57,7 @@ impl CfdiState {
             sandbox_pac: tokio::sync::OnceCell::new(),
             sandbox_csd_lock: tokio::sync::Mutex::new(()),
             folios: folios::Folios::default(),
+            group_commit: group_commit::GroupCommit::default(),
         }
     }
 

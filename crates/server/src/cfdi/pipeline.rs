@@ -4,12 +4,13 @@
 //!    for I, E and T; payments and payroll receipts plug in with their own builders.
 //! 2. **credentials**: the CSD that seals and, in live mode, the PAC ([`credenciales`]).
 //! 3. **reserve folio**, 4. **seal**, 5. **timbre**: sandbox ([`sandbox`]) predicts the folio,
-//!    seals and adds the sandbox TFD outside the write transaction, and takes the folio inside
-//!    it; live (`cfdi::live`) is two-phase: *reserve* (stamp, folio, sealed attempt and
-//!    Idempotency-Key committed) → *PAC call* → *persist*, or an unknown outcome is kept and
-//!    reconciled.
-//! 6. **persist** ([`persistir`]): the invoice row, its XML (compressed, [`xml_db`]), its
-//!    `factura.timbrada` event and the idempotent answer, in one transaction.
+//!    seals and adds the sandbox TFD outside the write transaction, and the process's writer
+//!    ([`group_commit`]) takes the folio inside it; live (`cfdi::live`) is two-phase:
+//!    *reserve* (stamp, folio, sealed attempt and Idempotency-Key committed) → *PAC call* →
+//!    *persist*, or an unknown outcome is kept and reconciled.
+//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its `factura.timbrada`
+//!    event and the idempotent answer, in one transaction: a batch of sandbox stamps at a time
+//!    ([`group_commit`]), one live stamp at a time ([`persistir`]).
 //! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.
 //!
 //! Handlers only parse, authorize, call [`timbrar`] and return what it gives.
@@ -27,8 +28,8 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::timbrado::{self, EmpresaEmisora};
-use super::{credenciales, fecha_cfdi, leer_fecha_cfdi, xml_db};
-use crate::db::{Money, Tx};
+use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi, xml_db};
+use crate::db::{Money, MultiInsert, Tx, Value};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Event};
@@ -96,14 +97,166 @@ pub(super) struct Timbrado {
     pub(super) timbrado_en: OffsetDateTime,
 }
 
-/// The record fields that do not come from the comprobante.
-pub(super) struct Registro<'a> {
-    pub(super) cfdi_id: &'a str,
-    pub(super) sandbox: bool,
-    pub(super) serie: &'a str,
-    pub(super) cliente_id: Option<&'a str>,
-    pub(super) xml_path: &'a str,
-    pub(super) operacion: &'static str,
+/// The record fields of an invoice that do not come from the comprobante.
+pub struct Registro {
+    /// The invoice's id.
+    pub cfdi_id: String,
+    /// Sandbox or live.
+    pub sandbox: bool,
+    /// The series it carries.
+    pub serie: String,
+    /// The customer it was issued to, when one of the company's.
+    pub cliente_id: Option<String>,
+    /// Storage path of the XML (`xmlUrl`).
+    pub xml_path: String,
+    /// The Idempotency-Key operation name.
+    pub operacion: &'static str,
+}
+
+/// The `cfdis` columns an invoice row is written with ([`Fila::valores`] gives them in order).
+pub const CFDIS_INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
+     folio, folio_num, fecha, fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, \
+     emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
+     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at)";
+/// How many columns [`CFDIS_INSERT`] names.
+pub const CFDIS_COLUMNS: usize = 33;
+
+/// The values of an invoice row that come from the sealed comprobante, read before the write
+/// transaction (an amount or date that does not parse fails the stamp there, alone) and the
+/// same whatever folio the stamp gets.
+pub struct Fila {
+    tipo_comprobante: String,
+    fecha: OffsetDateTime,
+    subtotal: Decimal,
+    descuento: Option<Decimal>,
+    total: Decimal,
+    moneda: String,
+    tipo_cambio: Option<Decimal>,
+    forma_pago: Option<String>,
+    metodo_pago: Option<String>,
+    emisor_rfc: String,
+    emisor_nombre: String,
+    emisor_regimen: String,
+    receptor_rfc: String,
+    receptor_nombre: String,
+    receptor_uso_cfdi: String,
+    conceptos: String,
+}
+
+impl Fila {
+    /// Reads the row's values from `c`.
+    pub fn de(c: &Comprobante) -> ApiResult<Self> {
+        let decimal = |n: &timbra_cfdi::numero::Numero| n.valor().map_err(|e| ApiError::internal("amount", e));
+        let numero = |n: &timbra_cfdi::numero::Numero| {
+            serde_json::from_str(n.texto()).unwrap_or_else(|_| serde_json::Value::String(n.texto().to_owned()))
+        };
+        let conceptos: Vec<serde_json::Value> = c
+            .conceptos
+            .iter()
+            .map(|concepto| {
+                json!({
+                    "claveProdServ": concepto.clave_prod_serv, "claveUnidad": concepto.clave_unidad,
+                    "descripcion": concepto.descripcion, "cantidad": numero(&concepto.cantidad),
+                    "precioUnitario": numero(&concepto.valor_unitario), "importe": numero(&concepto.importe),
+                    "descuento": concepto.descuento.as_ref().map(numero), "objetoImpuesto": concepto.objeto_imp,
+                })
+            })
+            .collect();
+        Ok(Self {
+            tipo_comprobante: c.tipo_de_comprobante.clone(),
+            fecha: leer_fecha_cfdi(&c.fecha).ok_or_else(|| ApiError::internal("fecha", &c.fecha))?,
+            subtotal: decimal(&c.sub_total)?,
+            descuento: c.descuento.as_ref().map(decimal).transpose()?,
+            total: decimal(&c.total)?,
+            moneda: c.moneda.clone(),
+            tipo_cambio: c.tipo_cambio.as_ref().map(decimal).transpose()?,
+            forma_pago: c.forma_pago.clone(),
+            metodo_pago: c.metodo_pago.clone(),
+            emisor_rfc: c.emisor.rfc.clone(),
+            emisor_nombre: c.emisor.nombre.clone(),
+            emisor_regimen: c.emisor.regimen_fiscal.clone(),
+            receptor_rfc: c.receptor.rfc.clone(),
+            receptor_nombre: c.receptor.nombre.clone(),
+            receptor_uso_cfdi: c.receptor.uso_cfdi.clone(),
+            conceptos: serde_json::Value::Array(conceptos).to_string(),
+        })
+    }
+
+    /// The invoice's Total.
+    pub fn total(&self) -> Decimal {
+        self.total
+    }
+
+    /// The row, in the order of [`CFDIS_INSERT`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn valores(
+        &self,
+        empresa_id: &str,
+        registro: &Registro,
+        folio: i64,
+        uuid_api: &str,
+        uuid_xml: &str,
+        timbrado_en: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Vec<Value> {
+        vec![
+            registro.cfdi_id.as_str().into(),
+            empresa_id.into(),
+            "EMITIDA".into(),
+            "API".into(),
+            self.tipo_comprobante.as_str().into(),
+            registro.sandbox.into(),
+            uuid_api.into(),
+            uuid_xml.into(),
+            registro.serie.as_str().into(),
+            folio.to_string().into(),
+            folio.into(),
+            self.fecha.into(),
+            timbrado_en.into(),
+            Money(self.subtotal).into(),
+            self.descuento.map(Money).into(),
+            Money(self.total).into(),
+            self.moneda.as_str().into(),
+            self.tipo_cambio.map(Money).into(),
+            self.forma_pago.clone().into(),
+            self.metodo_pago.clone().into(),
+            if registro.sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" }.into(),
+            self.emisor_rfc.as_str().into(),
+            self.emisor_nombre.as_str().into(),
+            self.emisor_regimen.as_str().into(),
+            self.receptor_rfc.as_str().into(),
+            self.receptor_nombre.as_str().into(),
+            self.receptor_uso_cfdi.as_str().into(),
+            self.emisor_nombre.to_lowercase().into(),
+            self.receptor_nombre.to_lowercase().into(),
+            registro.cliente_id.clone().into(),
+            registro.xml_path.as_str().into(),
+            self.conceptos.as_str().into(),
+            now.into(),
+        ]
+    }
+}
+
+/// The `201` body of a stamp, as first given and as replayed.
+pub fn respuesta_201(
+    mode: &str,
+    registro: &Registro,
+    uuid_api: &str,
+    timbrado_en: OffsetDateTime,
+    folio: i64,
+    total: Decimal,
+) -> String {
+    let data = TimbradoOut {
+        cfdi_id: registro.cfdi_id.clone(),
+        uuid: uuid_api.to_owned(),
+        fecha_timbrado: rfc3339(timbrado_en),
+        xml_url: registro.xml_path.clone(),
+        xml_uploaded: true,
+        serie: registro.serie.clone(),
+        folio: folio.to_string(),
+        total,
+    };
+    json!({ "success": true, "mode": mode, "data": data }).to_string()
 }
 
 fn rfc3339(at: OffsetDateTime) -> String {
@@ -122,17 +275,10 @@ pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documen
         peticion.fecha_local.year(),
         u8::from(peticion.fecha_local.month())
     );
-    let registro = Registro {
-        cfdi_id: &cfdi_id,
-        sandbox: empresa.sandbox,
-        serie: &serie,
-        cliente_id: cliente_id.as_deref(),
-        xml_path: &xml_path,
-        operacion,
-    };
+    let registro = Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion };
     if empresa.sandbox {
         let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
-        sandbox(app, peticion, comprobante, &registro, csd).await
+        sandbox(app, peticion, comprobante, registro, csd).await
     } else {
         let csd = credenciales::csd_live(app, &empresa.id, peticion.now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -146,15 +292,17 @@ pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documen
     }
 }
 
-/// Sandbox, one transaction: the folio, the invoice, its XML and its event exist together or
-/// not at all. The seal and the TFD are made before it with the folio predicted for this stamp
-/// (`cfdi::folios`), so concurrent stamps sign in parallel; when the transaction takes another
-/// folio they are made again inside it.
+/// Sandbox: the seal and the TFD are made outside the write transaction with the folio
+/// predicted for this stamp (`cfdi::folios`), so concurrent stamps sign in parallel; the stamp
+/// then waits for the one predicted before it to be queued and goes to the process's writer
+/// ([`group_commit`](super::group_commit)), which takes the folio, seals again when it is not
+/// the predicted one, and writes the invoice, its XML, its event and the idempotent answer
+/// with the rest of its batch in one transaction. The answer comes once that committed.
 async fn sandbox(
     app: &AppState,
     peticion: &Peticion<'_>,
     comprobante: Comprobante,
-    registro: &Registro<'_>,
+    registro: Registro,
     csd: Arc<credenciales::Csd>,
 ) -> ApiResult<Response> {
     let empresa = peticion.empresa;
@@ -166,37 +314,38 @@ async fn sandbox(
         rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
         leyenda: None,
     };
-    let actual = {
+    // The counter only matters the first time this process stamps the serie, or after a
+    // prediction missed (another process may be stamping it): a round trip saved otherwise.
+    let actual = if app.cfdi.folios.por_leer(&empresa.id, &registro.serie) {
         let mut conn = app.db.conn().await?;
-        sql!(scalar_optional conn, i64,
+        let actual = sql!(scalar_optional conn, i64,
             "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
-            &empresa.id, true, registro.serie)?
-        .unwrap_or(0)
+            &empresa.id, true, &registro.serie)?;
+        Some(actual.unwrap_or(0))
+    } else {
+        None
     };
-    let turno = app.cfdi.folios.turno(&empresa.id, registro.serie, actual);
-    let sellado = sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
+    let turno = app.cfdi.folios.turno(&empresa.id, &registro.serie, actual);
+    let (sellado, xml_comprimido) =
+        sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
+    let fila = Fila::de(&sellado)?;
     turno.esperar().await;
-    let mut tx = app.db.begin().await?;
-    let folio = siguiente_folio(&mut tx, &empresa.id, true, registro.serie, peticion.now).await?;
-    let (comprobante, xml_comprimido) =
-        if folio == turno.folio { sellado } else { sellar_sandbox(comprobante, folio, csd, pac, datos).await? };
-    let timbrado = Timbrado {
-        comprobante,
-        xml_comprimido,
-        folio,
+    let sellado = group_commit::Sellado {
+        empresa_id: empresa.id.clone(),
+        mode: peticion.mode.to_owned(),
+        clave: peticion.clave.cloned(),
+        now: peticion.now,
+        timbrado_en: peticion.fecha_local,
         uuid_api: format!("SANDBOX-{uuid_xml}"),
         uuid_xml,
-        timbrado_en: peticion.fecha_local,
+        fila,
+        xml_comprimido,
+        folio_sellado: turno.folio,
+        resello: group_commit::Resello { comprobante, csd, pac, datos },
+        turno: Some(turno),
+        registro,
     };
-    match persistir(app, tx, peticion, registro, timbrado, false).await? {
-        Persistido::Nuevo(response) => {
-            turno.confirmar(folio);
-            Ok(response)
-        }
-        // This transaction rolled back: its folio was not taken, and dropping the turn tells
-        // the stamps after it.
-        Persistido::Repetido(response) => Ok(response),
-    }
+    app.cfdi.group_commit.timbrar(&app.db, sellado).await
 }
 
 /// Takes the next folio of (`empresa_id`, mode, `serie`) in `tx`: each serie runs 1..N on its
@@ -222,7 +371,7 @@ pub(super) async fn siguiente_folio(
 
 /// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML, on
 /// the blocking pool (two RSA signatures, about a millisecond each on this machine).
-async fn sellar_sandbox(
+pub async fn sellar_sandbox(
     mut comprobante: Comprobante,
     folio: i64,
     csd: Arc<credenciales::Csd>,
@@ -240,91 +389,43 @@ async fn sellar_sandbox(
     .map_err(|e| ApiError::internal("sello", e))?
 }
 
-/// What [`persistir`] did.
-pub(super) enum Persistido {
-    /// Committed: the new invoice's answer.
-    Nuevo(Response),
-    /// A concurrent request with the same Idempotency-Key committed first; this one rolled
-    /// back and answers as that one did.
-    Repetido(Response),
-}
-
-impl Persistido {
-    pub(super) fn response(self) -> Response {
-        match self {
-            Persistido::Nuevo(response) | Persistido::Repetido(response) => response,
-        }
-    }
-}
-
 /// Writes the invoice row, its XML, its `factura.timbrada` event and the idempotent answer in
-/// `tx` and commits it.
+/// `tx` and commits it; or, when a concurrent request with the same Idempotency-Key stored
+/// first, rolls back and answers as that one did.
 pub(super) async fn persistir(
     app: &AppState,
     mut tx: Tx,
     peticion: &Peticion<'_>,
-    registro: &Registro<'_>,
+    registro: &Registro,
     timbrado: Timbrado,
     clave_reservada: bool,
-) -> ApiResult<Persistido> {
+) -> ApiResult<Response> {
     let empresa_id = &peticion.empresa.id;
-    let c = &timbrado.comprobante;
-    let decimal = |n: &timbra_cfdi::numero::Numero| n.valor().map_err(|e| ApiError::internal("amount", e));
-    let total = decimal(&c.total)?;
-    let fecha_local = leer_fecha_cfdi(&c.fecha).ok_or_else(|| ApiError::internal("fecha", &c.fecha))?;
-    let folio_text = timbrado.folio.to_string();
-    let numero = |n: &timbra_cfdi::numero::Numero| {
-        serde_json::from_str(n.texto()).unwrap_or_else(|_| serde_json::Value::String(n.texto().to_owned()))
-    };
-    let conceptos: Vec<serde_json::Value> = c
-        .conceptos
-        .iter()
-        .map(|concepto| {
-            json!({
-                "claveProdServ": concepto.clave_prod_serv, "claveUnidad": concepto.clave_unidad,
-                "descripcion": concepto.descripcion, "cantidad": numero(&concepto.cantidad),
-                "precioUnitario": numero(&concepto.valor_unitario), "importe": numero(&concepto.importe),
-                "descuento": concepto.descuento.as_ref().map(numero), "objetoImpuesto": concepto.objeto_imp,
-            })
-        })
-        .collect();
-    sql!(execute tx,
-        "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, folio, folio_num, fecha, \
-         fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, \
-         emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, receptor_nombre_lower, cliente_id, \
-         xml_url, conceptos, created_at) \
-         VALUES ($1, $2, 'EMITIDA', 'API', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $31, \
-         $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
-        registro.cfdi_id, empresa_id, &c.tipo_de_comprobante, registro.sandbox, &timbrado.uuid_api, &timbrado.uuid_xml,
-        registro.serie, &folio_text, timbrado.folio, fecha_local, timbrado.timbrado_en, Money(decimal(&c.sub_total)?),
-        c.descuento.as_ref().map(decimal).transpose()?.map(Money), Money(total), &c.moneda,
-        c.tipo_cambio.as_ref().map(decimal).transpose()?.map(Money), &c.forma_pago, &c.metodo_pago,
-        &c.emisor.rfc, &c.emisor.nombre, &c.emisor.regimen_fiscal, &c.receptor.rfc,
-        &c.receptor.nombre, &c.receptor.uso_cfdi, c.emisor.nombre.to_lowercase(),
-        c.receptor.nombre.to_lowercase(), registro.cliente_id, registro.xml_path,
-        serde_json::Value::Array(conceptos).to_string(), peticion.now,
-        if registro.sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" })?;
-    xml_db::guardar(&mut tx, registro.cfdi_id, empresa_id, registro.xml_path, &timbrado.xml_comprimido, peticion.now)
+    let fila = Fila::de(&timbrado.comprobante)?;
+    let total = fila.total();
+    let mut cfdis = MultiInsert::new(CFDIS_INSERT, CFDIS_COLUMNS, "");
+    cfdis.row(fila.valores(
+        empresa_id,
+        registro,
+        timbrado.folio,
+        &timbrado.uuid_api,
+        &timbrado.uuid_xml,
+        timbrado.timbrado_en,
+        peticion.now,
+    ));
+    cfdis.execute(&mut tx).await?;
+    xml_db::guardar(&mut tx, &registro.cfdi_id, empresa_id, &registro.xml_path, &timbrado.xml_comprimido, peticion.now)
         .await?;
     let timbrada = FacturaTimbrada {
-        cfdi_id: registro.cfdi_id.to_owned(),
+        cfdi_id: registro.cfdi_id.clone(),
         uuid: timbrado.uuid_api.clone(),
         total,
-        serie: registro.serie.to_owned(),
-        folio: folio_text.clone(),
+        serie: registro.serie.clone(),
+        folio: timbrado.folio.to_string(),
     };
     events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
-    let data = TimbradoOut {
-        cfdi_id: registro.cfdi_id.to_owned(),
-        uuid: timbrado.uuid_api,
-        fecha_timbrado: rfc3339(timbrado.timbrado_en),
-        xml_url: registro.xml_path.to_owned(),
-        xml_uploaded: true,
-        serie: registro.serie.to_owned(),
-        folio: folio_text,
-        total,
-    };
-    let answer = json!({ "success": true, "mode": peticion.mode, "data": data }).to_string();
+    let answer =
+        respuesta_201(peticion.mode, registro, &timbrado.uuid_api, timbrado.timbrado_en, timbrado.folio, total);
     let guardada = idempotency::store_answer(
         &mut tx,
         empresa_id,
@@ -339,11 +440,11 @@ pub(super) async fn persistir(
     match peticion.clave {
         Some(clave) if !guardada => {
             drop(tx);
-            Ok(Persistido::Repetido(idempotency::winner(app, empresa_id, clave, peticion.now).await?))
+            idempotency::winner(app, empresa_id, clave, peticion.now).await
         }
         _ => {
             tx.commit().await?;
-            Ok(Persistido::Nuevo(idempotency::answer(StatusCode::CREATED, answer)))
+            Ok(idempotency::answer(StatusCode::CREATED, answer))
         }
     }
 }

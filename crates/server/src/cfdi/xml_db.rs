@@ -16,7 +16,7 @@ use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Tx};
+use crate::db::{AsExec, Tx, Value};
 use crate::sql;
 
 /// The XML deflated (fast level: it is on the stamping path).
@@ -32,6 +32,16 @@ pub fn descomprimir(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut xml = Vec::with_capacity(bytes.len() * 3);
     DeflateDecoder::new(bytes).read_to_end(&mut xml)?;
     Ok(xml)
+}
+
+/// The `cfdi_xml` columns a stored XML is written with ([`valores`] gives them in order).
+pub const INSERT: &str = "INSERT INTO cfdi_xml (cfdi_id, empresa_id, path, xml_deflate, created_at)";
+/// How many columns [`INSERT`] names.
+pub const COLUMNS: usize = 5;
+
+/// A row of [`INSERT`], for a batch of stamps written with one statement.
+pub fn valores(cfdi_id: &str, empresa_id: &str, path: &str, comprimido: Vec<u8>, now: OffsetDateTime) -> Vec<Value> {
+    vec![cfdi_id.into(), empresa_id.into(), path.into(), comprimido.into(), now.into()]
 }
 
 /// Stores the compressed XML of invoice `cfdi_id` at `path`, inside the stamping transaction.

@@ -25,6 +25,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
+use time::OffsetDateTime;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 /// A connection pool to one of the two supported databases.
@@ -225,6 +226,168 @@ macro_rules! sql {
             $crate::db::Exec::Pg(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await,
         }
     }};
+}
+
+/// A value bound to a statement whose text is built at run time ([`MultiInsert`]), in the
+/// column types both drivers encode the same way (the ones [`sql!`](crate::sql) binds).
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// TEXT.
+    Text(String),
+    /// TEXT or NULL.
+    OptText(Option<String>),
+    /// INTEGER / BIGINT.
+    Int(i64),
+    /// BOOLEAN (an integer on SQLite).
+    Bool(bool),
+    /// A timestamp.
+    Time(OffsetDateTime),
+    /// An exact amount.
+    Money(Money),
+    /// An exact amount or NULL.
+    OptMoney(Option<Money>),
+    /// BLOB / BYTEA.
+    Bytes(Vec<u8>),
+}
+
+impl From<String> for Value {
+    fn from(value: String) -> Self {
+        Value::Text(value)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(value: &str) -> Self {
+        Value::Text(value.to_owned())
+    }
+}
+
+impl From<Option<String>> for Value {
+    fn from(value: Option<String>) -> Self {
+        Value::OptText(value)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(value: i64) -> Self {
+        Value::Int(value)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(value: bool) -> Self {
+        Value::Bool(value)
+    }
+}
+
+impl From<OffsetDateTime> for Value {
+    fn from(value: OffsetDateTime) -> Self {
+        Value::Time(value)
+    }
+}
+
+impl From<Money> for Value {
+    fn from(value: Money) -> Self {
+        Value::Money(value)
+    }
+}
+
+impl From<Option<Money>> for Value {
+    fn from(value: Option<Money>) -> Self {
+        Value::OptMoney(value)
+    }
+}
+
+impl From<Vec<u8>> for Value {
+    fn from(value: Vec<u8>) -> Self {
+        Value::Bytes(value)
+    }
+}
+
+/// One `INSERT` of many rows: `{head} VALUES ($1, …), (…) {tail}`. Group commit writes a batch
+/// of stamps with one statement per table instead of one per stamp and table, because on
+/// SQLite every statement is a round trip to the connection's worker thread.
+pub struct MultiInsert {
+    head: &'static str,
+    tail: &'static str,
+    columns: usize,
+    rows: usize,
+    values: Vec<Value>,
+}
+
+impl MultiInsert {
+    /// An empty insert: `head` is `INSERT INTO t (a, b, …)` with `columns` names, `tail`
+    /// what follows the rows (`ON CONFLICT … DO NOTHING`, or empty).
+    pub fn new(head: &'static str, columns: usize, tail: &'static str) -> Self {
+        Self { head, tail, columns, rows: 0, values: Vec::new() }
+    }
+
+    /// Adds a row of exactly `columns` values, in the order of `head`.
+    pub fn row(&mut self, values: Vec<Value>) {
+        debug_assert_eq!(values.len(), self.columns, "{}", self.head);
+        self.values.extend(values);
+        self.rows += 1;
+    }
+
+    /// Rows added so far.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether no row was added.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Runs it (nothing when empty); gives rows affected.
+    pub async fn execute(self, conn: &mut impl AsExec) -> Result<u64, sqlx::Error> {
+        use std::fmt::Write as _;
+        if self.rows == 0 {
+            return Ok(0);
+        }
+        let mut text = String::with_capacity(self.head.len() + self.tail.len() + 8 + self.values.len() * 6);
+        text.push_str(self.head);
+        text.push_str(" VALUES ");
+        let mut n = 0;
+        for row in 0..self.rows {
+            text.push_str(if row == 0 { "(" } else { ", (" });
+            for column in 0..self.columns {
+                n += 1;
+                // Writing into a String cannot fail.
+                let _ = write!(text, "{}${n}", if column == 0 { "" } else { ", " });
+            }
+            text.push(')');
+        }
+        if !self.tail.is_empty() {
+            text.push(' ');
+            text.push_str(self.tail);
+        }
+        // A text per batch size: kept out of the connection's statement cache (its LRU would
+        // evict the hot single-row statements of other requests), except the one-row text.
+        let persistent = self.rows == 1;
+        macro_rules! bind_all {
+            ($conn:expr) => {{
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(text)).persistent(persistent);
+                for value in self.values {
+                    query = match value {
+                        Value::Text(v) => query.bind(v),
+                        Value::OptText(v) => query.bind(v),
+                        Value::Int(v) => query.bind(v),
+                        Value::Bool(v) => query.bind(v),
+                        Value::Time(v) => query.bind(v),
+                        Value::Money(v) => query.bind(v),
+                        Value::OptMoney(v) => query.bind(v),
+                        Value::Bytes(v) => query.bind(v),
+                    };
+                }
+                query.execute($conn).await.map(|r| r.rows_affected())
+            }};
+        }
+        match conn.exec() {
+            Exec::Sqlite(c) => bind_all!(c),
+            Exec::Pg(c) => bind_all!(c),
+        }
+    }
 }
 
 /// A decimal amount stored exactly: TEXT on SQLite, NUMERIC on PostgreSQL. Never REAL.

@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Tx};
+use crate::db::{AsExec, MultiInsert, Tx};
 use crate::state::AppState;
 use crate::{ids, sql};
 
@@ -125,6 +125,32 @@ pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) 
         now
     )?;
     Ok((written > 0).then_some(id))
+}
+
+/// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
+/// number written (jobs whose `dedupe_key` exists are not).
+pub async fn enqueue_many<C: AsExec>(conn: &mut C, jobs: Vec<(OffsetDateTime, NewJob)>) -> Result<u64, sqlx::Error> {
+    let mut insert = MultiInsert::new(
+        "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)",
+        11,
+        "ON CONFLICT (dedupe_key) DO NOTHING",
+    );
+    for (now, job) in jobs {
+        insert.row(vec![
+            ids::new_id().into(),
+            job.kind.into(),
+            job.empresa_id.into(),
+            job.payload.to_string().into(),
+            "queued".into(),
+            0i64.into(),
+            job.max_attempts.max(1).into(),
+            job.run_at.unwrap_or(now).into(),
+            job.dedupe_key.into(),
+            now.into(),
+            now.into(),
+        ]);
+    }
+    insert.execute(conn).await
 }
 
 /// A job claimed by a worker.

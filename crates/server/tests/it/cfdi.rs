@@ -1072,3 +1072,57 @@ async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp()
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_batch_with_key_conflicts_and_missed_predictions_still_gives_gapless_folios() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "lote@example.com").await;
+        // This process learns the serie's counter, then another process stamps folios 3 to 7:
+        // every folio predicted here from now on misses until the counter is read again.
+        for expected in ["1", "2"] {
+            assert_eq!(timbrar(&app, &who, &factura(&cliente), None).await.data(201)["folio"], json!(expected));
+        }
+        let empresa = who.empresa.clone().unwrap();
+        let mut conn = app.db.conn().await.unwrap();
+        timbra_server::sql!(execute conn, "UPDATE folios SET ultimo = 7 WHERE empresa_id = $1 AND serie = $2", &empresa, "A")
+            .unwrap();
+        drop(conn);
+
+        // 30 stamps at once: six keys sent by three requests each, twelve stamps without key.
+        let app = std::sync::Arc::new(app);
+        let tasks: Vec<_> = (0..30)
+            .map(|i| {
+                let (app, who, body) = (app.clone(), who.clone(), factura(&cliente));
+                let key = (i < 18).then(|| format!("lote-{}", i % 6));
+                tokio::spawn(async move { (key.clone(), timbrar(&app, &who, &body, key.as_deref()).await) })
+            })
+            .collect();
+        let mut by_key: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+        let mut invoices = std::collections::BTreeMap::new();
+        for task in tasks {
+            let (key, answer) = task.await.unwrap();
+            let data = answer.data(201);
+            let id = data["cfdiId"].as_str().unwrap().to_owned();
+            let folio = data["folio"].as_str().unwrap().parse::<i64>().unwrap();
+            if let Some(key) = key {
+                by_key.entry(key).or_default().insert(id.clone());
+            }
+            assert_eq!(invoices.insert(id.clone(), folio).unwrap_or(folio), folio, "a replay names the same folio");
+        }
+        assert!(by_key.values().all(|ids| ids.len() == 1), "one invoice per key: {by_key:?}");
+        let mut folios: Vec<i64> = invoices.values().copied().collect();
+        folios.sort_unstable();
+        assert_eq!(folios, (8..=25).collect::<Vec<_>>(), "no folio repeated or skipped");
+        assert_eq!(folio_actual(&app, &who).await, 25);
+        assert_eq!(app.get("/api/cfdi?limit=1", &who).await.data(200)["total"], json!(20));
+        // Each XML carries the folio its invoice got, under a valid seal: a missed prediction
+        // was sealed again.
+        for (id, folio) in &invoices {
+            let (status, xml) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+            assert_eq!(status, StatusCode::OK);
+            assert!(xml.contains(&format!("Folio=\"{folio}\"")), "invoice {id} should carry folio {folio}");
+            timbra_cfdi::sello::verificar_sello_xml(&xml).unwrap();
+        }
+    })
+    .await;
+}

@@ -9,6 +9,7 @@ pub mod fiel;
 pub mod folios;
 pub mod idempotencia;
 pub mod links;
+pub mod pac_log;
 pub mod pipeline;
 pub mod storage;
 pub mod timbrado;

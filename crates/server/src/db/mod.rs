@@ -7,6 +7,7 @@
 
 pub mod cfdis;
 pub mod clientes;
+pub mod intentos;
 pub mod productos;
 pub mod scoped;
 

@@ -1,6 +1,6 @@
 //! Live mode against `timbra sim pac` (Finkok's protocol, Finkok's real answers) on both
-//! backends: cancellations follow SAT's status, not the PAC's answer to the request; every PAC
-//! call leaves one structured log line.
+//! backends: cancellations follow SAT's status, not the PAC's answer to the request; every
+//! live folio is listed or explained; every PAC call leaves one structured log line.
 
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
@@ -207,6 +207,107 @@ async fn a_cancellation_follows_sats_status_and_its_events_follow_the_real_state
             assert_eq!((failed["fields"]["pac.outcome"].as_str(), failed["fields"]["pac.code"].as_str()), (Some("rejected"), Some("300")));
             assert_eq!(failed["fields"]["pac.recovery"], "invoice unchanged; the client is told to retry");
             assert_eq!(estado(&app, &who, refused["cfdiId"].as_str().unwrap()).await, ("TIMBRADO".to_owned(), String::new()));
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_attempts_are_listed_and_every_live_folio_is_explained() {
+    pac_log_lines();
+    let (sim, url) = start_pac_sim().await;
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    each_backend_with(live_config(url, clock.clone()), |app: TestApp| {
+        let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
+        async move {
+            sim.configurar(|c| c.ahora = Some(clock.now()));
+            let (who, empresa) = live_company(&app, "live-folios@example.com", &good).await;
+            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
+
+            // Stamped, refused twice (Finkok's 300), stamped.
+            let first = timbrar(&app, &who, &body, None).await.data(201).clone();
+            sim.configurar(|c| c.usuario = Some("otra-cuenta".into()));
+            for _ in 0..2 {
+                timbrar(&app, &who, &body, None).await.assert_error(502, "PAC_001");
+            }
+            sim.configurar(|c| c.usuario = None);
+            let last = timbrar(&app, &who, &body, None).await.data(201).clone();
+            let serie = first["serie"].as_str().unwrap().to_owned();
+            assert_eq!((first["folio"].as_str(), last["folio"].as_str()), (Some("1"), Some("4")));
+
+            let listed = app.get("/api/cfdi/intentos", &who).await.data(200).clone();
+            assert_eq!((listed["total"].clone(), listed["page"].clone(), listed["pageSize"].clone()), (json!(4), json!(1), json!(20)));
+            let items = listed["items"].as_array().unwrap();
+            let seen: Vec<(i64, &str)> = items.iter().map(|i| (i["folio"].as_i64().unwrap(), i["status"].as_str().unwrap())).collect();
+            assert_eq!(seen, [(1, "TIMBRADO"), (2, "RECHAZADO"), (3, "RECHAZADO"), (4, "TIMBRADO")]);
+            assert_eq!(items[0]["uuid"], first["uuid"]);
+            assert_eq!(items[0]["cfdiId"], first["cfdiId"]);
+            assert_eq!(items[0]["serie"], serie.as_str());
+            assert!(items[0]["pacCode"].is_null() && items[0]["createdAt"].is_string() && items[0]["updatedAt"].is_string());
+            assert_eq!(items[1]["pacCode"], "300");
+            assert!(items[1]["pacMessage"].as_str().is_some_and(|m| !m.is_empty() && !m.contains('<')), "{}", items[1]);
+            assert!(items[1]["uuid"].is_null() && items[1]["cfdiId"].is_null());
+
+            // Filters by serie, folio number and status; paging as the other lists.
+            let page = app.get(&format!("/api/cfdi/intentos?serie={serie}&desde=2&hasta=3"), &who).await.data(200).clone();
+            assert_eq!(page["total"], json!(2));
+            let page = app.get("/api/cfdi/intentos?status=TIMBRADO", &who).await.data(200).clone();
+            assert_eq!(page["total"], json!(2));
+            assert_eq!(app.get("/api/cfdi/intentos?serie=ZZ", &who).await.data(200)["total"], json!(0));
+            let page = app.get("/api/cfdi/intentos?pageSize=3&page=2", &who).await.data(200).clone();
+            assert_eq!((page["items"].as_array().unwrap().len(), page["totalPages"].clone()), (1, json!(2)));
+            assert_eq!(page["items"][0]["folio"], json!(4));
+            app.get("/api/cfdi/intentos?desde=3&hasta=2", &who).await.assert_error(400, "REQUEST_001");
+
+            // "Explain the folios of serie A from 1 to N": every number is an invoice or an attempt.
+            let explained =
+                app.get(&format!("/api/cfdi/intentos/folios?serie={serie}&desde=1&hasta=5"), &who).await.data(200).clone();
+            assert_eq!((explained["ultimoFolio"].clone(), explained["sinRegistro"].clone()), (json!(4), json!(0)));
+            let folios = explained["folios"].as_array().unwrap();
+            let tipos: Vec<(i64, &str)> = folios.iter().map(|f| (f["folio"].as_i64().unwrap(), f["tipo"].as_str().unwrap())).collect();
+            assert_eq!(tipos, [(1, "CFDI"), (2, "INTENTO"), (3, "INTENTO"), (4, "CFDI"), (5, "SIN_USAR")]);
+            assert_eq!((folios[0]["uuid"].clone(), folios[0]["status"].clone()), (first["uuid"].clone(), json!("TIMBRADO")));
+            assert_eq!((folios[1]["status"].as_str(), folios[1]["pacCode"].as_str()), (Some("RECHAZADO"), Some("300")));
+            // Defaults: from 1 to the last folio used.
+            let all = app.get(&format!("/api/cfdi/intentos/folios?serie={serie}"), &who).await.data(200).clone();
+            assert_eq!((all["desde"].clone(), all["hasta"].clone(), all["sinRegistro"].clone()), (json!(1), json!(4), json!(0)));
+            // A cancelled invoice still explains its folio.
+            cancelar(&app, &who, first["cfdiId"].as_str().unwrap(), json!({ "motivo": "02" }), None).await.data(200);
+            let again = app.get(&format!("/api/cfdi/intentos/folios?serie={serie}&hasta=1"), &who).await.data(200).clone();
+            assert_eq!((again["folios"][0]["tipo"].as_str(), again["folios"][0]["status"].as_str()), (Some("CFDI"), Some("CANCELADO")));
+            app.get("/api/cfdi/intentos/folios", &who).await.assert_error(400, "REQUEST_001");
+            app.get(&format!("/api/cfdi/intentos/folios?serie={serie}&desde=1&hasta=1001"), &who)
+                .await
+                .assert_error(400, "REQUEST_001");
+
+            // CONTADOR or higher; a key needs cfdi:view.
+            let (_, facturador) = app.user("facturador@example.com").await;
+            let members = format!("/api/empresas/{empresa}/miembros");
+            app.post(&members, &who, json!({ "email": "facturador@example.com", "role": "FACTURADOR" })).await.data(201);
+            let facturador = As::key(&facturador).in_empresa(&empresa);
+            assert_eq!(app.get("/api/cfdi", &facturador).await.status, 200);
+            assert_eq!(app.get("/api/cfdi/intentos", &facturador).await.status, 403);
+            assert_eq!(app.get(&format!("/api/cfdi/intentos/folios?serie={serie}"), &facturador).await.status, 403);
+            let (_, contador) = app.user("contador@example.com").await;
+            app.post(&members, &who, json!({ "email": "contador@example.com", "role": "CONTADOR" })).await.data(201);
+            assert_eq!(app.get("/api/cfdi/intentos", &As::key(&contador).in_empresa(&empresa)).await.data(200)["total"], json!(4));
+            let owner_key = who.key.clone().unwrap();
+            let narrow = app
+                .post("/api/api-keys", &As::key(&owner_key), json!({ "name": "timbrar", "scopes": ["cfdi:timbrar"] }))
+                .await
+                .data(201)["key"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            app.get("/api/cfdi/intentos", &As::key(&narrow).in_empresa(&empresa)).await.assert_error(403, "SCOPE_002");
+            // Another company sees none of these attempts.
+            let (_, other) = app.user("other-folios@example.com").await;
+            let other_empresa = app.empresa(&other, "XIA190128J61").await;
+            let other = As::key(&other).in_empresa(&other_empresa);
+            assert_eq!(app.get("/api/cfdi/intentos", &other).await.data(200)["total"], json!(0));
         }
     })
     .await;

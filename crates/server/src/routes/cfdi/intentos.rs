@@ -77,13 +77,20 @@ impl From<IntentoRow> for IntentoOut {
             folio: row.folio,
             status: row.status,
             pac_code: row.pac_code,
-            pac_message: row.error,
+            pac_message: row.error.as_deref().map(sin_respuesta_cruda),
             cfdi_id: row.cfdi_id,
             uuid: row.uuid,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
     }
+}
+
+/// A recorded error without any part of the PAC's raw answer: older rows (and transport
+/// errors) may end with an excerpt of the answer's body (`HTTP 502 … en stamp: <html>…`).
+fn sin_respuesta_cruda(error: &str) -> String {
+    let antes = error.split('<').next().unwrap_or_default();
+    antes.trim_end_matches([' ', ':']).to_owned()
 }
 
 fn serie_de(serie: Option<String>) -> Option<String> {
@@ -250,7 +257,7 @@ pub async fn folios(
                     status: Some(intento.status),
                     intento_id: Some(intento.id),
                     pac_code: intento.pac_code,
-                    pac_message: intento.error,
+                    pac_message: intento.error.as_deref().map(sin_respuesta_cruda),
                     ..vacio
                 }
             } else if folio > ultimo_folio {
@@ -267,4 +274,21 @@ pub async fn folios(
     }
     let sin_registro = i64::try_from(sin_registro).unwrap_or(i64::MAX);
     Ok(ok(FoliosOut { serie, desde, hasta, ultimo_folio, sin_registro, folios }).with_mode(access.mode()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_errors_lose_the_pacs_raw_answer() {
+        assert_eq!(
+            sin_respuesta_cruda("HTTP 502 Bad Gateway en stamp: <html><body>502"),
+            "HTTP 502 Bad Gateway en stamp"
+        );
+        assert_eq!(
+            sin_respuesta_cruda("el PAC rechazó la solicitud (300): Usuario"),
+            "el PAC rechazó la solicitud (300): Usuario"
+        );
+    }
 }

@@ -44,7 +44,9 @@ pub struct Cancelacion {
     pub uuid: String,
     /// SAT's `EstatusUUID`: `201` request received, `202` already requested or cancelled.
     pub estatus_uuid: String,
-    /// `EstatusCancelacion` when the PAC reports it (`Cancelado sin aceptación`, `En proceso`).
+    /// `EstatusCancelacion` when the PAC reports it. Finkok answers every accepted request
+    /// with `Petición de cancelación realizada exitosamente`, which does not say whether SAT
+    /// cancelled the CFDI or waits for the receiver: ask [`Pac::estatus_cancelacion`].
     pub estatus_cancelacion: Option<String>,
     /// The SAT acuse, verbatim (XML).
     pub acuse: String,
@@ -184,7 +186,8 @@ pub trait Pac: Send + Sync {
     fn consultar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>>;
 
     /// Sends a signed `Cancelacion` document (PROTOCOLS.md §2.4) for one UUID. `201` and
-    /// `202` are answers; any other per-UUID or request-level code is a rejection.
+    /// `202` are answers (the request was received, not that the CFDI is cancelled); any
+    /// other per-UUID or request-level code is a rejection.
     fn cancelar<'a>(&'a self, cancelacion_firmada: &'a str) -> BoxFuture<'a, Result<Cancelacion, PacError>>;
 
     /// SAT's status of a CFDI (follow a cancellation that waits for the receiver).

@@ -228,7 +228,10 @@ impl ApiError {
             timbra_pac::PacError::Rejected { .. } => Code::Pac001,
             _ => Code::Pac002,
         };
-        Self::new(code, format!("{error}; {consequence}")).with_details(json!({ "pacCode": error.code() }))
+        // In English and without the PAC's raw answer (never SOAP): the log line of the call
+        // (`cfdi::pac_log`) has the rest.
+        let summary = crate::cfdi::pac_log::summary(error);
+        Self::new(code, format!("{summary}; {consequence}")).with_details(json!({ "pacCode": error.code() }))
     }
 }
 

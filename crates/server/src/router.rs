@@ -87,6 +87,9 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))
         .routes(routes!(cfdi::list))
+        // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
+        .routes(routes!(cfdi::intentos))
+        .routes(routes!(cfdi::folios))
         .routes(routes!(cfdi::get))
         .routes(routes!(cfdi::xml))
         .routes(routes!(cfdi::pdf))

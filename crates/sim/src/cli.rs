@@ -88,6 +88,10 @@ pub struct PacArgs {
     /// Status queries that report "En proceso" before the receiver's answer shows.
     #[arg(long, default_value_t = 1)]
     pub pending_queries: u32,
+    /// Status queries right after a cancellation request that still show the state before it
+    /// (SAT's status service lagging behind).
+    #[arg(long, default_value_t = 0)]
+    pub lagging_status_queries: u32,
 }
 
 /// Runs the chosen simulator until the process is stopped.
@@ -112,6 +116,7 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
             config.receptores_que_rechazan = args.rejecting_receivers;
             config.receptores_que_no_contestan = args.silent_receivers;
             config.consultas_en_proceso = args.pending_queries;
+            config.consultas_sin_reflejar = args.lagging_status_queries;
             let numero = config.credencial_pac.certificate().no_certificado().to_owned();
             let listener = tokio::net::TcpListener::bind(args.listen).await?;
             let direccion = listener.local_addr()?;

@@ -50,6 +50,9 @@ pub enum Permission {
     CfdiDescargar,
     /// Read invoices.
     CfdiView,
+    /// Read the live stamping attempts and the explanation of every folio (scope `cfdi:view`,
+    /// role CONTADOR: refused attempts carry the PAC's messages).
+    CfdiIntentos,
     /// Create customers.
     ClienteCreate,
     /// Edit customers.
@@ -94,6 +97,7 @@ impl Permission {
         Permission::CfdiCancelar,
         Permission::CfdiDescargar,
         Permission::CfdiView,
+        Permission::CfdiIntentos,
         Permission::ClienteCreate,
         Permission::ClienteEdit,
         Permission::ClienteDelete,
@@ -119,7 +123,7 @@ impl Permission {
             Permission::CfdiTimbrar => "cfdi:timbrar",
             Permission::CfdiCancelar => "cfdi:cancelar",
             Permission::CfdiDescargar => "cfdi:descargar",
-            Permission::CfdiView => "cfdi:view",
+            Permission::CfdiView | Permission::CfdiIntentos => "cfdi:view",
             Permission::ClienteCreate => "cliente:create",
             Permission::ClienteEdit => "cliente:edit",
             Permission::ClienteDelete => "cliente:delete",
@@ -155,6 +159,7 @@ impl Permission {
             | Permission::ProductoEdit => Role::Facturador,
             Permission::CfdiCancelar
             | Permission::CfdiDescargar
+            | Permission::CfdiIntentos
             | Permission::ClienteDelete
             | Permission::ProductoDelete => Role::Contador,
             Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
@@ -187,6 +192,8 @@ mod tests {
         assert_eq!(Permission::CfdiTimbrar.minimum_role(), Role::Facturador);
         assert_eq!(Permission::CfdiCancelar.minimum_role(), Role::Contador);
         assert_eq!(Permission::CfdiDescargar.minimum_role(), Role::Contador);
+        assert_eq!(Permission::CfdiIntentos.minimum_role(), Role::Contador);
+        assert!(Permission::CfdiIntentos.granted_by("cfdi:view"));
         assert_eq!(Permission::ClienteDelete.minimum_role(), Role::Contador);
         assert_eq!(Permission::EmpresaDelete.minimum_role(), Role::Propietario);
         assert_eq!(Permission::MemberManage.minimum_role(), Role::Administrador);

@@ -1,19 +1,131 @@
 //! Cancellation bookkeeping: the state change and its events in one transaction, and the
-//! durable job that follows a cancellation waiting for the receiver's acceptance until SAT
-//! reports it accepted, cancelled because the receiver's deadline passed, or rejected.
+//! durable job that follows a cancellation until SAT's status says it is final.
+//!
+//! The PAC's answer to a request (`201`, "Petición de cancelación realizada exitosamente")
+//! only says the request was received. What SAT decided is read from its status service
+//! (`get_sat_status`), right after the request and then every 15 minutes by
+//! [`SeguirCancelacion`]: SOLICITADA (SAT still shows the invoice in force) and PENDIENTE (SAT
+//! waits for the receiver) keep the invoice TIMBRADO; SIN_ACEPTACION, ACEPTADA and
+//! PLAZO_VENCIDO make it CANCELADO; RECHAZADA keeps it TIMBRADO and allows a new request.
 
 use std::time::Duration;
 
 use serde_json::json;
 use time::OffsetDateTime;
 
-use crate::db::Tx;
+use crate::cfdi::pac_log::{self, PacCall};
+use crate::db::{Tx, cfdis};
 use crate::error::ApiResult;
 use crate::events::payloads::Cancelacion;
 use crate::events::{self, Event};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::sql;
 use crate::state::AppState;
+
+/// Where a cancellation stands (`cancellationStatus`, client-visible). Only SAT's status
+/// (`get_sat_status`) says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EstadoCancelacion {
+    /// The PAC accepted the request; SAT still shows the invoice in force (its status service
+    /// has not caught up, or does not know the UUID yet). The invoice stays TIMBRADO.
+    Solicitada,
+    /// SAT waits for the receiver's acceptance (`En proceso`). The invoice stays TIMBRADO.
+    Pendiente,
+    /// SAT cancelled it without acceptance (`Cancelado sin aceptación`): CANCELADO.
+    SinAceptacion,
+    /// The receiver accepted (`Cancelado con aceptación`): CANCELADO.
+    Aceptada,
+    /// The receiver did not answer within three business days (`Plazo vencido`): CANCELADO.
+    PlazoVencido,
+    /// The receiver rejected (`Solicitud rechazada`): the invoice stays TIMBRADO and may be
+    /// cancelled again.
+    Rechazada,
+}
+
+impl EstadoCancelacion {
+    /// The stored and published name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EstadoCancelacion::Solicitada => "SOLICITADA",
+            EstadoCancelacion::Pendiente => "PENDIENTE",
+            EstadoCancelacion::SinAceptacion => "SIN_ACEPTACION",
+            EstadoCancelacion::Aceptada => "ACEPTADA",
+            EstadoCancelacion::PlazoVencido => "PLAZO_VENCIDO",
+            EstadoCancelacion::Rechazada => "RECHAZADA",
+        }
+    }
+
+    /// The state stored as `nombre`.
+    pub fn parse(nombre: &str) -> Option<Self> {
+        [
+            EstadoCancelacion::Solicitada,
+            EstadoCancelacion::Pendiente,
+            EstadoCancelacion::SinAceptacion,
+            EstadoCancelacion::Aceptada,
+            EstadoCancelacion::PlazoVencido,
+            EstadoCancelacion::Rechazada,
+        ]
+        .into_iter()
+        .find(|estado| estado.as_str() == nombre)
+    }
+
+    /// SAT says the invoice is cancelled: its status is CANCELADO.
+    pub fn cancelado(self) -> bool {
+        matches!(self, EstadoCancelacion::SinAceptacion | EstadoCancelacion::Aceptada | EstadoCancelacion::PlazoVencido)
+    }
+
+    /// Not final: the follow-up job keeps asking SAT, and a new request is refused.
+    pub fn en_curso(self) -> bool {
+        matches!(self, EstadoCancelacion::Solicitada | EstadoCancelacion::Pendiente)
+    }
+
+    /// What SAT's status fields say about a cancellation the PAC accepted (PROTOCOLS.md §3:
+    /// `Estado`, `EsCancelable`, `EstatusCancelacion`).
+    pub fn de_sat(sat: &timbra_pac::EstadoSat) -> Self {
+        let estatus = sat.estatus_cancelacion.trim().to_lowercase();
+        let estado = sat.estado.trim().to_lowercase();
+        if estatus == "plazo vencido" {
+            EstadoCancelacion::PlazoVencido
+        } else if estatus.starts_with("cancelado con") {
+            EstadoCancelacion::Aceptada
+        } else if estatus.starts_with("cancelado sin") {
+            EstadoCancelacion::SinAceptacion
+        } else if estado == "cancelado" {
+            // Cancelled without the detail: EsCancelable says which way it went.
+            if sat.es_cancelable.to_lowercase().contains("con aceptación") {
+                EstadoCancelacion::Aceptada
+            } else {
+                EstadoCancelacion::SinAceptacion
+            }
+        } else if estatus == "en proceso" {
+            EstadoCancelacion::Pendiente
+        } else if estatus.contains("rechazada") {
+            EstadoCancelacion::Rechazada
+        } else {
+            // Vigente with no cancellation status, or not found yet.
+            EstadoCancelacion::Solicitada
+        }
+    }
+
+    /// The events a move from `anterior` (`None`: a new request) to `self` emits. They follow
+    /// SAT's real state: `factura.cancelada` only when SAT says cancelled,
+    /// `factura.cancelacion_pendiente` only when SAT waits for the receiver.
+    fn eventos(self, anterior: Option<Self>) -> &'static [fn(Cancelacion) -> Event] {
+        if anterior == Some(self) {
+            return &[];
+        }
+        match self {
+            EstadoCancelacion::Solicitada => &[],
+            EstadoCancelacion::Pendiente => &[Event::FacturaCancelacionPendiente],
+            EstadoCancelacion::SinAceptacion => &[Event::FacturaCancelada],
+            // The receiver's silence past the deadline counts as acceptance.
+            EstadoCancelacion::Aceptada | EstadoCancelacion::PlazoVencido => {
+                &[Event::FacturaCancelacionAceptada, Event::FacturaCancelada]
+            }
+            EstadoCancelacion::Rechazada => &[Event::FacturaCancelacionRechazada],
+        }
+    }
+}
 
 /// The invoice being cancelled.
 pub struct Datos<'a> {
@@ -25,30 +137,29 @@ pub struct Datos<'a> {
     pub motivo: &'a str,
 }
 
-/// Records a cancellation answer in `tx`: `SIN_ACEPTACION` cancels the invoice and emits
-/// `factura.cancelada`; `PENDIENTE` keeps it TIMBRADO, emits `factura.cancelacion_pendiente`
-/// and enqueues [`SeguirCancelacion`].
+/// Records a cancellation request in `tx` in the state SAT showed right after it: the invoice
+/// becomes CANCELADO only when SAT says so; the events of that state are emitted; a state that
+/// is not final enqueues [`SeguirCancelacion`].
 pub async fn registrar(
     tx: &mut Tx,
     now: OffsetDateTime,
     empresa_id: &str,
     datos: &Datos<'_>,
-    estado: &str,
+    estado: EstadoCancelacion,
     folio_sustitucion: Option<&str>,
     acuse_url: Option<&str>,
 ) -> ApiResult<()> {
-    let pendiente = estado == "PENDIENTE";
-    let status = if pendiente { None } else { Some("CANCELADO") };
+    let status = estado.cancelado().then_some("CANCELADO");
     sql!(
         execute * tx,
         "UPDATE cfdis SET status = COALESCE($1, status), cancellation_status = $2, cancel_motivo = $3, \
          cancel_folio_sustitucion = $4, acuse_url = $5, cancelled_at = $6 WHERE id = $7 AND empresa_id = $8",
         status,
-        estado,
+        estado.as_str(),
         datos.motivo,
         folio_sustitucion,
         acuse_url,
-        (!pendiente).then_some(now),
+        estado.cancelado().then_some(now),
         datos.cfdi_id,
         empresa_id
     )?;
@@ -56,33 +167,38 @@ pub async fn registrar(
         cfdi_id: datos.cfdi_id.to_owned(),
         uuid: datos.uuid.to_owned(),
         motivo: Some(datos.motivo.to_owned()),
-        cancellation_status: estado.to_owned(),
+        cancellation_status: estado.as_str().to_owned(),
     };
-    if pendiente {
-        events::emit(tx, now, empresa_id, &Event::FacturaCancelacionPendiente(data)).await?;
+    for evento in estado.eventos(None) {
+        events::emit(tx, now, empresa_id, &evento(data.clone())).await?;
+    }
+    if estado.en_curso() {
         let payload = Seguimiento { cfdi_id: datos.cfdi_id.to_owned() };
         let job =
             NewJob::of::<SeguirCancelacion>(&payload).for_empresa(empresa_id).at(now + SeguirCancelacion::INTERVALO);
         jobs::enqueue(tx, now, job).await?;
-    } else {
-        events::emit(tx, now, empresa_id, &Event::FacturaCancelada(data)).await?;
     }
     Ok(())
 }
 
-#[derive(sqlx::FromRow)]
-struct Pendiente {
-    empresa_id: String,
-    uuid: String,
-    uuid_xml: String,
-    emisor_rfc: String,
-    receptor_rfc: String,
-    total: crate::db::Money,
-    cancel_motivo: Option<String>,
-    cancellation_status: Option<String>,
+/// What the follow-up job does when SAT's status cannot be read (`pac.recovery`).
+fn reintenta_el_seguimiento(_: &timbra_pac::PacError) -> &'static str {
+    "the follow-up job asks again in 15 minutes"
 }
 
-/// Asks SAT (through the PAC) every [`SeguirCancelacion::INTERVALO`] how a pending
+/// Asks SAT (through the PAC) how the cancellation of an invoice stands, logging the call.
+///
+/// # Errors
+/// The PAC's failure; the caller keeps the state it had.
+pub async fn consultar_sat(
+    pac: &dyn timbra_pac::Pac,
+    llamada: PacCall<'_>,
+    consulta: &timbra_pac::ConsultaEstado,
+) -> Result<timbra_pac::EstadoSat, timbra_pac::PacError> {
+    pac_log::logged(llamada, pac.estatus_cancelacion(consulta)).await
+}
+
+/// Asks SAT (through the PAC) every [`SeguirCancelacion::INTERVALO`] how a requested or pending
 /// cancellation stands, for longer than the receiver's deadline of three business days.
 pub struct SeguirCancelacion;
 
@@ -113,7 +229,7 @@ impl Job for SeguirCancelacion {
     async fn run(app: AppState, job: Claimed) -> Attempt {
         match seguir(&app, &job).await {
             Ok(Some(info)) => Attempt::ok(info),
-            Ok(None) => Attempt::retry("the receiver has not answered yet", serde_json::Value::Null),
+            Ok(None) => Attempt::retry("SAT has not decided yet (SOLICITADA or PENDIENTE)", serde_json::Value::Null),
             Err(error) => Attempt::retry(error, serde_json::Value::Null),
         }
     }
@@ -124,13 +240,11 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
     let Seguimiento { cfdi_id } = job.payload::<SeguirCancelacion>()?;
     let fila = {
         let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
-        sql!(fetch_optional conn, Pendiente,
-            "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, cancel_motivo, cancellation_status \
-             FROM cfdis WHERE id = $1", &cfdi_id)
-        .map_err(|e| e.to_string())?
+        cfdis::por_seguir(&mut conn, &cfdi_id).await.map_err(|e| e.to_string())?
     };
-    let Some(fila) = fila.filter(|f| f.cancellation_status.as_deref() == Some("PENDIENTE")) else {
-        return Ok(Some(json!({ "skipped": "not pending" })));
+    let anterior = fila.as_ref().and_then(|f| f.cancellation_status.as_deref()).and_then(EstadoCancelacion::parse);
+    let (Some(fila), Some(anterior)) = (fila, anterior.filter(|e| e.en_curso())) else {
+        return Ok(Some(json!({ "skipped": "no cancellation in progress" })));
     };
     let pac = app.pac.clone().ok_or("no PAC configured (TIMBRA_PAC_URL)")?;
     let consulta = timbra_pac::ConsultaEstado {
@@ -139,43 +253,29 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         uuid: fila.uuid_xml.clone(),
         total: fila.total.0.to_string(),
     };
-    let estado = pac.estatus_cancelacion(&consulta).await.map_err(|e| e.to_string())?;
-    // The receiver's silence past the deadline counts as acceptance ("Plazo vencido"); the
-    // status says which of the two it was.
-    type Evento = fn(Cancelacion) -> Event;
-    let aceptada: Evento = Event::FacturaCancelacionAceptada;
-    let cancelada: Evento = Event::FacturaCancelada;
-    let rechazada: Evento = Event::FacturaCancelacionRechazada;
-    let (nuevo, eventos): (&str, &[Evento]) = match estado.cancelacion() {
-        timbra_pac::EstadoCancelacion::Cancelado
-            if estado.estatus_cancelacion.to_lowercase().contains("plazo vencido") =>
-        {
-            ("PLAZO_VENCIDO", &[aceptada, cancelada])
-        }
-        timbra_pac::EstadoCancelacion::Cancelado => ("ACEPTADA", &[aceptada, cancelada]),
-        timbra_pac::EstadoCancelacion::Rechazado => ("RECHAZADA", &[rechazada]),
-        _ => return Ok(None),
-    };
+    let llamada = PacCall::new("get_sat_status", &fila.empresa_id)
+        .cfdi(&cfdi_id, fila.serie.as_deref(), fila.folio_num)
+        .recovery(reintenta_el_seguimiento);
+    let estado = consultar_sat(pac.as_ref(), llamada, &consulta).await.map_err(|e| pac_log::summary(&e))?;
+    let nuevo = EstadoCancelacion::de_sat(&estado);
+    // SAT showing the invoice in force while the receiver decides says nothing new.
+    if nuevo == anterior || nuevo == EstadoCancelacion::Solicitada {
+        return Ok(None);
+    }
     let now = app.clock.now();
     let escribir = async {
         let mut tx = app.db.begin().await?;
-        let cambiadas = if nuevo != "RECHAZADA" {
-            sql!(execute tx,
-                "UPDATE cfdis SET status = 'CANCELADO', cancellation_status = $1, cancelled_at = $2 \
-                 WHERE id = $3 AND cancellation_status = 'PENDIENTE'", nuevo, now, &cfdi_id)?
-        } else {
-            sql!(execute tx,
-                "UPDATE cfdis SET cancellation_status = $1 WHERE id = $2 AND cancellation_status = 'PENDIENTE'",
-                nuevo, &cfdi_id)?
-        };
-        if cambiadas == 1 {
+        let movidas =
+            cfdis::avanzar_cancelacion(&mut tx, &cfdi_id, anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now)
+                .await?;
+        if movidas == 1 {
             let data = Cancelacion {
                 cfdi_id: cfdi_id.clone(),
                 uuid: fila.uuid.clone(),
                 motivo: fila.cancel_motivo.clone(),
-                cancellation_status: nuevo.to_owned(),
+                cancellation_status: nuevo.as_str().to_owned(),
             };
-            for evento in eventos {
+            for evento in nuevo.eventos(Some(anterior)) {
                 events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
             }
         }
@@ -183,5 +283,49 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         Ok::<_, sqlx::Error>(())
     };
     escribir.await.map_err(|e| e.to_string())?;
-    Ok(Some(json!({ "cancellationStatus": nuevo, "estatusSat": estado.estatus_cancelacion })))
+    if nuevo.en_curso() {
+        // SOLICITADA → PENDIENTE recorded; SAT now waits for the receiver.
+        return Ok(None);
+    }
+    Ok(Some(json!({ "cancellationStatus": nuevo.as_str(), "estatusSat": estado.estatus_cancelacion })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sat(estado: &str, es_cancelable: &str, estatus: &str) -> timbra_pac::EstadoSat {
+        timbra_pac::EstadoSat {
+            codigo_estatus: "S - Comprobante obtenido satisfactoriamente.".into(),
+            estado: estado.into(),
+            es_cancelable: es_cancelable.into(),
+            estatus_cancelacion: estatus.into(),
+        }
+    }
+
+    #[test]
+    fn only_sat_status_decides_and_every_text_has_its_state() {
+        use EstadoCancelacion::*;
+        let con = "Cancelable con aceptación";
+        let sin = "Cancelable sin aceptación";
+        for (campos, esperado) in [
+            (sat("Vigente", sin, ""), Solicitada),
+            (sat("No Encontrado", "", ""), Solicitada),
+            (sat("Vigente", con, "En proceso"), Pendiente),
+            (sat("Cancelado", sin, "Cancelado sin aceptación"), SinAceptacion),
+            (sat("Cancelado", con, "Cancelado con aceptación"), Aceptada),
+            (sat("Cancelado", con, "Plazo vencido"), PlazoVencido),
+            (sat("Vigente", con, "Solicitud rechazada"), Rechazada),
+            (sat("Cancelado", con, ""), Aceptada),
+            (sat("Cancelado", sin, ""), SinAceptacion),
+        ] {
+            assert_eq!(EstadoCancelacion::de_sat(&campos), esperado, "{campos:?}");
+            assert_eq!(EstadoCancelacion::parse(esperado.as_str()), Some(esperado));
+        }
+        assert!(Solicitada.en_curso() && Pendiente.en_curso() && !Rechazada.en_curso());
+        assert!(!Rechazada.cancelado() && PlazoVencido.cancelado() && !Solicitada.cancelado());
+        assert!(Pendiente.eventos(Some(Pendiente)).is_empty());
+        assert!(Solicitada.eventos(None).is_empty());
+        assert_eq!(Aceptada.eventos(Some(Pendiente)).len(), 2);
+    }
 }

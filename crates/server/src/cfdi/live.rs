@@ -25,6 +25,7 @@ use timbra_cfdi::{Comprobante, escritura, sello};
 use timbra_pac::{PacError, Timbrado as TimbradoPac};
 use time::OffsetDateTime;
 
+use super::pac_log::{self, PacCall};
 use super::pipeline::{Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
@@ -112,8 +113,19 @@ pub(super) async fn timbrar(
     tx.commit().await?;
 
     let xml = intento.xml_sellado.as_deref().unwrap_or_default();
-    let respuesta = timbra_pac::timbrar_sin_duplicar(pac.as_ref(), xml).await;
+    let llamada = PacCall::new("stamp", empresa_id).cfdi(&intento.id, Some(&intento.serie), Some(intento.folio));
+    let respuesta =
+        pac_log::logged(llamada.recovery(recuperacion), timbra_pac::timbrar_sin_duplicar(pac.as_ref(), xml)).await;
     resolver(app, peticion.empresa, peticion.mode, &intento, respuesta, now).await
+}
+
+/// What happens after a stamping call fails, for its log line.
+fn recuperacion(error: &PacError) -> &'static str {
+    if error.is_indeterminate() {
+        "outcome unknown: attempt SIN_RESPUESTA, reconciled by a retry or the job"
+    } else {
+        "refused: attempt RECHAZADO, stamp and key given back"
+    }
 }
 
 /// Resends the sealed XML of an unresolved attempt and resolves it; IDEMPOTENCY_002 while
@@ -145,9 +157,17 @@ async fn reenviar(
     // Ask first: the earlier send may have stamped. Only when the PAC knows no stamp of this
     // XML is it sent again, and only then does a refusal prove that nothing was stamped; a
     // failed question (even a refusal such as 300, bad credentials) leaves the outcome unknown.
-    let respuesta = match pac.consultar(xml).await {
+    let consulta = PacCall::new("stamped", &intento.empresa_id)
+        .cfdi(&intento.id, Some(&intento.serie), Some(intento.folio))
+        .recovery(|_| "outcome stays unknown; reconciled later");
+    let respuesta = match pac_log::logged(consulta, pac.consultar(xml)).await {
         Ok(Some(timbrado)) => Ok(timbrado),
-        Ok(None) => timbra_pac::timbrar_sin_duplicar(pac, xml).await,
+        Ok(None) => {
+            let envio = PacCall::new("stamp", &intento.empresa_id)
+                .cfdi(&intento.id, Some(&intento.serie), Some(intento.folio))
+                .recovery(recuperacion);
+            pac_log::logged(envio, timbra_pac::timbrar_sin_duplicar(pac, xml)).await
+        }
         Err(error) if error.is_indeterminate() => Err(error),
         Err(error) => Err(PacError::Transport(format!("asking for an earlier stamp: {error}"))),
     };
@@ -169,7 +189,7 @@ async fn resolver(
         Ok(timbrado) => timbrado,
         Err(error) if error.is_indeterminate() => {
             let mut tx = app.db.begin().await?;
-            intentos::sin_respuesta(&mut tx, &intento.id, &error.to_string(), app.clock.now()).await?;
+            intentos::sin_respuesta(&mut tx, &intento.id, &pac_log::summary(&error), app.clock.now()).await?;
             tx.commit().await?;
             tracing::warn!(intento.id = %intento.id, cfdi.serie = %serie, cfdi.folio = folio, error.message = %error,
                 "PAC outcome unknown; the attempt is kept for reconciliation");
@@ -185,7 +205,8 @@ async fn resolver(
             // A refusal: nothing was stamped. The stamp and the key are given back.
             let mut tx = app.db.begin().await?;
             let cambiado =
-                intentos::rechazado(&mut tx, &intento.id, error.code(), &error.to_string(), app.clock.now()).await?;
+                intentos::rechazado(&mut tx, &intento.id, error.code(), &pac_log::summary(&error), app.clock.now())
+                    .await?;
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
                 if let Some(clave) = &clave {

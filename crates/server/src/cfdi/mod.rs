@@ -10,6 +10,7 @@ pub mod folios;
 pub mod group_commit;
 pub mod links;
 pub mod live;
+pub mod pac_log;
 pub mod pipeline;
 pub mod storage;
 pub mod timbrado;

@@ -257,6 +257,16 @@ pub struct PorCancelar {
     pub xml_url: Option<String>,
     /// Where a cancellation stands.
     pub cancellation_status: Option<String>,
+    /// Issuer RFC (SAT's status query).
+    pub emisor_rfc: String,
+    /// Receiver RFC (SAT's status query).
+    pub receptor_rfc: String,
+    /// `Total` (SAT's status query).
+    pub total: Money,
+    /// Serie (logs).
+    pub serie: Option<String>,
+    /// Folio number (logs).
+    pub folio_num: Option<i64>,
 }
 
 /// The invoice `id` of the company, as cancellation needs it.
@@ -264,7 +274,8 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Resu
     sql!(
         fetch_optional * conn,
         PorCancelar,
-        "SELECT uuid, uuid_xml, status, sandbox, xml_url, cancellation_status FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        "SELECT uuid, uuid_xml, status, sandbox, xml_url, cancellation_status, emisor_rfc, receptor_rfc, total, serie, \
+         folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )
@@ -295,4 +306,64 @@ pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<
         empresa_id
     )?;
     Ok(url.flatten())
+}
+
+/// An invoice whose cancellation the follow-up job asks SAT about.
+#[derive(FromRow)]
+pub struct PorSeguir {
+    /// Its company.
+    pub empresa_id: String,
+    /// UUID as the API shows it.
+    pub uuid: String,
+    /// UUID as the XML carries it.
+    pub uuid_xml: String,
+    /// Issuer RFC.
+    pub emisor_rfc: String,
+    /// Receiver RFC.
+    pub receptor_rfc: String,
+    /// `Total`.
+    pub total: Money,
+    /// Serie.
+    pub serie: Option<String>,
+    /// Folio number.
+    pub folio_num: Option<i64>,
+    /// c_MotivoCancelacion of the request.
+    pub cancel_motivo: Option<String>,
+    /// Where the cancellation stands.
+    pub cancellation_status: Option<String>,
+}
+
+/// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
+/// carries its company).
+pub async fn por_seguir(conn: &mut DbConn, id: &str) -> Result<Option<PorSeguir>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        PorSeguir,
+        "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, serie, folio_num, cancel_motivo, \
+         cancellation_status FROM cfdis WHERE id = $1",
+        id
+    )
+}
+
+/// Moves a cancellation from `anterior` to `nuevo` (and the invoice to CANCELADO when
+/// `cancelado`); 0 rows when someone else moved it first.
+pub async fn avanzar_cancelacion(
+    tx: &mut crate::db::Tx,
+    id: &str,
+    anterior: &str,
+    nuevo: &str,
+    cancelado: bool,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    let status = cancelado.then_some("CANCELADO");
+    sql!(
+        execute * tx,
+        "UPDATE cfdis SET status = COALESCE($1, status), cancellation_status = $2, \
+         cancelled_at = COALESCE($3, cancelled_at) WHERE id = $4 AND cancellation_status = $5",
+        status,
+        nuevo,
+        cancelado.then_some(now),
+        id,
+        anterior
+    )
 }

@@ -121,7 +121,8 @@ pub struct FacturaTimbrada {
     pub folio: String,
 }
 
-/// The four `factura.cancel*` events.
+/// The four `factura.cancel*` events. Each is emitted when SAT's status (not the PAC's answer
+/// to the request) shows its state, once per state.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Cancelacion {
@@ -131,7 +132,10 @@ pub struct Cancelacion {
     pub uuid: String,
     /// c_MotivoCancelacion (01–04).
     pub motivo: Option<String>,
-    /// SIN_ACEPTACION, PENDIENTE, ACEPTADA, PLAZO_VENCIDO or RECHAZADA.
+    /// What SAT's status says: PENDIENTE (waits for the receiver; `factura.cancelacion_pendiente`),
+    /// SIN_ACEPTACION, ACEPTADA or PLAZO_VENCIDO (cancelled; `factura.cancelada`, after
+    /// `factura.cancelacion_aceptada` for the last two) or RECHAZADA
+    /// (`factura.cancelacion_rechazada`; the invoice stays TIMBRADO).
     pub cancellation_status: String,
 }
 

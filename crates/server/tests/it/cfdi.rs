@@ -17,7 +17,7 @@ use time::{Duration, OffsetDateTime};
 use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with};
 
 const MASTER_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
-const EMISOR: &str = "EKU9003173C9";
+pub(crate) const EMISOR: &str = "EKU9003173C9";
 
 fn sat_dir() -> Option<PathBuf> {
     let dir = std::env::var("TIMBRA_SAT_DIR")
@@ -45,7 +45,7 @@ pub(crate) async fn timbrar(app: &TestApp, who: &As, body: &Value, key: Option<&
     TestApp::read(request.send().await.unwrap()).await
 }
 
-async fn raw(app: &TestApp, path: &str, who: Option<&As>) -> (StatusCode, String) {
+pub(crate) async fn raw(app: &TestApp, path: &str, who: Option<&As>) -> (StatusCode, String) {
     let mut request = app.client.get(format!("{}{path}", app.base));
     if let Some(who) = who {
         request =
@@ -70,7 +70,7 @@ pub(crate) async fn setup(app: &TestApp, email: &str) -> (As, String) {
     (who, cliente.data(201)["id"].as_str().unwrap().to_owned())
 }
 
-fn concepto(descripcion: &str, cantidad: Value, precio: Value) -> Value {
+pub(crate) fn concepto(descripcion: &str, cantidad: Value, precio: Value) -> Value {
     json!({ "claveProdServ": "81112100", "claveUnidad": "E48", "descripcion": descripcion, "cantidad": cantidad, "precioUnitario": precio })
 }
 
@@ -196,7 +196,7 @@ fn b64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
 
-fn csd(rfc: &str, not_before: OffsetDateTime, not_after: OffsetDateTime) -> testgen::Generated {
+pub(crate) fn csd(rfc: &str, not_before: OffsetDateTime, not_after: OffsetDateTime) -> testgen::Generated {
     testgen::generate(&Options::csd(rfc, "ESCUELA KEMPER URGATE", not_before, not_after)).unwrap()
 }
 
@@ -643,7 +643,7 @@ async fn intentos(app: &TestApp, empresa: &str) -> Vec<(i64, String)> {
 }
 
 /// The PAC simulator on a free loopback port; returns it (to reconfigure) and its URL.
-async fn start_pac_sim() -> (timbra_sim::Sim, String) {
+pub(crate) async fn start_pac_sim() -> (timbra_sim::Sim, String) {
     let sim = timbra_sim::Sim::new(timbra_sim::SimConfig::generar().unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -652,7 +652,7 @@ async fn start_pac_sim() -> (timbra_sim::Sim, String) {
 }
 
 /// A user with a live company EKU9003173C9 whose CSD `csd` is uploaded; returns (who, empresa id).
-async fn live_company(app: &TestApp, email: &str, csd: &testgen::Generated) -> (As, String) {
+pub(crate) async fn live_company(app: &TestApp, email: &str, csd: &testgen::Generated) -> (As, String) {
     let (_, key) = app.user(email).await;
     let created = app
         .post("/api/empresas", &As::key(&key), json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501", "sandbox": false }))
@@ -768,7 +768,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
     .await;
 }
 
-async fn cancelar(app: &TestApp, who: &As, id: &str, body: Value, key: Option<&str>) -> Answer {
+pub(crate) async fn cancelar(app: &TestApp, who: &As, id: &str, body: Value, key: Option<&str>) -> Answer {
     let mut request = app
         .client
         .post(format!("{}/api/cfdi/{id}/cancelar", app.base))
@@ -781,7 +781,7 @@ async fn cancelar(app: &TestApp, who: &As, id: &str, body: Value, key: Option<&s
     TestApp::read(request.send().await.unwrap()).await
 }
 
-async fn event_types(app: &TestApp, empresa: &str) -> Vec<String> {
+pub(crate) async fn event_types(app: &TestApp, empresa: &str) -> Vec<String> {
     let mut conn = app.db.conn().await.unwrap();
     timbra_server::sql!(fetch_all conn, (String,), "SELECT type FROM events WHERE empresa_id = $1 ORDER BY created_at, id", empresa)
         .unwrap()
@@ -881,7 +881,8 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
                 .unwrap()
                 .to_owned();
 
-            // 116.00 to the public: cancelled at once, acuse stored.
+            // 116.00 to the public: SAT's status right after the request says "Cancelado sin
+            // aceptación": cancelled at once, acuse stored.
             let small = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
             let small = timbrar(&app, &who, &small, None).await.data(201).clone();
             let small_id = small["cfdiId"].as_str().unwrap();
@@ -903,7 +904,10 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
             assert_eq!(status, 200);
             assert!(acuse.contains(small["uuid"].as_str().unwrap()), "{acuse}");
 
-            // 3,481.16 to a person: the receiver must accept. First it rejects.
+            // 3,481.16 to a person: the receiver must accept. The PAC answers it as the one above
+            // (201, "Petición de cancelación realizada exitosamente"); SAT's status says PENDIENTE,
+            // so the invoice stays TIMBRADO and only factura.cancelacion_pendiente is sent. First
+            // the receiver rejects.
             let big = timbrar(&app, &who, &factura(&cliente), None).await.data(201).clone();
             let big_id = big["cfdiId"].as_str().unwrap().to_owned();
             sim.configurar(|c| c.receptores_que_rechazan = vec!["XIQB891116QE4".into()]);

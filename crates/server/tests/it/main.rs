@@ -11,6 +11,7 @@ mod foundation;
 #[allow(dead_code)]
 mod harness;
 mod jobs;
+mod live;
 mod receiver;
 mod security;
 mod textos;

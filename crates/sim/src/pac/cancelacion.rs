@@ -1,13 +1,19 @@
 //! `cancel_signature` and `get_sat_status`: SAT's cancellation rules (PROTOCOLS.md §2.4–2.5)
 //! with a deterministic receiver.
 //!
+//! As real Finkok, an accepted request answers `EstatusUUID` `201` with `EstatusCancelacion`
+//! [`PETICION_EXITOSA`] whatever SAT will decide (python-satcfdi's recorded Finkok answer): the
+//! text only says the request was received. What SAT decided is only in `get_sat_status`.
+//!
 //! Rule: an Ingreso CFDI whose Total exceeds [`SimConfig::umbral_aceptacion`] (receiver not
-//! the generic public/foreign RFC) needs the receiver's acceptance: the request answers `201`
-//! with `En proceso`; the first [`SimConfig::consultas_en_proceso`] status queries report
+//! the generic public/foreign RFC) needs the receiver's acceptance: its status goes to
+//! `En proceso`; the first [`SimConfig::consultas_en_proceso`] status queries report
 //! `En proceso`, the next one shows the receiver's answer: rejected when the receiver is in
 //! [`SimConfig::receptores_que_rechazan`], `Plazo vencido` (cancelled by SAT) when it is in
 //! [`SimConfig::receptores_que_no_contestan`], accepted otherwise. Everything else is
-//! cancelled at once (`Cancelado sin aceptación`).
+//! cancelled at once (`Cancelado sin aceptación`). [`SimConfig::consultas_sin_reflejar`]
+//! status queries after a request still show the state before it (SAT's status service lags
+//! behind the cancellation service).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -22,6 +28,10 @@ use super::timbrado::fecha_local;
 use super::{EstadoDocumento, Respuesta, Sim, SimConfig, bloquear};
 
 const NS_CANCELACION: &str = "http://cancelacfd.sat.gob.mx";
+
+/// Finkok's `EstatusCancelacion` for every accepted (`201`) request, whether SAT cancels at
+/// once or waits for the receiver.
+pub const PETICION_EXITOSA: &str = "Petición de cancelación realizada exitosamente";
 
 fn texto_estado(estado: EstadoDocumento) -> &'static str {
     match estado {
@@ -96,6 +106,7 @@ impl Sim {
         }
         let mut registro = bloquear(&self.interno.registro);
         let mut folios = Vec::with_capacity(pedidos.len());
+        let mut rezagos = Vec::new();
         for pedido in pedidos {
             let sustitucion_existe = pedido.sustitucion.as_ref().is_some_and(|s| registro.por_uuid.contains_key(s));
             let Some(documento) = registro.por_uuid.get_mut(&pedido.uuid) else {
@@ -122,6 +133,7 @@ impl Sim {
             ) {
                 "202"
             } else {
+                let anterior = documento.estado;
                 documento.estado = if documento.requiere_aceptacion {
                     EstadoDocumento::EnProceso {
                         consultas_restantes: config.consultas_en_proceso,
@@ -136,16 +148,21 @@ impl Sim {
                 } else {
                     EstadoDocumento::Cancelado { con_aceptacion: false }
                 };
+                if config.consultas_sin_reflejar > 0 {
+                    rezagos.push((pedido.uuid.clone(), (config.consultas_sin_reflejar, anterior)));
+                }
                 "201"
             };
-            let estatus_cancelacion =
-                if estatus == "201" || estatus == "202" { texto_estado(documento.estado) } else { "" };
+            // Finkok's text says only that the request was received (SAT's answer is in
+            // get_sat_status); a repeated request (202) carries none.
+            let estatus_cancelacion = if estatus == "201" { PETICION_EXITOSA } else { "" };
             folios.push(FolioRespuesta {
                 uuid: pedido.uuid,
                 estatus_uuid: estatus.to_owned(),
                 estatus_cancelacion: estatus_cancelacion.to_owned(),
             });
         }
+        registro.sin_reflejar.extend(rezagos);
         drop(registro);
         let fecha = fecha_local(ahora);
         // SW's variant of SAT's acuse (PROTOCOLS.md §2.4); the simulator does not sign it.
@@ -171,13 +188,22 @@ impl Sim {
             estatus_cancelacion: String::new(),
         };
         let mut registro = bloquear(&self.interno.registro);
-        let Some(documento) = registro.por_uuid.get_mut(&uuid.trim().to_uppercase()) else {
+        let registro = &mut *registro;
+        let uuid = uuid.trim().to_uppercase();
+        let Some(documento) = registro.por_uuid.get_mut(&uuid) else {
             return no_encontrado;
         };
         let total_coincide = total.trim().parse::<Decimal>().is_ok_and(|t| t == documento.total);
         if documento.rfc_emisor != rfc_emisor.trim() || documento.rfc_receptor != rfc_receptor.trim() || !total_coincide
         {
             return no_encontrado;
+        }
+        // SAT's status service has not caught up with a recent request yet.
+        if let Some((restantes, anterior)) = registro.sin_reflejar.remove(&uuid) {
+            if restantes > 1 {
+                registro.sin_reflejar.insert(uuid, (restantes - 1, anterior));
+            }
+            return estado_sat(documento.requiere_aceptacion, anterior);
         }
         if let EstadoDocumento::EnProceso { consultas_restantes, respuesta } = documento.estado {
             documento.estado = match (consultas_restantes, respuesta) {
@@ -187,21 +213,22 @@ impl Sim {
                 (n, respuesta) => EstadoDocumento::EnProceso { consultas_restantes: n - 1, respuesta },
             };
         }
-        EstadoSat {
-            codigo_estatus: "S - Comprobante obtenido satisfactoriamente.".into(),
-            estado: if matches!(documento.estado, EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido) {
-                "Cancelado"
-            } else {
-                "Vigente"
-            }
-            .into(),
-            es_cancelable: if documento.requiere_aceptacion {
-                "Cancelable con aceptación"
-            } else {
-                "Cancelable sin aceptación"
-            }
-            .into(),
-            estatus_cancelacion: texto_estado(documento.estado).into(),
+        estado_sat(documento.requiere_aceptacion, documento.estado)
+    }
+}
+
+/// SAT's status fields for a found document.
+fn estado_sat(requiere_aceptacion: bool, estado: EstadoDocumento) -> EstadoSat {
+    EstadoSat {
+        codigo_estatus: "S - Comprobante obtenido satisfactoriamente.".into(),
+        estado: if matches!(estado, EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido) {
+            "Cancelado"
+        } else {
+            "Vigente"
         }
+        .into(),
+        es_cancelable: if requiere_aceptacion { "Cancelable con aceptación" } else { "Cancelable sin aceptación" }
+            .into(),
+        estatus_cancelacion: texto_estado(estado).into(),
     }
 }

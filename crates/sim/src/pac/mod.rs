@@ -54,6 +54,10 @@ pub struct SimConfig {
     pub receptores_que_no_contestan: Vec<String>,
     /// How many status queries still report `En proceso` before the receiver's answer shows.
     pub consultas_en_proceso: u32,
+    /// How many status queries right after an accepted request still show the state before
+    /// it (`Vigente`, no `EstatusCancelacion`): SAT's status service lagging behind its
+    /// cancellation service. Default 0: the status reflects the request at once.
+    pub consultas_sin_reflejar: u32,
 }
 
 /// RFC of the SAT test-environment stamping certificate (PROTOCOLS.md §2.1), used for the
@@ -79,6 +83,7 @@ impl SimConfig {
             receptores_que_rechazan: Vec::new(),
             receptores_que_no_contestan: Vec::new(),
             consultas_en_proceso: 1,
+            consultas_sin_reflejar: 0,
         }
     }
 
@@ -140,6 +145,9 @@ struct Registro {
     /// `Sello` of the pre-CFDI → UUID: a document is the same document when its seal is.
     por_sello: HashMap<String, String>,
     por_uuid: HashMap<String, Documento>,
+    /// UUID → status queries that still show the state before its last cancellation request,
+    /// and that state ([`SimConfig::consultas_sin_reflejar`]).
+    sin_reflejar: HashMap<String, (u32, EstadoDocumento)>,
 }
 
 struct Interno {

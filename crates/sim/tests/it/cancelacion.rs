@@ -1,4 +1,5 @@
 //! Cancellation through the simulator: direct, pending then accepted, pending then rejected.
+//! As real Finkok, the answer to the request never says what SAT decided: only the status does.
 
 use rust_decimal::Decimal;
 use timbra_pac::{ConsultaEstado, EstadoCancelacion, Pac, PacError, Timbrado};
@@ -26,14 +27,50 @@ async fn hasta_1000_se_cancela_sin_aceptacion() {
     let respuesta = pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap();
     assert_eq!(respuesta.uuid, timbrado.uuid);
     assert_eq!(respuesta.estatus_uuid, "201");
-    assert_eq!(respuesta.estatus_cancelacion.as_deref(), Some("Cancelado sin aceptación"));
+    assert_eq!(respuesta.estatus_cancelacion.as_deref(), Some("Petición de cancelación realizada exitosamente"));
     assert!(respuesta.acuse.contains(&timbrado.uuid));
     let estado = pac.estatus_cancelacion(&consulta(&timbrado, RFC_RECEPTOR, "580")).await.unwrap();
     assert_eq!(estado.cancelacion(), EstadoCancelacion::Cancelado);
     assert_eq!(estado.estado, "Cancelado");
+    assert_eq!(estado.estatus_cancelacion, "Cancelado sin aceptación");
 
     // Retrying after a lost answer is safe: 202.
-    assert_eq!(pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap().estatus_uuid, "202");
+    let repetida = pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap();
+    assert_eq!(repetida.estatus_uuid, "202");
+    assert_eq!(repetida.estatus_cancelacion, None);
+}
+
+#[tokio::test]
+async fn el_estado_puede_tardar_en_reflejar_la_solicitud() {
+    let (_, pac) = arrancar(|config| config.consultas_sin_reflejar = 2).await;
+    let timbrado = pac.timbrar(&factura_valida("24")).await.unwrap();
+    let respuesta = pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap();
+    assert_eq!(respuesta.estatus_uuid, "201");
+    let pregunta = consulta(&timbrado, RFC_RECEPTOR, "580.00");
+    for _ in 0..2 {
+        let estado = pac.estatus_cancelacion(&pregunta).await.unwrap();
+        assert_eq!((estado.estado.as_str(), estado.estatus_cancelacion.as_str()), ("Vigente", ""));
+        assert_eq!(estado.cancelacion(), EstadoCancelacion::Vigente);
+    }
+    let estado = pac.estatus_cancelacion(&pregunta).await.unwrap();
+    assert_eq!(
+        (estado.estado.as_str(), estado.estatus_cancelacion.as_str()),
+        ("Cancelado", "Cancelado sin aceptación")
+    );
+}
+
+#[tokio::test]
+async fn receptor_que_no_contesta_vence_el_plazo() {
+    let receptor = "XIA190128J61";
+    let (_, pac) = arrancar(|config| config.receptores_que_no_contestan = vec![receptor.into()]).await;
+    let xml = factura(&CSD, FECHA, Decimal::new(200_000, 2), receptor, "25");
+    let timbrado = pac.timbrar(&xml).await.unwrap();
+    let respuesta = pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap();
+    assert_eq!(respuesta.estatus_cancelacion.as_deref(), Some("Petición de cancelación realizada exitosamente"));
+    let pregunta = consulta(&timbrado, receptor, "2320.00");
+    assert_eq!(pac.estatus_cancelacion(&pregunta).await.unwrap().estatus_cancelacion, "En proceso");
+    let estado = pac.estatus_cancelacion(&pregunta).await.unwrap();
+    assert_eq!((estado.estado.as_str(), estado.estatus_cancelacion.as_str()), ("Cancelado", "Plazo vencido"));
 }
 
 #[tokio::test]
@@ -44,7 +81,8 @@ async fn mas_de_1000_espera_al_receptor_que_acepta() {
     let timbrado = pac.timbrar(&xml).await.unwrap();
     let respuesta = pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap();
     assert_eq!(respuesta.estatus_uuid, "201");
-    assert_eq!(respuesta.estatus_cancelacion.as_deref(), Some("En proceso"));
+    // The same text as a cancellation without acceptance: the request was received, no more.
+    assert_eq!(respuesta.estatus_cancelacion.as_deref(), Some("Petición de cancelación realizada exitosamente"));
 
     let pregunta = consulta(&timbrado, RFC_RECEPTOR, "2320.00");
     for _ in 0..2 {

@@ -1,6 +1,7 @@
 //! `POST /api/cfdi/{id}/cancelar`: sandbox cancels at once; live signs the request with the
-//! CSD and sends it through the PAC, and a durable job follows a cancellation that waits for
-//! the receiver (`cfdi::cancelacion`).
+//! CSD, sends it through the PAC, then asks SAT's status at once: the invoice is CANCELADO only
+//! when SAT says so, and a durable job follows any state that is not final
+//! (`cfdi::cancelacion`).
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -16,6 +17,8 @@ use timbra_cfdi::tipos::FolioFiscal;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::cfdi::cancelacion::EstadoCancelacion;
+use crate::cfdi::pac_log::{self, PacCall};
 use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local};
 use crate::db::cfdis;
 use crate::envelope::Path;
@@ -42,10 +45,13 @@ pub struct CancelarBody {
 pub struct CancelacionOut {
     cfdi_id: String,
     uuid: String,
-    /// TIMBRADO while the receiver decides, CANCELADO once final.
+    /// CANCELADO only when SAT says the invoice is cancelled; TIMBRADO while SAT has not decided,
+    /// waits for the receiver, or after a rejection.
     status: String,
-    /// SIN_ACEPTACION (cancelled at once), PENDIENTE (waits for the receiver), ACEPTADA, PLAZO_VENCIDO,
-    /// RECHAZADA.
+    /// What SAT's status said right after the request: SOLICITADA (request received, SAT still
+    /// shows the invoice in force), PENDIENTE (SAT waits for the receiver), SIN_ACEPTACION,
+    /// ACEPTADA or PLAZO_VENCIDO (cancelled), RECHAZADA. SOLICITADA and PENDIENTE are followed by
+    /// a job every 15 minutes.
     cancellation_status: String,
     /// Storage path of SAT's acuse (live), downloadable at `/api/cfdi/{id}/acuse`.
     acuse_url: Option<String>,
@@ -56,8 +62,8 @@ pub struct CancelacionOut {
     params(("id" = String, Path), ("x-empresa-id" = String, Header),
         ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
     responses(
-        (status = 200, description = "Cancelled, or pending the receiver's acceptance (cancellationStatus PENDIENTE)", body = Envelope<CancelacionOut>),
-        (status = 400, description = "CANCEL_001 invalid motivo or folioSustitucion; CANCEL_003 not TIMBRADO (or already pending); \
+        (status = 200, description = "Request accepted: cancelled when SAT says so, else SOLICITADA or PENDIENTE (followed by a job)", body = Envelope<CancelacionOut>),
+        (status = 400, description = "CANCEL_001 invalid motivo or folioSustitucion; CANCEL_003 not TIMBRADO (or a cancellation is in progress); \
             CANCEL_004 motivo 01 without folioSustitucion; CFDI_002/CFDI_003 CSD missing or expired (live); REQUEST_001", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "CANCEL_002 no such invoice in this company", body = ErrorBody),
@@ -133,10 +139,16 @@ pub async fn cancelar(
             .with_details(serde_json::json!({ "field": "folioSustitucion" })));
         }
     }
-    if fila.cancellation_status.as_deref() == Some("PENDIENTE") {
+    if let Some(estado) = fila.cancellation_status.as_deref().and_then(EstadoCancelacion::parse)
+        && estado.en_curso()
+    {
         return Err(ApiError::new(
             Code::Cancel003,
-            "a cancellation of this invoice is already waiting for the receiver's answer",
+            format!(
+                "a cancellation of this invoice is in progress ({}): SAT has not decided yet; \
+                 its state follows SAT's, see cancellationStatus",
+                estado.as_str()
+            ),
         ));
     }
     if fila.status != "TIMBRADO" && fila.status != "TIMBRADO_SANDBOX" {
@@ -152,9 +164,9 @@ pub async fn cancelar(
     if fila.sandbox {
         // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
         let mut tx = app.db.begin().await?;
-        cancelacion::registrar(&mut tx, now, &empresa_id, &datos, "SIN_ACEPTACION", sustitucion.as_deref(), None)
-            .await?;
-        let answer = respuesta(&id, &fila.uuid, "SIN_ACEPTACION", None, access.mode());
+        let estado = EstadoCancelacion::SinAceptacion;
+        cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;
+        let answer = respuesta(&id, &fila.uuid, estado, None, access.mode());
         cerrar_cancelacion(&app, tx, &empresa_id, clave.as_ref(), answer, now, false).await
     } else {
         let csd = credenciales::csd_live(&app, &empresa_id, now).await?;
@@ -174,6 +186,7 @@ pub async fn cancelar(
             }
             tx.commit().await?;
         }
+        let llamada = |operation| PacCall::new(operation, &empresa_id).cfdi(&id, fila.serie.as_deref(), fila.folio_num);
         let enviada = async {
             let folios = [timbra_credentials::xmldsig::CancelacionFolio {
                 uuid: fila.uuid_xml.clone(),
@@ -187,8 +200,8 @@ pub async fn cancelar(
                 &folios,
             )
             .map_err(|e| ApiError::internal("cancelacion", e))?;
-            let acuse = pac
-                .cancelar(&firmada)
+            let solicitud = llamada("cancel_signature").recovery(|_| "invoice unchanged; the client is told to retry");
+            let acuse = pac_log::logged(solicitud, pac.cancelar(&firmada))
                 .await
                 .map_err(|error| ApiError::pac(&error, "the invoice is unchanged, try again"))?;
             let base = fila
@@ -203,11 +216,9 @@ pub async fn cancelar(
                 .put(&acuse_path, acuse.acuse.clone().into_bytes())
                 .await
                 .map_err(|e| ApiError::internal("storage put", e))?;
-            let pendiente =
-                acuse.estatus_cancelacion.as_deref().is_some_and(|e| e.trim().eq_ignore_ascii_case("en proceso"));
-            Ok::<_, ApiError>((acuse_path, if pendiente { "PENDIENTE" } else { "SIN_ACEPTACION" }))
+            Ok::<_, ApiError>(acuse_path)
         };
-        let (acuse_path, estado) = match enviada.await {
+        let acuse_path = match enviada.await {
             Ok(enviada) => enviada,
             Err(error) => {
                 if let Some(clave) = &clave {
@@ -217,6 +228,25 @@ pub async fn cancelar(
                 }
                 return Err(error);
             }
+        };
+        // The PAC's answer (201/202, "Petición de cancelación realizada exitosamente") says only
+        // that the request was received: SAT's status says what became of it.
+        let consulta = timbra_pac::ConsultaEstado {
+            rfc_emisor: fila.emisor_rfc.clone(),
+            rfc_receptor: fila.receptor_rfc.clone(),
+            uuid: fila.uuid_xml.clone(),
+            total: fila.total.0.to_string(),
+        };
+        let consultar = llamada("get_sat_status").recovery(|_| "recorded SOLICITADA; the follow-up job asks again");
+        let estado = match cancelacion::consultar_sat(pac.as_ref(), consultar, &consulta).await {
+            // A rejection right after a new request is the previous request's: the receiver has
+            // not seen this one yet.
+            Ok(sat) => match EstadoCancelacion::de_sat(&sat) {
+                EstadoCancelacion::Rechazada => EstadoCancelacion::Solicitada,
+                estado => estado,
+            },
+            // The request was accepted: record it and let the job learn SAT's answer.
+            Err(_) => EstadoCancelacion::Solicitada,
         };
         let mut tx = app.db.begin().await?;
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
@@ -249,12 +279,12 @@ async fn cerrar_cancelacion(
     Ok(idempotency::answer(StatusCode::OK, answer))
 }
 
-fn respuesta(id: &str, uuid: &str, estado: &str, acuse_url: Option<&str>, mode: &str) -> String {
+fn respuesta(id: &str, uuid: &str, estado: EstadoCancelacion, acuse_url: Option<&str>, mode: &str) -> String {
     let data = CancelacionOut {
         cfdi_id: id.to_owned(),
         uuid: uuid.to_owned(),
-        status: if estado == "PENDIENTE" { "TIMBRADO" } else { "CANCELADO" }.to_owned(),
-        cancellation_status: estado.to_owned(),
+        status: if estado.cancelado() { "CANCELADO" } else { "TIMBRADO" }.to_owned(),
+        cancellation_status: estado.as_str().to_owned(),
         acuse_url: acuse_url.map(str::to_owned),
     };
     json!({ "success": true, "mode": mode, "data": data }).to_string()

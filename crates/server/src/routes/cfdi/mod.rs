@@ -1,15 +1,18 @@
 //! Invoices, one file per operation: stamping (`timbrar`), listing (`listar`), detail
-//! (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`) and cancellation
-//! (`cancelar`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
+//! (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`), cancellation
+//! (`cancelar`) and the live stamping attempts with the explanation of every folio
+//! (`intentos`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
 
 mod cancelar;
 mod descargas;
+mod intentos;
 mod listar;
 mod obtener;
 mod timbrar;
 
 pub use cancelar::*;
 pub use descargas::*;
+pub use intentos::*;
 pub use listar::*;
 pub use obtener::*;
 pub use timbrar::*;

@@ -152,8 +152,8 @@ pub async fn registrar(
     let status = estado.cancelado().then_some("CANCELADO");
     sql!(
         execute * tx,
-        "UPDATE cfdis SET status = COALESCE($1, status), cancellation_status = $2, cancel_motivo = $3, \
-         cancel_folio_sustitucion = $4, acuse_url = $5, cancelled_at = $6 WHERE id = $7 AND empresa_id = $8",
+        "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, motivo_cancelacion = $3, \
+         folio_sustitucion = $4, acuse_url = $5, fecha_cancelacion = $6 WHERE id = $7 AND empresa_id = $8",
         status,
         estado.as_str(),
         datos.motivo,
@@ -242,7 +242,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
         cfdis::por_seguir(&mut conn, &cfdi_id).await.map_err(|e| e.to_string())?
     };
-    let anterior = fila.as_ref().and_then(|f| f.cancellation_status.as_deref()).and_then(EstadoCancelacion::parse);
+    let anterior = fila.as_ref().and_then(|f| f.estado_cancelacion.as_deref()).and_then(EstadoCancelacion::parse);
     let (Some(fila), Some(anterior)) = (fila, anterior.filter(|e| e.en_curso())) else {
         return Ok(Some(json!({ "skipped": "no cancellation in progress" })));
     };
@@ -272,7 +272,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
             let data = Cancelacion {
                 cfdi_id: cfdi_id.clone(),
                 uuid: fila.uuid.clone(),
-                motivo: fila.cancel_motivo.clone(),
+                motivo: fila.motivo_cancelacion.clone(),
                 cancellation_status: nuevo.as_str().to_owned(),
             };
             for evento in nuevo.eventos(Some(anterior)) {

@@ -34,13 +34,13 @@ pub struct CfdiRow {
     pub receptor_nombre: String,
     pub receptor_uso_cfdi: String,
     pub xml_url: Option<String>,
-    pub cancellation_status: Option<String>,
+    pub estado_cancelacion: Option<String>,
 }
 
 /// The columns of [`CfdiRow`].
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
-    receptor_nombre, receptor_uso_cfdi, xml_url, cancellation_status FROM cfdis ";
+    receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion FROM cfdis ";
 
 /// A bound argument of a query assembled from optional filters.
 #[derive(Clone)]
@@ -256,7 +256,7 @@ pub struct PorCancelar {
     /// Where its XML is.
     pub xml_url: Option<String>,
     /// Where a cancellation stands.
-    pub cancellation_status: Option<String>,
+    pub estado_cancelacion: Option<String>,
     /// Issuer RFC (SAT's status query).
     pub emisor_rfc: String,
     /// Receiver RFC (SAT's status query).
@@ -274,7 +274,7 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Resu
     sql!(
         fetch_optional * conn,
         PorCancelar,
-        "SELECT uuid, uuid_xml, status, sandbox, xml_url, cancellation_status, emisor_rfc, receptor_rfc, total, serie, \
+        "SELECT uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, serie, \
          folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
@@ -328,9 +328,9 @@ pub struct PorSeguir {
     /// Folio number.
     pub folio_num: Option<i64>,
     /// c_MotivoCancelacion of the request.
-    pub cancel_motivo: Option<String>,
+    pub motivo_cancelacion: Option<String>,
     /// Where the cancellation stands.
-    pub cancellation_status: Option<String>,
+    pub estado_cancelacion: Option<String>,
 }
 
 /// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
@@ -339,8 +339,8 @@ pub async fn por_seguir(conn: &mut DbConn, id: &str) -> Result<Option<PorSeguir>
     sql!(
         fetch_optional * conn,
         PorSeguir,
-        "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, serie, folio_num, cancel_motivo, \
-         cancellation_status FROM cfdis WHERE id = $1",
+        "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, serie, folio_num, motivo_cancelacion, \
+         estado_cancelacion FROM cfdis WHERE id = $1",
         id
     )
 }
@@ -358,8 +358,8 @@ pub async fn avanzar_cancelacion(
     let status = cancelado.then_some("CANCELADO");
     sql!(
         execute * tx,
-        "UPDATE cfdis SET status = COALESCE($1, status), cancellation_status = $2, \
-         cancelled_at = COALESCE($3, cancelled_at) WHERE id = $4 AND cancellation_status = $5",
+        "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, \
+         fecha_cancelacion = COALESCE($3, fecha_cancelacion) WHERE id = $4 AND estado_cancelacion = $5",
         status,
         nuevo,
         cancelado.then_some(now),

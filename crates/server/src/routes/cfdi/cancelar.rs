@@ -139,7 +139,7 @@ pub async fn cancelar(
             .with_details(serde_json::json!({ "field": "folioSustitucion" })));
         }
     }
-    if let Some(estado) = fila.cancellation_status.as_deref().and_then(EstadoCancelacion::parse)
+    if let Some(estado) = fila.estado_cancelacion.as_deref().and_then(EstadoCancelacion::parse)
         && estado.en_curso()
     {
         return Err(ApiError::new(

@@ -143,7 +143,7 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
             receptor_nombre: row.receptor_nombre,
             receptor_uso_cfdi: row.receptor_uso_cfdi,
             xml_url: row.xml_url,
-            cancellation_status: row.cancellation_status,
+            cancellation_status: row.estado_cancelacion,
             conceptos: None,
         }
     }

@@ -149,7 +149,7 @@ pub async fn registrar(
     folio_sustitucion: Option<&str>,
     acuse_url: Option<&str>,
 ) -> ApiResult<()> {
-    let status = estado.cancelado().then_some("CANCELADO");
+    let status = estado.cancelado().then_some(super::estados::EstadoCfdi::Cancelado.as_str());
     sql!(
         execute * tx,
         "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, motivo_cancelacion = $3, \

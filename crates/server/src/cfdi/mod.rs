@@ -5,6 +5,7 @@
 pub mod cancelacion;
 pub mod credenciales;
 pub mod crypto;
+pub mod estados;
 pub mod fiel;
 pub mod folios;
 pub mod group_commit;

@@ -220,7 +220,7 @@ impl Fila {
             self.tipo_cambio.map(Money).into(),
             self.forma_pago.clone().into(),
             self.metodo_pago.clone().into(),
-            if registro.sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" }.into(),
+            super::estados::EstadoCfdi::timbrado(registro.sandbox).as_str().into(),
             self.emisor_rfc.as_str().into(),
             self.emisor_nombre.as_str().into(),
             self.emisor_regimen.as_str().into(),

@@ -4,6 +4,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 use time::OffsetDateTime;
 
+use crate::cfdi::estados::EstadoCfdi;
 use crate::db::{Backend, DbConn, Exec, Money};
 use crate::sql;
 
@@ -120,8 +121,8 @@ pub struct Filtro {
     pub tipo: Option<String>,
     /// I, E, T, P or N.
     pub tipo_comprobante: Option<String>,
-    /// `TIMBRADO` (also TIMBRADO_SANDBOX), `TIMBRADO_SANDBOX` or `CANCELADO`.
-    pub status: Option<String>,
+    /// An invoice status; [`EstadoCfdi::Timbrado`] also matches TIMBRADO_SANDBOX.
+    pub status: Option<EstadoCfdi>,
     /// From this instant, inclusive.
     pub desde: Option<OffsetDateTime>,
     /// Before this instant.
@@ -151,9 +152,9 @@ pub async fn listar(
     if let Some(tipo) = &filtro.tipo_comprobante {
         push(&mut filter, " AND tipo_comprobante = $?", Arg::Text(tipo.clone()));
     }
-    match filtro.status.as_deref() {
-        Some("TIMBRADO") => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),
-        Some(status) => push(&mut filter, " AND status = $?", Arg::Text(status.to_owned())),
+    match filtro.status {
+        Some(EstadoCfdi::Timbrado) => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),
+        Some(status) => push(&mut filter, " AND status = $?", Arg::Text(status.as_str().to_owned())),
         None => {}
     }
     // Tipo and status alone: the total is a sum over the counters the triggers keep.
@@ -355,7 +356,7 @@ pub async fn avanzar_cancelacion(
     cancelado: bool,
     now: OffsetDateTime,
 ) -> Result<u64, sqlx::Error> {
-    let status = cancelado.then_some("CANCELADO");
+    let status = cancelado.then_some(EstadoCfdi::Cancelado.as_str());
     sql!(
         execute * tx,
         "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, \

@@ -18,6 +18,7 @@ use timbra_cfdi::tipos::FolioFiscal;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::cancelacion::EstadoCancelacion;
+use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::pac_log::{self, PacCall};
 use crate::cfdi::{cancelacion, credenciales, fecha_cfdi, hora_local};
 use crate::db::cfdis;
@@ -128,7 +129,7 @@ pub async fn cancelar(
         let problema = match estado.as_deref() {
             _ if *folio == propio => Some("is this same invoice; name the invoice that replaces it"),
             None => Some("is not an invoice issued by this company"),
-            Some("TIMBRADO" | "TIMBRADO_SANDBOX") => None,
+            Some(status) if EstadoCfdi::parse(status).is_some_and(EstadoCfdi::vigente) => None,
             Some(_) => Some("is not a stamped invoice (it is cancelled or was never stamped)"),
         };
         if let Some(problema) = problema {
@@ -151,7 +152,7 @@ pub async fn cancelar(
             ),
         ));
     }
-    if fila.status != "TIMBRADO" && fila.status != "TIMBRADO_SANDBOX" {
+    if !EstadoCfdi::parse(&fila.status).is_some_and(EstadoCfdi::vigente) {
         return Err(ApiError::new(
             Code::Cancel003,
             format!("only stamped invoices can be cancelled; this one is {}", fila.status),
@@ -283,7 +284,7 @@ fn respuesta(id: &str, uuid: &str, estado: EstadoCancelacion, acuse_url: Option<
     let data = CancelacionOut {
         cfdi_id: id.to_owned(),
         uuid: uuid.to_owned(),
-        status: if estado.cancelado() { "CANCELADO" } else { "TIMBRADO" }.to_owned(),
+        status: if estado.cancelado() { EstadoCfdi::Cancelado } else { EstadoCfdi::Timbrado }.as_str().to_owned(),
         cancellation_status: estado.as_str().to_owned(),
         acuse_url: acuse_url.map(str::to_owned),
     };

@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::{MAX_LIMIT, rfc3339};
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::{hora_local, links};
 use crate::db::cfdis::{self, CfdiRow, Filtro};
 use crate::envelope::{Query, ok};
@@ -196,10 +197,9 @@ pub async fn list(
         }
     }
     if let Some(status) = params.status.as_deref().map(|s| s.trim().to_uppercase()).filter(|s| !s.is_empty()) {
-        match status.as_str() {
-            "TIMBRADO" | "TIMBRADO_SANDBOX" | "CANCELADO" => filtro.status = Some(status),
-            _ => return Err(ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO")),
-        }
+        let estado = EstadoCfdi::parse(&status)
+            .ok_or_else(|| ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO"))?;
+        filtro.status = Some(estado);
     }
     if let Some(desde) = params.desde.as_deref().filter(|d| !d.trim().is_empty()) {
         filtro.desde = Some(bound("desde", desde, false)?);

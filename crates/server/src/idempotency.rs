@@ -168,13 +168,8 @@ pub async fn reserve_for(
 
 /// The answer of the request that holds or used `key`, for a request that lost the race for
 /// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002.
-pub async fn winner(
-    app: &crate::state::AppState,
-    empresa_id: &str,
-    key: &Key,
-    now: time::OffsetDateTime,
-) -> ApiResult<Response> {
-    let mut conn = app.db.conn().await?;
+pub async fn winner(db: &crate::db::Db, empresa_id: &str, key: &Key, now: time::OffsetDateTime) -> ApiResult<Response> {
+    let mut conn = db.conn().await?;
     replay(&mut conn, empresa_id, key, now).await?.ok_or_else(|| {
         ApiError::new(
             Code::Idempotency002,

@@ -186,7 +186,7 @@ fn answer_all(db: &Db, sellados: Vec<Sellado>, answers: Vec<Answer>, outcomes: V
                 let db = db.clone();
                 tokio::spawn(async move {
                     let replayed = match &sellado.clave {
-                        Some(clave) => ganadora(&db, &sellado.empresa_id, clave, sellado.now).await,
+                        Some(clave) => idempotency::winner(&db, &sellado.empresa_id, clave, sellado.now).await,
                         None => Err(ApiError::internal("group commit", "a stamp without key lost its key")),
                     };
                     let _ = answer.send(replayed);
@@ -194,16 +194,6 @@ fn answer_all(db: &Db, sellados: Vec<Sellado>, answers: Vec<Answer>, outcomes: V
             }
         }
     }
-}
-
-async fn ganadora(db: &Db, empresa_id: &str, clave: &Key, now: OffsetDateTime) -> ApiResult<Response> {
-    let mut conn = db.conn().await?;
-    idempotency::replay(&mut conn, empresa_id, clave, now).await?.ok_or_else(|| {
-        ApiError::new(
-            crate::error::Code::Idempotency002,
-            "a request with this Idempotency-Key is still in progress; retry in a few seconds",
-        )
-    })
 }
 
 /// Writes `batch` in one transaction and commits it.

@@ -103,7 +103,7 @@ pub(super) async fn timbrar(
     {
         // Another request with this key got there first: nothing of this one is kept.
         drop(tx);
-        return idempotency::winner(app, empresa_id, clave, now).await;
+        return idempotency::winner(&app.db, empresa_id, clave, now).await;
     }
     // Found by the job if this process dies before the answer is recorded.
     let conciliar = NewJob::of::<ConciliarIntento>(&Conciliacion { intento_id: intento.id.clone() })
@@ -225,7 +225,7 @@ async fn resolver(
         // Another request or the job recorded this stamp first.
         drop(tx);
         return match &clave {
-            Some(clave) => idempotency::winner(app, &intento.empresa_id, clave, now).await,
+            Some(clave) => idempotency::winner(&app.db, &intento.empresa_id, clave, now).await,
             None => Err(ApiError::new(
                 Code::Idempotency002,
                 format!(

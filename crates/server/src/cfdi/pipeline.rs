@@ -249,7 +249,7 @@ pub fn respuesta_201(
     let data = TimbradoOut {
         cfdi_id: registro.cfdi_id.clone(),
         uuid: uuid_api.to_owned(),
-        fecha_timbrado: rfc3339(timbrado_en),
+        fecha_timbrado: credenciales::rfc3339(timbrado_en),
         xml_url: registro.xml_path.clone(),
         xml_uploaded: true,
         serie: registro.serie.clone(),
@@ -257,10 +257,6 @@ pub fn respuesta_201(
         total,
     };
     json!({ "success": true, "mode": mode, "data": data }).to_string()
-}
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 
 /// Stamps `documento` for `peticion.empresa` and answers `201` (or the replay of the request
@@ -440,7 +436,7 @@ pub(super) async fn persistir(
     match peticion.clave {
         Some(clave) if !guardada => {
             drop(tx);
-            idempotency::winner(app, empresa_id, clave, peticion.now).await
+            idempotency::winner(&app.db, empresa_id, clave, peticion.now).await
         }
         _ => {
             tx.commit().await?;

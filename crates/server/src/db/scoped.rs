@@ -28,6 +28,11 @@ pub trait ScopedTable {
     fn total(row: &Self::Row) -> Option<i64>;
 }
 
+/// The clause that hides soft-deleted rows, when the table has them.
+fn no_borradas<T: ScopedTable>() -> &'static str {
+    if T::SOFT_DELETE { " AND deleted_at IS NULL" } else { "" }
+}
+
 /// One page, newest first, of the company's rows whose `search_text` is `LIKE pattern` (see
 /// `routes::clientes::like_pattern`; `%%` is everything), and how many rows match in all.
 pub async fn page<T: ScopedTable>(
@@ -40,7 +45,7 @@ pub async fn page<T: ScopedTable>(
     // One statement reads the page and, in a subquery run once, the total; without `q` both come
     // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
     let everything = pattern == "%%";
-    let live = if T::SOFT_DELETE { " AND deleted_at IS NULL" } else { "" };
+    let live = no_borradas::<T>();
     let (filter, offset) = if everything {
         (format!("empresa_id = $1{live}"), "$2")
     } else {
@@ -76,7 +81,7 @@ pub async fn get<T: ScopedTable>(
     empresa_id: &str,
     id: &str,
 ) -> Result<Option<T::Row>, sqlx::Error> {
-    let live = if T::SOFT_DELETE { " AND deleted_at IS NULL" } else { "" };
+    let live = no_borradas::<T>();
     let select = format!("SELECT {} FROM {} WHERE id = $1 AND empresa_id = $2{live}", T::COLUMNS, T::TABLE);
     sql!(fetch_optional * conn, T::Row, AssertSqlSafe(select), id, empresa_id)
 }

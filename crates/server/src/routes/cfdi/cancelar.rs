@@ -183,7 +183,7 @@ pub async fn cancelar(
             let mut tx = app.db.begin().await?;
             if !idempotency::reserve(&mut tx, &empresa_id, clave, "cfdi.cancelar", now).await? {
                 drop(tx);
-                return idempotency::winner(&app, &empresa_id, clave, now).await;
+                return idempotency::winner(&app.db, &empresa_id, clave, now).await;
             }
             tx.commit().await?;
         }
@@ -274,7 +274,7 @@ async fn cerrar_cancelacion(
         && let Some(clave) = clave
     {
         drop(tx);
-        return idempotency::winner(app, empresa_id, clave, now).await;
+        return idempotency::winner(&app.db, empresa_id, clave, now).await;
     }
     tx.commit().await?;
     Ok(idempotency::answer(StatusCode::OK, answer))

@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{MAX_LIMIT, rfc3339};
+use super::MAX_LIMIT;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
+use crate::cfdi::credenciales::rfc3339;
 use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::{hora_local, links};
 use crate::db::cfdis::{self, CfdiRow, Filtro};

@@ -16,7 +16,6 @@ pub use intentos::*;
 pub use listar::*;
 pub use obtener::*;
 pub use timbrar::*;
-use time::OffsetDateTime;
 
 use crate::error::{ApiError, ApiResult, Code};
 
@@ -32,10 +31,6 @@ fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
         let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
         ApiError::new(Code::Request001, format!("{what}: {error}"))
     })
-}
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 
 /// The company's invoice `id`, or NOT_FOUND (also for ids of other companies).

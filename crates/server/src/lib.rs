@@ -12,6 +12,8 @@ pub mod events;
 pub mod idempotency;
 pub mod ids;
 pub mod jobs;
+pub mod metrics;
+pub mod observability;
 pub mod openapi;
 pub mod private_fs;
 pub mod rate_limit;

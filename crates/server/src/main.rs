@@ -52,12 +52,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
 }
 
 async fn run(command: Command) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TIMBRA_LOG")
-                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=warn".into()),
-        )
-        .init();
+    timbra_server::observability::init_logging();
     let config = Config::from_env()?;
     match command {
         Command::Cfdi { .. } | Command::Sim { .. } => {}

@@ -13,13 +13,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use http_body_util::BodyExt;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use crate::error::{ApiError, Code};
+use crate::observability;
 use crate::rate_limit::Bucket;
 use crate::routes::{
     api_keys, auth, certificados, cfdi, clientes, docs, empresas, fiel, jobs, miembros, nomina, productos, timbres,
@@ -128,6 +128,13 @@ pub fn build(app: AppState) -> Router {
         .route("/api/docs", get(docs::openapi_json))
         .route("/docs", get(docs::openapi_json))
         .with_state(openapi);
+    // For the operator and the load balancer: no credentials, no rate limit (keep them behind
+    // the proxy's access rules; see the deployment guide).
+    let operations = Router::new()
+        .route("/metrics", get(observability::metrics_text))
+        .route("/healthz", get(observability::healthz))
+        .route("/readyz", get(observability::readyz))
+        .with_state(app.clone());
     Router::new()
         .merge(prefixed)
         .merge(plain)
@@ -136,10 +143,13 @@ pub fn build(app: AppState) -> Router {
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))
         .with_state(app.clone())
         .merge(docs)
+        .merge(operations)
         .layer(axum::extract::DefaultBodyLimit::max(app.config.max_body_bytes))
         .layer(middleware::from_fn(envelope_and_mode))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal("handler panicked", "panic").into_response()))
-        .layer(TraceLayer::new_for_http())
+        // Outermost: the request id and span cover everything below, and the status counted
+        // is the one the client gets.
+        .layer(middleware::from_fn(observability::track))
 }
 
 async fn not_found() -> ApiError {

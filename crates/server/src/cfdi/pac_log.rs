@@ -131,8 +131,10 @@ pub async fn logged<T: PacAnswer>(
 ) -> Result<T, PacError> {
     let started = Instant::now();
     let result = future.await;
-    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let took = started.elapsed();
+    let duration_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
     let outcome = outcome(&result);
+    crate::metrics::metrics().pac_call(call.operation, outcome, took);
     match &result {
         Ok(answer) => {
             let code = answer.pac_code();

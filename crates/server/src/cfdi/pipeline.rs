@@ -272,6 +272,29 @@ pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documen
         u8::from(peticion.fecha_local.month())
     );
     let registro = Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion };
+    let result = sellar_y_timbrar(app, peticion, comprobante, registro).await;
+    crate::metrics::metrics().stamp(empresa.sandbox, resultado(&result));
+    result
+}
+
+/// How a stamp ended, for `/metrics`: a live failure that kept its attempt for reconciliation
+/// (5xx with `intentoId`) is `unknown`, any other client-side refusal `rejected`.
+fn resultado(result: &ApiResult<Response>) -> &'static str {
+    match result {
+        Ok(_) => "stamped",
+        Err(error) if error.code.status().is_client_error() => "rejected",
+        Err(error) if error.details.get("intentoId").is_some() => "unknown",
+        Err(_) => "error",
+    }
+}
+
+async fn sellar_y_timbrar(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    comprobante: Comprobante,
+    registro: Registro,
+) -> ApiResult<Response> {
+    let empresa = peticion.empresa;
     if empresa.sandbox {
         let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
         sandbox(app, peticion, comprobante, registro, csd).await

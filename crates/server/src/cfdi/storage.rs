@@ -21,7 +21,23 @@ pub trait Storage: Send + Sync {
     fn local_path(&self, path: &str) -> Option<PathBuf>;
     /// A URL the backend itself signs (S3 presigned), valid `seconds`; `None` for the folder.
     fn presigned_url(&self, path: &str, seconds: u64) -> Option<String>;
+    /// Writes and reads back a small probe file (`/readyz`): the backend takes and gives files.
+    fn check(&self) -> StorageFuture<'_, ()> {
+        Box::pin(async move {
+            let probe = uuid::Uuid::new_v4().to_string().into_bytes();
+            self.put(READY_PROBE, probe.clone()).await?;
+            // A concurrent probe may have replaced it: any probe read back whole will do.
+            if self.get(READY_PROBE).await?.len() == probe.len() {
+                Ok(())
+            } else {
+                Err(io::Error::other("the probe file read back differs from the one written"))
+            }
+        })
+    }
 }
+
+/// The file [`Storage::check`] writes.
+const READY_PROBE: &str = "readyz/probe";
 
 /// Files in a folder (default: `{data_dir}/files`).
 #[derive(Clone, Debug)]

@@ -38,6 +38,10 @@ pub enum Db {
     Pg(sqlx::PgPool),
 }
 
+fn idle(count: usize) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
 /// How long a write transaction waits for its turn on SQLite, as long as SQLite's own busy
 /// timeout: past it the caller gets an error instead of waiting forever.
 const WRITER_WAIT: Duration = Duration::from_secs(10);
@@ -122,6 +126,20 @@ impl Db {
             }
             Db::Pg(pool) => Tx { inner: TxInner::Pg(pool.begin().await?), _turn: None },
         })
+    }
+
+    /// Connections of the pool: (open, idle, most allowed), for `/metrics`.
+    pub fn pool_usage(&self) -> (u32, u32, u32) {
+        match self {
+            Db::Sqlite(pool, _) => (pool.size(), idle(pool.num_idle()), pool.options().get_max_connections()),
+            Db::Pg(pool) => (pool.size(), idle(pool.num_idle()), pool.options().get_max_connections()),
+        }
+    }
+
+    /// Answers when the database does (`/readyz`).
+    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+        let mut conn = self.conn().await?;
+        crate::sql!(scalar_one conn, i32, "SELECT 1").map(drop)
     }
 
     /// Closes the pool.

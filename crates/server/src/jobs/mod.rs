@@ -319,3 +319,50 @@ pub async fn list_for_empresa(
     )?;
     Ok((items, total))
 }
+
+/// The queue of one job kind, as `/metrics` reports it.
+pub struct QueueStats {
+    /// The job kind.
+    pub kind: String,
+    /// Jobs waiting, due or scheduled later.
+    pub queued: i64,
+    /// Jobs leased by a worker.
+    pub running: i64,
+    /// How long the oldest due job has waited, in seconds (0 when none is due).
+    pub oldest_due_seconds: f64,
+}
+
+#[derive(sqlx::FromRow)]
+struct QueueRow {
+    kind: String,
+    status: String,
+    jobs: i64,
+    oldest_due: Option<OffsetDateTime>,
+}
+
+/// Queue depth and age by kind, over every company (the whole installation's queue: every
+/// instance on one database reports the same figures).
+pub async fn queue_stats(db: &crate::db::Db, now: OffsetDateTime) -> Result<Vec<QueueStats>, sqlx::Error> {
+    let mut conn = db.conn().await?;
+    let rows = sql!(
+        fetch_all conn,
+        QueueRow,
+        "SELECT kind, status, COUNT(*) AS jobs, MIN(CASE WHEN run_at <= $1 THEN run_at END) AS oldest_due FROM jobs \
+         WHERE status IN ('queued', 'running') GROUP BY kind, status ORDER BY kind",
+        now
+    )?;
+    let mut stats: Vec<QueueStats> = Vec::new();
+    for row in rows {
+        if stats.last().is_none_or(|last| last.kind != row.kind) {
+            stats.push(QueueStats { kind: row.kind.clone(), queued: 0, running: 0, oldest_due_seconds: 0.0 });
+        }
+        let Some(entry) = stats.last_mut() else { continue };
+        if row.status == "running" {
+            entry.running = row.jobs;
+        } else {
+            entry.queued = row.jobs;
+            entry.oldest_due_seconds = row.oldest_due.map_or(0.0, |due| (now - due).as_seconds_f64().max(0.0));
+        }
+    }
+    Ok(stats)
+}

@@ -162,6 +162,11 @@ impl Job for Deliver {
                 Next::Retry(at) => ("pending", Some(*at)),
                 Next::Dead => ("failed", None),
             };
+            crate::metrics::metrics().webhook_delivery(match next {
+                Next::Done => "succeeded",
+                Next::Retry(_) => "retry",
+                Next::Dead => "failed",
+            });
             sql!(
                 execute * tx,
                 "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_retry_at = $3, last_status_code = $4, \

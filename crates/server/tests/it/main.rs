@@ -12,6 +12,7 @@ mod foundation;
 mod harness;
 mod jobs;
 mod live;
+mod observability;
 mod receiver;
 mod security;
 mod textos;

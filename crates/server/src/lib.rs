@@ -60,11 +60,15 @@ pub async fn serve(
     }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let workers = jobs::worker::start(&app, stopped);
+    let follower = auth::cache::follow_other_instances(&app);
     let router = router::build(app);
     let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await;
     let _ = stop.send(true);
+    if let Some(follower) = follower {
+        follower.abort();
+    }
     let finished = async {
         for worker in workers {
             let _ = worker.await;

@@ -1,11 +1,12 @@
 //! Request rate limits: a GCRA token bucket per client address before authentication, and per
 //! verified API key or session after it. Over the limit answers 429 RATE_001 with `Retry-After`.
 //!
-//! The buckets live behind [`BucketStore`], so a later store shared by several instances can
-//! replace the in-memory one ([`MemoryStore`]) without touching the callers. The memory store is
-//! sharded (one lock per shard, never one lock for every request), bounded (a full shard first
-//! forgets the buckets that are full again, then the least-drained half), and a poisoned lock is
-//! recovered instead of turning limiting off.
+//! On SQLite (one process) the buckets live in memory ([`MemoryStore`]): sharded (one lock per
+//! shard, never one lock for every request), bounded (a full shard first forgets the buckets
+//! that are full again, then the least-drained half), and a poisoned lock is recovered instead
+//! of turning limiting off. On PostgreSQL, where several instances serve one installation,
+//! they live in the database ([`PgStore`], table `rate_limits`): one statement per check, so
+//! the limits hold across every instance together.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use sha2::Digest;
 
 use crate::config::RateLimitConfig;
+use crate::db::Db;
 
 /// A refill rate and a burst.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +58,12 @@ pub enum Bucket<'a> {
 /// The limiter: the configured rules over a bucket store.
 pub struct RateLimiter {
     config: RateLimitConfig,
-    store: Box<dyn BucketStore>,
+    store: Store,
+}
+
+enum Store {
+    Local(Box<dyn BucketStore>),
+    Shared(PgStore),
 }
 
 impl RateLimiter {
@@ -67,25 +74,40 @@ impl RateLimiter {
 
     /// A limiter over another store.
     pub fn with_store(config: RateLimitConfig, store: Box<dyn BucketStore>) -> Self {
-        Self { config, store }
+        Self { config, store: Store::Local(store) }
+    }
+
+    /// The limiter for `db`: buckets in the database on PostgreSQL (shared by every instance),
+    /// in memory on SQLite.
+    pub fn for_db(config: RateLimitConfig, db: &Db) -> Self {
+        match db {
+            Db::Pg(pool) => Self { config, store: Store::Shared(PgStore { pool: pool.clone() }) },
+            Db::Sqlite(..) => Self::new(config),
+        }
     }
 
     /// Takes one request from the bucket; `Err(wait)` when it is empty.
-    pub fn check(&self, bucket: Bucket<'_>) -> Result<(), Duration> {
+    pub async fn check(&self, bucket: Bucket<'_>) -> Result<(), Duration> {
         if !self.config.enabled {
             return Ok(());
         }
         let (key, rule) = self.key_and_rule(bucket);
-        self.store.take(&key, rule)
+        match &self.store {
+            Store::Local(store) => store.take(&key, rule),
+            Store::Shared(store) => store.take(&key, rule).await,
+        }
     }
 
     /// Whether the bucket has a token left, without taking it.
-    pub fn peek(&self, bucket: Bucket<'_>) -> Result<(), Duration> {
+    pub async fn peek(&self, bucket: Bucket<'_>) -> Result<(), Duration> {
         if !self.config.enabled {
             return Ok(());
         }
         let (key, rule) = self.key_and_rule(bucket);
-        self.store.peek(&key, rule)
+        match &self.store {
+            Store::Local(store) => store.peek(&key, rule),
+            Store::Shared(store) => store.peek(&key, rule).await,
+        }
     }
 
     fn key_and_rule(&self, bucket: Bucket<'_>) -> ([u8; 32], Rule) {
@@ -180,6 +202,55 @@ impl BucketStore for MemoryStore {
     }
 }
 
+/// Buckets in PostgreSQL, shared by every instance: the same GCRA as [`MemoryStore`], with the
+/// theoretical arrival time kept as epoch seconds and the database's clock as the one clock.
+/// When the database cannot be asked, requests pass (and are logged): the request's own
+/// queries will fail or succeed on their own, and an outage must not read as 429s.
+pub struct PgStore {
+    pool: sqlx::PgPool,
+}
+
+/// Draws a token: `granted` and how far ahead of now the bucket's arrival time is.
+const TAKE: &str = "INSERT INTO rate_limits AS r (bucket, tat, granted)      VALUES ($1, extract(epoch FROM clock_timestamp())::float8 + $2, true)      ON CONFLICT (bucket) DO UPDATE SET      granted = GREATEST(r.tat, EXCLUDED.tat - $2) - (EXCLUDED.tat - $2) <= $3,      tat = CASE WHEN GREATEST(r.tat, EXCLUDED.tat - $2) - (EXCLUDED.tat - $2) <= $3      THEN GREATEST(r.tat, EXCLUDED.tat - $2) + $2 ELSE r.tat END      RETURNING granted, tat - extract(epoch FROM clock_timestamp())::float8";
+const PEEK: &str = "SELECT tat - extract(epoch FROM clock_timestamp())::float8 FROM rate_limits WHERE bucket = $1";
+
+impl PgStore {
+    async fn take(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
+        let interval = rule.interval().as_secs_f64();
+        let tolerance = rule.tolerance().as_secs_f64();
+        let answer = sqlx::query_as::<_, (bool, f64)>(TAKE)
+            .bind(&key[..])
+            .bind(interval)
+            .bind(tolerance)
+            .fetch_one(&self.pool)
+            .await;
+        match answer {
+            Ok((true, _)) => Ok(()),
+            Ok((false, ahead)) => Err(wait(ahead - tolerance)),
+            Err(error) => {
+                tracing::warn!(error.message = %error, "rate limit store unreachable; the request passes");
+                Ok(())
+            }
+        }
+    }
+
+    async fn peek(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
+        let tolerance = rule.tolerance().as_secs_f64();
+        match sqlx::query_scalar::<_, f64>(PEEK).bind(&key[..]).fetch_optional(&self.pool).await {
+            Ok(Some(ahead)) if ahead > tolerance => Err(wait(ahead - tolerance)),
+            Ok(_) => Ok(()),
+            Err(error) => {
+                tracing::warn!(error.message = %error, "rate limit store unreachable; the request passes");
+                Ok(())
+            }
+        }
+    }
+}
+
+fn wait(seconds: f64) -> Duration {
+    Duration::try_from_secs_f64(seconds.max(0.001)).unwrap_or(Duration::from_secs(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,43 +259,43 @@ mod tests {
         RateLimiter::new(RateLimitConfig { enabled: true, key_per_second: 10, key_burst, ip_per_second: 1, ip_burst })
     }
 
-    #[test]
-    fn a_burst_passes_then_the_bucket_refuses_with_a_wait() {
+    #[tokio::test]
+    async fn a_burst_passes_then_the_bucket_refuses_with_a_wait() {
         let limiter = limiter(5, 1);
         for _ in 0..5 {
-            assert!(limiter.check(Bucket::Credential("k")).is_ok());
+            assert!(limiter.check(Bucket::Credential("k")).await.is_ok());
         }
-        let wait = limiter.check(Bucket::Credential("k")).unwrap_err();
+        let wait = limiter.check(Bucket::Credential("k")).await.unwrap_err();
         assert!(wait <= Duration::from_millis(100) && wait > Duration::ZERO);
         // Other keys have their own bucket.
-        assert!(limiter.check(Bucket::Credential("other")).is_ok());
+        assert!(limiter.check(Bucket::Credential("other")).await.is_ok());
     }
 
-    #[test]
-    fn peeking_takes_nothing() {
+    #[tokio::test]
+    async fn peeking_takes_nothing() {
         let limiter = limiter(5, 2);
         let ip: IpAddr = [10, 0, 0, 1].into();
         for _ in 0..10 {
-            assert!(limiter.peek(Bucket::Ip(ip)).is_ok());
+            assert!(limiter.peek(Bucket::Ip(ip)).await.is_ok());
         }
-        assert!(limiter.check(Bucket::Ip(ip)).is_ok());
-        assert!(limiter.check(Bucket::Ip(ip)).is_ok());
-        assert!(limiter.peek(Bucket::Ip(ip)).is_err());
+        assert!(limiter.check(Bucket::Ip(ip)).await.is_ok());
+        assert!(limiter.check(Bucket::Ip(ip)).await.is_ok());
+        assert!(limiter.peek(Bucket::Ip(ip)).await.is_err());
     }
 
-    #[test]
-    fn an_ipv6_host_cannot_rotate_addresses_within_its_64() {
+    #[tokio::test]
+    async fn an_ipv6_host_cannot_rotate_addresses_within_its_64() {
         let limiter = limiter(5, 1);
-        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::1".parse().unwrap())).is_ok());
-        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::ffff".parse().unwrap())).is_err());
-        assert!(limiter.check(Bucket::Ip("2001:db8:1:3::1".parse().unwrap())).is_ok());
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::1".parse().unwrap())).await.is_ok());
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:2::ffff".parse().unwrap())).await.is_err());
+        assert!(limiter.check(Bucket::Ip("2001:db8:1:3::1".parse().unwrap())).await.is_ok());
     }
 
-    #[test]
-    fn disabled_never_refuses() {
+    #[tokio::test]
+    async fn disabled_never_refuses() {
         let limiter = RateLimiter::new(RateLimitConfig { enabled: false, ..RateLimitConfig::default() });
         for _ in 0..10_000 {
-            assert!(limiter.check(Bucket::Ip([127, 0, 0, 1].into())).is_ok());
+            assert!(limiter.check(Bucket::Ip([127, 0, 0, 1].into())).await.is_ok());
         }
     }
 

@@ -172,18 +172,18 @@ async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Nex
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |info| info.0.ip());
     if !carries_credential(request.headers()) {
-        if let Err(wait) = app.rate_limiter.check(Bucket::Ip(ip)) {
+        if let Err(wait) = app.rate_limiter.check(Bucket::Ip(ip)).await {
             return too_many_requests(wait);
         }
         return next.run(request).await;
     }
-    if let Err(wait) = app.rate_limiter.peek(Bucket::Ip(ip)) {
+    if let Err(wait) = app.rate_limiter.peek(Bucket::Ip(ip)).await {
         return too_many_requests(wait);
     }
     let verified = authenticate(&app, request.headers()).await;
     let drawn = match &verified {
-        Ok((_, credential)) => app.rate_limiter.check(Bucket::Credential(credential.bucket_id())),
-        Err(_) => app.rate_limiter.check(Bucket::Ip(ip)),
+        Ok((_, credential)) => app.rate_limiter.check(Bucket::Credential(credential.bucket_id())).await,
+        Err(_) => app.rate_limiter.check(Bucket::Ip(ip)).await,
     };
     if let Err(wait) = drawn {
         return too_many_requests(wait);

@@ -39,7 +39,7 @@ pub struct AppState {
 impl AppState {
     /// Builds the state around an open database.
     pub fn new(db: Db, config: Config) -> Self {
-        let rate_limiter = Arc::new(RateLimiter::new(config.rate_limit.clone()));
+        let rate_limiter = Arc::new(RateLimiter::for_db(config.rate_limit.clone(), &db));
         let clock = config.clock.clone();
         let webhook_client = crate::webhooks::delivery::client(&config.webhooks);
         let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));

@@ -2,18 +2,23 @@
 //! and mode a user has in a company. With it an authenticated read answers from one database
 //! round trip (its own data) instead of three.
 //!
-//! Freshness: every change to keys, users, memberships or companies calls
-//! [`AuthCache::invalidate`] after its commit, which makes every entry stale at once, so this
-//! process never acts on an old answer. Another process sharing the database (PostgreSQL in
-//! production) sees such a change within [`TTL`].
+//! Freshness: every change to keys, users, memberships or companies calls [`changed`] after
+//! its commit, which makes every entry stale at once, so this process never acts on an old
+//! answer. On PostgreSQL several instances share the database: [`changed`] also sends
+//! `NOTIFY timbra_auth`, and every instance listens ([`follow_other_instances`]) and forgets
+//! its entries when one arrives, within milliseconds. While an instance is not listening (at
+//! start, or after its listening connection dropped) it trusts no entry at all.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
+
+use crate::db::{Backend, Db};
+use crate::state::AppState;
 
 /// How long an entry is trusted without a change in this process.
 pub const TTL: Duration = Duration::from_secs(5);
@@ -61,18 +66,42 @@ struct Entry<T> {
 }
 
 /// See the module documentation.
-#[derive(Default)]
 pub struct AuthCache {
     generation: AtomicU64,
+    /// Whether this process hears every change other instances make (always on a database
+    /// only it uses; on PostgreSQL while its `LISTEN` connection is up).
+    following: AtomicBool,
     keys: Map<String, KeyInfo>,
     /// By (user id, company id).
     access: Map<(String, String), Option<Access>>,
+}
+
+impl Default for AuthCache {
+    fn default() -> Self {
+        Self {
+            generation: AtomicU64::new(0),
+            following: AtomicBool::new(true),
+            keys: Map::default(),
+            access: Map::default(),
+        }
+    }
 }
 
 impl AuthCache {
     /// The current generation; read it before querying, store the answer under it.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
+    }
+
+    /// Marks whether this process hears other instances' changes; entries are trusted only
+    /// while it does, and every change of state forgets them.
+    pub fn set_following(&self, following: bool) {
+        self.following.store(following, Ordering::Release);
+        self.invalidate();
+    }
+
+    fn trusted(&self) -> bool {
+        self.following.load(Ordering::Acquire)
     }
 
     /// Forgets everything: call after committing a change to keys, users, memberships or
@@ -83,6 +112,9 @@ impl AuthCache {
 
     /// The key with this digest, if known and fresh.
     pub fn key(&self, digest: &str) -> Option<KeyInfo> {
+        if !self.trusted() {
+            return None;
+        }
         lookup(&self.keys, digest, self.generation())
     }
 
@@ -93,12 +125,76 @@ impl AuthCache {
 
     /// The user's access to the company, if known and fresh (`Some(None)`: known non-member).
     pub fn access(&self, user_id: &str, empresa_id: &str) -> Option<Option<Access>> {
+        if !self.trusted() {
+            return None;
+        }
         lookup(&self.access, &(user_id.to_owned(), empresa_id.to_owned()), self.generation())
     }
 
     /// Remembers an access answer read at `generation`.
     pub fn remember_access(&self, user_id: &str, empresa_id: &str, generation: u64, access: Option<Access>) {
         store(&self.access, (user_id.to_owned(), empresa_id.to_owned()), generation, access);
+    }
+}
+
+/// The channel instances tell each other about changes on.
+const CHANNEL: &str = "timbra_auth";
+
+/// After committing a change to keys, users, memberships or companies: forgets this process's
+/// entries and tells the other instances on the same PostgreSQL database to forget theirs. A
+/// lost notice (the database down right then) is logged; the others' entries still expire
+/// within [`TTL`].
+pub async fn changed(app: &AppState) {
+    app.auth_cache.invalidate();
+    if app.db.backend() != Backend::Postgres {
+        return;
+    }
+    let notified = async {
+        let mut conn = app.db.conn().await?;
+        crate::sql!(execute conn, "SELECT pg_notify($1, '')", CHANNEL)
+    }
+    .await;
+    if let Err(error) = notified {
+        tracing::warn!(error.message = %error, "could not tell other instances about an access change; they see it within 5 s");
+    }
+}
+
+/// On PostgreSQL: listens for other instances' changes for as long as the process runs,
+/// forgetting the cache on each. Until the listening connection is up, and whenever it drops,
+/// the cache is not trusted (every request reads the database), and the connection is retried.
+pub fn follow_other_instances(app: &AppState) -> Option<tokio::task::JoinHandle<()>> {
+    let Db::Pg(pool) = &app.db else { return None };
+    let pool = pool.clone();
+    let cache = app.auth_cache.clone();
+    cache.set_following(false);
+    Some(tokio::spawn(async move {
+        loop {
+            match listen(&pool, &cache).await {
+                // The pool closed: the process is shutting down.
+                Err(sqlx::Error::PoolClosed) => return,
+                Err(error) => {
+                    cache.set_following(false);
+                    tracing::warn!(error.message = %error, "lost the LISTEN connection for access changes; reconnecting");
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+            }
+        }
+    }))
+}
+
+async fn listen(pool: &sqlx::PgPool, cache: &AuthCache) -> Result<std::convert::Infallible, sqlx::Error> {
+    let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
+    listener.listen(CHANNEL).await?;
+    cache.set_following(true);
+    loop {
+        match listener.try_recv().await? {
+            Some(_) => cache.invalidate(),
+            // The connection was lost and re-established: notices may have been missed.
+            None => {
+                cache.set_following(false);
+                return Err(sqlx::Error::Protocol("LISTEN connection was reset".into()));
+            }
+        }
     }
 }
 

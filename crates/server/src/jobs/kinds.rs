@@ -19,8 +19,9 @@ pub fn registry() -> Registry {
     registry
 }
 
-/// Daily: deletes finished jobs older than [`PurgeFinished::KEEP`]. Dead jobs stay, with
-/// their error, until someone looks at them.
+/// Daily: deletes finished jobs older than [`PurgeFinished::KEEP`] (and, on PostgreSQL, rate
+/// limit buckets that are full again). Dead jobs stay, with their error, until someone looks
+/// at them.
 pub struct PurgeFinished;
 
 impl PurgeFinished {
@@ -36,6 +37,10 @@ impl Job for PurgeFinished {
         let before = app.clock.now() - Self::KEEP;
         let purged = async {
             let mut conn = app.db.conn().await?;
+            if app.db.backend() == crate::db::Backend::Postgres {
+                // Buckets full again are the same as absent ones (crate::rate_limit::PgStore).
+                sql!(execute conn, "DELETE FROM rate_limits WHERE tat < extract(epoch FROM clock_timestamp())::float8")?;
+            }
             sql!(execute conn, "DELETE FROM jobs WHERE status = 'done' AND updated_at < $1", before)
         }
         .await;

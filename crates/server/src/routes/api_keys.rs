@@ -198,7 +198,7 @@ pub async fn create(
         && let Credential::ApiKey { key_id, .. } = &via_key
     {
         users::revocar_key(&mut conn, key_id, None, now).await?;
-        app.auth_cache.invalidate();
+        crate::auth::cache::changed(&app).await;
     }
     Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
 }
@@ -300,7 +300,7 @@ async fn revoke_id(app: &AppState, caller: &Caller, id: Option<String>) -> ApiRe
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
     let changed = users::revocar_key(&mut conn, &id, Some(&caller.user_id), now).await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(app).await;
     if changed == 0 {
         return Err(ApiError::not_found("API key"));
     }

@@ -234,7 +234,7 @@ pub async fn delete_account(
     let mut tx = app.db.begin().await?;
     users::borrar(&mut tx, &caller.user_id, now).await?;
     tx.commit().await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     Ok(done_clearing_cookie())
 }
 

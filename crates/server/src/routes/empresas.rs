@@ -199,7 +199,7 @@ pub async fn create(
         other => other?,
     };
     tx.commit().await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     caller.note_mode(sandbox);
     let out = EmpresaOut {
         id,
@@ -316,7 +316,7 @@ pub async fn update(
     };
     empresas::actualizar(&mut conn, &id, &datos, now).await?;
     drop(conn);
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     caller.note_mode(sandbox);
     Ok(ok(load(&app, &caller, &id).await?))
 }
@@ -337,6 +337,6 @@ pub async fn delete(
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
     empresas::borrar(&mut conn, &id, now).await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

@@ -120,7 +120,7 @@ pub async fn add(
     }
     memberships::agregar(&mut tx, &empresa_id, &user_id, role.as_str(), now).await?;
     tx.commit().await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
     member.map(created).ok_or_else(|| ApiError::not_found("member"))
 }
@@ -166,7 +166,7 @@ pub async fn update(
     }
     memberships::cambiar_rol(&mut tx, &empresa_id, &user_id, role.as_str(), app.clock.now()).await?;
     tx.commit().await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
     member.map(ok).ok_or_else(|| ApiError::not_found("member"))
 }
@@ -200,6 +200,6 @@ pub async fn remove(
     }
     memberships::quitar(&mut tx, &empresa_id, &user_id).await?;
     tx.commit().await?;
-    app.auth_cache.invalidate();
+    crate::auth::cache::changed(&app).await;
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
 }

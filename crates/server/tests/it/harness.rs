@@ -94,14 +94,26 @@ async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
     start(db, config, dir, "sqlite").await
 }
 
-async fn spawn_postgres(url: &str, adjust: &impl Fn(&mut Config)) -> TestApp {
+/// A new empty schema on the test PostgreSQL; returns the search path that uses it.
+async fn fresh_schema(url: &str) -> String {
     let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
     let mut admin = timbra_server::db::raw_pg_connection(url).await.expect("TIMBRA_TEST_POSTGRES_URL is not reachable");
     sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await.unwrap();
     // Extensions are per database: the migrations' CREATE EXTENSION finds pg_trgm already made
     // (once, not raced by parallel tests) and its operator classes through the search path.
     let extensions = pg_trgm_schema(&mut admin).await;
-    let search_path = format!("{schema}, {extensions}");
+    format!("{schema},{extensions}")
+}
+
+/// A URL of a new empty schema on the test PostgreSQL, for `timbra` processes a test starts.
+pub async fn fresh_postgres_url(url: &str) -> String {
+    let search_path = fresh_schema(url).await;
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}options=-c%20search_path%3D{}", search_path.replace(',', "%2C"))
+}
+
+async fn spawn_postgres(url: &str, adjust: &impl Fn(&mut Config)) -> TestApp {
+    let search_path = fresh_schema(url).await;
     let options = PgConnectOptions::from_str(url).unwrap().options([("search_path", search_path.as_str())]);
     let db = Db::connect_pg(options).await.unwrap();
     db.migrate().await.unwrap();
@@ -283,4 +295,62 @@ impl TestApp {
             .await;
         created.data(201)["id"].as_str().unwrap().to_owned()
     }
+}
+
+/// `timbra serve` as a child process (the built binary) on `port`, its data in `data`: SQLite
+/// unless `env` sets `TIMBRA_DATABASE_URL`. Killed on drop.
+pub struct Process {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Process {
+    /// Starts it with rate limits off, private webhook URLs allowed, quick job polling, and
+    /// `env` on top; returns once it answers.
+    pub async fn spawn(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"));
+        command
+            .arg("serve")
+            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
+            .env("TIMBRA_DATA_DIR", data)
+            .env_remove("TIMBRA_DATABASE_URL")
+            .env("TIMBRA_RATE_LIMIT", "false")
+            .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
+            .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
+            .env("TIMBRA_JOBS_POLL_MS", "20")
+            .env("TIMBRA_JOBS_LEASE_SECONDS", "30")
+            .env("TIMBRA_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let child = command.spawn().unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        crate::receiver::wait_for(30, "the server to listen", async || {
+            client.get(format!("{base}/healthz")).send().await.is_ok()
+        })
+        .await;
+        Self { child, base }
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    pub fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port.
+pub async fn free_port() -> u16 {
+    tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port()
 }

@@ -1,58 +1,21 @@
 //! Durable jobs: the built binary killed with SIGKILL mid-work and restarted loses nothing; a
 //! receiver down across a restart still gets its event; daily jobs run once a day.
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use timbra_server::config::Config;
 use timbra_server::state::Clock;
 
-use crate::harness::{TempDir, TestApp, each_backend_with};
+use crate::harness::{TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};
 
-/// `timbra serve` as a child process on a SQLite file in `data`, its clock `offset` seconds ahead.
-struct Server {
-    child: Child,
-    base: String,
-}
+use crate::harness::Process as Server;
 
 impl Server {
+    /// `timbra serve` on a SQLite file in `data`, its clock `offset` seconds ahead.
     async fn start(data: &std::path::Path, port: u16, offset: i64) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_timbra"))
-            .arg("serve")
-            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
-            .env("TIMBRA_DATA_DIR", data)
-            .env_remove("TIMBRA_DATABASE_URL")
-            .env("TIMBRA_RATE_LIMIT", "false")
-            .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
-            .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
-            .env("TIMBRA_JOBS_POLL_MS", "20")
-            .env("TIMBRA_JOBS_LEASE_SECONDS", "30")
-            .env("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string())
-            .env("TIMBRA_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        wait_for(30, "the server to listen", async || client.get(format!("{base}/llms.txt")).send().await.is_ok())
-            .await;
-        Self { child, base }
-    }
-
-    /// SIGKILL: no shutdown code runs.
-    fn kill_9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        Server::spawn(data, port, &[("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string())]).await
     }
 }
 
@@ -72,10 +35,6 @@ async fn call(
         request = request.header("x-empresa-id", empresa);
     }
     request.send().await.unwrap().json().await.unwrap()
-}
-
-async fn free_port() -> u16 {
-    tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port()
 }
 
 async fn deliveries(base: &str, key: &str, empresa: &str, webhook: &str) -> Vec<Value> {

@@ -10,6 +10,7 @@ mod fiel;
 mod foundation;
 #[allow(dead_code)]
 mod harness;
+mod instances;
 mod jobs;
 mod live;
 mod observability;

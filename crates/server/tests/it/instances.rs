@@ -1,0 +1,176 @@
+//! Several instances on one PostgreSQL: two `timbra serve` processes (the built binary) share a
+//! database and are driven at once. Folios stay unique and gapless, each event is delivered
+//! once, the per-address rate limit holds for both together, and a key revoked on one is
+//! refused by the other at once.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::cfdi::{EMISOR, factura};
+use crate::harness::{Process, TempDir, free_port, fresh_postgres_url};
+use crate::receiver::{Receiver, wait_for};
+
+/// A client call with an optional key, company and session cookie; (status, body).
+async fn call(
+    base: &str,
+    method: reqwest::Method,
+    path: &str,
+    key: Option<&str>,
+    empresa: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = reqwest::Client::new().request(method, format!("{base}{path}"));
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    if let Some(empresa) = empresa {
+        request = request.header("x-empresa-id", empresa);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn two_instances_share_folios_deliveries_limits_and_revocations() {
+    let url = match std::env::var("TIMBRA_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            assert!(std::env::var("CI").is_err(), "CI must set TIMBRA_TEST_POSTGRES_URL so PostgreSQL is tested");
+            return;
+        }
+    };
+    let database = fresh_postgres_url(&url).await;
+    let master = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32]);
+    let env = [
+        ("TIMBRA_DATABASE_URL", database),
+        ("TIMBRA_MASTER_KEY", master),
+        ("TIMBRA_RATE_LIMIT", "true".to_owned()),
+        // Anonymous requests: a burst of 20 per address, refilled at 1 a second, for both.
+        ("TIMBRA_RATE_LIMIT_IP_PER_SECOND", "1".to_owned()),
+        ("TIMBRA_RATE_LIMIT_IP_BURST", "20".to_owned()),
+    ];
+    let (dir_a, dir_b) = (TempDir::new(), TempDir::new());
+    let a = Process::spawn(&dir_a.0, free_port().await, &env).await;
+    let b = Process::spawn(&dir_b.0, free_port().await, &env).await;
+    let post = reqwest::Method::POST;
+
+    // Set up through A (anonymous: register, then a key by email and password).
+    let (status, _) = call(
+        &a.base,
+        post.clone(),
+        "/api/auth/register",
+        None,
+        None,
+        Some(json!({ "name": "Ana", "email": "dos@example.com", "password": "Secreto1!" })),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (_, created) = call(
+        &a.base,
+        post.clone(),
+        "/api/api-keys",
+        None,
+        None,
+        Some(json!({ "name": "main", "email": "dos@example.com", "password": "Secreto1!" })),
+    )
+    .await;
+    let key = created["data"]["key"].as_str().unwrap().to_owned();
+    let (_, empresa) = call(&a.base, post.clone(), "/api/empresas", Some(&key), None,
+        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
+    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
+    let (_, cliente) = call(&b.base, post.clone(), "/api/clientes", Some(&key), Some(&empresa),
+        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
+    let cliente = cliente["data"]["id"].as_str().unwrap().to_owned();
+    let receiver = Receiver::start().await;
+    let (status, _) = call(
+        &b.base,
+        post.clone(),
+        "/api/webhooks",
+        Some(&key),
+        Some(&empresa),
+        Some(json!({ "url": receiver.url, "events": ["factura.timbrada"] })),
+    )
+    .await;
+    assert_eq!(status, 201);
+
+    // 40 stamps at once, half on each instance: folios 1..40, each once.
+    let stamps: Vec<_> = (0..40)
+        .map(|i| {
+            let base = if i % 2 == 0 { a.base.clone() } else { b.base.clone() };
+            let (key, empresa, body) = (key.clone(), empresa.clone(), factura(&cliente));
+            tokio::spawn(async move {
+                call(&base, reqwest::Method::POST, "/api/cfdi/timbrar", Some(&key), Some(&empresa), Some(body)).await
+            })
+        })
+        .collect();
+    let mut folios = Vec::new();
+    for stamp in stamps {
+        let (status, body) = stamp.await.unwrap();
+        assert_eq!(status, 201, "{body}");
+        folios.push(body["data"]["folio"].as_str().unwrap().parse::<i64>().unwrap());
+    }
+    folios.sort_unstable();
+    assert_eq!(folios, (1..=40).collect::<Vec<_>>(), "unique and gapless across instances");
+
+    // Both instances run delivery jobs; each event reaches the receiver once.
+    wait_for(30, "40 deliveries", async || receiver.accepted().len() >= 40).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut events: Vec<String> =
+        receiver.arrived().iter().map(|hit| hit.json()["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(events.len(), 40, "no event delivered twice");
+    events.sort();
+    events.dedup();
+    assert_eq!(events.len(), 40);
+
+    // A key used on B (and remembered there), revoked through A: B refuses it within a second.
+    let (_, second) =
+        call(&a.base, post.clone(), "/api/api-keys", Some(&key), None, Some(json!({ "name": "second" }))).await;
+    let (second_id, second_key) =
+        (second["data"]["id"].as_str().unwrap().to_owned(), second["data"]["key"].as_str().unwrap().to_owned());
+    for _ in 0..3 {
+        let (status, _) =
+            call(&b.base, reqwest::Method::GET, "/api/clientes", Some(&second_key), Some(&empresa), None).await;
+        assert_eq!(status, 200);
+    }
+    let session = reqwest::Client::builder().cookie_store(true).build().unwrap();
+    let login = session
+        .post(format!("{}/api/auth/callback/credentials", a.base))
+        .json(&json!({ "email": "dos@example.com", "password": "Secreto1!" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let revoked = session.delete(format!("{}/api/api-keys/{second_id}", a.base)).send().await.unwrap();
+    assert_eq!(revoked.status(), 200);
+    let since = Instant::now();
+    loop {
+        let (status, _) =
+            call(&b.base, reqwest::Method::GET, "/api/clientes", Some(&second_key), Some(&empresa), None).await;
+        if status == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        assert!(since.elapsed() < Duration::from_secs(1), "B still accepts a key revoked on A after 1 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The address's bucket is one for both instances: 30 anonymous requests, 15 on each, within
+    // a burst of 20 (a few already spent above) pass at most 20 plus the refill.
+    let started = Instant::now();
+    let mut passed = 0;
+    for i in 0..30 {
+        let base = if i % 2 == 0 { &a.base } else { &b.base };
+        let (status, _) = call(base, reqwest::Method::GET, "/api/clientes", None, None, None).await;
+        if status != StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(status, StatusCode::UNAUTHORIZED);
+            passed += 1;
+        }
+    }
+    let refill = started.elapsed().as_secs() + 1;
+    assert!(passed <= 20 + refill, "{passed} anonymous requests passed: the instances keep separate buckets");
+}

@@ -16,6 +16,12 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// `TIMBRA_DATABASE_URL`; default a SQLite file `timbra.db` in the data dir.
     pub database_url: String,
+    /// `TIMBRA_STORAGE_URL`: `s3://bucket[/prefix]` for an S3-compatible bucket (with the
+    /// standard `AWS_*` variables); unset, the folder `{data_dir}/files`.
+    pub storage_url: Option<String>,
+    /// The `AWS_*` variables set ([`crate::cfdi::storage::S3_VARIABLES`]), by their
+    /// `object_store` names (`aws_access_key_id`, ...), for an S3 storage.
+    pub s3_settings: Vec<(String, String)>,
     /// Session cookie settings.
     pub session: SessionConfig,
     /// Request rate limits.
@@ -97,6 +103,12 @@ impl Default for RateLimitConfig {
 }
 
 impl Config {
+    /// Where files go: [`Config::storage_url`], or the folder `{data_dir}/files`.
+    pub fn storage(&self) -> crate::cfdi::storage::StorageConfig {
+        crate::cfdi::storage::StorageConfig::parse(self.storage_url.as_deref(), &self.data_dir, &self.s3_settings)
+            .unwrap_or_else(|_| crate::cfdi::storage::StorageConfig::Folder(self.data_dir.join("files")))
+    }
+
     /// Reads the configuration from the process environment.
     pub fn from_env() -> anyhow::Result<Self> {
         Self::from_lookup(|name| std::env::var(name).ok())
@@ -118,11 +130,20 @@ impl Config {
         {
             bail!("TIMBRA_DATABASE_URL must start with sqlite: or postgres://");
         }
+        let storage_url = lookup("TIMBRA_STORAGE_URL").filter(|url| !url.trim().is_empty());
+        let s3_settings: Vec<(String, String)> = crate::cfdi::storage::S3_VARIABLES
+            .iter()
+            .filter_map(|name| lookup(name).filter(|value| !value.is_empty()).map(|value| (name.to_lowercase(), value)))
+            .collect();
+        crate::cfdi::storage::StorageConfig::parse(storage_url.as_deref(), &data_dir, &s3_settings)
+            .map_err(anyhow::Error::msg)?;
         let defaults = RateLimitConfig::default();
         Ok(Self {
             listen,
             data_dir,
             database_url,
+            storage_url,
+            s3_settings,
             session: SessionConfig {
                 secure_cookie: parse(&lookup, "TIMBRA_SESSION_SECURE", false)?,
                 ttl: Duration::from_secs(3600 * parse::<u64>(&lookup, "TIMBRA_SESSION_TTL_HOURS", 168)?),

@@ -124,6 +124,7 @@ error_codes! {
     Download001 = "DOWNLOAD_001", FORBIDDEN, "the signed download link is altered or expired";
     Timbres001 = "TIMBRES_001", BAD_REQUEST, "invalid stamp top-up (cantidad 1 to 10,000,000)";
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
+    Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }
 
 /// An error answered to the client in the envelope.
@@ -220,6 +221,21 @@ impl From<sqlx::Error> for ApiError {
 }
 
 impl ApiError {
+    /// A file storage failure, mapped here once: a missing file is NOT_FOUND (`what`), anything
+    /// else (the bucket or folder unreachable) a 503 STORAGE_001 the client may retry.
+    pub fn storage(error: std::io::Error, what: &str) -> Self {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            return Self::not_found(what);
+        }
+        tracing::warn!(error.message = %error, "file storage unreachable; answered 503");
+        let mut answer = Self::new(
+            Code::Storage001,
+            format!("the file storage cannot be reached right now ({what}); retry in a few seconds"),
+        );
+        answer.retry_after = Some(5);
+        answer
+    }
+
     /// A PAC failure, mapped here once: a refusal is PAC_001, anything else (no answer, a
     /// transport error, garbage) PAC_002, with the PAC's own code in `details.pacCode`.
     /// `consequence` tells the client what became of its request.

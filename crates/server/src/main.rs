@@ -61,6 +61,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
             tracing::info!(database = %redact(&config.database_url), "migrations applied");
         }
         Command::Serve => {
+            // A storage that cannot be opened stops the start, naming the reason.
+            timbra_server::cfdi::storage::ObjectStorage::open(&config.storage())
+                .map_err(|error| anyhow::anyhow!("TIMBRA_STORAGE_URL: the file storage cannot be opened: {error}"))?;
             let db = timbra_server::open(&config).await?;
             let listener = tokio::net::TcpListener::bind(config.listen).await?;
             tracing::info!(listen = %config.listen, database = %redact(&config.database_url), "timbra listening");

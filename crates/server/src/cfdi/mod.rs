@@ -46,7 +46,8 @@ pub struct CfdiState {
 
 impl CfdiState {
     /// Loads the master key (`TIMBRA_MASTER_KEY`, or the one kept in the data dir) and opens
-    /// the local file storage under `{data_dir}/files`. A key problem is reported on use.
+    /// the file storage (`TIMBRA_STORAGE_URL`; default the folder `{data_dir}/files`). A key or
+    /// storage problem is reported on use.
     pub fn new(config: &Config) -> Self {
         let master = crypto::MasterKey::load(config.master_key.as_deref(), &config.data_dir);
         if let Err(error) = &master {
@@ -54,7 +55,7 @@ impl CfdiState {
         }
         Self {
             master,
-            storage: Arc::new(storage::LocalStorage::new(config.data_dir.join("files"))),
+            storage: storage::open_or_unavailable(&config.storage()),
             csd_cache: Mutex::default(),
             sandbox_pac: tokio::sync::OnceCell::new(),
             sandbox_csd_lock: tokio::sync::Mutex::new(()),

@@ -16,5 +16,6 @@ mod live;
 mod observability;
 mod receiver;
 mod security;
+mod storage;
 mod textos;
 mod webhooks;

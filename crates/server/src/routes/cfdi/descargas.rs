@@ -37,10 +37,7 @@ pub(super) async fn read_file(app: &AppState, path: &str) -> ApiResult<Vec<u8>> 
             return Ok(xml);
         }
     }
-    app.cfdi.storage.get(path).await.map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound => ApiError::not_found("file"),
-        _ => ApiError::internal("storage get", error),
-    })
+    app.cfdi.storage.get(path).await.map_err(|error| ApiError::storage(error, "file"))
 }
 
 /// The stamped XML of an invoice.
@@ -96,7 +93,7 @@ async fn pdf_guardado(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
     match app.cfdi.storage.get(path).await {
         Ok(bytes) => return Ok(bytes),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(ApiError::internal("storage get", error)),
+        Err(error) => return Err(ApiError::storage(error, "PDF")),
     }
     let xml_path = format!("{}.xml", path.strip_suffix(".pdf").unwrap_or(path));
     let xml = String::from_utf8(read_file(app, &xml_path).await?).map_err(|e| ApiError::internal("stored XML", e))?;
@@ -105,14 +102,19 @@ async fn pdf_guardado(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
         .map_err(|e| ApiError::internal("pdf task", e))?
         .map_err(|e| ApiError::internal("pdf render", e))?;
     // Two first requests at once render twice and store the same bytes: harmless.
-    app.cfdi.storage.put(path, bytes.clone()).await.map_err(|e| ApiError::internal("storage put", e))?;
+    app.cfdi.storage.put(path, bytes.clone()).await.map_err(|e| ApiError::storage(e, "PDF"))?;
     Ok(bytes)
 }
 
-/// A file through a signed link (no credentials: the link is the permission; 1 hour).
+/// A file through a signed link (no credentials: the link is the permission; 1 hour). With S3
+/// storage, a file kept in the bucket answers `302` to a URL the bucket presigned (valid
+/// 3,600 s), so the bytes come from S3; stamped XML (kept in the database) and files in a local
+/// folder are served here.
 #[utoipa::path(get, path = "/descargas/{token}", tag = "cfdi", params(("token" = String, Path)),
     responses(
         (status = 200, description = "The file (XML or PDF)", content_type = "application/xml", body = String),
+        (status = 302, description = "S3 storage: the presigned URL of the file in `Location`"),
+        (status = 503, description = "STORAGE_001 the file storage cannot be reached; retry", body = ErrorBody),
         (status = 403, description = "DOWNLOAD_001 the link is altered or expired; ask for a new one", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
@@ -124,8 +126,35 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
         }
         links::LinkError::Invalid => ApiError::new(Code::Download001, "this download link is not valid"),
     })?;
-    let bytes = if path.ends_with(".pdf") { pdf_guardado(&app, &path).await? } else { read_file(&app, &path).await? };
     let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
+    if path.ends_with(".xml") {
+        let mut conn = app.db.conn().await?;
+        if let Some(xml) = xml_db::leer(&mut conn, &path).await? {
+            return Ok(file_response(xml, &path, &name));
+        }
+    }
+    // In a bucket: the client downloads from S3 itself, once the file is there.
+    let storage = &app.cfdi.storage;
+    if let Some(url) = storage
+        .presigned_url(&path, links::LINK_SECONDS.unsigned_abs())
+        .await
+        .map_err(|e| ApiError::storage(e, "download link"))?
+    {
+        let present = storage.exists(&path).await.map_err(|e| ApiError::storage(e, "file"))?;
+        if !present && path.ends_with(".pdf") {
+            let bytes = pdf_guardado(&app, &path).await?;
+            return Ok(file_response(bytes, &path, &name));
+        }
+        if !present {
+            return Err(ApiError::not_found("file"));
+        }
+        let mut response = axum::http::StatusCode::FOUND.into_response();
+        let location = HeaderValue::from_str(&url).map_err(|e| ApiError::internal("presigned URL", e))?;
+        response.headers_mut().insert(header::LOCATION, location);
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+        return Ok(response);
+    }
+    let bytes = if path.ends_with(".pdf") { pdf_guardado(&app, &path).await? } else { read_file(&app, &path).await? };
     Ok(file_response(bytes, &path, &name))
 }
 

@@ -56,6 +56,8 @@ fn timbrada(cfdi_id: &str) -> Event {
         total: rust_decimal::Decimal::new(116000, 2),
         serie: "A".into(),
         folio: "7".into(),
+        tipo_comprobante: Some("I".into()),
+        monto: None,
     })
 }
 

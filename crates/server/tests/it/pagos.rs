@@ -574,14 +574,22 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_server::config::Config| {
-        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
-        pac.timeout = std::time::Duration::from_secs(3);
-        config.pac = Some(pac);
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut timbra_server::config::Config| {
+            let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+            pac.timeout = std::time::Duration::from_secs(3);
+            config.pac = Some(pac);
+            config.clock = clock.clone();
+            config.jobs.poll = std::time::Duration::from_millis(20);
+        }
     };
     each_backend_with(adjust, |app: TestApp| {
-        let (sim, good) = (sim.clone(), good.clone());
+        let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
         async move {
+            // The service's clock runs ahead across backends; the PAC checks Fecha against its own.
+            sim.configurar(|c| c.ahora = Some(clock.now()));
             let (who, _) = live_company(&app, "pagos-live@example.com", &good).await;
             app.post("/api/timbres/recargas", &who, json!({ "cantidad": 10 })).await.data(201);
             let cliente = app
@@ -622,6 +630,28 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
             // Cancelled (SAT cancels a payment CFDI without acceptance): the balance comes back.
             cancelar(&app, &who, stamped["cfdiId"].as_str().unwrap(), json!({ "motivo": "02" }), None).await.data(200);
             assert_eq!(saldo().await, "10600.00");
+
+            // SAT's status lags behind the request: the payment stays TIMBRADO (SOLICITADA) and
+            // keeps its amount until the follow-up job reads "Cancelado", in whose transaction
+            // the balance comes back.
+            let otro = pagar(&app, &who, &body(1, "10600.00", "600.00", "10000.00"), None).await.data(201).clone();
+            let otro_id = otro["cfdiId"].as_str().unwrap().to_owned();
+            assert_eq!(saldo().await, "10000.00");
+            sim.configurar(|c| c.consultas_sin_reflejar = 1);
+            let answer = cancelar(&app, &who, &otro_id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            sim.configurar(|c| c.consultas_sin_reflejar = 0);
+            assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("TIMBRADO"), Some("SOLICITADA")));
+            assert_eq!(saldo().await, "10000.00");
+            for _ in 0..40 {
+                if detalle(&app, &who, &otro_id).await["status"] == "CANCELADO" {
+                    break;
+                }
+                clock.advance(std::time::Duration::from_secs(16 * 60));
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            assert_eq!(detalle(&app, &who, &otro_id).await["status"], "CANCELADO");
+            assert_eq!(saldo().await, "10600.00");
+            assert_eq!(detalle(&app, &who, &otro_id).await["doctoRelacionados"][0]["status"], "DEVUELTO");
         }
     })
     .await;

@@ -323,4 +323,86 @@ mod tests {
         calcular_totales(&mut pagos).unwrap();
         assert_eq!(pagos.totales.monto_total_pagos.texto(), "1750.00");
     }
+
+    /// An invoice of 10,000 + 16% IVA − 10% ISR = 10,600 with one concept.
+    fn factura() -> Comprobante {
+        use crate::model::{Concepto, ImpuestosConcepto, Retencion, Traslado};
+        let n = Numero::from_texto;
+        Comprobante {
+            total: n("10600.00"),
+            conceptos: vec![Concepto {
+                impuestos: Some(ImpuestosConcepto {
+                    traslados: vec![Traslado {
+                        base: n("10000.00"),
+                        impuesto: "002".into(),
+                        tipo_factor: "Tasa".into(),
+                        tasa_o_cuota: Some(n("0.160000")),
+                        importe: Some(n("1600.00")),
+                    }],
+                    retenciones: vec![Retencion {
+                        base: n("10000.00"),
+                        impuesto: "001".into(),
+                        tipo_factor: "Tasa".into(),
+                        tasa_o_cuota: n("0.100000"),
+                        importe: n("1000.00"),
+                    }],
+                }),
+                ..Concepto::default()
+            }],
+            ..Comprobante::default()
+        }
+    }
+
+    #[test]
+    fn impuestos_dr_are_proportional_and_impuestos_p_rounded_not_truncated() {
+        // 4,000 of 10,600: base 10,000 × 4,000 / 10,600 = 3,773.5849056…
+        let dr = impuestos_dr(&factura(), Decimal::new(4000, 0)).unwrap().unwrap();
+        let t = &dr.traslados_dr[0];
+        assert_eq!((t.base_dr.texto(), t.importe_dr.as_ref().unwrap().texto()), ("3773.584906", "603.773585"));
+        assert_eq!(dr.retenciones_dr[0].importe_dr.texto(), "377.358491");
+        // The whole amount: the invoice's own taxes, with two decimals at least.
+        let todo = impuestos_dr(&factura(), Decimal::new(10600, 0)).unwrap().unwrap();
+        assert_eq!(
+            (todo.traslados_dr[0].base_dr.texto(), todo.traslados_dr[0].importe_dr.as_ref().unwrap().texto()),
+            ("10000.00", "1600.00")
+        );
+
+        // Paid in USD at 17.25 MXN per USD: ÷ EquivalenciaDR, rounded half away from zero.
+        let mut pago = Pago {
+            tipo_cambio_p: Some(Numero::from_texto("17.25")),
+            monto: Numero::from_texto("231.88"),
+            doctos_relacionados: vec![DoctoRelacionado {
+                equivalencia_dr: Some(Numero::from_texto("17.25")),
+                impuestos_dr: Some(dr),
+                ..DoctoRelacionado::default()
+            }],
+            ..Pago::default()
+        };
+        calcular_impuestos_p(&mut pago).unwrap();
+        let p = pago.impuestos_p.clone().unwrap();
+        // 3,773.584906 ÷ 17.25 = 218.758545275…; 603.773585 ÷ 17.25 = 35.001367246…
+        assert_eq!(
+            (p.traslados_p[0].base_p.texto(), p.traslados_p[0].importe_p.as_ref().unwrap().texto()),
+            ("218.758545", "35.001367")
+        );
+        assert_eq!(
+            (p.retenciones_p[0].impuesto_p.as_str(), p.retenciones_p[0].importe_p.texto()),
+            ("001", "21.875855")
+        );
+        let mut pagos = Pagos { pagos: vec![pago], ..Pagos::default() };
+        calcular_totales(&mut pagos).unwrap();
+        let t = &pagos.totales;
+        // Back in MXN, rounded once to the centavo.
+        assert_eq!(t.total_traslados_base_iva16.as_ref().unwrap().texto(), "3773.58");
+        assert_eq!(t.total_traslados_impuesto_iva16.as_ref().unwrap().texto(), "603.77");
+        assert_eq!(t.total_retenciones_isr.as_ref().unwrap().texto(), "377.36");
+        assert_eq!(t.monto_total_pagos.texto(), "3999.93");
+        // No taxes, no nodes.
+        let sin = Comprobante {
+            total: Numero::from_texto("100"),
+            conceptos: vec![Default::default()],
+            ..Comprobante::default()
+        };
+        assert_eq!(impuestos_dr(&sin, Decimal::ONE).unwrap(), None);
+    }
 }

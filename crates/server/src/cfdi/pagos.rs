@@ -500,7 +500,8 @@ fn leer(body: PagoBody, fecha_local: OffsetDateTime) -> ApiResult<Solicitud> {
 
 /// The invoices the documents name: PAGO_002 for those that are not invoices the company
 /// issued here; PAGO_003 for those a payment cannot apply to.
-async fn relacionados(app: &AppState, empresa_id: &str, solicitud: &Solicitud) -> ApiResult<Vec<Relacionado>> {
+async fn relacionados(app: &AppState, empresa: &EmpresaEmisora, solicitud: &Solicitud) -> ApiResult<Vec<Relacionado>> {
+    let empresa_id = empresa.id.as_str();
     let mut conn = app.db.conn().await?;
     let mut encontrados = Vec::with_capacity(solicitud.doctos.len());
     let mut faltan = Vec::new();
@@ -526,6 +527,12 @@ async fn relacionados(app: &AppState, empresa_id: &str, solicitud: &Solicitud) -
         let uuid = &r.uuid;
         if !EstadoCfdi::parse(&r.status).is_some_and(EstadoCfdi::vigente) {
             problemas.push(FieldProblem::new(field, format!("invoice {uuid} is {}: it cannot be paid", r.status)));
+        } else if r.sandbox != empresa.sandbox {
+            let (de, modo) = if r.sandbox { ("a sandbox", "live") } else { ("a live", "sandbox") };
+            problemas.push(FieldProblem::new(
+                field,
+                format!("invoice {uuid} is {de} invoice: the company stamps in {modo} now, and a payment CFDI pays invoices of its own mode"),
+            ));
         } else if r.tipo_comprobante != "I" || r.metodo_pago.as_deref() != Some("PPD") || r.saldo_insoluto.is_none() {
             problemas.push(FieldProblem::new(
                 field,
@@ -617,7 +624,7 @@ pub async fn preparar(
     request_hash: &str,
 ) -> ApiResult<(Documento, Arc<dyn Efectos>)> {
     let solicitud = leer(body, fecha_local)?;
-    let relacionados = relacionados(app, &empresa.id, &solicitud).await?;
+    let relacionados = relacionados(app, empresa, &solicitud).await?;
     // A live retry of a payment whose outcome is unknown finds its own amounts held: the
     // pipeline resends that attempt, so the balances are not read here.
     let reintento = !empresa.sandbox && {

@@ -26,6 +26,8 @@ pub struct Relacionado {
     pub uuid_xml: String,
     /// Invoice status.
     pub status: String,
+    /// Stamped in sandbox.
+    pub sandbox: bool,
     /// I, E, T, P, N.
     pub tipo_comprobante: String,
     /// PUE or PPD.
@@ -59,7 +61,7 @@ pub async fn relacionado(
     sql!(
         fetch_optional * conn,
         Relacionado,
-        "SELECT c.id, c.uuid, c.uuid_xml, c.status, c.tipo_comprobante, c.metodo_pago, c.moneda, c.serie, c.folio, \
+        "SELECT c.id, c.uuid, c.uuid_xml, c.status, c.sandbox, c.tipo_comprobante, c.metodo_pago, c.moneda, c.serie, c.folio, \
          c.receptor_rfc, c.cliente_id, c.estado_cancelacion, c.xml_url, s.saldo_insoluto, s.ultima_parcialidad \
          FROM cfdis c LEFT JOIN saldos_ppd s ON s.cfdi_id = c.id \
          WHERE c.empresa_id = $1 AND c.uuid_xml = $2 AND c.tipo = 'EMITIDA' AND c.origen = 'API'",

@@ -176,6 +176,25 @@ async fn a_ppd_invoice_is_settled_by_two_payments_that_pass_sat_schema_cadena_an
         assert_eq!(attr(&files[1].1, "MontoTotalPagos"), "6600.00");
         let pac = sandbox_pac_cer(&app).await;
         sat_oracle(&files, &pac, &dir.0);
+
+        // The OpenAPI document describes the body and the answer.
+        let doc = app.get("/api/docs", &As::default()).await.body;
+        let operacion = &doc["paths"]["/api/cfdi/pagos/timbrar"]["post"];
+        assert_eq!(operacion["requestBody"]["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/PagoBody", "{operacion}");
+        let cuerpo = &doc["components"]["schemas"]["PagoBody"]["properties"];
+        for campo in ["fechaPago", "formaPago", "monedaP", "tipoCambioP", "monto", "numOperacion", "doctoRelacionados"] {
+            assert!(cuerpo[campo].is_object(), "{campo} missing in {cuerpo}");
+        }
+        let docto = &doc["components"]["schemas"]["DoctoBody"]["properties"];
+        for campo in ["idDocumento", "numParcialidad", "impSaldoAnt", "impPagado", "impSaldoInsoluto", "monedaDR", "equivalenciaDR", "objetoImpDR"] {
+            assert!(docto[campo].is_object(), "{campo} missing in {docto}");
+        }
+        let respuesta = &doc["components"]["schemas"]["PagoTimbradoOut"]["properties"];
+        for campo in ["cfdiId", "uuid", "fechaTimbrado", "serie", "folio", "monto", "doctoRelacionados", "sandbox"] {
+            assert!(respuesta[campo].is_object(), "{campo} missing in {respuesta}");
+        }
+        assert!(operacion["responses"]["409"]["description"].as_str().unwrap().contains("PAGO_005"));
+        assert!(doc["x-error-codes"]["PAGO_005"].is_object());
     })
     .await;
 }
@@ -363,6 +382,12 @@ async fn every_bad_payment_gets_its_code_in_order_and_nothing_is_spent() {
             .assert_error(400, "EMPRESA_001");
         let rec = pagar(&app, &who, &pago(&uuid, 2, "9600.00", "600.00", "9000.00"), None).await.data(201).clone();
         assert_eq!((rec["serie"].as_str(), rec["folio"].as_str()), (Some("REC"), Some("1")));
+
+        // A company switched to live cannot pay its sandbox invoices with live payments.
+        app.call(reqwest::Method::PATCH, &format!("/api/empresas/{empresa}"), &who, Some(json!({ "sandbox": false }))).await.data(200);
+        let answer = pagar(&app, &who, &pago(&uuid, 3, "9000.00", "600.00", "8400.00"), None).await;
+        answer.assert_error(400, "PAGO_003");
+        assert!(answer.body["error"]["message"].as_str().unwrap().contains("sandbox"), "{:#}", answer.body);
     })
     .await;
 }

@@ -615,6 +615,7 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
         async move {
             // The service's clock runs ahead across backends; the PAC checks Fecha against its own.
             sim.configurar(|c| c.ahora = Some(clock.now()));
+            let app = Arc::new(app);
             let (who, _) = live_company(&app, "pagos-live@example.com", &good).await;
             app.post("/api/timbres/recargas", &who, json!({ "cantidad": 10 })).await.data(201);
             let cliente = app
@@ -677,6 +678,35 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
             assert_eq!(detalle(&app, &who, &otro_id).await["status"], "CANCELADO");
             assert_eq!(saldo().await, "10600.00");
             assert_eq!(detalle(&app, &who, &otro_id).await["doctoRelacionados"][0]["status"], "DEVUELTO");
+
+            // 20 live payments at once for the same installment: each reserve transaction runs
+            // on its own connection (row locks on PostgreSQL), and exactly one holds the balance
+            // and reaches the PAC; the others are rolled back with PAGO_005 before a stamp or a
+            // folio is spent.
+            let timbres = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
+            let antes = timbres().await;
+            let intentos_antes = app.get("/api/cfdi/intentos", &who).await.data(200)["total"].as_i64().unwrap();
+            // (The PAC's clock follows the service's, which the wait above moved ahead.)
+            sim.configurar(|c| {
+                c.retraso = std::time::Duration::from_millis(300);
+                c.ahora = Some(clock.now());
+            });
+            let answers = a_la_vez((0..20).map(|n| {
+                let (app, who) = (app.clone(), who.clone());
+                let mut body = body(1, "10600.00", "100.00", "10500.00");
+                // Distinct bodies: the same body would be the same request (a live retry).
+                body["numOperacion"] = json!(format!("SPEI-{n}"));
+                async move { pagar(&app, &who, &body, None).await }
+            }))
+            .await;
+            sim.configurar(|c| c.retraso = std::time::Duration::ZERO);
+            assert_eq!(answers.iter().filter(|a| a.status == 201).count(), 1, "{:?}", answers.iter().map(|a| a.code().to_owned()).collect::<Vec<_>>());
+            for a in answers.iter().filter(|a| a.status != 201) {
+                a.assert_error(409, "PAGO_005");
+            }
+            assert_eq!(saldo().await, "10500.00");
+            assert_eq!(timbres().await, antes - 1);
+            assert_eq!(app.get("/api/cfdi/intentos", &who).await.data(200)["total"].as_i64().unwrap(), intentos_antes + 1);
         }
     })
     .await;

@@ -299,6 +299,11 @@ async fn every_bad_payment_gets_its_code_in_order_and_nothing_is_spent() {
         let answer = pagar(&app, &who, &cero, None).await;
         answer.assert_error(400, "PAGO_001");
         assert_eq!(fields(&answer), BTreeSet::from(["monto".to_owned(), "doctoRelacionados[0].impPagado".to_owned()]));
+        // More documents than a payment takes: a clear limit.
+        let muchos: Vec<Value> = (0..1001).map(|_| ok["doctoRelacionados"][0].clone()).collect();
+        let answer = pagar(&app, &who, &json!({ "fechaPago": "2026-11-20T12:00:00", "formaPago": "03", "monto": 1, "doctoRelacionados": muchos }), None).await;
+        answer.assert_error(400, "PAGO_001");
+        assert!(answer.body["error"]["message"].as_str().unwrap().contains("at most 1000"), "{:#}", answer.body);
         // monedaP USD without tipoCambioP.
         let mut sin_tc = ok.clone();
         sin_tc["monedaP"] = json!("USD");

@@ -34,7 +34,7 @@ pub enum ErrorConstruccion {
     },
 }
 
-fn invalido(campo: impl Into<String>, mensaje: impl Into<String>) -> ErrorConstruccion {
+pub(crate) fn invalido(campo: impl Into<String>, mensaje: impl Into<String>) -> ErrorConstruccion {
     ErrorConstruccion::Invalido { campo: campo.into(), mensaje: mensaje.into() }
 }
 

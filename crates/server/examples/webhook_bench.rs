@@ -68,6 +68,8 @@ async fn main() -> anyhow::Result<()> {
         total: rust_decimal::Decimal::new(116000, 2),
         serie: "A".into(),
         folio: "1".into(),
+        tipo_comprobante: Some("I".into()),
+        monto: None,
     });
     let mut written = 0;
     while written < events {

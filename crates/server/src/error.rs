@@ -103,6 +103,7 @@ error_codes! {
     Pago002 = "PAGO_002", NOT_FOUND, "original invoice UUID not found";
     Pago003 = "PAGO_003", BAD_REQUEST, "original invoice is cancelled";
     Pago004 = "PAGO_004", BAD_REQUEST, "impSaldoAnt - impPagado differs from impSaldoInsoluto";
+    Pago005 = "PAGO_005", CONFLICT, "impSaldoAnt or numParcialidad is not the invoice's stored balance and next installment (the message says both)";
     Cancel001 = "CANCEL_001", BAD_REQUEST, "invalid cancellation data: motivo 01–04, folioSustitucion the UUID of a stamped invoice of the company and only with motivo 01";
     Cancel002 = "CANCEL_002", NOT_FOUND, "invoice not found";
     Cancel003 = "CANCEL_003", BAD_REQUEST, "status does not allow cancellation; only TIMBRADO can be cancelled";

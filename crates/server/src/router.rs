@@ -86,6 +86,7 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(certificados::subir))
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))
+        .routes(routes!(cfdi::timbrar_pago))
         .routes(routes!(cfdi::list))
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos))

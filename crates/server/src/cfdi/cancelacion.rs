@@ -138,8 +138,9 @@ pub struct Datos<'a> {
 }
 
 /// Records a cancellation request in `tx` in the state SAT showed right after it: the invoice
-/// becomes CANCELADO only when SAT says so; the events of that state are emitted; a state that
-/// is not final enqueues [`SeguirCancelacion`].
+/// becomes CANCELADO only when SAT says so (a payment CFDI then gives its amounts back to the
+/// invoices it paid, in this same transaction); the events of that state are emitted; a state
+/// that is not final enqueues [`SeguirCancelacion`].
 pub async fn registrar(
     tx: &mut Tx,
     now: OffsetDateTime,
@@ -163,6 +164,9 @@ pub async fn registrar(
         datos.cfdi_id,
         empresa_id
     )?;
+    if estado.cancelado() {
+        super::pagos::devolver(tx, empresa_id, datos.cfdi_id, now).await?;
+    }
     let data = Cancelacion {
         cfdi_id: datos.cfdi_id.to_owned(),
         uuid: datos.uuid.to_owned(),
@@ -269,6 +273,10 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
             cfdis::avanzar_cancelacion(&mut tx, &cfdi_id, anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now)
                 .await?;
         if movidas == 1 {
+            if nuevo.cancelado() {
+                // A payment's amounts go back with the CANCELADO it becomes.
+                crate::db::pagos::devolver(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
+            }
             let data = Cancelacion {
                 cfdi_id: cfdi_id.clone(),
                 uuid: fila.uuid.clone(),

@@ -30,18 +30,16 @@ use std::sync::{Arc, OnceLock};
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use rust_decimal::Decimal;
 use timbra_cfdi::Comprobante;
 use timbra_cfdi::timbre::DatosTimbre;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 
 use super::folios::Turno;
-use super::pipeline::{self, Fila, Registro};
+use super::pipeline::{self, Efectos, Fila, Registro};
 use super::{credenciales, xml_db};
 use crate::db::{Db, MultiInsert, Tx};
 use crate::error::{ApiError, ApiResult};
-use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
 use crate::sql;
@@ -82,6 +80,9 @@ pub struct Sellado {
     pub resello: Resello,
     /// The predicted folio's turn, confirmed or released once the batch is done.
     pub turno: Option<Turno>,
+    /// Writes of its document type in the batch's transaction; an error fails the batch, and
+    /// written one by one, only this stamp.
+    pub efectos: Option<Arc<dyn Efectos>>,
 }
 
 /// The unsealed document and the keys, to seal again with another folio.
@@ -213,6 +214,9 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
             continue;
         };
         let registro = &sellado.registro;
+        if let Some(efectos) = &sellado.efectos {
+            efectos.aplicar(&mut tx, &registro.cfdi_id, sellado.now).await?;
+        }
         cfdis.row(sellado.fila.valores(
             &sellado.empresa_id,
             registro,
@@ -229,20 +233,12 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
             sellado.xml_comprimido.clone(),
             sellado.now,
         ));
-        let total: Decimal = sellado.fila.total();
         emissions.push(Emission {
             now: sellado.now,
             empresa_id: &sellado.empresa_id,
-            event: Event::FacturaTimbrada(FacturaTimbrada {
-                cfdi_id: registro.cfdi_id.clone(),
-                uuid: sellado.uuid_api.clone(),
-                total,
-                serie: registro.serie.clone(),
-                folio: folio.to_string(),
-            }),
+            event: Event::FacturaTimbrada(sellado.fila.timbrada(registro, &sellado.uuid_api, folio)),
         });
-        let answer =
-            pipeline::respuesta_201(&sellado.mode, registro, &sellado.uuid_api, sellado.timbrado_en, folio, total);
+        let answer = sellado.fila.respuesta(&sellado.mode, registro, &sellado.uuid_api, sellado.timbrado_en, folio);
         outcomes.push(Outcome::Timbrado { folio, answer });
     }
     cfdis.execute(&mut tx).await?;

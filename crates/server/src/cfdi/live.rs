@@ -26,7 +26,7 @@ use timbra_pac::{PacError, Timbrado as TimbradoPac};
 use time::OffsetDateTime;
 
 use super::pac_log::{self, PacCall};
-use super::pipeline::{Peticion, Registro, Timbrado, persistir, siguiente_folio};
+use super::pipeline::{Efectos, Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado::{self, EmpresaEmisora};
 use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
 use crate::db::intentos::{self, Intento};
@@ -46,7 +46,8 @@ fn abandono(app: &AppState) -> time::Duration {
 }
 
 /// Live stamping of a prepared comprobante: a retry of an unresolved attempt of the same
-/// request resends it; otherwise reserve, call the PAC, resolve.
+/// request resends it; otherwise reserve (with the document's `efectos`), call the PAC,
+/// resolve.
 pub(super) async fn timbrar(
     app: &AppState,
     peticion: &Peticion<'_>,
@@ -54,6 +55,7 @@ pub(super) async fn timbrar(
     registro: &Registro,
     csd: Arc<credenciales::Csd>,
     pac: Arc<dyn timbra_pac::Pac>,
+    efectos: Option<&dyn Efectos>,
 ) -> ApiResult<Response> {
     let empresa_id = &peticion.empresa.id;
     let now = peticion.now;
@@ -66,6 +68,10 @@ pub(super) async fn timbrar(
     }
 
     let mut tx = app.db.begin().await?;
+    // Held from here until the PAC answers: given back on a refusal, kept while unknown.
+    if let Some(efectos) = efectos {
+        efectos.aplicar(&mut tx, &registro.cfdi_id, now).await?;
+    }
     let Some(saldo) = timbres::tomar(&mut tx, empresa_id, now).await? else {
         return Err(ApiError::new(
             Code::Quota001,
@@ -209,6 +215,9 @@ async fn resolver(
                     .await?;
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
+                if intento.operacion.as_deref() == Some(super::pagos::OPERACION) {
+                    super::pagos::devolver(&mut tx, &intento.empresa_id, &intento.id, now).await?;
+                }
                 if let Some(clave) = &clave {
                     idempotency::release(&mut tx, &intento.empresa_id, clave).await?;
                 }
@@ -282,7 +291,7 @@ async fn resolver(
 /// The Idempotency-Key operation names are static strings; a stored one maps back to its own.
 fn operacion_estatica(operacion: Option<&str>) -> &'static str {
     match operacion {
-        Some("cfdi.pagos.timbrar") => "cfdi.pagos.timbrar",
+        Some(super::pagos::OPERACION) => super::pagos::OPERACION,
         Some("nomina.timbrar") => "nomina.timbrar",
         _ => "cfdi.timbrar",
     }

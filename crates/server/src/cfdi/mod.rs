@@ -12,6 +12,7 @@ pub mod group_commit;
 pub mod links;
 pub mod live;
 pub mod pac_log;
+pub mod pagos;
 pub mod pipeline;
 pub mod storage;
 pub mod timbrado;

@@ -14,7 +14,15 @@
 //! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.
 //!
 //! Handlers only parse, authorize, call [`timbrar`] and return what it gives.
+//!
+//! A document type that must change other rows with its stamp (a payment moves the balances
+//! of the invoices it pays) hands [`timbrar_con_efectos`] its [`Efectos`]: they run in the
+//! transaction that takes the folio — the sandbox batch that writes the invoice, the live
+//! *reserve* before the PAC is called — so an error there (a balance moved meanwhile) rolls
+//! the stamp back and nothing is spent.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
@@ -47,6 +55,20 @@ pub struct Documento {
     pub cliente_id: Option<String>,
     /// The Idempotency-Key operation name (`cfdi.timbrar`).
     pub operacion: &'static str,
+}
+
+/// Writes a document type makes in its stamp's own transaction (see the module doc).
+pub trait Efectos: Send + Sync {
+    /// Checks and applies them in `tx` for the CFDI `cfdi_id` (in live mode, the id of its
+    /// stamping attempt, which the invoice keeps). An error rolls the stamp back and is the
+    /// request's answer. In live mode what this holds is given back by the document type when
+    /// the PAC refuses (`cfdi::live`), and kept while the outcome is unknown.
+    fn aplicar<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        cfdi_id: &'a str,
+        now: OffsetDateTime,
+    ) -> Pin<Box<dyn Future<Output = ApiResult<()>> + Send + 'a>>;
 }
 
 /// Who asks, for which company.
@@ -141,6 +163,8 @@ pub struct Fila {
     receptor_nombre: String,
     receptor_uso_cfdi: String,
     conceptos: String,
+    /// What a payment CFDI paid (its answer and event say it).
+    pago: Option<super::pagos::ResumenPago>,
 }
 
 impl Fila {
@@ -179,12 +203,42 @@ impl Fila {
             receptor_nombre: c.receptor.nombre.clone(),
             receptor_uso_cfdi: c.receptor.uso_cfdi.clone(),
             conceptos: serde_json::Value::Array(conceptos).to_string(),
+            pago: c.pagos().map(super::pagos::ResumenPago::de).transpose()?,
         })
     }
 
     /// The invoice's Total.
     pub fn total(&self) -> Decimal {
         self.total
+    }
+
+    /// The `factura.timbrada` event of this row stamped with `folio`.
+    pub fn timbrada(&self, registro: &Registro, uuid_api: &str, folio: i64) -> FacturaTimbrada {
+        FacturaTimbrada {
+            cfdi_id: registro.cfdi_id.clone(),
+            uuid: uuid_api.to_owned(),
+            total: self.total,
+            serie: registro.serie.clone(),
+            folio: folio.to_string(),
+            tipo_comprobante: Some(self.tipo_comprobante.clone()),
+            monto: self.pago.as_ref().map(|pago| pago.monto),
+        }
+    }
+
+    /// The `201` body of this row stamped with `folio`: a payment's own answer
+    /// (`cfdi::pagos`), or [`respuesta_201`].
+    pub fn respuesta(
+        &self,
+        mode: &str,
+        registro: &Registro,
+        uuid_api: &str,
+        timbrado_en: OffsetDateTime,
+        folio: i64,
+    ) -> String {
+        match &self.pago {
+            Some(pago) => pago.respuesta_201(mode, registro, uuid_api, timbrado_en, folio),
+            None => respuesta_201(mode, registro, uuid_api, timbrado_en, folio, self.total),
+        }
     }
 
     /// The row, in the order of [`CFDIS_INSERT`].
@@ -262,6 +316,16 @@ pub fn respuesta_201(
 /// Stamps `documento` for `peticion.empresa` and answers `201` (or the replay of the request
 /// that used the same Idempotency-Key first).
 pub async fn timbrar(app: &AppState, peticion: &Peticion<'_>, documento: Documento) -> ApiResult<Response> {
+    timbrar_con_efectos(app, peticion, documento, None).await
+}
+
+/// [`timbrar`], with `efectos` applied in the stamp's own transaction (see the module doc).
+pub async fn timbrar_con_efectos(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    documento: Documento,
+    efectos: Option<Arc<dyn Efectos>>,
+) -> ApiResult<Response> {
     let empresa = peticion.empresa;
     let Documento { comprobante, serie, cliente_id, operacion } = documento;
     let cfdi_id = ids::new_id();
@@ -297,7 +361,7 @@ async fn sellar_y_timbrar(
     let empresa = peticion.empresa;
     if empresa.sandbox {
         let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
-        sandbox(app, peticion, comprobante, registro, csd).await
+        sandbox(app, peticion, comprobante, registro, csd, efectos).await
     } else {
         let csd = credenciales::csd_live(app, &empresa.id, peticion.now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -307,7 +371,7 @@ async fn sellar_y_timbrar(
                  switch the company to sandbox: true to test",
             )
         })?;
-        super::live::timbrar(app, peticion, comprobante, &registro, csd, pac).await
+        super::live::timbrar(app, peticion, comprobante, &registro, csd, pac, efectos.as_deref()).await
     }
 }
 
@@ -323,6 +387,7 @@ async fn sandbox(
     comprobante: Comprobante,
     registro: Registro,
     csd: Arc<credenciales::Csd>,
+    efectos: Option<Arc<dyn Efectos>>,
 ) -> ApiResult<Response> {
     let empresa = peticion.empresa;
     let pac = credenciales::pac_sandbox(app).await?;
@@ -363,6 +428,7 @@ async fn sandbox(
         resello: group_commit::Resello { comprobante, csd, pac, datos },
         turno: Some(turno),
         registro,
+        efectos,
     };
     app.cfdi.group_commit.timbrar(&app.db, sellado).await
 }
@@ -421,7 +487,6 @@ pub(super) async fn persistir(
 ) -> ApiResult<Response> {
     let empresa_id = &peticion.empresa.id;
     let fila = Fila::de(&timbrado.comprobante)?;
-    let total = fila.total();
     let mut cfdis = MultiInsert::new(CFDIS_INSERT, CFDIS_COLUMNS, "");
     cfdis.row(fila.valores(
         empresa_id,
@@ -435,16 +500,9 @@ pub(super) async fn persistir(
     cfdis.execute(&mut tx).await?;
     xml_db::guardar(&mut tx, &registro.cfdi_id, empresa_id, &registro.xml_path, &timbrado.xml_comprimido, peticion.now)
         .await?;
-    let timbrada = FacturaTimbrada {
-        cfdi_id: registro.cfdi_id.clone(),
-        uuid: timbrado.uuid_api.clone(),
-        total,
-        serie: registro.serie.clone(),
-        folio: timbrado.folio.to_string(),
-    };
+    let timbrada = fila.timbrada(registro, &timbrado.uuid_api, timbrado.folio);
     events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
-    let answer =
-        respuesta_201(peticion.mode, registro, &timbrado.uuid_api, timbrado.timbrado_en, timbrado.folio, total);
+    let answer = fila.respuesta(peticion.mode, registro, &timbrado.uuid_api, timbrado.timbrado_en, timbrado.folio);
     let guardada = idempotency::store_answer(
         &mut tx,
         empresa_id,

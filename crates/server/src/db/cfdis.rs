@@ -129,6 +129,8 @@ pub struct Filtro {
     pub hasta: Option<OffsetDateTime>,
     /// UUID or RFC prefix, folio, or words of the names.
     pub search: Option<String>,
+    /// PPD invoices with a balance owed (`true`, not cancelled) or settled (`false`).
+    pub saldo_pendiente: Option<bool>,
 }
 
 /// A page of the company's invoices, most recent first, with the total that matches.
@@ -158,7 +160,17 @@ pub async fn listar(
         None => {}
     }
     // Tipo and status alone: the total is a sum over the counters the triggers keep.
-    let counted = filtro.desde.is_none() && filtro.hasta.is_none() && filtro.search.is_none();
+    let counted =
+        filtro.desde.is_none() && filtro.hasta.is_none() && filtro.search.is_none() && filtro.saldo_pendiente.is_none();
+    match filtro.saldo_pendiente {
+        Some(true) => filter.push_str(
+            " AND status <> 'CANCELADO' AND id IN (SELECT cfdi_id FROM saldos_ppd WHERE empresa_id = $1 AND pendiente = TRUE)",
+        ),
+        Some(false) => {
+            filter.push_str(" AND id IN (SELECT cfdi_id FROM saldos_ppd WHERE empresa_id = $1 AND pendiente = FALSE)")
+        }
+        None => {}
+    }
     if let Some(desde) = filtro.desde {
         push(&mut filter, " AND fecha >= $?", Arg::Time(desde));
     }

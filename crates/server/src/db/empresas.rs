@@ -28,6 +28,8 @@ pub struct EmpresaRow {
     pub sandbox: bool,
     /// Default serie of invoices.
     pub serie_predeterminada: String,
+    /// Serie of payment CFDI (`P` unless changed).
+    pub serie_pagos: String,
     /// The counter of the default serie in the company's mode.
     pub folio_actual: i64,
     /// The member's role.
@@ -42,7 +44,7 @@ pub struct EmpresaRow {
 macro_rules! select_empresa {
     () => {
         "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
-     e.registro_patronal, e.sandbox, e.serie_predeterminada, m.role, e.created_at, \
+     e.registro_patronal, e.sandbox, e.serie_predeterminada, e.serie_pagos, m.role, e.created_at, \
      COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
        AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
      c.vigencia_fin AS csd_vigencia_fin \
@@ -90,6 +92,8 @@ pub struct Datos<'a> {
     pub sandbox: bool,
     /// Default serie.
     pub serie_predeterminada: &'a str,
+    /// Serie of payment CFDI.
+    pub serie_pagos: &'a str,
 }
 
 /// Creates company `id` with `owner` as its PROPIETARIO (a unique violation means the owner
@@ -106,8 +110,8 @@ pub async fn crear(
     sql!(
         execute * tx,
         "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
-         registro_patronal, sandbox, serie_predeterminada, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
+         registro_patronal, sandbox, serie_predeterminada, serie_pagos, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11, $11)",
         id,
         owner,
         rfc,
@@ -118,7 +122,8 @@ pub async fn crear(
         datos.registro_patronal,
         datos.sandbox,
         datos.serie_predeterminada,
-        now
+        now,
+        datos.serie_pagos
     )?;
     sql!(
         execute * tx,
@@ -141,7 +146,7 @@ pub async fn actualizar(
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
-         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8 WHERE id = $9",
+         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8, serie_pagos = $10 WHERE id = $9",
         datos.razon_social,
         datos.regimen_fiscal,
         datos.codigo_postal,
@@ -150,13 +155,19 @@ pub async fn actualizar(
         datos.nombre_comercial,
         datos.sandbox,
         now,
-        id
+        id,
+        datos.serie_pagos
     )
 }
 
 /// Marks company `id` deleted.
 pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
     sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
+}
+
+/// The serie company `id` stamps payments with.
+pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> Result<String, sqlx::Error> {
+    sql!(scalar_one * conn, String, "SELECT serie_pagos FROM empresas WHERE id = $1", id)
 }
 
 /// The issuing company as stamping needs it.

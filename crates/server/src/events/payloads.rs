@@ -119,6 +119,14 @@ pub struct FacturaTimbrada {
     pub serie: String,
     /// Folio.
     pub folio: String,
+    /// I, E, T, P or N (absent in events written before it was added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tipo_comprobante: Option<String>,
+    /// Payment CFDI (P) only: the amount paid (`Monto`, in the payment's currency); their
+    /// `total` is 0, as SAT defines it.
+    #[serde(skip_serializing_if = "Option::is_none", with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(schema_with = numero_exacto)]
+    pub monto: Option<Decimal>,
 }
 
 /// The four `factura.cancel*` events. Each is emitted when SAT's status (not the PAC's answer
@@ -188,16 +196,19 @@ mod tests {
         let timbrada = Event::FacturaTimbrada(FacturaTimbrada {
             cfdi_id: "c".into(),
             uuid: "SANDBOX-U".into(),
-            total: Decimal::new(11600, 2),
-            serie: "A".into(),
+            total: Decimal::ZERO,
+            serie: "P".into(),
             folio: "1".into(),
+            tipo_comprobante: Some("P".into()),
+            monto: Some(Decimal::new(11600, 2)),
         });
         let data: serde_json::Value = serde_json::from_str(&timbrada.data_json().unwrap()).unwrap();
-        assert_eq!(data["total"].to_string(), "116.00");
+        assert_eq!((data["total"].to_string(), data["monto"].to_string()), ("0".into(), "116.00".into()));
         let schema = serde_json::to_value(data_schema(timbrada.event_type()).unwrap()).unwrap();
         let documented: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         let sent: Vec<&String> = data.as_object().unwrap().keys().collect();
         assert_eq!(documented, sent);
         assert_eq!(schema["properties"]["total"]["type"], "number");
+        assert_eq!(schema["properties"]["monto"]["type"], "number");
     }
 }

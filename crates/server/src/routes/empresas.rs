@@ -18,6 +18,8 @@ use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 
 /// Series used for invoices when none is given.
 const DEFAULT_SERIE: &str = "A";
+/// Series of payment CFDI when none is given.
+const DEFAULT_SERIE_PAGOS: &str = "P";
 
 /// Company creation body.
 #[derive(Deserialize, ToSchema)]
@@ -39,6 +41,9 @@ pub struct CreateEmpresaBody {
     registro_patronal: Option<String>,
     /// Invoice series (default "A").
     serie_predeterminada: Option<String>,
+    /// Series of payment CFDI (`POST /api/cfdi/pagos/timbrar`), default "P"; its folios run
+    /// on their own.
+    serie_pagos: Option<String>,
 }
 
 /// Company update body: every field optional.
@@ -52,6 +57,7 @@ pub struct UpdateEmpresaBody {
     sandbox: Option<bool>,
     registro_patronal: Option<String>,
     serie_predeterminada: Option<String>,
+    serie_pagos: Option<String>,
 }
 
 /// A company.
@@ -67,6 +73,8 @@ pub struct EmpresaOut {
     registro_patronal: Option<String>,
     sandbox: bool,
     serie_predeterminada: String,
+    /// Series of payment CFDI (default "P").
+    serie_pagos: String,
     /// Last folio used in the current mode (sandbox and live count separately).
     folio_actual: i64,
     csd_configured: bool,
@@ -95,6 +103,7 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
             registro_patronal: row.registro_patronal,
             sandbox: row.sandbox,
             serie_predeterminada: row.serie_predeterminada,
+            serie_pagos: row.serie_pagos,
             csd_configured: row.csd_vigencia_fin.is_some(),
             csd_vigencia_fin: row.csd_vigencia_fin,
             created_at: row.created_at,
@@ -102,12 +111,11 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
     }
 }
 
-fn serie(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> String {
-    let value = value.map(str::trim).unwrap_or(DEFAULT_SERIE).to_owned();
+fn serie(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, default: &str) -> String {
+    let value = value.map(str::trim).unwrap_or(default).to_owned();
     // Anexo 20: Serie is 1 to 25 characters, [^|]{1,25}; we also keep spaces out.
     if TextoSat::new(CampoTexto::SERIE, &value).is_err() || value.chars().any(char::is_whitespace) {
-        problems
-            .push(FieldProblem::new("seriePredeterminada", "the series has 1 to 25 characters, without spaces or |"));
+        problems.push(FieldProblem::new(field, "the series has 1 to 25 characters, without spaces or |"));
     }
     value
 }
@@ -169,7 +177,8 @@ pub async fn create(
         validate::sat_text(&mut problems, "razonSocial", body.razon_social.as_deref(), CampoTexto::NOMBRE);
     let regimen = validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
-    let serie = serie(&mut problems, body.serie_predeterminada.as_deref());
+    let serie_pagos = serie(&mut problems, "seriePagos", body.serie_pagos.as_deref(), DEFAULT_SERIE_PAGOS);
+    let serie = serie(&mut problems, "seriePredeterminada", body.serie_predeterminada.as_deref(), DEFAULT_SERIE);
     let registro = registro_patronal(&mut problems, body.registro_patronal.as_deref());
     let nombre_comercial = nombre_comercial(&mut problems, body.nombre_comercial.as_deref());
     if !problems.is_empty() {
@@ -190,6 +199,7 @@ pub async fn create(
         registro_patronal: registro.as_deref(),
         sandbox,
         serie_predeterminada: &serie,
+        serie_pagos: &serie_pagos,
     };
     let inserted = empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await;
     match inserted {
@@ -211,6 +221,7 @@ pub async fn create(
         registro_patronal: registro,
         sandbox,
         serie_predeterminada: serie,
+        serie_pagos,
         folio_actual: 0,
         csd_configured: false,
         csd_vigencia_fin: None,
@@ -287,8 +298,12 @@ pub async fn update(
         Some(value) => validate::codigo_postal(&mut problems, "codigoPostal", Some(value)),
         None => current.codigo_postal,
     };
+    let serie_pagos = match &body.serie_pagos {
+        Some(value) => serie(&mut problems, "seriePagos", Some(value), DEFAULT_SERIE_PAGOS),
+        None => current.serie_pagos,
+    };
     let serie = match &body.serie_predeterminada {
-        Some(value) => serie(&mut problems, Some(value)),
+        Some(value) => serie(&mut problems, "seriePredeterminada", Some(value), DEFAULT_SERIE),
         None => current.serie_predeterminada,
     };
     let registro = match &body.registro_patronal {
@@ -313,6 +328,7 @@ pub async fn update(
         registro_patronal: registro.as_deref(),
         sandbox,
         serie_predeterminada: &serie,
+        serie_pagos: &serie_pagos,
     };
     empresas::actualizar(&mut conn, &id, &datos, now).await?;
     drop(conn);

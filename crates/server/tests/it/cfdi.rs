@@ -19,7 +19,7 @@ use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_wi
 const MASTER_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 pub(crate) const EMISOR: &str = "EKU9003173C9";
 
-fn sat_dir() -> Option<PathBuf> {
+pub(crate) fn sat_dir() -> Option<PathBuf> {
     let dir = std::env::var("TIMBRA_SAT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/sat"));
@@ -79,7 +79,7 @@ pub(crate) fn factura(cliente: &str) -> Value {
         "conceptos": [concepto("Servicio de timbrado", json!(2), json!("1500.50"))] })
 }
 
-fn sh(program: &str, args: &[&str], cwd: &Path) -> (bool, Vec<u8>, String) {
+pub(crate) fn sh(program: &str, args: &[&str], cwd: &Path) -> (bool, Vec<u8>, String) {
     let output = Command::new(program).args(args).current_dir(cwd).output().unwrap();
     (output.status.success(), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
 }
@@ -141,55 +141,67 @@ async fn stamped_invoices_pass_sat_schema_cadena_and_both_seals() {
         assert!(files[4].1.contains(&format!("UUID=\"{bare}\"")) && files[4].1.contains("TipoDeComprobante=\"E\""));
         assert!(files[5].1.contains("TipoDeComprobante=\"T\""));
 
-        // The sandbox stamping certificate, as the installation stored it.
-        let mut conn = app.db.conn().await.unwrap();
-        let pac_cer = timbra_server::sql!(scalar_one conn, Vec<u8>, "SELECT cer FROM sandbox_pac WHERE id = 'default'").unwrap();
-        drop(conn);
+        let pac_cer = sandbox_pac_cer(&app).await;
         let pac = timbra_credentials::Certificate::from_bytes(&pac_cer).unwrap();
         for (_, xml) in &files {
             timbra_cfdi::sello::verificar_sello_xml(xml).unwrap();
             timbra_cfdi::sello::verificar_timbre_xml(xml, &pac).unwrap();
         }
-
-        let Some(sat) = sat_dir() else { return };
-        // One xmllint call over every file, against SAT's schemas with the complements.
-        let schema = sat.join("xsd/cfdv40-with-complements.xsd");
-        let mut args = vec!["--nonet", "--noout", "--schema", schema.to_str().unwrap()];
-        args.extend(files.iter().map(|(path, _)| path.to_str().unwrap()));
-        let (valid, _, stderr) = sh("xmllint", &args, &sat);
-        assert!(valid, "xmllint: {stderr}");
-        std::fs::write(dir.0.join("pac.der"), &pac_cer).unwrap();
-        for (path, xml) in &files {
-            let path = path.to_str().unwrap();
-            let (_, cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_4_0.xslt", path], &sat);
-            assert_eq!(String::from_utf8(cadena.clone()).unwrap(), timbra_cfdi::cadena::desde_xml(xml).unwrap(), "{path}");
-            // Sello: openssl with the certificate the XML carries.
-            let comprobante = timbra_cfdi::parser::parsear(xml).unwrap();
-            let d = &dir.0;
-            std::fs::write(d.join("cadena.txt"), &cadena).unwrap();
-            std::fs::write(d.join("cert.der"), STANDARD.decode(&comprobante.certificado).unwrap()).unwrap();
-            std::fs::write(d.join("sig.bin"), STANDARD.decode(&comprobante.sello).unwrap()).unwrap();
-            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "cert.der", "-noout", "-pubkey"], d);
-            assert!(ok);
-            std::fs::write(d.join("pub.pem"), pem).unwrap();
-            let (ok, out, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.bin", "cadena.txt"], d);
-            assert!(ok, "{path}: {} {err}", String::from_utf8_lossy(&out));
-            // SelloSAT: TFD cadena by SAT's XSLT, verified with the sandbox stamping certificate.
-            let (_, tfd_xml, _) = sh("xsltproc", &["--nonet", "tools/extract_element.xslt", path], &sat);
-            std::fs::write(d.join("tfd.xml"), tfd_xml).unwrap();
-            let tfd_doc = d.join("tfd.xml");
-            let (_, tfd_cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_TFD_1_1.xslt", tfd_doc.to_str().unwrap()], &sat);
-            std::fs::write(d.join("tfd.txt"), &tfd_cadena).unwrap();
-            let sello_sat = xml.split("SelloSAT=\"").nth(1).unwrap().split('"').next().unwrap();
-            std::fs::write(d.join("tfd.bin"), STANDARD.decode(sello_sat).unwrap()).unwrap();
-            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "pac.der", "-noout", "-pubkey"], d);
-            assert!(ok);
-            std::fs::write(d.join("pac.pem"), pem).unwrap();
-            let (ok, _, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pac.pem", "-signature", "tfd.bin", "tfd.txt"], d);
-            assert!(ok, "TFD of {path}: {err}");
-        }
+        sat_oracle(&files, &pac_cer, &dir.0);
     })
     .await;
+}
+
+/// The sandbox stamping certificate, as the installation stored it.
+pub(crate) async fn sandbox_pac_cer(app: &TestApp) -> Vec<u8> {
+    let mut conn = app.db.conn().await.unwrap();
+    timbra_server::sql!(scalar_one conn, Vec<u8>, "SELECT cer FROM sandbox_pac WHERE id = 'default'").unwrap()
+}
+
+/// SAT's own tools on stamped XML files (path, text): one xmllint call over every file against
+/// SAT's schemas with the complements; the cadena original of SAT's XSLT equals ours byte for
+/// byte; the Sello verifies with openssl and the certificate the XML carries; the SelloSAT with
+/// the TFD cadena of SAT's XSLT and `pac_cer` (DER). `dir` is scratch space.
+pub(crate) fn sat_oracle(files: &[(PathBuf, String)], pac_cer: &[u8], dir: &Path) {
+    let Some(sat) = sat_dir() else { return };
+    let schema = sat.join("xsd/cfdv40-with-complements.xsd");
+    let mut args = vec!["--nonet", "--noout", "--schema", schema.to_str().unwrap()];
+    args.extend(files.iter().map(|(path, _)| path.to_str().unwrap()));
+    let (valid, _, stderr) = sh("xmllint", &args, &sat);
+    assert!(valid, "xmllint: {stderr}");
+    std::fs::write(dir.join("pac.der"), pac_cer).unwrap();
+    for (path, xml) in files {
+        let path = path.to_str().unwrap();
+        let (_, cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_4_0.xslt", path], &sat);
+        assert_eq!(String::from_utf8(cadena.clone()).unwrap(), timbra_cfdi::cadena::desde_xml(xml).unwrap(), "{path}");
+        // Sello: openssl with the certificate the XML carries.
+        let comprobante = timbra_cfdi::parser::parsear(xml).unwrap();
+        let d = dir;
+        std::fs::write(d.join("cadena.txt"), &cadena).unwrap();
+        std::fs::write(d.join("cert.der"), STANDARD.decode(&comprobante.certificado).unwrap()).unwrap();
+        std::fs::write(d.join("sig.bin"), STANDARD.decode(&comprobante.sello).unwrap()).unwrap();
+        let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "cert.der", "-noout", "-pubkey"], d);
+        assert!(ok);
+        std::fs::write(d.join("pub.pem"), pem).unwrap();
+        let (ok, out, err) =
+            sh("openssl", &["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.bin", "cadena.txt"], d);
+        assert!(ok, "{path}: {} {err}", String::from_utf8_lossy(&out));
+        // SelloSAT: TFD cadena by SAT's XSLT, verified with the stamping certificate.
+        let (_, tfd_xml, _) = sh("xsltproc", &["--nonet", "tools/extract_element.xslt", path], &sat);
+        std::fs::write(d.join("tfd.xml"), tfd_xml).unwrap();
+        let tfd_doc = d.join("tfd.xml");
+        let (_, tfd_cadena, _) =
+            sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_TFD_1_1.xslt", tfd_doc.to_str().unwrap()], &sat);
+        std::fs::write(d.join("tfd.txt"), &tfd_cadena).unwrap();
+        let sello_sat = xml.split("SelloSAT=\"").nth(1).unwrap().split('"').next().unwrap();
+        std::fs::write(d.join("tfd.bin"), STANDARD.decode(sello_sat).unwrap()).unwrap();
+        let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "pac.der", "-noout", "-pubkey"], d);
+        assert!(ok);
+        std::fs::write(d.join("pac.pem"), pem).unwrap();
+        let (ok, _, err) =
+            sh("openssl", &["dgst", "-sha256", "-verify", "pac.pem", "-signature", "tfd.bin", "tfd.txt"], d);
+        assert!(ok, "TFD of {path}: {err}");
+    }
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -526,7 +538,7 @@ async fn listing_filters_search_and_signed_links() {
     .await;
 }
 
-fn uuid_of(stamped: &Value) -> &str {
+pub(crate) fn uuid_of(stamped: &Value) -> &str {
     stamped["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-")
 }
 
@@ -546,7 +558,7 @@ async fn stamp_balance_is_read_topped_up_by_the_owner_and_untouched_by_sandbox()
 }
 
 /// Rasterizes page 1 of `pdf` and decodes its QR code with zbarimg.
-fn qr_of(pdf: &Path) -> String {
+pub(crate) fn qr_of(pdf: &Path) -> String {
     let prefix = pdf.with_extension("");
     let (ok, _, err) = sh(
         "pdftoppm",

@@ -14,6 +14,7 @@ mod instances;
 mod jobs;
 mod live;
 mod observability;
+mod pagos;
 mod receiver;
 mod security;
 mod storage;

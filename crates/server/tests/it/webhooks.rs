@@ -56,6 +56,8 @@ fn timbrada(cfdi_id: &str) -> Event {
         total: rust_decimal::Decimal::new(116000, 2),
         serie: "A".into(),
         folio: "7".into(),
+        tipo_comprobante: Some("I".into()),
+        monto: None,
     })
 }
 
@@ -88,7 +90,7 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
             assert_eq!(app.get("/api/webhooks", &owner).await.data(200)["total"], json!(1));
 
             let data: Value = serde_json::from_str(
-                r#"{ "cfdiId": "c-1", "uuid": "SANDBOX-1", "total": 1160.00, "serie": "A", "folio": "7" }"#,
+                r#"{ "cfdiId": "c-1", "uuid": "SANDBOX-1", "total": 1160.00, "serie": "A", "folio": "7", "tipoComprobante": "I" }"#,
             )
             .unwrap();
             let event_id = emit(&app, &clock, &empresa, timbrada("c-1")).await;

@@ -22,7 +22,7 @@ use crate::numero::Numero;
 use crate::parser::{ErrorParseo, Lector};
 use crate::validacion::Validador;
 
-pub use self::construccion::calcular_totales;
+pub use self::construccion::{calcular_impuestos_p, calcular_totales, impuestos_dr};
 
 /// Namespace of Pagos 2.0.
 pub const NS_PAGOS20: &str = "http://www.sat.gob.mx/Pagos20";

@@ -64,7 +64,8 @@ pub struct CancelacionOut {
         ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
     responses(
         (status = 200, description = "Request accepted: cancelled when SAT says so, else SOLICITADA or PENDIENTE (followed by a job)", body = Envelope<CancelacionOut>),
-        (status = 400, description = "CANCEL_001 invalid motivo or folioSustitucion; CANCEL_003 not TIMBRADO (or a cancellation is in progress); \
+        (status = 400, description = "CANCEL_001 invalid motivo or folioSustitucion; CANCEL_003 not TIMBRADO (or a cancellation is in progress, \
+            or a PPD invoice with payments that are not cancelled: `details.pagos` names them); \
             CANCEL_004 motivo 01 without folioSustitucion; CFDI_002/CFDI_003 CSD missing or expired (live); REQUEST_001", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "CANCEL_002 no such invoice in this company", body = ErrorBody),
@@ -158,6 +159,7 @@ pub async fn cancelar(
             format!("only stamped invoices can be cancelled; this one is {}", fila.status),
         ));
     }
+    crate::cfdi::pagos::exigir_sin_pagos(&app, &empresa_id, &id).await?;
     let now = app.clock.now();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let datos = cancelacion::Datos { cfdi_id: &id, uuid: &fila.uuid, motivo: &motivo };

@@ -40,6 +40,9 @@ pub struct ListCfdiParams {
     search: Option<String>,
     /// Adds xmlDownloadUrl, pdfDownloadUrl and downloadExpiresIn (signed links, 1 hour).
     include_download_urls: Option<bool>,
+    /// `true`: PPD invoices (not cancelled) with a balance still owed; `false`: PPD invoices
+    /// settled.
+    saldo_pendiente: Option<bool>,
 }
 
 /// One invoice.
@@ -91,6 +94,9 @@ pub struct CfdiOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     pub(super) conceptos: Option<serde_json::Value>,
+    /// Detail only: the payments side (PPD invoices and payment CFDI).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(super) cobranza: Option<crate::cfdi::pagos::Cobranza>,
 }
 
 /// A page of invoices.
@@ -147,6 +153,7 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
             xml_url: row.xml_url,
             cancellation_status: row.estado_cancelacion,
             conceptos: None,
+            cobranza: None,
         }
     }
 }
@@ -208,6 +215,7 @@ pub async fn list(
     if let Some(hasta) = params.hasta.as_deref().filter(|d| !d.trim().is_empty()) {
         filtro.hasta = Some(bound("hasta", hasta, true)?);
     }
+    filtro.saldo_pendiente = params.saldo_pendiente;
     filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let mut conn = app.db.conn().await?;
     let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), &empresa_id, &filtro, limit, offset).await?;

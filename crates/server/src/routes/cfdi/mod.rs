@@ -1,4 +1,4 @@
-//! Invoices, one file per operation: stamping (`timbrar`), listing (`listar`), detail
+//! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing (`listar`), detail
 //! (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`), cancellation
 //! (`cancelar`) and the live stamping attempts with the explanation of every folio
 //! (`intentos`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
@@ -8,6 +8,7 @@ mod descargas;
 mod intentos;
 mod listar;
 mod obtener;
+mod pagos;
 mod timbrar;
 
 pub use cancelar::*;
@@ -15,6 +16,7 @@ pub use descargas::*;
 pub use intentos::*;
 pub use listar::*;
 pub use obtener::*;
+pub use pagos::*;
 pub use timbrar::*;
 
 use crate::error::{ApiError, ApiResult, Code};

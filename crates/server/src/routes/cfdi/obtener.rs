@@ -12,7 +12,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 
-/// One invoice with its lines and a signed XML link.
+/// One invoice with its lines and a signed XML link; a PPD invoice adds `saldoInsoluto`,
+/// `pagado` and `pagos`, a payment CFDI its `doctoRelacionados`.
 #[utoipa::path(get, path = "/cfdi/{id}", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
     responses(
         (status = 200, description = "The invoice", body = Envelope<CfdiOut>),
@@ -28,7 +29,9 @@ pub async fn get(
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let (row, conceptos) = cargar(&app, &empresa_id, &id).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
+    let cobranza = crate::cfdi::pagos::cobranza(&app, &empresa_id, &id, &row.tipo_comprobante).await?;
     let mut out = cfdi_out(row, links);
     out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
+    out.cobranza = Some(cobranza);
     Ok(ok(out))
 }

@@ -336,7 +336,7 @@ pub async fn timbrar_con_efectos(
         u8::from(peticion.fecha_local.month())
     );
     let registro = Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion };
-    let result = sellar_y_timbrar(app, peticion, comprobante, registro).await;
+    let result = sellar_y_timbrar(app, peticion, comprobante, registro, efectos).await;
     crate::metrics::metrics().stamp(empresa.sandbox, resultado(&result));
     result
 }
@@ -357,6 +357,7 @@ async fn sellar_y_timbrar(
     peticion: &Peticion<'_>,
     comprobante: Comprobante,
     registro: Registro,
+    efectos: Option<Arc<dyn Efectos>>,
 ) -> ApiResult<Response> {
     let empresa = peticion.empresa;
     if empresa.sandbox {

@@ -775,6 +775,14 @@ impl EfectosPago {
                 let ahora = db::saldo(tx, &self.empresa_id, cfdi_id).await?.unwrap_or(actual);
                 return Err(error_saldo(uuid, ahora, d));
             }
+            // The balance row is now locked until commit; a cancellation of the invoice takes the
+            // same lock first (`exigir_sin_pagos_en`), so one of the two sees the other.
+            if let Some(problema) = db::impagable(tx, &self.empresa_id, cfdi_id).await? {
+                return Err(ApiError::new(
+                    Code::Pago003,
+                    format!("invoice {uuid} {problema} while this payment was being stamped: it cannot be paid"),
+                ));
+            }
             let aplicacion = Aplicacion {
                 pago_id,
                 cfdi_id,
@@ -926,6 +934,19 @@ pub async fn exigir_sin_pagos(app: &AppState, empresa_id: &str, id: &str) -> Api
         let mut conn = app.db.conn().await?;
         db::pagos_vigentes(&mut conn, empresa_id, id).await?
     };
+    sin_pagos(vigentes)
+}
+
+/// [`exigir_sin_pagos`] inside the cancellation's transaction, holding the invoice's balance
+/// row: a payment being stamped either committed before (and is seen here) or waits and then
+/// sees the invoice cancelled (PAGO_003).
+pub async fn exigir_sin_pagos_en(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> ApiResult<()> {
+    db::bloquear_saldo(tx, empresa_id, id, now).await?;
+    let vigentes = db::pagos_vigentes(tx, empresa_id, id).await?;
+    sin_pagos(vigentes)
+}
+
+fn sin_pagos(vigentes: Vec<String>) -> ApiResult<()> {
     if vigentes.is_empty() {
         return Ok(());
     }

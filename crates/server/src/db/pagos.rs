@@ -115,6 +115,43 @@ pub async fn mover(
     )
 }
 
+/// Takes the write lock of the balance row of a PPD invoice until `tx` ends (no row: not PPD,
+/// nothing to hold).
+pub async fn bloquear_saldo(
+    tx: &mut Tx,
+    empresa_id: &str,
+    cfdi_id: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE saldos_ppd SET updated_at = $3 WHERE cfdi_id = $1 AND empresa_id = $2",
+        cfdi_id,
+        empresa_id,
+        now
+    )
+}
+
+/// Why the invoice can no longer be paid, read in `tx` (after its balance row was locked):
+/// cancelled, or its cancellation in progress; `None` when it can.
+pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> Result<Option<&'static str>, sqlx::Error> {
+    let (status, estado_cancelacion) = sql!(
+        fetch_one * tx,
+        (String, Option<String>),
+        "SELECT status, estado_cancelacion FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        cfdi_id,
+        empresa_id
+    )?;
+    if !crate::cfdi::estados::EstadoCfdi::parse(&status).is_some_and(crate::cfdi::estados::EstadoCfdi::vigente) {
+        return Ok(Some("was cancelled"));
+    }
+    let en_curso = estado_cancelacion
+        .as_deref()
+        .and_then(crate::cfdi::cancelacion::EstadoCancelacion::parse)
+        .is_some_and(crate::cfdi::cancelacion::EstadoCancelacion::en_curso);
+    Ok(en_curso.then_some("is being cancelled"))
+}
+
 /// What one payment applies to one invoice.
 pub struct Aplicacion<'a> {
     /// The payment's id.
@@ -245,7 +282,11 @@ pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> Res
 
 /// A payment that holds an amount of an invoice: its UUID when stamped, else (live, waiting for
 /// the PAC) its attempt's id.
-pub async fn pagos_vigentes(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> Result<Vec<String>, sqlx::Error> {
+pub async fn pagos_vigentes(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    cfdi_id: &str,
+) -> Result<Vec<String>, sqlx::Error> {
     sql!(
         fetch_all * conn,
         (String,),

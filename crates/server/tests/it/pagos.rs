@@ -716,3 +716,43 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_payment_and_the_invoices_cancellation_at_once_never_both_succeed() {
+    each_backend_with(at_clock, |app: TestApp| async move {
+        let (who, cliente) = setup(&app, "pagos-carrera@example.com").await;
+        for _ in 0..8 {
+            let factura = timbrar(&app, &who, &ppd(&cliente), None).await.data(201).clone();
+            let (id, uuid) =
+                (factura["cfdiId"].as_str().unwrap().to_owned(), factura["uuid"].as_str().unwrap().to_owned());
+            let (a, b, c) = (app.base.clone(), who.clone(), id.clone());
+            let cancel = tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                let response = client
+                    .post(format!("{a}/api/cfdi/{c}/cancelar"))
+                    .bearer_auth(b.key.as_deref().unwrap())
+                    .header("x-empresa-id", b.empresa.as_deref().unwrap())
+                    .json(&json!({ "motivo": "02" }))
+                    .send()
+                    .await
+                    .unwrap();
+                response.status().as_u16()
+            });
+            let paid = pagar(&app, &who, &pago(&uuid, 1, "10600.00", "600.00", "10000.00"), None).await;
+            let cancelled = cancel.await.unwrap();
+            let d = detalle(&app, &who, &id).await;
+            let applied = d["pagos"].as_array().map_or(0, Vec::len);
+            match (paid.status.as_u16(), cancelled) {
+                (201, 200) => panic!("both the payment and the cancellation of {id} succeeded: {d}"),
+                (201, _) => assert_eq!((d["status"].as_str(), applied), (Some("TIMBRADO_SANDBOX"), 1)),
+                (_, 200) => {
+                    assert_eq!(d["status"], "CANCELADO");
+                    assert_eq!(applied, 0, "{d}");
+                    assert!(["PAGO_003", "PAGO_005"].contains(&paid.code()), "{}", paid.body);
+                }
+                other => panic!("neither succeeded: {other:?} {}", paid.body),
+            }
+        }
+    })
+    .await;
+}

@@ -167,6 +167,7 @@ pub async fn cancelar(
     if fila.sandbox {
         // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
         let mut tx = app.db.begin().await?;
+        crate::cfdi::pagos::exigir_sin_pagos_en(&mut tx, &empresa_id, &id, now).await?;
         let estado = EstadoCancelacion::SinAceptacion;
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;
         let answer = respuesta(&id, &fila.uuid, estado, None, access.mode());

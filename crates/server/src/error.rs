@@ -125,6 +125,7 @@ error_codes! {
     Download001 = "DOWNLOAD_001", FORBIDDEN, "the signed download link is altered or expired";
     Timbres001 = "TIMBRES_001", BAD_REQUEST, "invalid stamp top-up (cantidad 1 to 10,000,000)";
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
+    Unavailable001 = "UNAVAILABLE_001", SERVICE_UNAVAILABLE, "the database cannot be reached right now; nothing was written, retry after Retry-After seconds";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }
 
@@ -211,6 +212,21 @@ impl From<sqlx::Error> for ApiError {
             }),
             _ => false,
         };
+        // The database is down or the connection broke: nothing was committed.
+        let unreachable = matches!(&error, sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed)
+            || matches!(&error, sqlx::Error::Database(db) if db.code().is_some_and(|code| {
+                // PostgreSQL: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
+                matches!(code.as_ref(), "57P01" | "57P02" | "57P03")
+            }));
+        if unreachable {
+            tracing::warn!(error.message = %error, "database unreachable; answered 503");
+            let mut answer = Self::new(
+                Code::Unavailable001,
+                "the database cannot be reached right now; nothing was written, retry in a few seconds",
+            );
+            answer.retry_after = Some(2);
+            return answer;
+        }
         if busy {
             tracing::warn!(error.message = %error, "database busy; answered 503");
             let mut answer = Self::new(Code::Busy001, "the database is busy with other writes; retry in a second");

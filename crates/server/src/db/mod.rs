@@ -39,6 +39,37 @@ pub enum Db {
     Pg(sqlx::PgPool),
 }
 
+/// A PostgreSQL pool that timed out waiting for a connection says only `PoolTimedOut`, whether
+/// every connection was busy or the server is down. On that (rare) path one direct connection
+/// attempt tells which, so a database that is down answers UNAVAILABLE_001, not BUSY_001.
+trait Diagnose<T> {
+    async fn or_else_diagnose(self) -> Result<T, sqlx::Error>;
+}
+
+impl<T> Diagnose<T> for Result<T, (&sqlx::PgPool, sqlx::Error)> {
+    async fn or_else_diagnose(self) -> Result<T, sqlx::Error> {
+        match self {
+            Ok(value) => Ok(value),
+            Err((pool, sqlx::Error::PoolTimedOut)) => {
+                use sqlx::Connection;
+                let options = pool.connect_options();
+                match tokio::time::timeout(Duration::from_secs(2), sqlx::PgConnection::connect_with(&options)).await {
+                    Ok(Ok(connection)) => {
+                        let _ = connection.close().await;
+                        Err(sqlx::Error::PoolTimedOut)
+                    }
+                    Ok(Err(error)) => Err(error),
+                    Err(_) => Err(sqlx::Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the database did not accept a connection within 2 s",
+                    ))),
+                }
+            }
+            Err((_, error)) => Err(error),
+        }
+    }
+}
+
 fn idle(count: usize) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
@@ -81,7 +112,13 @@ impl Db {
 
     /// Connects to PostgreSQL with explicit options (tests set a per-test `search_path`).
     pub async fn connect_pg(options: PgConnectOptions) -> Result<Self, sqlx::Error> {
-        let pool = PgPoolOptions::new().max_connections(16).connect_with(options).await?;
+        // A request waits at most 5 s for a connection: with the database down it gets a 503
+        // in seconds instead of hanging for sqlx's default 30.
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(options)
+            .await?;
         Ok(Db::Pg(pool))
     }
 
@@ -105,7 +142,7 @@ impl Db {
     pub async fn conn(&self) -> Result<DbConn, sqlx::Error> {
         Ok(match self {
             Db::Sqlite(pool, _) => DbConn::Sqlite(pool.acquire().await?),
-            Db::Pg(pool) => DbConn::Pg(pool.acquire().await?),
+            Db::Pg(pool) => DbConn::Pg(pool.acquire().await.map_err(|e| (pool, e)).or_else_diagnose().await?),
         })
     }
 
@@ -125,7 +162,10 @@ impl Db {
                     .map_err(|_| sqlx::Error::PoolTimedOut)?;
                 Tx { inner: TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?), _turn: Some(turn) }
             }
-            Db::Pg(pool) => Tx { inner: TxInner::Pg(pool.begin().await?), _turn: None },
+            Db::Pg(pool) => Tx {
+                inner: TxInner::Pg(pool.begin().await.map_err(|e| (pool, e)).or_else_diagnose().await?),
+                _turn: None,
+            },
         })
     }
 

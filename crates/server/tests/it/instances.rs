@@ -3,6 +3,7 @@
 //! once, the per-address rate limit holds for both together, and a key revoked on one is
 //! refused by the other at once.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -317,4 +318,152 @@ async fn an_instance_killed_under_load_loses_nothing_and_the_other_takes_its_job
         timbra_server::db::DbConn::Sqlite(_) => unreachable!(),
     };
     assert_eq!(xml_rows, folios.len() as i64, "one XML per invoice, none without");
+}
+
+/// A PostgreSQL cluster of the test's own (initdb on a free port in a temp folder), never the
+/// shared one: it can be stopped and started under load.
+struct PrivateCluster {
+    dir: TempDir,
+    port: u16,
+    as_postgres: bool,
+}
+
+const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+impl PrivateCluster {
+    fn run(&self, program: &str, args: &[&str]) {
+        let program = format!("{PG_BIN}/{program}");
+        let mut command = if self.as_postgres {
+            // initdb and pg_ctl refuse to run as root: run them as the postgres user.
+            let mut command = std::process::Command::new("runuser");
+            command.args(["-u", "postgres", "--", &program]);
+            command
+        } else {
+            std::process::Command::new(&program)
+        };
+        let output = command.args(args).output().unwrap();
+        assert!(output.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
+    async fn start_new() -> Option<Self> {
+        if !Path::new(PG_BIN).join("initdb").exists() {
+            assert!(std::env::var("CI").is_err(), "CI must have PostgreSQL's initdb in {PG_BIN}");
+            return None;
+        }
+        let dir = TempDir::new();
+        let as_postgres = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+        if as_postgres {
+            let status =
+                std::process::Command::new("chown").args(["-R", "postgres", &dir.0.display().to_string()]).status();
+            assert!(status.unwrap().success());
+        }
+        let cluster = Self { port: free_port().await, dir, as_postgres };
+        let data = cluster.dir.0.join("data").display().to_string();
+        cluster.run("initdb", &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+        cluster.start();
+        Some(cluster)
+    }
+
+    fn start(&self) {
+        let data = self.dir.0.join("data").display().to_string();
+        let log = self.dir.0.join("log").display().to_string();
+        let options =
+            format!("-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off", self.port, self.dir.0.display());
+        self.run("pg_ctl", &["-D", &data, "-l", &log, "-o", &options, "-w", "start"]);
+    }
+
+    fn stop(&self) {
+        let data = self.dir.0.join("data").display().to_string();
+        self.run("pg_ctl", &["-D", &data, "-m", "fast", "-w", "stop"]);
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        let data = self.dir.0.join("data");
+        if data.join("postmaster.pid").exists() {
+            let data = data.display().to_string();
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.run("pg_ctl", &["-D", &data, "-m", "immediate", "stop"])
+            }));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_database_restart_answers_503_and_recovers_without_restarting_timbra() {
+    let Some(cluster) = PrivateCluster::start_new().await else { return };
+    let data = TempDir::new();
+    let server = Process::spawn(&data.0, free_port().await, &[("TIMBRA_DATABASE_URL", cluster.url())]).await;
+    let post = reqwest::Method::POST;
+    call(
+        &server.base,
+        post.clone(),
+        "/api/auth/register",
+        None,
+        None,
+        Some(json!({ "name": "Ana", "email": "pg@example.com", "password": "Secreto1!" })),
+    )
+    .await;
+    let (_, created) = call(
+        &server.base,
+        post.clone(),
+        "/api/api-keys",
+        None,
+        None,
+        Some(json!({ "name": "main", "email": "pg@example.com", "password": "Secreto1!" })),
+    )
+    .await;
+    let key = created["data"]["key"].as_str().unwrap().to_owned();
+    let (_, empresa) = call(&server.base, post.clone(), "/api/empresas", Some(&key), None,
+        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
+    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
+    let (_, cliente) = call(&server.base, post.clone(), "/api/clientes", Some(&key), Some(&empresa),
+        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
+    let cliente = cliente["data"]["id"].as_str().unwrap().to_owned();
+    let stamp = async || {
+        call(
+            &server.base,
+            reqwest::Method::POST,
+            "/api/cfdi/timbrar",
+            Some(&key),
+            Some(&empresa),
+            Some(factura(&cliente)),
+        )
+        .await
+    };
+    let (status, first) = stamp().await;
+    assert_eq!(status, 201, "{first}");
+
+    // Down: a clear 503 with its own code within seconds, never a 500 or a hang; readiness says
+    // the database, liveness is fine.
+    cluster.stop();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let (status, body) = stamp().await;
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["error"]["code"], "UNAVAILABLE_001", "{body}");
+        assert!(started.elapsed() < Duration::from_secs(8), "answered after {:?}", started.elapsed());
+    }
+    let ready = reqwest::get(format!("{}/readyz", server.base)).await.unwrap();
+    assert_eq!(ready.status(), 503);
+    assert_eq!(reqwest::get(format!("{}/healthz", server.base)).await.unwrap().status(), 200);
+
+    // Back: the same process stamps again, the next folio, with nothing lost in between.
+    cluster.start();
+    let mut folio = None;
+    wait_for(30, "stamping to work again", async || {
+        let (status, body) = stamp().await;
+        if status == 201 {
+            folio = body["data"]["folio"].as_str().map(str::to_owned);
+        }
+        status == 201
+    })
+    .await;
+    assert_eq!(folio.as_deref(), Some("2"), "the folios go on where they were");
+    assert_eq!(reqwest::get(format!("{}/readyz", server.base)).await.unwrap().status(), 200);
 }

@@ -13,6 +13,7 @@ pub mod links;
 pub mod live;
 pub mod pac_log;
 pub mod pipeline;
+pub mod recibidos;
 pub mod storage;
 pub mod timbrado;
 pub mod vencimiento;

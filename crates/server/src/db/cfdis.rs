@@ -36,12 +36,17 @@ pub struct CfdiRow {
     pub receptor_uso_cfdi: String,
     pub xml_url: Option<String>,
     pub estado_cancelacion: Option<String>,
+    /// Received invoices: COMPLETE, METADATA_ONLY, PERMANENT_METADATA_ONLY (NULL when issued).
+    pub xml_download_status: Option<String>,
+    pub xml_retry_count: i64,
+    pub xml_next_retry_at: Option<OffsetDateTime>,
 }
 
 /// The columns of [`CfdiRow`].
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
-    receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion FROM cfdis ";
+    receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion, xml_download_status, xml_retry_count, \
+    xml_next_retry_at FROM cfdis ";
 
 /// A bound argument of a query assembled from optional filters.
 #[derive(Clone)]

@@ -13,6 +13,7 @@ mod harness;
 mod jobs;
 mod live;
 mod receiver;
+mod recibidos;
 mod security;
 mod textos;
 mod webhooks;

@@ -284,3 +284,55 @@ impl TestApp {
         created.data(201)["id"].as_str().unwrap().to_owned()
     }
 }
+
+/// `timbra serve` as a child process on a SQLite file in `data`, listening on `port`, with jobs
+/// polled every 20 ms, rate limits off and `env` added; killed on drop.
+pub struct Server {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Server {
+    /// Starts it and waits until it listens.
+    pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"))
+            .arg("serve")
+            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
+            .env("TIMBRA_DATA_DIR", data)
+            .env_remove("TIMBRA_DATABASE_URL")
+            .env("TIMBRA_RATE_LIMIT", "false")
+            .env("TIMBRA_JOBS_POLL_MS", "20")
+            .env("TIMBRA_LOG", "warn")
+            .envs(env.iter().map(|(name, value)| (*name, value.as_str())))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        crate::receiver::wait_for(30, "the server to listen", async || {
+            client.get(format!("{base}/llms.txt")).send().await.is_ok()
+        })
+        .await;
+        Self { child, base }
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    pub fn kill_9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port.
+pub async fn free_port() -> u16 {
+    tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port()
+}

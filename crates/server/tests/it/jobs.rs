@@ -1,59 +1,24 @@
 //! Durable jobs: the built binary killed with SIGKILL mid-work and restarted loses nothing; a
 //! receiver down across a restart still gets its event; daily jobs run once a day.
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use timbra_server::config::Config;
 use timbra_server::state::Clock;
 
-use crate::harness::{TempDir, TestApp, each_backend_with};
+use crate::harness::{Server, TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};
 
 /// `timbra serve` as a child process on a SQLite file in `data`, its clock `offset` seconds ahead.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    async fn start(data: &std::path::Path, port: u16, offset: i64) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_timbra"))
-            .arg("serve")
-            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
-            .env("TIMBRA_DATA_DIR", data)
-            .env_remove("TIMBRA_DATABASE_URL")
-            .env("TIMBRA_RATE_LIMIT", "false")
-            .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
-            .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
-            .env("TIMBRA_JOBS_POLL_MS", "20")
-            .env("TIMBRA_JOBS_LEASE_SECONDS", "30")
-            .env("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string())
-            .env("TIMBRA_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        wait_for(30, "the server to listen", async || client.get(format!("{base}/llms.txt")).send().await.is_ok())
-            .await;
-        Self { child, base }
-    }
-
-    /// SIGKILL: no shutdown code runs.
-    fn kill_9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+async fn serve_child(data: &std::path::Path, port: u16, offset: i64) -> Server {
+    let env = [
+        ("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true".to_owned()),
+        ("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5".to_owned()),
+        ("TIMBRA_JOBS_LEASE_SECONDS", "30".to_owned()),
+        ("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string()),
+    ];
+    Server::start(data, port, &env).await
 }
 
 async fn call(
@@ -74,10 +39,6 @@ async fn call(
     request.send().await.unwrap().json().await.unwrap()
 }
 
-async fn free_port() -> u16 {
-    tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port()
-}
-
 async fn deliveries(base: &str, key: &str, empresa: &str, webhook: &str) -> Vec<Value> {
     let path = format!("/api/webhooks/{webhook}/deliveries?pageSize=100");
     let answer = call(base, reqwest::Method::GET, &path, Some(key), Some(empresa), Value::Null).await;
@@ -90,7 +51,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
     let data = TempDir::new();
     let port = free_port().await;
     let receiver_port = free_port().await;
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let base = server.base.clone();
 
     let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
@@ -130,7 +91,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
 
     // The receiver comes up; the restarted server (2 min later) delivers the retry.
     let receiver = Receiver::start_on(tokio::net::TcpListener::bind(("127.0.0.1", receiver_port)).await.unwrap()).await;
-    let server = Server::start(&data.0, port, 120).await;
+    let server = serve_child(&data.0, port, 120).await;
     wait_for(15, "the retry after the restart", async || !receiver.accepted().is_empty()).await;
     assert_eq!(receiver.accepted()[0].json()["id"], json!(first_event));
 
@@ -150,7 +111,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
 
     // Restarted after the 30 s lease expired: every event arrives (at least once).
     receiver.delay(Duration::ZERO);
-    let server = Server::start(&data.0, port, 120 + 300).await;
+    let server = serve_child(&data.0, port, 120 + 300).await;
     wait_for(20, "every event", async || {
         let got: std::collections::HashSet<String> =
             receiver.accepted().iter().map(|hit| hit.json()["id"].as_str().unwrap().to_owned()).collect();
@@ -219,7 +180,7 @@ async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_wit
     use reqwest::Method;
     let data = TempDir::new();
     let port = free_port().await;
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let base = server.base.clone();
     let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
     call(&base, Method::POST, "/api/auth/register", None, None, user).await;
@@ -266,7 +227,7 @@ async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_wit
     let acknowledged = acknowledged.lock().unwrap().clone();
     assert!(acknowledged.len() < 16 * 500, "the kill came after the work was done");
 
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let client = reqwest::Client::new();
     for id in &acknowledged {
         let xml = client

@@ -6,7 +6,6 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -20,7 +19,7 @@ use timbra_sim::sat::lote::{self, Firmantes};
 use timbra_sim::sat::{Desenlace, DocumentoSim, SatSim, SatSimConfig};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::harness::{Answer, As, TempDir, TestApp, each_backend_with};
+use crate::harness::{Answer, As, Server, TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};
 
 const RFC: &str = "EKU9003173C9";
@@ -101,13 +100,20 @@ fn header(answer: &Answer, name: &str) -> i64 {
 }
 
 async fn sync_terminada(app: &TestApp, who: &As) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let last = app.get("/api/cfdi/sync-recibidos", who).await.data(200).clone();
         if last["syncStatus"] != json!("RUNNING") {
             return last;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the sync did not end: {last:#}");
+        if tokio::time::Instant::now() >= deadline {
+            let mut conn = app.db.conn().await.unwrap();
+            let job = last["jobId"].as_str().unwrap_or_default();
+            let error = timbra_server::sql!(scalar_optional conn, Option<String>,
+                "SELECT last_error FROM jobs WHERE id = $1", job)
+            .unwrap();
+            panic!("the sync did not end on {}: {last:#}; job error {error:?}", app.backend);
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -624,65 +630,32 @@ async fn metadata_only_retries_on_a_durable_schedule_then_completes_or_becomes_p
     .await;
 }
 
-/// `timbra serve` as a child process on a SQLite file in `data`, pointed at the simulator.
-struct Server {
-    child: Child,
-    base: String,
+/// `timbra serve` as a child process pointed at the simulator (SAT's pause 0, a 4 s lease).
+async fn serve_child(data: &Path, port: u16, sat: &Sat) -> Server {
+    let env = [
+        ("TIMBRA_JOBS_LEASE_SECONDS", "4".to_owned()),
+        ("TIMBRA_SAT_AUTH_URL", format!("{}/Autenticacion/Autenticacion.svc", sat.base)),
+        ("TIMBRA_SAT_SOLICITA_URL", format!("{}/SolicitaDescargaService.svc", sat.base)),
+        ("TIMBRA_SAT_VERIFICA_URL", format!("{}/VerificaSolicitudDescargaService.svc", sat.base)),
+        ("TIMBRA_SAT_DESCARGA_URL", format!("{}/DescargaMasivaService.svc", sat.base)),
+        ("TIMBRA_SAT_POLL_SECONDS", "0".to_owned()),
+        ("TIMBRA_SAT_CERTS_DIR", sat.certs.0.display().to_string()),
+    ];
+    Server::start(data, port, &env).await
 }
 
-impl Server {
-    async fn start(data: &Path, port: u16, sat: &Sat) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_timbra"))
-            .arg("serve")
-            .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
-            .env("TIMBRA_DATA_DIR", data)
-            .env_remove("TIMBRA_DATABASE_URL")
-            .env("TIMBRA_RATE_LIMIT", "false")
-            .env("TIMBRA_JOBS_POLL_MS", "20")
-            .env("TIMBRA_JOBS_LEASE_SECONDS", "4")
-            .env("TIMBRA_SAT_AUTH_URL", format!("{}/Autenticacion/Autenticacion.svc", sat.base))
-            .env("TIMBRA_SAT_SOLICITA_URL", format!("{}/SolicitaDescargaService.svc", sat.base))
-            .env("TIMBRA_SAT_VERIFICA_URL", format!("{}/VerificaSolicitudDescargaService.svc", sat.base))
-            .env("TIMBRA_SAT_DESCARGA_URL", format!("{}/DescargaMasivaService.svc", sat.base))
-            .env("TIMBRA_SAT_POLL_SECONDS", "0")
-            .env("TIMBRA_SAT_CERTS_DIR", &sat.certs.0)
-            .env("TIMBRA_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let base = format!("http://127.0.0.1:{port}");
-        let client = reqwest::Client::new();
-        wait_for(30, "the server to listen", async || client.get(format!("{base}/llms.txt")).send().await.is_ok())
-            .await;
-        Self { child, base }
+async fn call(server: &Server, method: reqwest::Method, path: &str, who: &As, body: Option<Value>) -> Value {
+    let mut request = reqwest::Client::new().request(method, format!("{}{path}", server.base));
+    if let Some(key) = &who.key {
+        request = request.bearer_auth(key);
     }
-
-    fn kill_9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
+    if let Some(empresa) = &who.empresa {
+        request = request.header("x-empresa-id", empresa);
     }
-
-    async fn call(&self, method: reqwest::Method, path: &str, who: &As, body: Option<Value>) -> Value {
-        let mut request = reqwest::Client::new().request(method, format!("{}{path}", self.base));
-        if let Some(key) = &who.key {
-            request = request.bearer_auth(key);
-        }
-        if let Some(empresa) = &who.empresa {
-            request = request.header("x-empresa-id", empresa);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        request.send().await.unwrap().json().await.unwrap()
+    if let Some(body) = body {
+        request = request.json(&body);
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    request.send().await.unwrap().json().await.unwrap()
 }
 
 #[tokio::test]
@@ -697,54 +670,53 @@ async fn a_sync_killed_with_sigkill_resumes_from_its_saved_progress() {
     })
     .await;
     let data = TempDir::new();
-    let port = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
-    let server = Server::start(&data.0, port, &sat).await;
+    let port = free_port().await;
+    let server = serve_child(&data.0, port, &sat).await;
     let none = As::default();
-    server
-        .call(
-            Method::POST,
-            "/api/auth/register",
-            &none,
-            Some(json!({ "name": "Ana", "email": "k9@example.com", "password": "Secreto1!" })),
-        )
-        .await;
-    let key = server
-        .call(
-            Method::POST,
-            "/api/api-keys",
-            &none,
-            Some(json!({ "name": "t", "email": "k9@example.com", "password": "Secreto1!" })),
-        )
-        .await["data"]["key"]
+    call(
+        &server,
+        Method::POST,
+        "/api/auth/register",
+        &none,
+        Some(json!({ "name": "Ana", "email": "k9@example.com", "password": "Secreto1!" })),
+    )
+    .await;
+    let key = call(
+        &server,
+        Method::POST,
+        "/api/api-keys",
+        &none,
+        Some(json!({ "name": "t", "email": "k9@example.com", "password": "Secreto1!" })),
+    )
+    .await["data"]["key"]
         .as_str()
         .unwrap()
         .to_owned();
-    let empresa = server
-        .call(Method::POST, "/api/empresas", &As::key(&key), Some(json!({ "rfc": RFC, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" })))
+    let empresa = call(&server, Method::POST, "/api/empresas", &As::key(&key), Some(json!({ "rfc": RFC, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" })))
         .await["data"]["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    server.call(Method::POST, &format!("/api/empresas/{empresa}/fiel"), &As::key(&key), Some(fiel_body())).await;
+    call(&server, Method::POST, &format!("/api/empresas/{empresa}/fiel"), &As::key(&key), Some(fiel_body())).await;
     let who = As::key(&key).in_empresa(&empresa);
     let (year, month, _) = mes_pasado();
-    let started = server
-        .call(Method::POST, "/api/cfdi/sync-recibidos", &who, Some(json!({ "year": year, "month": month })))
-        .await;
+    let started =
+        call(&server, Method::POST, "/api/cfdi/sync-recibidos", &who, Some(json!({ "year": year, "month": month })))
+            .await;
     assert_eq!(started["data"]["status"], json!("started"), "{started:#}");
 
     // SIGKILL once the first of four packages is stored.
     wait_for(30, "the first package", async || {
-        let status = server.call(Method::GET, "/api/cfdi/sync-recibidos", &who, None).await;
+        let status = call(&server, Method::GET, "/api/cfdi/sync-recibidos", &who, None).await;
         status["data"]["progress"]["paquetesHechos"] == json!(1)
     })
     .await;
     server.kill_9();
 
-    let server = Server::start(&data.0, port, &sat).await;
+    let server = serve_child(&data.0, port, &sat).await;
     let mut status = Value::Null;
     wait_for(40, "the resumed sync", async || {
-        status = server.call(Method::GET, "/api/cfdi/sync-recibidos", &who, None).await["data"].clone();
+        status = call(&server, Method::GET, "/api/cfdi/sync-recibidos", &who, None).await["data"].clone();
         status["syncStatus"] != json!("RUNNING")
     })
     .await;
@@ -754,7 +726,7 @@ async fn a_sync_killed_with_sigkill_resumes_from_its_saved_progress() {
     assert_eq!(status["progress"]["cfdiNuevos"], json!(4));
     // SAT was asked once, and the stored package was not downloaded again.
     assert_eq!(sat.sim.solicitudes_aceptadas(), 1);
-    let listed = server.call(Method::GET, "/api/cfdi?tipo=RECIBIDA", &who, None).await;
+    let listed = call(&server, Method::GET, "/api/cfdi?tipo=RECIBIDA", &who, None).await;
     assert_eq!(listed["data"]["total"], json!(4));
     let paquetes: Vec<String> = {
         let db =

@@ -341,8 +341,10 @@ impl SatSim {
         bloquear(&self.interno.registro).solicitudes.len()
     }
 
-    /// Forgets every token, request and package (a fresh SAT for the next test, same address).
+    /// Forgets every token, request, package and forced outcome not used yet (a fresh SAT for
+    /// the next test, same address and documents).
     pub fn reiniciar(&self) {
+        bloquear(&self.interno.config).desenlaces.clear();
         *bloquear(&self.interno.registro) = Registro::default();
     }
 

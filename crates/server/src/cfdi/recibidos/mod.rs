@@ -43,12 +43,26 @@ pub async fn empresa(app: &AppState, empresa_id: &str) -> ApiResult<Empresa> {
 }
 
 /// A descarga masiva client signing with the company's FIEL (MISSING_FIEL, FIEL_EXPIRED,
-/// FIEL_RFC_MISMATCH, FIEL_DECRYPT when it cannot), on the service's clock.
+/// FIEL_RFC_MISMATCH, FIEL_DECRYPT when it cannot), on the service's clock. The FIEL is checked
+/// on every call and opened once per upload.
 pub async fn cliente(app: &AppState, empresa: &Empresa) -> ApiResult<ClienteSat> {
-    let credencial = fiel::abrir(app, &empresa.id, &empresa.rfc).await?;
+    let revisada = fiel::revisar(app, &empresa.id, &empresa.rfc).await?;
+    if let Ok(clientes) = app.cfdi.sat_clientes.lock()
+        && let Some((fiel_id, cliente)) = clientes.get(&empresa.id)
+        && *fiel_id == revisada.id
+    {
+        return Ok(cliente.clone());
+    }
+    let fiel_id = revisada.id.clone();
+    let credencial = revisada.abrir(app, &empresa.id).await?;
     let clock = app.clock.clone();
-    let cliente = ClienteSat::new(app.config.sat.clone(), credencial).map_err(|error| ApiError::sat(&error))?;
-    Ok(cliente.con_reloj(Arc::new(move || clock.now())))
+    let cliente = ClienteSat::new(app.config.sat.clone(), credencial)
+        .map_err(|error| ApiError::sat(&error))?
+        .con_reloj(Arc::new(move || clock.now()));
+    if let Ok(mut clientes) = app.cfdi.sat_clientes.lock() {
+        clientes.insert(empresa.id.clone(), (fiel_id, cliente.clone()));
+    }
+    Ok(cliente)
 }
 
 /// How many verification polls fit in `ventana` with the configured pause.

@@ -38,8 +38,10 @@ impl Job for SincronizarRecibidos {
     const MAX_ATTEMPTS: i64 = 200;
     type Payload = Sincronizar;
 
+    /// 5 s, 15 s, 45 s, … up to an hour: a blip is retried soon, a slow SAT polled less often.
     fn backoff(attempt: i64) -> std::time::Duration {
-        std::time::Duration::from_secs(60 * u64::try_from(attempt.clamp(1, 30)).unwrap_or(1))
+        let exponent = u32::try_from(attempt.clamp(1, 10) - 1).unwrap_or(0);
+        std::time::Duration::from_secs(5 * 3u64.pow(exponent)).min(std::time::Duration::from_secs(3600))
     }
 
     async fn run(app: AppState, job: Claimed) -> Attempt {

@@ -9,11 +9,9 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::listar::cfdi_out;
-use super::recibidos::con_cuota;
+use super::recibidos::endpoint_sat;
 use crate::auth::caller::{Caller, EmpresaHeader};
-use crate::auth::roles::Permission;
 use crate::cfdi::recibidos::por_uuid::{self, Descargado, Fuente, Respuesta};
-use crate::cfdi::recibidos::{self};
 use crate::envelope::{Path, accepted, ok};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
@@ -112,9 +110,7 @@ pub async fn descargar_por_uuid(
     EmpresaHeader(empresa_id): EmpresaHeader,
     body: Bytes,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiDescargar).await?;
-    let empresa = recibidos::empresa(&app, &empresa_id).await?;
-    let answer = async {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
         let value: Value = serde_json::from_slice(&body).map_err(|e| {
             ApiError::new(Code::Descarga001, format!("the body is not valid JSON ({e}): send {{ \"uuid\": \"...\" }}"))
         })?;
@@ -122,11 +118,10 @@ pub async fn descargar_por_uuid(
             ApiError::new(Code::Descarga002, "uuid is required, a string: the invoice's UUID or SAT's verification URL")
         })?;
         let uuid = por_uuid::leer_uuid(uuid)?;
-        let respuesta = por_uuid::descargar(&app, &empresa, &uuid).await?;
-        responder(&app, &empresa_id, respuesta).await
-    }
-    .await;
-    Ok(con_cuota(&app, &empresa.rfc, answer).await)
+        let respuesta = por_uuid::descargar(&app, empresa, &uuid).await?;
+        responder(&app, &empresa.id, respuesta).await
+    })
+    .await
 }
 
 /// The answer of a download that outlasted the wait: 202 `{ jobId }` while SAT works, then 200
@@ -144,17 +139,14 @@ pub async fn descarga_por_uuid_job(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(job_id): Path<String>,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiDescargar).await?;
-    let empresa = recibidos::empresa(&app, &empresa_id).await?;
-    let answer = async {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
         if job_id.trim().is_empty() {
             return Err(sin_job());
         }
-        let respuesta = por_uuid::consultar(&app, &empresa_id, job_id.trim()).await?;
-        responder(&app, &empresa_id, respuesta).await
-    }
-    .await;
-    Ok(con_cuota(&app, &empresa.rfc, answer).await)
+        let respuesta = por_uuid::consultar(&app, &empresa.id, job_id.trim()).await?;
+        responder(&app, &empresa.id, respuesta).await
+    })
+    .await
 }
 
 fn sin_job() -> ApiError {

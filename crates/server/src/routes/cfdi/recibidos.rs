@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::credenciales::rfc3339;
-use crate::cfdi::recibidos::{self, cuota, sincronizacion};
+use crate::cfdi::recibidos::{self, Empresa, cuota, sincronizacion};
 use crate::envelope::ok;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
@@ -79,18 +79,25 @@ pub struct SyncStatus {
     error: Option<SyncError>,
 }
 
-/// The answer of a SAT endpoint with the RFC's quota headers (`X-SAT-Downloads-*`), also on
-/// errors.
-pub(super) async fn con_cuota(app: &AppState, rfc: &str, answer: ApiResult<Response>) -> Response {
-    let mut response = match answer {
+/// A SAT endpoint: authorizes cfdi:descargar, runs `respuesta` for the company and adds the
+/// RFC's quota headers (`X-SAT-Downloads-*`) to its answer, errors included.
+pub(super) async fn endpoint_sat(
+    app: &AppState,
+    caller: &Caller,
+    empresa_id: &str,
+    respuesta: impl AsyncFnOnce(&Empresa) -> ApiResult<Response>,
+) -> ApiResult<Response> {
+    caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
+    let empresa = recibidos::empresa(app, empresa_id).await?;
+    let mut response = match respuesta(&empresa).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     };
-    match cuota::leer(app, rfc).await {
+    match cuota::leer(app, &empresa.rfc).await {
         Ok(cuota) => cuota.cabeceras(response.headers_mut()),
         Err(error) => tracing::warn!(error.message = %error.message, "quota headers not added"),
     }
-    response
+    Ok(response)
 }
 
 /// Starts downloading a month of the company's received invoices from SAT (CONTADOR or
@@ -111,16 +118,13 @@ pub async fn sync_recibidos(
     EmpresaHeader(empresa_id): EmpresaHeader,
     body: Bytes,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiDescargar).await?;
-    let empresa = recibidos::empresa(&app, &empresa_id).await?;
-    let answer = async {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
         let body = leer_body(&body)?;
-        let iniciada = sincronizacion::iniciar(&app, &empresa, body.year, body.month).await?;
+        let iniciada = sincronizacion::iniciar(&app, empresa, body.year, body.month).await?;
         Ok(ok(SyncStarted { job_id: iniciada.job_id, status: "started", year: body.year, month: body.month })
             .into_response())
-    }
-    .await;
-    Ok(con_cuota(&app, &empresa.rfc, answer).await)
+    })
+    .await
 }
 
 fn leer_body(bytes: &[u8]) -> ApiResult<SyncBody> {
@@ -153,10 +157,8 @@ pub async fn sync_recibidos_status(
     caller: Caller,
     EmpresaHeader(empresa_id): EmpresaHeader,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiDescargar).await?;
-    let empresa = recibidos::empresa(&app, &empresa_id).await?;
-    let answer = async {
-        let estado = sincronizacion::estado(&app, &empresa_id).await?;
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
+        let estado = sincronizacion::estado(&app, &empresa.id).await?;
         let ultima = estado.ultima;
         let paquetes_total = |texto: &Option<String>| {
             texto.as_deref().and_then(|t| serde_json::from_str::<Vec<String>>(t).ok()).map(|v| v.len() as i64)
@@ -180,7 +182,6 @@ pub async fn sync_recibidos_status(
             }),
         })
         .into_response())
-    }
-    .await;
-    Ok(con_cuota(&app, &empresa.rfc, answer).await)
+    })
+    .await
 }

@@ -251,6 +251,8 @@ pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Optio
 /// What cancelling an invoice needs to know of it.
 #[derive(FromRow)]
 pub struct PorCancelar {
+    /// EMITIDA, or RECIBIDA (downloaded from SAT: only its issuer cancels it).
+    pub tipo: String,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.
@@ -280,8 +282,8 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Resu
     sql!(
         fetch_optional * conn,
         PorCancelar,
-        "SELECT uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, serie, \
-         folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, \
+         serie, folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )

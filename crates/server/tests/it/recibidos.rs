@@ -216,6 +216,11 @@ async fn sync_recibidos_stores_the_month_once_with_progress_quota_and_listing() 
                 let original = documentos.iter().find(|d| d.uuid == cfdi["uuid"].as_str().unwrap()).unwrap();
                 assert_eq!(xml, original.xml);
             }
+            // Only the issuer cancels a received invoice.
+            let id = listed[0]["id"].as_str().unwrap();
+            app.post(&format!("/api/cfdi/{id}/cancelar"), &who, json!({ "motivo": "02" }))
+                .await
+                .assert_error(400, "CANCEL_003");
             // Both seals verified on arrival (SAT's certificate is in TIMBRA_SAT_CERTS_DIR).
             let mut conn = app.db.conn().await.unwrap();
             let checks: Vec<(String, String)> = timbra_server::sql!(fetch_all conn, (String, String),

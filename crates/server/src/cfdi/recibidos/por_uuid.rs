@@ -132,9 +132,11 @@ pub fn leer_uuid(entrada: &str) -> ApiResult<String> {
     Ok(uuid)
 }
 
-/// Downloads `uuid` for the company: from what it holds, or through a job it waits on for
-/// `TIMBRA_SAT_WAIT_SECONDS`.
+/// Downloads `uuid` for the company (its FIEL checked first): from what it holds, or through a
+/// job it waits on for `TIMBRA_SAT_WAIT_SECONDS`.
 pub async fn descargar(app: &AppState, empresa: &Empresa, uuid: &str) -> ApiResult<Respuesta> {
+    // SPEC.md: downloads need a configured FIEL in force, the cache's answers too.
+    crate::cfdi::fiel::revisar(app, &empresa.id, &empresa.rfc).await?;
     let mut conn = app.db.conn().await?;
     if let Some(guardada) = recibidos::por_uuid(&mut conn, &empresa.id, uuid).await?
         && guardada.xml_download_status.as_deref() == Some(recibidos::COMPLETE)

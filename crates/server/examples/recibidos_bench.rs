@@ -46,19 +46,21 @@ async fn main() -> anyhow::Result<()> {
     let db = timbra_server::open(&config).await?;
     let app = AppState::new(db.clone(), config);
     let now = app.clock.now();
-    let mut conn = db.conn().await?;
-    sql!(execute conn, "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) \
-        VALUES ('u', 'Bench', 'b@example.com', 'b@example.com', 'x', $1, $1)", now)?;
-    drop(conn);
 
     let mut lectura = Vec::new();
     let mut total = Vec::new();
     for ronda in 0..rondas {
         let empresa = Empresa { id: format!("e{ronda}"), rfc: "EKU9003173C9".into() };
+        // A company per round (one per owner and RFC), so nothing is skipped.
+        let (usuario, correo) = (format!("u{ronda}"), format!("b{ronda}@example.com"));
         let mut conn = db.conn().await?;
+        sql!(execute conn, "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) \
+            VALUES ($1, 'Bench', $2, $2, 'x', $3, $3)", &usuario, &correo, now)?;
         sql!(execute conn, "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, \
-            sandbox, serie_predeterminada, created_at, updated_at) VALUES ($1, 'u', 'EKU9003173C9', 'BENCH', '601', '42501', \
-            $2, 'A', $3, $3)", &empresa.id, true, now)?;
+            sandbox, serie_predeterminada, created_at, updated_at) VALUES ($1, $2, 'EKU9003173C9', 'BENCH', '601', '42501', \
+            $3, 'A', $4, $4)", &empresa.id, &usuario, true, now)?;
+        // The daily quota (1,800) would stop the tenth round.
+        sql!(execute conn, "DELETE FROM sat_cuota")?;
         drop(conn);
         let inicio = Instant::now();
         let paquete = timbra_sat::leer_paquete(&zip, &certificados)?;

@@ -43,6 +43,14 @@ pub struct Config {
     pub jobs: JobsConfig,
     /// Outgoing webhooks.
     pub webhooks: WebhookConfig,
+    /// SAT's descarga masiva (received invoices): `TIMBRA_SAT_AUTH_URL`,
+    /// `TIMBRA_SAT_SOLICITA_URL`, `TIMBRA_SAT_VERIFICA_URL`, `TIMBRA_SAT_DESCARGA_URL` (SAT's
+    /// production URLs by default), `TIMBRA_SAT_POLL_SECONDS` (60) between verification polls,
+    /// `TIMBRA_SAT_CERTS_DIR` (SAT's stamping certificates to verify `SelloSAT`).
+    pub sat: timbra_sat::SatConfig,
+    /// `TIMBRA_SAT_WAIT_SECONDS` (default 30): how long a download by UUID waits for SAT before
+    /// answering 202 with a `jobId` to poll.
+    pub sat_espera: Duration,
     /// The time source: the system clock, or (tests only) `TIMBRA_TEST_CLOCK_OFFSET_SECONDS`
     /// and `TIMBRA_TEST_CLOCK_SPEED`.
     pub clock: crate::state::Clock,
@@ -189,6 +197,10 @@ impl Config {
                     .context("TIMBRA_WEBHOOK_TIMEOUT_SECONDS must be a positive number of seconds")?,
                 allow_private: parse(&lookup, "TIMBRA_WEBHOOKS_ALLOW_PRIVATE", false)?,
             },
+            sat: timbra_sat::SatConfig::desde(&lookup).map_err(|error| anyhow::anyhow!("{error}"))?,
+            sat_espera: Duration::try_from_secs_f64(parse(&lookup, "TIMBRA_SAT_WAIT_SECONDS", 30.0)?)
+                .ok()
+                .context("TIMBRA_SAT_WAIT_SECONDS must be a number of seconds")?,
             clock: test_clock(&lookup)?,
         })
     }

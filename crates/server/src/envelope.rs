@@ -28,6 +28,11 @@ pub fn created<T: Serialize>(data: T) -> Ok<T> {
     Ok { status: StatusCode::CREATED, mode: None, data }
 }
 
+/// 202 with `data` (work accepted, the answer comes later).
+pub fn accepted<T: Serialize>(data: T) -> Ok<T> {
+    Ok { status: StatusCode::ACCEPTED, mode: None, data }
+}
+
 impl<T> Ok<T> {
     /// Adds the top-level `mode` field (`sandbox` or `live`) where SPEC.md shows it.
     pub fn with_mode(mut self, mode: &'static str) -> Self {

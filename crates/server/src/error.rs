@@ -89,6 +89,11 @@ error_codes! {
     SatEstado4 = "SAT_ESTADO_4", OK, "request rejected (error); message in satMensaje";
     SatEstado5 = "SAT_ESTADO_5", OK, "request rejected; message in satMensaje";
     SatEstado6 = "SAT_ESTADO_6", OK, "request expired";
+    SatRejected = "SAT_REJECTED", OK, "SAT refused the request with another CodEstatus (details.satCodEstatus and satMensaje: 301 malformed, 5001 not authorised, 5003 too many CFDI, 5006 SAT's internal error, 5007 package expired, 5008 package downloaded twice, 404)";
+    SatAuth = "SAT_AUTH", BAD_GATEWAY, "SAT refused the FIEL-signed authentication (details.satMensaje)";
+    SatUnavailable = "SAT_UNAVAILABLE", BAD_GATEWAY, "SAT could not be reached or gave no usable answer (timeout, HTTP error, SOAP fault); retry later";
+    Sync001 = "SYNC_001", BAD_REQUEST, "invalid sync data: year and month (1 to 12) of a month that has started, within SAT's last six years";
+    Sync002 = "SYNC_002", CONFLICT, "a synchronization is already running for this company (details.jobId)";
     SatQuota = "SAT_QUOTA", TOO_MANY_REQUESTS, "daily download quota reached; see quota headers and Retry-After";
     Rate001 = "RATE_001", TOO_MANY_REQUESTS, "rate limit exceeded; see Retry-After";
     Scope001 = "SCOPE_001", FORBIDDEN, "the caller has no access to the company";
@@ -265,6 +270,56 @@ impl ApiError {
         // (`cfdi::pac_log`) has the rest.
         let summary = crate::cfdi::pac_log::summary(error);
         Self::new(code, format!("{summary}; {consequence}")).with_details(json!({ "pacCode": error.code() }))
+    }
+}
+
+impl ApiError {
+    /// A descarga masiva failure, mapped here once from [`timbra_sat::SatError::codigo`]:
+    /// SPEC.md's codes, SAT_REJECTED for the other `CodEstatus` (SAT's own code and text in
+    /// `details.satCodEstatus` and `details.satMensaje`), SAT_AUTH, SAT_UNAVAILABLE.
+    pub fn sat(error: &timbra_sat::SatError) -> Self {
+        use timbra_sat::SatError;
+        let codigo = error.codigo();
+        let code = Code::ALL.iter().copied().find(|code| code.as_str() == codigo).unwrap_or(match error {
+            SatError::Autenticacion { .. } => Code::SatAuth,
+            SatError::CodEstatus { .. } | SatError::Solicitud { .. } => Code::SatRejected,
+            _ => Code::SatUnavailable,
+        });
+        let (cod_estatus, mensaje) = match error {
+            SatError::CodEstatus { cod_estatus, mensaje } => (Some(cod_estatus.clone()), Some(mensaje.clone())),
+            SatError::Solicitud { codigo_estado, mensaje, .. } => (Some(codigo_estado.clone()), Some(mensaje.clone())),
+            SatError::Autenticacion { mensaje, .. } | SatError::Fault { mensaje, .. } => (None, Some(mensaje.clone())),
+            _ => (None, None),
+        };
+        let message = match code {
+            Code::FielExpired => {
+                "the FIEL is no longer valid: upload a current one at POST /api/empresas/{empresaId}/fiel".to_owned()
+            }
+            Code::FielRfcMismatch => {
+                "SAT says the FIEL does not belong to the requesting RFC: upload the company's own FIEL".to_owned()
+            }
+            Code::Fiel005 => "SAT refused the certificate: upload the e.firma (FIEL), not a CSD".to_owned(),
+            Code::Sat5002 => "SAT allows this same request only twice: change the period or wait".to_owned(),
+            Code::Sat5004 => {
+                "SAT found no information: the UUID does not exist or this company is not its receiver".to_owned()
+            }
+            Code::Sat5005 => "SAT is already processing an identical request: wait for it".to_owned(),
+            Code::VerificaTimeout => {
+                "SAT did not finish the request in time; it may finish later: try again later".to_owned()
+            }
+            Code::EmptyPackage => "SAT delivered an empty package; try again later".to_owned(),
+            Code::SatUnavailable | Code::SatAuth => format!("SAT did not answer usably ({codigo}); retry later"),
+            _ => format!("SAT answered {codigo}"),
+        };
+        tracing::info!(sat.error = %error, sat.codigo = %codigo, "sat call failed");
+        let mut details = serde_json::Map::new();
+        if let Some(cod_estatus) = cod_estatus {
+            details.insert("satCodEstatus".into(), json!(cod_estatus));
+        }
+        if let Some(mensaje) = mensaje {
+            details.insert("satMensaje".into(), json!(mensaje));
+        }
+        Self::new(code, message).with_details(Value::Object(details))
     }
 }
 

@@ -54,8 +54,8 @@ pub struct StampLabels {
 pub struct CallLabels {
     /// The operation (`stamp`, `cancel`, `autenticacion`, `verifica`, ...).
     pub operation: &'static str,
-    /// `ok` or the kind of failure.
-    pub outcome: &'static str,
+    /// `ok`, or the kind of failure (PAC) or its code (SAT: `SAT_5004`, `SAT_UNAVAILABLE`, ...).
+    pub outcome: String,
 }
 
 /// Labels of a webhook delivery attempt.
@@ -134,12 +134,23 @@ impl Metrics {
 
     /// Records one PAC call.
     pub fn pac_call(&self, operation: &'static str, outcome: &'static str, took: Duration) {
-        self.pac.get_or_create(&CallLabels { operation, outcome }).observe(took.as_secs_f64());
+        self.pac.get_or_create(&CallLabels { operation, outcome: outcome.to_owned() }).observe(took.as_secs_f64());
     }
 
-    /// Records one SAT web service call.
-    pub fn sat_call(&self, operation: &'static str, outcome: &'static str, took: Duration) {
-        self.sat.get_or_create(&CallLabels { operation, outcome }).observe(took.as_secs_f64());
+    /// Awaits one call to SAT's web services and records its latency and outcome.
+    pub async fn sat_call<T>(
+        &self,
+        operation: &'static str,
+        call: impl std::future::Future<Output = Result<T, timbra_sat::SatError>>,
+    ) -> Result<T, timbra_sat::SatError> {
+        let started = std::time::Instant::now();
+        let result = call.await;
+        let outcome = match &result {
+            Ok(_) => "ok".to_owned(),
+            Err(error) => error.codigo(),
+        };
+        self.sat.get_or_create(&CallLabels { operation, outcome }).observe(started.elapsed().as_secs_f64());
+        result
     }
 
     /// Counts one webhook delivery attempt.

@@ -91,6 +91,9 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos))
         .routes(routes!(cfdi::folios))
+        .routes(routes!(cfdi::sync_recibidos, cfdi::sync_recibidos_status))
+        .routes(routes!(cfdi::descargar_por_uuid, cfdi::descarga_sin_job))
+        .routes(routes!(cfdi::descarga_por_uuid_job))
         .routes(routes!(cfdi::get))
         .routes(routes!(cfdi::xml))
         .routes(routes!(cfdi::pdf))

@@ -78,11 +78,17 @@ pub async fn guardada(app: &AppState, empresa_id: &str) -> ApiResult<Option<Fiel
         "SELECT no_certificado, rfc, vigencia_fin FROM fiel WHERE empresa_id = $1", empresa_id)?)
 }
 
-/// The company's FIEL opened for SAT's descarga masiva: MISSING_FIEL when none is stored,
+/// The stored FIEL checked for use, not opened yet (see [`FielRevisada::abrir`]).
+pub struct FielRevisada {
+    /// The stored FIEL's id (changes with every upload).
+    pub id: String,
+    row: FielRow,
+}
+
+/// The company's FIEL checked for SAT's descarga masiva: MISSING_FIEL when none is stored,
 /// FIEL_EXPIRED when it is no longer valid, FIEL_RFC_MISMATCH when it is not `empresa_rfc`'s
-/// (the company's RFC changed after the upload), FIEL_DECRYPT when the stored key cannot be
-/// opened (master key changed, data damaged).
-pub async fn abrir(app: &AppState, empresa_id: &str, empresa_rfc: &str) -> ApiResult<Credential> {
+/// (the company's RFC changed after the upload).
+pub async fn revisar(app: &AppState, empresa_id: &str, empresa_rfc: &str) -> ApiResult<FielRevisada> {
     let mut conn = app.db.conn().await?;
     let row = sql!(fetch_optional conn, FielRow,
         "SELECT id, rfc, vigencia_fin, cer, key_enc, password_enc FROM fiel WHERE empresa_id = $1", empresa_id)?;
@@ -104,21 +110,36 @@ pub async fn abrir(app: &AppState, empresa_id: &str, empresa_rfc: &str) -> ApiRe
             format!("the stored FIEL belongs to RFC {}, this company's RFC is {empresa_rfc}", row.rfc),
         ));
     }
-    let decrypt = |what: &str, sealed: &[u8]| {
-        app.cfdi
-            .master()
-            .ok()
-            .and_then(|master| master.open(sealed, &format!("fiel/{}/{what}", row.id)).ok())
-            .ok_or_else(|| {
-                tracing::error!(empresa.id = %empresa_id, "stored fiel cannot be decrypted");
-                ApiError::new(Code::FielDecrypt, "the stored FIEL cannot be decrypted; upload it again")
-            })
-    };
-    let key = decrypt("key", &row.key_enc)?;
-    let password = decrypt("password", &row.password_enc)?;
-    let cer = row.cer;
-    tokio::task::spawn_blocking(move || Credential::open(&cer, &key, &password))
-        .await
-        .map_err(|e| ApiError::internal("fiel open", e))?
-        .map_err(|_| ApiError::new(Code::FielDecrypt, "the stored FIEL cannot be opened; upload it again"))
+    Ok(FielRevisada { id: row.id.clone(), row })
+}
+
+impl FielRevisada {
+    /// Decrypts the key and password and opens the FIEL: FIEL_DECRYPT when they cannot be
+    /// opened (master key changed, data damaged).
+    pub async fn abrir(self, app: &AppState, empresa_id: &str) -> ApiResult<Credential> {
+        let row = self.row;
+        let decrypt = |what: &str, sealed: &[u8]| {
+            app.cfdi
+                .master()
+                .ok()
+                .and_then(|master| master.open(sealed, &format!("fiel/{}/{what}", row.id)).ok())
+                .ok_or_else(|| {
+                    tracing::error!(empresa.id = %empresa_id, "stored fiel cannot be decrypted");
+                    ApiError::new(Code::FielDecrypt, "the stored FIEL cannot be decrypted; upload it again")
+                })
+        };
+        let key = decrypt("key", &row.key_enc)?;
+        let password = decrypt("password", &row.password_enc)?;
+        let cer = row.cer;
+        tokio::task::spawn_blocking(move || Credential::open(&cer, &key, &password))
+            .await
+            .map_err(|e| ApiError::internal("fiel open", e))?
+            .map_err(|_| ApiError::new(Code::FielDecrypt, "the stored FIEL cannot be opened; upload it again"))
+    }
+}
+
+/// The company's FIEL opened for SAT's descarga masiva ([`revisar`], then
+/// [`FielRevisada::abrir`]): MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT.
+pub async fn abrir(app: &AppState, empresa_id: &str, empresa_rfc: &str) -> ApiResult<Credential> {
+    revisar(app, empresa_id, empresa_rfc).await?.abrir(app, empresa_id).await
 }

@@ -14,6 +14,7 @@ pub mod live;
 pub mod pac_log;
 pub mod pagos;
 pub mod pipeline;
+pub mod recibidos;
 pub mod storage;
 pub mod timbrado;
 pub mod vencimiento;
@@ -35,6 +36,9 @@ pub struct CfdiState {
     /// Opened CSDs by company, checked against the stored certificate id on every use, so an
     /// upload (here or on another instance) is picked up at once.
     pub(crate) csd_cache: Mutex<HashMap<String, Arc<credenciales::Csd>>>,
+    /// SAT clients by company, with the id of the FIEL they sign with (an upload replaces
+    /// it): the FIEL is opened once and SAT's token reused across jobs.
+    pub(crate) sat_clientes: Mutex<HashMap<String, (String, timbra_sat::ClienteSat)>>,
     /// The installation's sandbox stamping credential, read (or made) once.
     pub(crate) sandbox_pac: tokio::sync::OnceCell<Arc<timbra_credentials::Credential>>,
     /// Held while a sandbox CSD is generated (an RSA key takes tens of milliseconds).
@@ -58,6 +62,7 @@ impl CfdiState {
             master,
             storage: storage::open_or_unavailable(&config.storage()),
             csd_cache: Mutex::default(),
+            sat_clientes: Mutex::default(),
             sandbox_pac: tokio::sync::OnceCell::new(),
             sandbox_csd_lock: tokio::sync::Mutex::new(()),
             folios: folios::Folios::default(),

@@ -207,6 +207,40 @@ impl Fila {
         })
     }
 
+    /// The row of an invoice SAT described by its metadata only (PROTOCOLS.md §1.8): what the
+    /// metadata does not carry (currency, payment, regime, use, lines) stays empty until the
+    /// XML arrives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solo_metadatos(
+        tipo_comprobante: &str,
+        fecha: OffsetDateTime,
+        total: Decimal,
+        emisor_rfc: &str,
+        emisor_nombre: &str,
+        receptor_rfc: &str,
+        receptor_nombre: &str,
+    ) -> Self {
+        Self {
+            tipo_comprobante: tipo_comprobante.to_owned(),
+            fecha,
+            subtotal: total,
+            descuento: None,
+            total,
+            moneda: String::new(),
+            tipo_cambio: None,
+            forma_pago: None,
+            metodo_pago: None,
+            emisor_rfc: emisor_rfc.to_owned(),
+            emisor_nombre: emisor_nombre.to_owned(),
+            emisor_regimen: String::new(),
+            receptor_rfc: receptor_rfc.to_owned(),
+            receptor_nombre: receptor_nombre.to_owned(),
+            receptor_uso_cfdi: String::new(),
+            conceptos: "[]".to_owned(),
+            pago: None,
+        }
+    }
+
     /// The invoice's Total.
     pub fn total(&self) -> Decimal {
         self.total
@@ -253,20 +287,42 @@ impl Fila {
         timbrado_en: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Vec<Value> {
+        self.valores_de(&Cabecera {
+            cfdi_id: &registro.cfdi_id,
+            empresa_id,
+            tipo: "EMITIDA",
+            origen: "API",
+            sandbox: registro.sandbox,
+            uuid_api,
+            uuid_xml,
+            serie: Some(registro.serie.clone()),
+            folio: Some(folio.to_string()),
+            folio_num: Some(folio),
+            timbrado_en: Some(timbrado_en),
+            status: super::estados::EstadoCfdi::timbrado(registro.sandbox).as_str(),
+            cliente_id: registro.cliente_id.clone(),
+            xml_path: Some(&registro.xml_path),
+            now,
+        })
+    }
+
+    /// The row of any invoice (issued here or received from SAT), in the order of
+    /// [`CFDIS_INSERT`].
+    pub fn valores_de(&self, cabecera: &Cabecera<'_>) -> Vec<Value> {
         vec![
-            registro.cfdi_id.as_str().into(),
-            empresa_id.into(),
-            "EMITIDA".into(),
-            "API".into(),
+            cabecera.cfdi_id.into(),
+            cabecera.empresa_id.into(),
+            cabecera.tipo.into(),
+            cabecera.origen.into(),
             self.tipo_comprobante.as_str().into(),
-            registro.sandbox.into(),
-            uuid_api.into(),
-            uuid_xml.into(),
-            registro.serie.as_str().into(),
-            folio.to_string().into(),
-            folio.into(),
+            cabecera.sandbox.into(),
+            cabecera.uuid_api.into(),
+            cabecera.uuid_xml.into(),
+            cabecera.serie.clone().into(),
+            cabecera.folio.clone().into(),
+            cabecera.folio_num.into(),
             self.fecha.into(),
-            timbrado_en.into(),
+            cabecera.timbrado_en.into(),
             Money(self.subtotal).into(),
             self.descuento.map(Money).into(),
             Money(self.total).into(),
@@ -274,7 +330,7 @@ impl Fila {
             self.tipo_cambio.map(Money).into(),
             self.forma_pago.clone().into(),
             self.metodo_pago.clone().into(),
-            super::estados::EstadoCfdi::timbrado(registro.sandbox).as_str().into(),
+            cabecera.status.into(),
             self.emisor_rfc.as_str().into(),
             self.emisor_nombre.as_str().into(),
             self.emisor_regimen.as_str().into(),
@@ -283,12 +339,56 @@ impl Fila {
             self.receptor_uso_cfdi.as_str().into(),
             self.emisor_nombre.to_lowercase().into(),
             self.receptor_nombre.to_lowercase().into(),
-            registro.cliente_id.clone().into(),
-            registro.xml_path.as_str().into(),
+            cabecera.cliente_id.clone().into(),
+            cabecera.xml_path.map(str::to_owned).into(),
             self.conceptos.as_str().into(),
-            now.into(),
+            cabecera.now.into(),
         ]
     }
+
+    /// The receiver's RFC.
+    pub fn receptor_rfc(&self) -> &str {
+        &self.receptor_rfc
+    }
+
+    /// The issuer's RFC.
+    pub fn emisor_rfc(&self) -> &str {
+        &self.emisor_rfc
+    }
+}
+
+/// The values of an invoice row that do not come from its comprobante.
+pub struct Cabecera<'a> {
+    /// Id.
+    pub cfdi_id: &'a str,
+    /// Company.
+    pub empresa_id: &'a str,
+    /// EMITIDA or RECIBIDA.
+    pub tipo: &'static str,
+    /// API or SAT_DESCARGA.
+    pub origen: &'static str,
+    /// Stamped in sandbox.
+    pub sandbox: bool,
+    /// UUID as the API shows it.
+    pub uuid_api: &'a str,
+    /// UUID as the XML carries it.
+    pub uuid_xml: &'a str,
+    /// Serie.
+    pub serie: Option<String>,
+    /// Folio as written.
+    pub folio: Option<String>,
+    /// Folio number (issued invoices).
+    pub folio_num: Option<i64>,
+    /// TFD FechaTimbrado.
+    pub timbrado_en: Option<OffsetDateTime>,
+    /// TIMBRADO, TIMBRADO_SANDBOX, CANCELADO.
+    pub status: &'a str,
+    /// The company's customer (issued invoices).
+    pub cliente_id: Option<String>,
+    /// Storage path of the XML.
+    pub xml_path: Option<&'a str>,
+    /// Written at.
+    pub now: OffsetDateTime,
 }
 
 /// The `201` body of a stamp, as first given and as replayed.

@@ -36,12 +36,17 @@ pub struct CfdiRow {
     pub receptor_uso_cfdi: String,
     pub xml_url: Option<String>,
     pub estado_cancelacion: Option<String>,
+    /// Received invoices: COMPLETE, METADATA_ONLY, PERMANENT_METADATA_ONLY (NULL when issued).
+    pub xml_download_status: Option<String>,
+    pub xml_retry_count: i64,
+    pub xml_next_retry_at: Option<OffsetDateTime>,
 }
 
 /// The columns of [`CfdiRow`].
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
-    receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion FROM cfdis ";
+    receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion, xml_download_status, xml_retry_count, \
+    xml_next_retry_at FROM cfdis ";
 
 /// A bound argument of a query assembled from optional filters.
 #[derive(Clone)]
@@ -258,6 +263,8 @@ pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Optio
 /// What cancelling an invoice needs to know of it.
 #[derive(FromRow)]
 pub struct PorCancelar {
+    /// EMITIDA, or RECIBIDA (downloaded from SAT: only its issuer cancels it).
+    pub tipo: String,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.
@@ -287,8 +294,8 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Resu
     sql!(
         fetch_optional * conn,
         PorCancelar,
-        "SELECT uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, serie, \
-         folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, \
+         serie, folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )

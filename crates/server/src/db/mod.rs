@@ -7,12 +7,16 @@
 
 pub mod cfdis;
 pub mod clientes;
+pub mod descargas_uuid;
 pub mod empresas;
 pub mod intentos;
 pub mod memberships;
 pub mod pagos;
 pub mod productos;
+pub mod recibidos;
+pub mod sat_cuota;
 pub mod scoped;
+pub mod sincronizaciones;
 pub mod timbres;
 pub mod users;
 pub mod webhooks;
@@ -297,10 +301,14 @@ pub enum Value {
     OptText(Option<String>),
     /// INTEGER / BIGINT.
     Int(i64),
+    /// INTEGER / BIGINT or NULL.
+    OptInt(Option<i64>),
     /// BOOLEAN (an integer on SQLite).
     Bool(bool),
     /// A timestamp.
     Time(OffsetDateTime),
+    /// A timestamp or NULL.
+    OptTime(Option<OffsetDateTime>),
     /// An exact amount.
     Money(Money),
     /// An exact amount or NULL.
@@ -330,6 +338,18 @@ impl From<Option<String>> for Value {
 impl From<i64> for Value {
     fn from(value: i64) -> Self {
         Value::Int(value)
+    }
+}
+
+impl From<Option<i64>> for Value {
+    fn from(value: Option<i64>) -> Self {
+        Value::OptInt(value)
+    }
+}
+
+impl From<Option<OffsetDateTime>> for Value {
+    fn from(value: Option<OffsetDateTime>) -> Self {
+        Value::OptTime(value)
     }
 }
 
@@ -432,6 +452,8 @@ impl MultiInsert {
                         Value::Text(v) => query.bind(v),
                         Value::OptText(v) => query.bind(v),
                         Value::Int(v) => query.bind(v),
+                        Value::OptInt(v) => query.bind(v),
+                        Value::OptTime(v) => query.bind(v),
                         Value::Bool(v) => query.bind(v),
                         Value::Time(v) => query.bind(v),
                         Value::Money(v) => query.bind(v),

@@ -31,6 +31,8 @@ pub enum Event {
     CertificadoPorExpirar(CertificadoPorExpirar),
     /// `webhook.ping`, to one endpoint only.
     WebhookPing(Ping),
+    /// `cfdi.xml_disponible`: a received invoice known by its metadata only got its XML.
+    CfdiXmlDisponible(XmlDisponible),
 }
 
 impl Event {
@@ -45,6 +47,7 @@ impl Event {
             Event::TimbresSaldoBajo(_) => EventType::TimbresSaldoBajo,
             Event::CertificadoPorExpirar(_) => EventType::CertificadoPorExpirar,
             Event::WebhookPing(_) => EventType::WebhookPing,
+            Event::CfdiXmlDisponible(_) => EventType::CfdiXmlDisponible,
         }
     }
 
@@ -59,6 +62,7 @@ impl Event {
             Event::TimbresSaldoBajo(data) => serde_json::to_string(data),
             Event::CertificadoPorExpirar(data) => serde_json::to_string(data),
             Event::WebhookPing(data) => serde_json::to_string(data),
+            Event::CfdiXmlDisponible(data) => serde_json::to_string(data),
         }
     }
 }
@@ -75,11 +79,11 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::TimbresSaldoBajo => Some(SaldoBajo::schema()),
         EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
         EventType::WebhookPing => Some(Ping::schema()),
+        EventType::CfdiXmlDisponible => Some(XmlDisponible::schema()),
         EventType::NominaCalculada
         | EventType::NominaReciboTimbrado
         | EventType::NominaSuaGenerado
-        | EventType::NominaSipareExitoso
-        | EventType::CfdiXmlDisponible => None,
+        | EventType::NominaSipareExitoso => None,
     }
 }
 
@@ -185,6 +189,23 @@ pub struct Ping {
     pub webhook_id: String,
     /// A fixed text.
     pub message: String,
+}
+
+/// `cfdi.xml_disponible`: the XML of a received invoice that was METADATA_ONLY arrived (by a
+/// background retry, a new download by UUID or a sync) and is stored; the invoice is COMPLETE.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct XmlDisponible {
+    /// The invoice's id.
+    pub cfdi_id: String,
+    /// Its UUID.
+    pub uuid: String,
+    /// The issuer's RFC.
+    pub emisor_rfc: String,
+    /// Where the XML is (`xmlUrl`; signed links from the listing or the detail).
+    pub xml_url: String,
+    /// Background retries made before it arrived.
+    pub xml_retry_count: i64,
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ pub fn registry() -> Registry {
     registry.register::<crate::webhooks::delivery::Deliver>();
     registry.register::<crate::cfdi::cancelacion::SeguirCancelacion>();
     registry.register::<crate::cfdi::live::ConciliarIntento>();
+    registry.register::<crate::cfdi::recibidos::sincronizacion::SincronizarRecibidos>();
+    registry.register::<crate::cfdi::recibidos::por_uuid::DescargarPorUuid>();
+    registry.register::<crate::cfdi::recibidos::por_uuid::ReintentarXml>();
     registry.daily::<PurgeFinished>(time!(03:30));
     registry.daily::<crate::cfdi::vencimiento::CertificadosPorExpirar>(time!(14:00));
     registry

@@ -110,7 +110,18 @@ impl NewJob {
 /// Writes a job, usually inside the transaction of the change that causes it. Returns its id,
 /// or `None` when a job with the same `dedupe_key` already exists.
 pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) -> Result<Option<String>, sqlx::Error> {
-    let id = ids::new_id();
+    enqueue_with_id(conn, now, &ids::new_id(), job).await
+}
+
+/// [`enqueue`] with the job's id chosen by the caller (a feature whose own row shares it, such
+/// as a synchronization and its job).
+pub async fn enqueue_with_id<C: AsExec>(
+    conn: &mut C,
+    now: OffsetDateTime,
+    id: &str,
+    job: NewJob,
+) -> Result<Option<String>, sqlx::Error> {
+    let id = id.to_owned();
     let written = sql!(
         execute * conn,
         "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) \

@@ -343,6 +343,16 @@ impl Process {
     }
 }
 
+/// The name the SAT and job tests use.
+pub type Server = Process;
+
+impl Process {
+    /// [`Process::spawn`].
+    pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
+        Self::spawn(data, port, env).await
+    }
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -7,16 +7,18 @@ use serde_json::{Value, json};
 use timbra_server::config::Config;
 use timbra_server::state::Clock;
 
-use crate::harness::{TempDir, TestApp, each_backend_with, free_port};
+use crate::harness::{Server, TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};
 
-use crate::harness::Process as Server;
-
-impl Server {
-    /// `timbra serve` on a SQLite file in `data`, its clock `offset` seconds ahead.
-    async fn start(data: &std::path::Path, port: u16, offset: i64) -> Self {
-        Server::spawn(data, port, &[("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string())]).await
-    }
+/// `timbra serve` as a child process on a SQLite file in `data`, its clock `offset` seconds ahead.
+async fn serve_child(data: &std::path::Path, port: u16, offset: i64) -> Server {
+    let env = [
+        ("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true".to_owned()),
+        ("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5".to_owned()),
+        ("TIMBRA_JOBS_LEASE_SECONDS", "30".to_owned()),
+        ("TIMBRA_TEST_CLOCK_OFFSET_SECONDS", offset.to_string()),
+    ];
+    Server::start(data, port, &env).await
 }
 
 async fn call(
@@ -49,7 +51,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
     let data = TempDir::new();
     let port = free_port().await;
     let receiver_port = free_port().await;
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let base = server.base.clone();
 
     let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
@@ -89,7 +91,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
 
     // The receiver comes up; the restarted server (2 min later) delivers the retry.
     let receiver = Receiver::start_on(tokio::net::TcpListener::bind(("127.0.0.1", receiver_port)).await.unwrap()).await;
-    let server = Server::start(&data.0, port, 120).await;
+    let server = serve_child(&data.0, port, 120).await;
     wait_for(15, "the retry after the restart", async || !receiver.accepted().is_empty()).await;
     assert_eq!(receiver.accepted()[0].json()["id"], json!(first_event));
 
@@ -109,7 +111,7 @@ async fn kill_9_mid_work_and_a_receiver_down_across_restarts_lose_nothing() {
 
     // Restarted after the 30 s lease expired: every event arrives (at least once).
     receiver.delay(Duration::ZERO);
-    let server = Server::start(&data.0, port, 120 + 300).await;
+    let server = serve_child(&data.0, port, 120 + 300).await;
     wait_for(20, "every event", async || {
         let got: std::collections::HashSet<String> =
             receiver.accepted().iter().map(|hit| hit.json()["id"].as_str().unwrap().to_owned()).collect();
@@ -178,7 +180,7 @@ async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_wit
     use reqwest::Method;
     let data = TempDir::new();
     let port = free_port().await;
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let base = server.base.clone();
     let user = json!({ "name": "Ana", "email": "ana@example.com", "password": "Secreto1!" });
     call(&base, Method::POST, "/api/auth/register", None, None, user).await;
@@ -225,7 +227,7 @@ async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_wit
     let acknowledged = acknowledged.lock().unwrap().clone();
     assert!(acknowledged.len() < 16 * 500, "the kill came after the work was done");
 
-    let server = Server::start(&data.0, port, 0).await;
+    let server = serve_child(&data.0, port, 0).await;
     let client = reqwest::Client::new();
     for id in &acknowledged {
         let xml = client

@@ -16,6 +16,7 @@ mod live;
 mod observability;
 mod pagos;
 mod receiver;
+mod recibidos;
 mod security;
 mod storage;
 mod textos;

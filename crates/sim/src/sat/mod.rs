@@ -13,6 +13,7 @@
 //! Documents come from XML files (CFDI 4.0); a request matches them by RFC, date and type.
 //! Each request can be driven into any state with [`Desenlace`].
 
+pub mod lote;
 mod respuestas;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -221,6 +222,8 @@ pub struct SatSimConfig {
     pub descargas_por_paquete: u32,
     /// Package lifetime (SAT: 72 hours, then 5007).
     pub vigencia_paquete: Duration,
+    /// Each `Descargar` answers this late (a slow SAT; tests stop a process mid-download).
+    pub retraso_descarga: std::time::Duration,
 }
 
 impl Default for SatSimConfig {
@@ -237,6 +240,7 @@ impl Default for SatSimConfig {
             vigencia_token: Duration::minutes(5),
             descargas_por_paquete: 2,
             vigencia_paquete: Duration::hours(72),
+            retraso_descarga: std::time::Duration::ZERO,
         }
     }
 }
@@ -335,6 +339,18 @@ impl SatSim {
     /// How many requests were accepted.
     pub fn solicitudes_aceptadas(&self) -> usize {
         bloquear(&self.interno.registro).solicitudes.len()
+    }
+
+    /// Forgets every token, request, package and forced outcome not used yet (a fresh SAT for
+    /// the next test, same address and documents).
+    pub fn reiniciar(&self) {
+        bloquear(&self.interno.config).desenlaces.clear();
+        *bloquear(&self.interno.registro) = Registro::default();
+    }
+
+    /// How many times the package `id_paquete` was downloaded.
+    pub fn descargas_de(&self, id_paquete: &str) -> u32 {
+        bloquear(&self.interno.registro).paquetes.get(&id_paquete.to_uppercase()).map_or(0, |p| p.descargas)
     }
 
     /// How many tokens were issued.
@@ -672,8 +688,9 @@ impl SatSim {
     }
 }
 
-/// A package: `<UUID>.xml` per CFDI, or `<IdPaquete>.txt` with metadata rows (CRLF).
-fn zip_de(id_paquete: &str, documentos: &[&DocumentoSim], metadatos: bool) -> Vec<u8> {
+/// A package as SAT delivers it: `<UUID>.xml` per CFDI, or `<IdPaquete>.txt` with metadata
+/// rows (CRLF) when `metadatos` (benchmarks read the same bytes the simulator serves).
+pub fn zip_de(id_paquete: &str, documentos: &[&DocumentoSim], metadatos: bool) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opciones = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let mut escribir = |nombre: &str, contenido: &[u8]| -> zip::result::ZipResult<()> {
@@ -847,6 +864,10 @@ async fn descarga(State(sim): State<SatSim>, headers: HeaderMap, cuerpo: String)
     }
     if roxmltree::Document::parse(&cuerpo).is_err() {
         return respuestas::falla_cliente("The message is not well-formed XML.");
+    }
+    let retraso = bloquear(&sim.interno.config).retraso_descarga;
+    if !retraso.is_zero() {
+        tokio::time::sleep(retraso).await;
     }
     match sim.revisar(&headers, &cuerpo, "PeticionDescargaMasivaTercerosEntrada", "peticionDescarga") {
         Ok(mensaje_firmado) => sim.descargar(&mensaje_firmado),

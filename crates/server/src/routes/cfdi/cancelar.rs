@@ -94,6 +94,12 @@ pub async fn cancelar(
         cfdis::por_cancelar(&mut conn, &empresa_id, &id).await?
     }
     .ok_or_else(|| ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")))?;
+    if fila.tipo == "RECIBIDA" {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            "this invoice was received (downloaded from SAT): only its issuer can cancel it",
+        ));
+    }
     let body: CancelarBody = parse_body(&body)?;
     let motivo = body.motivo.trim().to_owned();
     if !["01", "02", "03", "04"].contains(&motivo.as_str()) {

@@ -77,13 +77,19 @@ pub struct CfdiOut {
     receptor_rfc: String,
     receptor_nombre: String,
     receptor_uso_cfdi: String,
+    /// Storage path of the XML; null when only SAT's metadata is stored (fetch it with
+    /// `POST /api/cfdi/descargar-por-uuid`).
     xml_url: Option<String>,
     /// The cancellation process, separate from `status`: null (none), SIN_ACEPTACION, PENDIENTE
     /// (waiting for the receiver; status stays TIMBRADO), ACEPTADA, PLAZO_VENCIDO (the receiver did
     /// not answer in time; SAT cancelled), RECHAZADA.
     cancellation_status: Option<String>,
+    /// COMPLETE (the XML is stored), METADATA_ONLY (only SAT's metadata; background retries
+    /// are scheduled), PERMANENT_METADATA_ONLY (8 retries over about 5 days brought no XML).
     xml_download_status: String,
+    /// Background download retries made (at most 8).
     xml_retry_count: i64,
+    /// When the next background retry runs; null when COMPLETE or permanent.
     xml_next_retry_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     xml_download_url: Option<Option<String>>,
@@ -117,9 +123,12 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
         let xml_download_url =
             links.map(|(secret, now)| row.xml_url.as_deref().map(|path| links::url(&secret, path, now)));
         CfdiOut {
-            xml_download_status: if row.xml_url.is_some() { "COMPLETE" } else { "METADATA_ONLY" }.to_owned(),
-            xml_retry_count: 0,
-            xml_next_retry_at: None,
+            xml_download_status: row
+                .xml_download_status
+                .clone()
+                .unwrap_or_else(|| if row.xml_url.is_some() { "COMPLETE" } else { "METADATA_ONLY" }.to_owned()),
+            xml_retry_count: row.xml_retry_count,
+            xml_next_retry_at: row.xml_next_retry_at.map(rfc3339),
             download_expires_in: links.map(|_| links::LINK_SECONDS),
             // The PDF is rendered on its first download (never on the stamping path), so the link
             // exists whenever the XML does.

@@ -1,22 +1,27 @@
-//! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing (`listar`), detail
-//! (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`), cancellation
-//! (`cancelar`) and the live stamping attempts with the explanation of every folio
-//! (`intentos`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
+//! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing
+//! (`listar`), detail (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`), cancellation
+//! (`cancelar`), the live stamping attempts with the explanation of every folio
+//! (`intentos`), and received invoices from SAT: month synchronization (`recibidos`) and
+//! download by UUID (`descargar`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
 
 mod cancelar;
+mod descargar;
 mod descargas;
 mod intentos;
 mod listar;
 mod obtener;
 mod pagos;
+mod recibidos;
 mod timbrar;
 
 pub use cancelar::*;
+pub use descargar::*;
 pub use descargas::*;
 pub use intentos::*;
 pub use listar::*;
 pub use obtener::*;
 pub use pagos::*;
+pub use recibidos::*;
 pub use timbrar::*;
 
 use crate::error::{ApiError, ApiResult, Code};

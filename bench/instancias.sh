@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Sandbox stamping throughput of three set-ups measured in one run, as ratios to the RSA
+# ceiling measured in the same run (`openssl speed -multi <cores> rsa2048` / 2, two signatures
+# per invoice): one instance on SQLite, one on PostgreSQL, and two instances on one PostgreSQL
+# database with the load split between them (two wrk processes at once, 16 connections each).
+# Each set-up gets a fresh database; folios are checked gapless afterwards.
+# Needs wrk, psql, a PostgreSQL reachable at $BENCH_PG (default postgres://postgres@127.0.0.1:5432).
+# Usage: bench/instancias.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-15}
+pg=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
+cargo build --release -p timbra-server >/dev/null
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+pids=()
+dirs=()
+dbs=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for dir in "${dirs[@]}"; do rm -rf "$dir"; done
+  for db in "${dbs[@]}"; do psql "$pg/postgres" -qc "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+
+# start <database url or ""> -> sets base (and dir, its data folder)
+start() {
+  local port
+  dir=$(mktemp -d); dirs+=("$dir")
+  port=$((18000 + RANDOM % 2000))
+  TIMBRA_DATA_DIR="$dir" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
+    TIMBRA_DATABASE_URL="$1" TIMBRA_MASTER_KEY="$master" ./target/release/timbra serve >/dev/null 2>&1 &
+  pids+=($!)
+  base="http://127.0.0.1:$port"
+  for _ in $(seq 1 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
+}
+
+# setup <base> -> sets key, empresa, body
+setup() {
+  local base=$1 cliente
+  curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
+    -d '{"name":"Bench","email":"bench@example.com","password":"Secreto1!"}' >/dev/null
+  key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
+    -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
+  empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
+    -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
+  cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
+    -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
+  body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+  printf 'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.body = %s\n' "'$body'" > "$lua"
+}
+
+# load <connections> <base>... : one wrk per base at once; prints "rate p99ms" (rates summed, worst p99)
+load() {
+  local connections=$1; shift
+  local outs=() i=0
+  for base in "$@"; do
+    curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
+    outs+=("$(mktemp)")
+    wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$lua" -H "authorization: Bearer $key" \
+      -H "x-empresa-id: $empresa" "$base/api/cfdi/timbrar" > "${outs[$i]}" &
+    i=$((i + 1))
+  done
+  wait
+  python3 - "${outs[@]}" <<'PY'
+import re, sys
+rate, p99 = 0.0, 0.0
+for path in sys.argv[1:]:
+    text = open(path).read()
+    rate += float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", text).groups()
+    p99 = max(p99, float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit])
+    if "Non-2xx" in text:
+        print("NON-2XX ANSWERS in", path, file=sys.stderr)
+print(f"{rate:.0f} {p99:.1f}")
+PY
+}
+
+# folios <sqlite file | postgres url>: checks 1..N, one XML each
+folios() {
+  if [[ $1 == postgres* ]]; then
+    psql "$1" -tAc "SELECT COUNT(*) = COUNT(DISTINCT folio_num) AND MIN(folio_num) = 1 AND MAX(folio_num) = COUNT(*) \
+      AND COUNT(*) = (SELECT COUNT(*) FROM cfdi_xml) FROM cfdis" | sed 's/t/gapless/;s/f/BROKEN/'
+  else
+    python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); r=d.execute('SELECT COUNT(*),COUNT(DISTINCT folio_num),MIN(folio_num),MAX(folio_num) FROM cfdis').fetchone(); x=d.execute('SELECT COUNT(*) FROM cfdi_xml').fetchone()[0]; print('gapless' if r[0]==r[1]==r[3]==x and r[2]==1 else 'BROKEN')" "$1"
+  fi
+}
+
+master=$(openssl rand -base64 32)
+lua=$(mktemp); dirs+=("$lua")
+cores=$(nproc)
+signs=$(openssl speed -multi "$cores" -seconds 5 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $(NF-1)}')
+ceiling=$(python3 -c "print(round($signs/2))")
+echo "== ceiling: openssl speed -multi $cores rsa2048 = $signs sign/s, / 2 = $ceiling invoices/s; load $(cut -d' ' -f1 /proc/loadavg)"
+ratio() { python3 -c "print(f'{100*$1/$ceiling:.0f}%')"; }
+
+start ""
+setup "$base"
+read -r rate p99 < <(load 32 "$base")
+echo "== one instance, SQLite:          $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios $(folios "$dir/timbra.db")"
+
+db="bench_$$_a"; dbs+=("$db"); psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
+start "$pg/$db"
+setup "$base"
+read -r rate p99 < <(load 32 "$base")
+echo "== one instance, PostgreSQL:      $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios $(folios "$pg/$db")"
+
+db="bench_$$_b"; dbs+=("$db"); psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
+start "$pg/$db"; base1=$base
+start "$pg/$db"; base2=$base
+setup "$base1"
+read -r rate p99 < <(load 16 "$base1" "$base2")
+echo "== two instances, one PostgreSQL: $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios $(folios "$pg/$db")"

@@ -1,0 +1,190 @@
+//! The `sincronizaciones` table: one row per `sync-recibidos` job (same id) with what SAT was
+//! asked and how far the job got, so a restarted job resumes where it stopped. Scoped by
+//! company where a caller reads it.
+
+use sqlx::FromRow;
+use time::OffsetDateTime;
+
+use crate::db::{AsExec, Tx};
+use crate::sql;
+
+/// The job is working (or waiting for SAT between polls).
+pub const RUNNING: &str = "RUNNING";
+/// Every package was stored.
+pub const DONE: &str = "DONE";
+/// SAT refused or failed, or the quota ran out (`error_code`).
+pub const FAILED: &str = "FAILED";
+
+/// One synchronization.
+#[derive(Clone, Debug, FromRow)]
+pub struct Sincronizacion {
+    /// The job's id.
+    pub id: String,
+    /// The company.
+    pub empresa_id: String,
+    /// Year asked.
+    pub anio: i64,
+    /// Month asked.
+    pub mes: i64,
+    /// RUNNING, DONE or FAILED.
+    pub estado: String,
+    /// SAT's request, once accepted.
+    pub id_solicitud: Option<String>,
+    /// SAT's package ids (JSON array), once the request finished.
+    pub paquetes: Option<String>,
+    /// Packages stored.
+    pub paquetes_hechos: i64,
+    /// CFDI SAT counted, once finished.
+    pub cfdi_total: Option<i64>,
+    /// CFDI read so far (stored, already held, or unreadable).
+    pub cfdi_hechos: i64,
+    /// CFDI stored new.
+    pub cfdi_nuevos: i64,
+    /// CFDI that could not be read.
+    pub cfdi_ilegibles: i64,
+    /// Why it failed.
+    pub error_code: Option<String>,
+    /// What to do about it.
+    pub error_message: Option<String>,
+    /// Started.
+    pub created_at: OffsetDateTime,
+    /// Ended.
+    pub finished_at: Option<OffsetDateTime>,
+}
+
+const COLUMNS: &str = "SELECT id, empresa_id, anio, mes, estado, id_solicitud, paquetes, paquetes_hechos, cfdi_total, \
+     cfdi_hechos, cfdi_nuevos, cfdi_ilegibles, error_code, error_message, created_at, finished_at FROM sincronizaciones ";
+
+/// Writes a new RUNNING synchronization (in the transaction that enqueues its job).
+pub async fn crear(
+    tx: &mut Tx,
+    id: &str,
+    empresa_id: &str,
+    anio: i64,
+    mes: i64,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "INSERT INTO sincronizaciones (id, empresa_id, anio, mes, estado, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        id,
+        empresa_id,
+        anio,
+        mes,
+        RUNNING,
+        now
+    )
+}
+
+/// Synchronization `id`.
+pub async fn leer(conn: &mut impl AsExec, id: &str) -> Result<Option<Sincronizacion>, sqlx::Error> {
+    sql!(fetch_optional * conn, Sincronizacion, sqlx::AssertSqlSafe(format!("{COLUMNS}WHERE id = $1")), id)
+}
+
+/// The company's latest synchronization.
+pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> Result<Option<Sincronizacion>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        Sincronizacion,
+        sqlx::AssertSqlSafe(format!("{COLUMNS}WHERE empresa_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1")),
+        empresa_id
+    )
+}
+
+/// The company's running synchronization, if any.
+pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> Result<Option<Sincronizacion>, sqlx::Error> {
+    sql!(
+        fetch_optional * conn,
+        Sincronizacion,
+        sqlx::AssertSqlSafe(format!(
+            "{COLUMNS}WHERE empresa_id = $1 AND estado = 'RUNNING' ORDER BY created_at DESC LIMIT 1"
+        )),
+        empresa_id
+    )
+}
+
+/// When the company's last successful synchronization ended.
+pub async fn ultima_terminada(conn: &mut impl AsExec, empresa_id: &str) -> Result<Option<OffsetDateTime>, sqlx::Error> {
+    Ok(sql!(
+        scalar_optional * conn,
+        Option<OffsetDateTime>,
+        "SELECT finished_at FROM sincronizaciones WHERE empresa_id = $1 AND estado = 'DONE' ORDER BY finished_at DESC LIMIT 1",
+        empresa_id
+    )?
+    .flatten())
+}
+
+/// SAT accepted the request: its id is kept before anything else happens.
+pub async fn solicitud(
+    conn: &mut impl AsExec,
+    id: &str,
+    id_solicitud: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE sincronizaciones SET id_solicitud = $1, updated_at = $2 WHERE id = $3",
+        id_solicitud,
+        now,
+        id
+    )
+}
+
+/// SAT finished the request: its packages and count.
+pub async fn paquetes(
+    conn: &mut impl AsExec,
+    id: &str,
+    paquetes: &str,
+    cfdi_total: i64,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE sincronizaciones SET paquetes = $1, cfdi_total = $2, updated_at = $3 WHERE id = $4",
+        paquetes,
+        cfdi_total,
+        now,
+        id
+    )
+}
+
+/// One more package stored (in the transaction that stored its CFDI).
+pub async fn paquete_hecho(
+    tx: &mut Tx,
+    id: &str,
+    leidos: i64,
+    nuevos: i64,
+    ilegibles: i64,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE sincronizaciones SET paquetes_hechos = paquetes_hechos + 1, cfdi_hechos = cfdi_hechos + $1, \
+         cfdi_nuevos = cfdi_nuevos + $2, cfdi_ilegibles = cfdi_ilegibles + $3, updated_at = $4 WHERE id = $5",
+        leidos,
+        nuevos,
+        ilegibles,
+        now,
+        id
+    )
+}
+
+/// Ends a running synchronization as DONE or FAILED.
+pub async fn terminar(
+    conn: &mut impl AsExec,
+    id: &str,
+    estado: &str,
+    error: Option<(&str, &str)>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * conn,
+        "UPDATE sincronizaciones SET estado = $1, error_code = $2, error_message = $3, finished_at = $4, updated_at = $4 \
+         WHERE id = $5 AND estado = 'RUNNING'",
+        estado,
+        error.map(|(code, _)| code),
+        error.map(|(_, message)| message),
+        now,
+        id
+    )
+}

@@ -10,6 +10,7 @@ pub mod clientes;
 pub mod empresas;
 pub mod intentos;
 pub mod memberships;
+pub mod nomina_timbrado;
 pub mod productos;
 pub mod scoped;
 pub mod timbres;

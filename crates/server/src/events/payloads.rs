@@ -25,6 +25,8 @@ pub enum Event {
     FacturaCancelacionAceptada(Cancelacion),
     /// `factura.cancelacion_rechazada`: the receiver rejected the cancellation.
     FacturaCancelacionRechazada(Cancelacion),
+    /// `nomina.recibo_timbrado`.
+    NominaReciboTimbrado(ReciboTimbrado),
     /// `timbres.saldo_bajo`.
     TimbresSaldoBajo(SaldoBajo),
     /// `certificado.por_expirar`.
@@ -42,6 +44,7 @@ impl Event {
             Event::FacturaCancelacionPendiente(_) => EventType::FacturaCancelacionPendiente,
             Event::FacturaCancelacionAceptada(_) => EventType::FacturaCancelacionAceptada,
             Event::FacturaCancelacionRechazada(_) => EventType::FacturaCancelacionRechazada,
+            Event::NominaReciboTimbrado(_) => EventType::NominaReciboTimbrado,
             Event::TimbresSaldoBajo(_) => EventType::TimbresSaldoBajo,
             Event::CertificadoPorExpirar(_) => EventType::CertificadoPorExpirar,
             Event::WebhookPing(_) => EventType::WebhookPing,
@@ -56,6 +59,7 @@ impl Event {
             | Event::FacturaCancelacionPendiente(data)
             | Event::FacturaCancelacionAceptada(data)
             | Event::FacturaCancelacionRechazada(data) => serde_json::to_string(data),
+            Event::NominaReciboTimbrado(data) => serde_json::to_string(data),
             Event::TimbresSaldoBajo(data) => serde_json::to_string(data),
             Event::CertificadoPorExpirar(data) => serde_json::to_string(data),
             Event::WebhookPing(data) => serde_json::to_string(data),
@@ -72,11 +76,11 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         | EventType::FacturaCancelacionPendiente
         | EventType::FacturaCancelacionAceptada
         | EventType::FacturaCancelacionRechazada => Some(Cancelacion::schema()),
+        EventType::NominaReciboTimbrado => Some(ReciboTimbrado::schema()),
         EventType::TimbresSaldoBajo => Some(SaldoBajo::schema()),
         EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
         EventType::WebhookPing => Some(Ping::schema()),
         EventType::NominaCalculada
-        | EventType::NominaReciboTimbrado
         | EventType::NominaSuaGenerado
         | EventType::NominaSipareExitoso
         | EventType::CfdiXmlDisponible => None,
@@ -119,6 +123,25 @@ pub struct FacturaTimbrada {
     pub serie: String,
     /// Folio.
     pub folio: String,
+}
+
+/// `nomina.recibo_timbrado`: a payroll receipt was stamped (written in the stamp's
+/// transaction, with the receipt's new status).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReciboTimbrado {
+    /// The receipt's id.
+    pub recibo_id: String,
+    /// Its period.
+    pub periodo_id: String,
+    /// The UUID as the API shows it (`SANDBOX-…` in sandbox).
+    pub uuid: String,
+    /// Storage path of the XML, downloadable at `/api/cfdi/{cfdiId}/xml`.
+    pub xml_url: String,
+    /// The receipt's CFDI Total: the net pay.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total: Decimal,
 }
 
 /// The four `factura.cancel*` events. Each is emitted when SAT's status (not the PAC's answer

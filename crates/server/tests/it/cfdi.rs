@@ -151,45 +151,56 @@ async fn stamped_invoices_pass_sat_schema_cadena_and_both_seals() {
             timbra_cfdi::sello::verificar_timbre_xml(xml, &pac).unwrap();
         }
 
-        let Some(sat) = sat_dir() else { return };
-        // One xmllint call over every file, against SAT's schemas with the complements.
-        let schema = sat.join("xsd/cfdv40-with-complements.xsd");
-        let mut args = vec!["--nonet", "--noout", "--schema", schema.to_str().unwrap()];
-        args.extend(files.iter().map(|(path, _)| path.to_str().unwrap()));
-        let (valid, _, stderr) = sh("xmllint", &args, &sat);
-        assert!(valid, "xmllint: {stderr}");
-        std::fs::write(dir.0.join("pac.der"), &pac_cer).unwrap();
-        for (path, xml) in &files {
-            let path = path.to_str().unwrap();
-            let (_, cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_4_0.xslt", path], &sat);
-            assert_eq!(String::from_utf8(cadena.clone()).unwrap(), timbra_cfdi::cadena::desde_xml(xml).unwrap(), "{path}");
-            // Sello: openssl with the certificate the XML carries.
-            let comprobante = timbra_cfdi::parser::parsear(xml).unwrap();
-            let d = &dir.0;
-            std::fs::write(d.join("cadena.txt"), &cadena).unwrap();
-            std::fs::write(d.join("cert.der"), STANDARD.decode(&comprobante.certificado).unwrap()).unwrap();
-            std::fs::write(d.join("sig.bin"), STANDARD.decode(&comprobante.sello).unwrap()).unwrap();
-            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "cert.der", "-noout", "-pubkey"], d);
-            assert!(ok);
-            std::fs::write(d.join("pub.pem"), pem).unwrap();
-            let (ok, out, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.bin", "cadena.txt"], d);
-            assert!(ok, "{path}: {} {err}", String::from_utf8_lossy(&out));
-            // SelloSAT: TFD cadena by SAT's XSLT, verified with the sandbox stamping certificate.
-            let (_, tfd_xml, _) = sh("xsltproc", &["--nonet", "tools/extract_element.xslt", path], &sat);
-            std::fs::write(d.join("tfd.xml"), tfd_xml).unwrap();
-            let tfd_doc = d.join("tfd.xml");
-            let (_, tfd_cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_TFD_1_1.xslt", tfd_doc.to_str().unwrap()], &sat);
-            std::fs::write(d.join("tfd.txt"), &tfd_cadena).unwrap();
-            let sello_sat = xml.split("SelloSAT=\"").nth(1).unwrap().split('"').next().unwrap();
-            std::fs::write(d.join("tfd.bin"), STANDARD.decode(sello_sat).unwrap()).unwrap();
-            let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "pac.der", "-noout", "-pubkey"], d);
-            assert!(ok);
-            std::fs::write(d.join("pac.pem"), pem).unwrap();
-            let (ok, _, err) = sh("openssl", &["dgst", "-sha256", "-verify", "pac.pem", "-signature", "tfd.bin", "tfd.txt"], d);
-            assert!(ok, "TFD of {path}: {err}");
-        }
+        oraculo_sat(&dir.0, &files, &pac_cer);
     })
     .await;
+}
+
+/// SAT's oracle over stamped XML files: one xmllint call over all of them against SAT's schemas
+/// with the complements, the cadena original equal to SAT's XSLT byte for byte, the seal
+/// verified by openssl with the certificate each XML carries, and the TFD's SelloSAT with the
+/// stamping certificate `pac_cer` (DER). `dir` is a scratch folder.
+pub(crate) fn oraculo_sat(dir: &Path, files: &[(PathBuf, String)], pac_cer: &[u8]) {
+    let Some(sat) = sat_dir() else { return };
+    // One xmllint call over every file, against SAT's schemas with the complements.
+    let schema = sat.join("xsd/cfdv40-with-complements.xsd");
+    let mut args = vec!["--nonet", "--noout", "--schema", schema.to_str().unwrap()];
+    args.extend(files.iter().map(|(path, _)| path.to_str().unwrap()));
+    let (valid, _, stderr) = sh("xmllint", &args, &sat);
+    assert!(valid, "xmllint: {stderr}");
+    std::fs::write(dir.join("pac.der"), pac_cer).unwrap();
+    for (path, xml) in files {
+        let path = path.to_str().unwrap();
+        let (_, cadena, _) = sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_4_0.xslt", path], &sat);
+        assert_eq!(String::from_utf8(cadena.clone()).unwrap(), timbra_cfdi::cadena::desde_xml(xml).unwrap(), "{path}");
+        // Sello: openssl with the certificate the XML carries.
+        let comprobante = timbra_cfdi::parser::parsear(xml).unwrap();
+        let d = dir;
+        std::fs::write(d.join("cadena.txt"), &cadena).unwrap();
+        std::fs::write(d.join("cert.der"), STANDARD.decode(&comprobante.certificado).unwrap()).unwrap();
+        std::fs::write(d.join("sig.bin"), STANDARD.decode(&comprobante.sello).unwrap()).unwrap();
+        let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "cert.der", "-noout", "-pubkey"], d);
+        assert!(ok);
+        std::fs::write(d.join("pub.pem"), pem).unwrap();
+        let (ok, out, err) =
+            sh("openssl", &["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.bin", "cadena.txt"], d);
+        assert!(ok, "{path}: {} {err}", String::from_utf8_lossy(&out));
+        // SelloSAT: TFD cadena by SAT's XSLT, verified with the sandbox stamping certificate.
+        let (_, tfd_xml, _) = sh("xsltproc", &["--nonet", "tools/extract_element.xslt", path], &sat);
+        std::fs::write(d.join("tfd.xml"), tfd_xml).unwrap();
+        let tfd_doc = d.join("tfd.xml");
+        let (_, tfd_cadena, _) =
+            sh("xsltproc", &["--nonet", "xslt/cadenaoriginal_TFD_1_1.xslt", tfd_doc.to_str().unwrap()], &sat);
+        std::fs::write(d.join("tfd.txt"), &tfd_cadena).unwrap();
+        let sello_sat = xml.split("SelloSAT=\"").nth(1).unwrap().split('"').next().unwrap();
+        std::fs::write(d.join("tfd.bin"), STANDARD.decode(sello_sat).unwrap()).unwrap();
+        let (ok, pem, _) = sh("openssl", &["x509", "-inform", "DER", "-in", "pac.der", "-noout", "-pubkey"], d);
+        assert!(ok);
+        std::fs::write(d.join("pac.pem"), pem).unwrap();
+        let (ok, _, err) =
+            sh("openssl", &["dgst", "-sha256", "-verify", "pac.pem", "-signature", "tfd.bin", "tfd.txt"], d);
+        assert!(ok, "TFD of {path}: {err}");
+    }
 }
 
 fn b64(bytes: &[u8]) -> String {

@@ -12,6 +12,7 @@ pub mod events;
 pub mod idempotency;
 pub mod ids;
 pub mod jobs;
+pub mod nomina;
 pub mod openapi;
 pub mod private_fs;
 pub mod rate_limit;

@@ -7,9 +7,12 @@
 
 pub mod cfdis;
 pub mod clientes;
+pub mod empleados;
 pub mod empresas;
+pub mod incidencias;
 pub mod intentos;
 pub mod memberships;
+pub mod nomina;
 pub mod nomina_timbrado;
 pub mod productos;
 pub mod scoped;

@@ -33,6 +33,8 @@ pub enum Event {
     CertificadoPorExpirar(CertificadoPorExpirar),
     /// `webhook.ping`, to one endpoint only.
     WebhookPing(Ping),
+    /// `nomina.calculada`: a pay period was calculated.
+    NominaCalculada(NominaCalculada),
 }
 
 impl Event {
@@ -48,6 +50,7 @@ impl Event {
             Event::TimbresSaldoBajo(_) => EventType::TimbresSaldoBajo,
             Event::CertificadoPorExpirar(_) => EventType::CertificadoPorExpirar,
             Event::WebhookPing(_) => EventType::WebhookPing,
+            Event::NominaCalculada(_) => EventType::NominaCalculada,
         }
     }
 
@@ -63,6 +66,7 @@ impl Event {
             Event::TimbresSaldoBajo(data) => serde_json::to_string(data),
             Event::CertificadoPorExpirar(data) => serde_json::to_string(data),
             Event::WebhookPing(data) => serde_json::to_string(data),
+            Event::NominaCalculada(data) => serde_json::to_string(data),
         }
     }
 }
@@ -80,8 +84,8 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::TimbresSaldoBajo => Some(SaldoBajo::schema()),
         EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
         EventType::WebhookPing => Some(Ping::schema()),
-        EventType::NominaCalculada
-        | EventType::NominaSuaGenerado
+        EventType::NominaCalculada => Some(NominaCalculada::schema()),
+        EventType::NominaSuaGenerado
         | EventType::NominaSipareExitoso
         | EventType::CfdiXmlDisponible => None,
     }
@@ -200,6 +204,20 @@ pub struct Ping {
     pub webhook_id: String,
     /// A fixed text.
     pub message: String,
+}
+
+/// `nomina.calculada`: a pay period was calculated (written in the calculation's transaction).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NominaCalculada {
+    /// The period.
+    pub periodo_id: String,
+    /// Receipts written by this calculation.
+    pub recibos_calculados: i64,
+    /// Σ of the period's receipts' net pay (their CFDI Total).
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total_nomina: Decimal,
 }
 
 #[cfg(test)]

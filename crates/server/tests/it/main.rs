@@ -12,6 +12,7 @@ mod foundation;
 mod harness;
 mod jobs;
 mod live;
+mod nomina;
 mod receiver;
 mod security;
 mod textos;

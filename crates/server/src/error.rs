@@ -110,7 +110,6 @@ error_codes! {
     Nomina001 = "NOMINA_001", BAD_REQUEST, "invalid payroll data (see details)";
     Nomina002 = "NOMINA_002", BAD_REQUEST, "company lacks employer registration";
     Nomina999 = "NOMINA_999", INTERNAL_SERVER_ERROR, "internal error in the stamping pipeline";
-    Nomina010 = "NOMINA_010", NOT_FOUND, "payroll period or receipt not found in this company";
     Nomina011 = "NOMINA_011", CONFLICT, "the period is not calculated (ABIERTO): calculate it before stamping";
     Nomina012 = "NOMINA_012", BAD_REQUEST, "the receipt is not stamped (or is already cancelled) and cannot be cancelled";
     Empleado002 = "EMPLEADO_002", CONFLICT, "employee with this RFC already exists in the company";

@@ -89,6 +89,8 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(nomina::incidencias::get, nomina::incidencias::decide))
         .routes(routes!(nomina::periodos::create, nomina::periodos::list))
         .routes(routes!(nomina::periodos::get, nomina::periodos::calcular))
+        .routes(routes!(nomina::timbrar::timbrar))
+        .routes(routes!(nomina::cancelar::cancelar))
         .routes(routes!(certificados::subir))
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))

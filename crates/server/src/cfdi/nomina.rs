@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use timbra_cfdi::catalogos::SinCatalogos;
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::nomina::{
@@ -31,11 +31,14 @@ use utoipa::ToSchema;
 use super::pipeline::{self, Registro, SelladoLote};
 use super::timbrado::EmpresaEmisora;
 use super::{credenciales, fecha_cfdi, hora_local};
+use timbra_nomina::periodo::LineasRecibo;
+
 use crate::db::nomina_timbrado::{self as db, ReciboFila};
 use crate::db::{Tx, empresas, intentos, timbres};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::ReciboTimbrado;
 use crate::events::{self, Emission, Event};
+use crate::nomina::Empleado;
 use crate::state::AppState;
 
 /// The serie payroll receipts carry (their folios run on their own, apart from invoices').
@@ -95,136 +98,6 @@ pub struct ErrorRecibo {
     pub error: String,
 }
 
-/// One perception line of a receipt, as the calculation stored it.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LineaPercepcion {
-    /// c_TipoPercepcion.
-    pub tipo: String,
-    /// The employer's key; the type when absent.
-    pub clave: Option<String>,
-    /// Description.
-    pub concepto: String,
-    /// Taxable part.
-    pub gravado: Decimal,
-    /// Exempt part.
-    pub exento: Decimal,
-    /// Overtime detail (percepción 019).
-    pub horas_extra: Vec<LineaHorasExtra>,
-}
-
-/// Overtime of a 019 line.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LineaHorasExtra {
-    /// Days with overtime.
-    pub dias: u32,
-    /// c_TipoHoras: 01 dobles, 02 triples.
-    pub tipo_horas: String,
-    /// Hours.
-    pub horas: u32,
-    /// Amount paid.
-    pub importe: Decimal,
-}
-
-/// One deduction line.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LineaDeduccion {
-    /// c_TipoDeduccion.
-    pub tipo: String,
-    /// The employer's key; the type when absent.
-    pub clave: Option<String>,
-    /// Description.
-    pub concepto: String,
-    /// Amount.
-    pub importe: Decimal,
-}
-
-/// One other-payment line.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LineaOtroPago {
-    /// c_TipoOtroPago.
-    pub tipo: String,
-    /// The employer's key; the type when absent.
-    pub clave: Option<String>,
-    /// Description.
-    pub concepto: String,
-    /// Amount paid.
-    pub importe: Decimal,
-    /// SubsidioCausado (type 002).
-    pub subsidio_causado: Option<Decimal>,
-}
-
-/// One disability.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LineaIncapacidad {
-    /// Days.
-    pub dias: u32,
-    /// c_TipoIncapacidad.
-    pub tipo: String,
-    /// Amount, when discounted.
-    pub importe: Option<Decimal>,
-}
-
-/// The lines of a receipt.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Lineas {
-    /// Perceptions.
-    pub percepciones: Vec<LineaPercepcion>,
-    /// Deductions.
-    pub deducciones: Vec<LineaDeduccion>,
-    /// Other payments.
-    pub otros_pagos: Vec<LineaOtroPago>,
-    /// Disabilities.
-    pub incapacidades: Vec<LineaIncapacidad>,
-}
-
-/// The worker as the receipt carries them.
-#[derive(Deserialize, Serialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct EmpleadoRecibo {
-    /// NumEmpleado.
-    pub num_empleado: String,
-    /// Name (Receptor Nombre, as in the worker's Constancia).
-    pub nombre: String,
-    /// RFC (13 characters).
-    pub rfc: String,
-    /// CURP.
-    pub curp: String,
-    /// NumSeguridadSocial.
-    pub nss: Option<String>,
-    /// DomicilioFiscalReceptor.
-    pub codigo_postal: String,
-    /// AAAA-MM-DD.
-    pub fecha_inicio_rel_laboral: Option<String>,
-    /// SalarioBaseCotApor and SalarioDiarioIntegrado.
-    pub salario_diario_integrado: Option<Decimal>,
-    /// SEMANAL, CATORCENAL, QUINCENAL, MENSUAL.
-    pub periodicidad: String,
-    /// c_TipoContrato.
-    pub tipo_contrato: String,
-    /// c_TipoJornada.
-    pub tipo_jornada: Option<String>,
-    /// c_TipoRegimen.
-    pub tipo_regimen: String,
-    /// c_RiesgoPuesto.
-    pub riesgo_puesto: Option<String>,
-    /// Department.
-    pub departamento: Option<String>,
-    /// Position.
-    pub puesto: Option<String>,
-    /// c_Banco.
-    pub banco: Option<String>,
-    /// Account, 10, 11, 16 or 18 digits.
-    pub cuenta_bancaria: Option<String>,
-    /// c_Estado.
-    pub clave_ent_fed: String,
-}
-
 /// A receipt to stamp, read from its row.
 #[derive(Clone, Debug)]
 pub struct ReciboParaTimbrar {
@@ -235,9 +108,9 @@ pub struct ReciboParaTimbrar {
     /// The employee's name when calculated.
     pub empleado_nombre: String,
     /// The employee as calculated.
-    pub empleado: EmpleadoRecibo,
+    pub empleado: Empleado,
     /// The CFDI lines.
-    pub lineas: Lineas,
+    pub lineas: LineasRecibo,
     /// NumDiasPagados.
     pub dias_pagados: Decimal,
     /// TotalPercepciones.
@@ -262,8 +135,8 @@ impl ReciboParaTimbrar {
     /// Reads a stored receipt; an unreadable one is reported, not stamped.
     fn de(fila: ReciboFila) -> Result<Self, String> {
         let (dias_pagados, total_percepciones, total_deducciones, subsidio_causado) = fila.totales();
-        let leido = serde_json::from_str::<EmpleadoRecibo>(&fila.empleado)
-            .and_then(|empleado| Ok((empleado, serde_json::from_str::<Lineas>(&fila.lineas)?)));
+        let leido = serde_json::from_str::<Empleado>(&fila.empleado)
+            .and_then(|empleado| Ok((empleado, serde_json::from_str::<LineasRecibo>(&fila.lineas)?)));
         let (empleado, lineas) = leido.map_err(|error| {
             tracing::error!(recibo.id = %fila.id, error.message = %error, "stored payroll receipt unreadable");
             "the stored receipt could not be read; recalculate the period (POST /api/nomina/periodos/{id})".to_owned()
@@ -316,7 +189,7 @@ pub fn comprobante(
 ) -> Result<Comprobante, String> {
     let e = &recibo.empleado;
     let l = &recibo.lineas;
-    let clave = |clave: &Option<String>, tipo: &str| opcional(clave).unwrap_or_else(|| tipo.to_owned());
+    let clave = |clave: &str, tipo: &str| if clave.trim().is_empty() { tipo.to_owned() } else { clave.to_owned() };
     let percepciones: Vec<Percepcion> = l
         .percepciones
         .iter()
@@ -334,7 +207,7 @@ pub fn comprobante(
                     dias: h.dias.to_string(),
                     tipo_horas: h.tipo_horas.clone(),
                     horas_extra: h.horas.to_string(),
-                    importe_pagado: dos(h.importe),
+                    importe_pagado: dos(h.importe_pagado),
                 })
                 .collect(),
         })
@@ -395,8 +268,8 @@ pub fn comprobante(
         receptor: NominaReceptor {
             curp: e.curp.clone(),
             num_seguridad_social: opcional(&e.nss),
-            fecha_inicio_rel_laboral: opcional(&e.fecha_inicio_rel_laboral),
-            antiguedad: e.fecha_inicio_rel_laboral.as_deref().and_then(|inicio| antiguedad(inicio, &recibo.fecha_fin)),
+            fecha_inicio_rel_laboral: Some(e.fecha_inicio_rel_laboral.clone()),
+            antiguedad: antiguedad(&e.fecha_inicio_rel_laboral, &recibo.fecha_fin),
             tipo_contrato: e.tipo_contrato.clone(),
             sindicalizado: None,
             tipo_jornada: opcional(&e.tipo_jornada),
@@ -404,13 +277,13 @@ pub fn comprobante(
             num_empleado: e.num_empleado.clone(),
             departamento: opcional(&e.departamento),
             puesto: opcional(&e.puesto),
-            riesgo_puesto: opcional(&e.riesgo_puesto),
+            riesgo_puesto: Some(e.riesgo_puesto.clone()).filter(|r| !r.is_empty()),
             periodicidad_pago: periodicidad_pago(&e.periodicidad).to_owned(),
             // A CLABE (18 digits) carries no Banco (NOM62-65).
             banco: opcional(&e.banco).filter(|_| e.cuenta_bancaria.as_deref().map(str::len) != Some(18)),
             cuenta_bancaria: opcional(&e.cuenta_bancaria),
-            salario_base_cot_apor: e.salario_diario_integrado.map(dos),
-            salario_diario_integrado: e.salario_diario_integrado.map(dos),
+            salario_base_cot_apor: Some(dos(e.salario_diario_integrado)),
+            salario_diario_integrado: Some(dos(e.salario_diario_integrado)),
             clave_ent_fed: e.clave_ent_fed.clone(),
             subcontratacion: Vec::new(),
         },
@@ -423,7 +296,7 @@ pub fn comprobante(
             .map(|i| Incapacidad {
                 dias_incapacidad: i.dias.to_string(),
                 tipo_incapacidad: i.tipo.clone(),
-                importe_monetario: i.importe.map(dos),
+                importe_monetario: None,
             })
             .collect(),
     };
@@ -488,7 +361,7 @@ struct Listo {
 /// Stamps the CALCULADO and PENDIENTE receipts of period `periodo_id` of `empresa_id`.
 ///
 /// # Errors
-/// NOMINA_010 no such period; NOMINA_011 not calculated; NOMINA_002 no registro patronal;
+/// NOT_FOUND no such period in the company; NOMINA_011 not calculated; NOMINA_002 no registro patronal;
 /// CFDI_002/CFDI_003 the CSD (live); TIMBRE_001 the balance cannot cover the receipts (live);
 /// NOMINA_999 the unexpected (logged with the period and company).
 pub async fn timbrar_periodo(
@@ -503,12 +376,10 @@ pub async fn timbrar_periodo(
         let mut conn = app.db.conn().await?;
         let empresa = empresas::emisora(&mut conn, empresa_id).await?;
         let registro = empresas::registro_patronal(&mut conn, empresa_id).await?;
-        let periodo = db::periodo(&mut conn, empresa_id, periodo_id).await?;
+        let periodo = crate::db::nomina::periodo(&mut conn, empresa_id, periodo_id).await?;
         (empresa, registro, periodo)
     };
-    let periodo = periodo.ok_or_else(|| {
-        ApiError::new(Code::Nomina010, format!("payroll period {periodo_id} not found in this company"))
-    })?;
+    let periodo = periodo.ok_or_else(|| ApiError::not_found("payroll period"))?;
     if periodo.status == "ABIERTO" {
         return Err(ApiError::new(
             Code::Nomina011,
@@ -778,7 +649,7 @@ async fn live(
         match pipeline::timbrar_con_registro(app, &peticion, comprobante, registro).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
-                let fila = db::recibo(&mut conn, &empresa.id, &recibo.id).await?;
+                let fila = crate::db::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
                 match fila {
                     Some(fila) if fila.cfdi_id.is_some() && fila.uuid.is_some() => timbrados.push(ReciboTimbradoOut {
                         recibo_id: recibo.id.clone(),
@@ -839,6 +710,19 @@ pub(super) async fn al_persistir(
     Ok(())
 }
 
+/// Body of `POST /api/nomina/periodos/{id}/cancelar`.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelarReciboBody {
+    /// The receipt to cancel.
+    pub recibo_id: String,
+    /// c_MotivoCancelacion: `01` with a replacement (needs `folioSustitucion`), `02` errors
+    /// without relation, `03` not carried out, `04` nominative in a global invoice.
+    pub motivo: String,
+    /// UUID of the receipt that replaces this one (motivo 01 only; `SANDBOX-` prefix accepted).
+    pub folio_sustitucion: Option<String>,
+}
+
 /// `data` of `POST /api/nomina/periodos/{id}/cancelar`.
 #[derive(Serialize, ToSchema, Debug)]
 #[serde(rename_all = "camelCase")]
@@ -872,29 +756,33 @@ fn acuse_sandbox(rfc_emisor: &str, uuid: &str, fecha: &str) -> String {
     )
 }
 
-/// Cancels receipt `recibo_id` of period `periodo_id` with the invoices' rules and guarantees
+/// Cancels the receipt `body` names (a [`CancelarReciboBody`]) of period `periodo_id` with the invoices' rules and guarantees
 /// (`cfdi::cancelacion`): the same motivo and folioSustitucion checks, live through the PAC
 /// with SAT's acuse stored; the receipt becomes CANCELADO when SAT says the CFDI is, and the
 /// stamp it took is given back then (live). The period keeps its status.
 ///
 /// # Errors
-/// NOMINA_010 no such receipt in the period; NOMINA_012 not stamped or already cancelled;
+/// NOT_FOUND no such receipt in the period and company; NOMINA_012 not stamped or already cancelled;
 /// CANCEL_001/003/004 as for invoices; CFDI_002/003, LIVE_001, PAC_001/002 live.
 pub async fn cancelar_recibo(
     app: &AppState,
     empresa_id: &str,
     periodo_id: &str,
-    recibo_id: &str,
-    motivo: &str,
-    folio_sustitucion: Option<&str>,
+    body: &[u8],
     user_id: &str,
 ) -> ApiResult<CancelacionRecibo> {
-    let no_existe = || {
-        ApiError::new(Code::Nomina010, format!("receipt {recibo_id} not found in period {periodo_id} of this company"))
-    };
+    // The period first: an id of another company is NOT_FOUND whatever the body says.
+    {
+        let mut conn = app.db.conn().await?;
+        crate::db::nomina::periodo(&mut conn, empresa_id, periodo_id).await?
+    }
+    .ok_or_else(|| ApiError::not_found("payroll period"))?;
+    let body: CancelarReciboBody = crate::routes::cfdi::parse_body(body)?;
+    let (recibo_id, motivo, folio_sustitucion) = (&body.recibo_id, &body.motivo, body.folio_sustitucion.as_deref());
+    let no_existe = || ApiError::not_found("payroll receipt of this period");
     let recibo = {
         let mut conn = app.db.conn().await?;
-        db::recibo(&mut conn, empresa_id, recibo_id).await?
+        crate::db::nomina::recibo(&mut conn, empresa_id, recibo_id).await?
     }
     .filter(|r| r.periodo_id == periodo_id)
     .ok_or_else(no_existe)?;

@@ -1,35 +1,12 @@
 //! What stamping and cancelling payroll receipts read and write of `nomina_recibos` and
-//! `nomina_periodos` (the tables of `db::nomina`), scoped by company.
+//! `nomina_periodos`, besides what `db::nomina` (periods and receipts as calculated) has;
+//! scoped by company.
 
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
 use crate::db::{AsExec, Money, Tx};
 use crate::sql;
-
-/// A period, as stamping needs it.
-#[derive(sqlx::FromRow, Clone, Debug)]
-pub struct PeriodoTimbrado {
-    /// Id.
-    pub id: String,
-    /// ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL.
-    pub status: String,
-}
-
-/// The company's period `id`.
-pub async fn periodo(
-    conn: &mut impl AsExec,
-    empresa_id: &str,
-    id: &str,
-) -> Result<Option<PeriodoTimbrado>, sqlx::Error> {
-    sql!(
-        fetch_optional * conn,
-        PeriodoTimbrado,
-        "SELECT id, status FROM nomina_periodos WHERE id = $1 AND empresa_id = $2",
-        id,
-        empresa_id
-    )
-}
 
 /// A receipt to stamp, with its period's dates and whether its employee is active.
 #[derive(sqlx::FromRow, Clone, Debug)]
@@ -84,37 +61,6 @@ pub async fn por_timbrar(
          ORDER BY r.empleado_nombre, r.id",
         empresa_id,
         periodo_id
-    )
-}
-
-/// A receipt's stamp, as answered.
-#[derive(sqlx::FromRow, Clone, Debug)]
-pub struct ReciboEstado {
-    /// Id.
-    pub id: String,
-    /// The period.
-    pub periodo_id: String,
-    /// The employee's name.
-    pub empleado_nombre: String,
-    /// Status.
-    pub status: String,
-    /// The stamped CFDI.
-    pub cfdi_id: Option<String>,
-    /// Its UUID as the API shows it.
-    pub uuid: Option<String>,
-    /// Net pay.
-    pub neto: Money,
-}
-
-/// The company's receipt `id`.
-pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<ReciboEstado>, sqlx::Error> {
-    sql!(
-        fetch_optional * conn,
-        ReciboEstado,
-        "SELECT id, periodo_id, empleado_nombre, status, cfdi_id, uuid, neto FROM nomina_recibos \
-         WHERE id = $1 AND empresa_id = $2",
-        id,
-        empresa_id
     )
 }
 
@@ -235,14 +181,7 @@ pub async fn actualizar_status_periodo(
     )?;
     if timbrados > 0 {
         let status = if sin_timbrar > 0 { "TIMBRADO_PARCIAL" } else { "TIMBRADO" };
-        sql!(
-            execute * tx,
-            "UPDATE nomina_periodos SET status = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4",
-            status,
-            now,
-            periodo_id,
-            empresa_id
-        )?;
+        super::nomina::set_status_periodo(tx, empresa_id, periodo_id, status, now).await?;
     }
     sql!(
         scalar_one * tx,

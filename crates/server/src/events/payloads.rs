@@ -85,9 +85,7 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
         EventType::WebhookPing => Some(Ping::schema()),
         EventType::NominaCalculada => Some(NominaCalculada::schema()),
-        EventType::NominaSuaGenerado
-        | EventType::NominaSipareExitoso
-        | EventType::CfdiXmlDisponible => None,
+        EventType::NominaSuaGenerado | EventType::NominaSipareExitoso | EventType::CfdiXmlDisponible => None,
     }
 }
 

@@ -13,6 +13,7 @@ mod harness;
 mod jobs;
 mod live;
 mod nomina;
+mod nomina_timbrado;
 mod receiver;
 mod security;
 mod textos;

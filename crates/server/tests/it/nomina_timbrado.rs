@@ -42,12 +42,32 @@ async fn empresa_nomina(app: &TestApp, email: &str, registro: Option<&str>) -> A
     As::key(&key).in_empresa(&empresa)
 }
 
-/// Employees `salarios` and a calculated QUINCENAL period; returns (period id, employee ids).
-async fn periodo_calculado(app: &TestApp, who: &As, salarios: &[&str]) -> (String, Vec<String>) {
+/// Employees `salarios`, their approved `incidencias` (employee index, body) and a calculated
+/// QUINCENAL period; returns (period id, employee ids).
+async fn periodo_calculado(
+    app: &TestApp,
+    who: &As,
+    salarios: &[&str],
+    incidencias: &[(usize, Value)],
+) -> (String, Vec<String>) {
     let mut empleados = Vec::new();
     for (n, salario) in salarios.iter().enumerate() {
         let creado = app.post("/api/nomina/empleados", who, empleado(n, salario)).await;
         empleados.push(creado.data(201)["id"].as_str().unwrap().to_owned());
+    }
+    for (n, incidencia) in incidencias {
+        let mut body = incidencia.clone();
+        body["empleadoId"] = json!(empleados[*n]);
+        let id = app.post("/api/nomina/incidencias", who, body).await.data(201)["id"].as_str().unwrap().to_owned();
+        let aprobada = app
+            .call(
+                reqwest::Method::PATCH,
+                &format!("/api/nomina/incidencias/{id}"),
+                who,
+                Some(json!({ "status": "APROBADA" })),
+            )
+            .await;
+        assert_eq!(aprobada.data(200)["status"], "APROBADA");
     }
     let periodo =
         app.post("/api/nomina/periodos", who, periodo_quincenal()).await.data(201)["id"].as_str().unwrap().to_owned();
@@ -87,7 +107,12 @@ async fn sandbox_pac_cer(app: &TestApp) -> Vec<u8> {
 async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
     each_backend(|app: TestApp| async move {
         let who = empresa_nomina(&app, "nomina-sandbox@example.com", Some("B5510768108")).await;
-        let (periodo, empleados) = periodo_calculado(&app, &who, &["500.00", "1200.00", "278.80"]).await;
+        // Overtime (HorasExtra nodes) and a disability (Incapacidades) on the receipts too.
+        let incidencias = [
+            (0, json!({ "tipo": "HORAS_EXTRA", "fecha": "2026-11-03", "horas": 12 })),
+            (2, json!({ "tipo": "INCAPACIDAD", "fecha": "2026-11-05", "dias": 2, "tipoIncapacidad": "02" })),
+        ];
+        let (periodo, empleados) = periodo_calculado(&app, &who, &["500.00", "1200.00", "278.80"], &incidencias).await;
 
         // An employee deactivated after the calculation: that receipt alone waits, PENDIENTE.
         let baja =
@@ -128,6 +153,16 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
             }
             assert!(!xml.contains("FormaPago="), "{xml}");
         }
+        assert!(
+            files
+                .iter()
+                .any(|(_, xml)| xml.contains("<nomina12:HorasExtra ") && xml.contains("TipoPercepcion=\"019\""))
+        );
+        assert!(
+            files
+                .iter()
+                .any(|(_, xml)| xml.contains("<nomina12:Incapacidad ") && xml.contains("TipoIncapacidad=\"02\""))
+        );
         // The receipt's Total is its net pay, as calculated.
         let detalle = consultado.data(200)["recibos"].as_array().unwrap().clone();
         for recibo in data["recibos"].as_array().unwrap() {
@@ -229,7 +264,7 @@ async fn bad_paths_registro_patronal_roles_scopes_and_other_companies() {
     each_backend(|app: TestApp| async move {
         // No registro patronal: NOMINA_002 and nothing stamped.
         let sin_registro = empresa_nomina(&app, "sin-registro@example.com", None).await;
-        let (periodo, _) = periodo_calculado(&app, &sin_registro, &["500.00"]).await;
+        let (periodo, _) = periodo_calculado(&app, &sin_registro, &["500.00"], &[]).await;
         timbrar(&app, &sin_registro, &periodo).await.assert_error(400, "NOMINA_002");
         let consultado = app.get(&format!("/api/nomina/periodos/{periodo}"), &sin_registro).await;
         assert_eq!(consultado.data(200)["status"], "CALCULADO");
@@ -245,6 +280,17 @@ async fn bad_paths_registro_patronal_roles_scopes_and_other_companies() {
         // Another company's period is not found, for stamping and cancelling alike.
         timbrar(&app, &who, &periodo).await.assert_error(404, "NOT_FOUND");
         cancelar(&app, &who, &periodo, json!({ "reciboId": "x", "motivo": "02" })).await.assert_error(404, "NOT_FOUND");
+
+        // Deductions above the perceptions: that receipt waits, PENDIENTE, with what to fix; with
+        // nothing stamped the period stays CALCULADO.
+        let fonacot = json!({ "tipo": "DEDUCCION", "fecha": "2026-11-10", "tipoDeduccion": "011", "concepto": "Fonacot", "importe": "20000.00" });
+        let (excedido, _) = periodo_calculado(&app, &who, &["500.00"], &[(0, fonacot)]).await;
+        let data = timbrar(&app, &who, &excedido).await.data(201).clone();
+        assert_eq!((data["timbrados"].as_u64(), data["errores"].as_u64(), data["status"].as_str()), (Some(0), Some(1), Some("CALCULADO")), "{data}");
+        assert!(data["detalleErrores"][0]["error"].as_str().unwrap().contains("totalDeducciones"), "{data}");
+        let recibos = app.get(&format!("/api/nomina/periodos/{excedido}"), &who).await.data(200)["recibos"].clone();
+        assert_eq!(recibos[0]["status"], "PENDIENTE");
+        assert!(recibos[0]["detalleErrores"].as_str().unwrap().contains("totalDeducciones"));
 
         // A key narrowed to nomina:view cannot stamp.
         let empresa = who.empresa.clone().unwrap();
@@ -286,7 +332,7 @@ async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
                 )
                 .await;
             assert!(patch.status.is_success(), "{:?}", patch.body);
-            let (periodo, _) = periodo_calculado(&app, &who, &["500.00", "1200.00"]).await;
+            let (periodo, _) = periodo_calculado(&app, &who, &["500.00", "1200.00"], &[]).await;
             let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
 
             // One stamp for two receipts: TIMBRE_001 and nothing stamped.

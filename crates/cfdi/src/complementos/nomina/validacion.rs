@@ -240,7 +240,8 @@ mod tests {
     fn cada_regla_de_la_revision_e_se_informa() {
         let golden = crate::parser::parsear(include_str!("../../../tests/golden/N_nomina12.xml")).unwrap();
         assert!(reglas(&golden).is_empty(), "{:?}", reglas(&golden));
-        let casos: [(&str, fn(&mut Comprobante)); 11] = [
+        type Caso = (&'static str, fn(&mut Comprobante));
+        let casos: [Caso; 11] = [
             ("NOM11", |c| c.receptor.regimen_fiscal_receptor = "601".into()),
             ("CFDI40103", |c| c.forma_pago = Some("99".into())),
             ("NOM33", |c| nomina(c).receptor.periodicidad_pago = "99".into()),

@@ -3,7 +3,7 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Money, MultiInsert, Tx, Value, with_limit};
+use crate::db::{AsExec, DbConn, Exec, Money, MultiInsert, Tx, Value, with_limit};
 use crate::envelope::Paging;
 use crate::sql;
 
@@ -258,10 +258,9 @@ pub struct NuevoRecibo {
     pub entrada: String,
 }
 
-/// Rows per INSERT statement (25 values each; PostgreSQL binds at most 65,535 values).
-const RECIBOS_POR_INSERT: usize = 500;
-
-/// Writes `recibos` of period `periodo_id`, CALCULADO, a few hundred rows per statement.
+/// Writes `recibos` of period `periodo_id`, CALCULADO. SQLite takes them one statement each
+/// (its prepared single-row statement is the fastest there: sqlx binds many-row statements
+/// in quadratic time); PostgreSQL a hundred rows per statement, to save round trips.
 pub async fn insert_recibos(
     tx: &mut Tx,
     empresa_id: &str,
@@ -272,10 +271,14 @@ pub async fn insert_recibos(
     const HEAD: &str = "INSERT INTO nomina_recibos (id, empresa_id, periodo_id, empleado_id, empleado_nombre, status, \
          dias_pagados, total_percepciones, total_gravado, total_exento, total_deducciones, total_otros_pagos, isr_retenido, \
          subsidio_causado, imss_empleado, neto, lineas, empleado, calculo, entrada, created_at, updated_at)";
+    let por_statement = match tx.exec() {
+        Exec::Sqlite(_) => 1,
+        Exec::Pg(_) => 100,
+    };
     let mut recibos = recibos.into_iter().peekable();
     while recibos.peek().is_some() {
         let mut insert = MultiInsert::new(HEAD, 22, "");
-        for r in recibos.by_ref().take(RECIBOS_POR_INSERT) {
+        for r in recibos.by_ref().take(por_statement) {
             insert.row(vec![
                 Value::from(r.id),
                 empresa_id.into(),

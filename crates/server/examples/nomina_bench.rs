@@ -146,7 +146,8 @@ async fn main() -> anyhow::Result<()> {
     let mut cpu = Vec::new();
     for _ in 0..runs {
         let inicio = Instant::now();
-        let recibos = recibos_en_paralelo(&p, filas.clone(), &incs).map_err(|e| anyhow::anyhow!(e.message))?;
+        let recibos = recibos_en_paralelo(&p, filas.clone(), &incs, &Default::default())
+            .map_err(|e| anyhow::anyhow!(e.message))?;
         cpu.push(inicio.elapsed());
         assert_eq!(recibos.recibos.len(), total);
     }

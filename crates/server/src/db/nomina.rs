@@ -79,6 +79,30 @@ pub async fn insert_periodo(
     )
 }
 
+/// The company's period of `periodicidad` that shares a day with `fecha_inicio`..`fecha_fin`,
+/// if any.
+pub async fn traslapado(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    periodicidad: &str,
+    fecha_inicio: &str,
+    fecha_fin: &str,
+) -> Result<Option<PeriodoRow>, sqlx::Error> {
+    let select = format!(
+        "SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE empresa_id = $1 AND periodicidad = $2 \
+         AND fecha_inicio <= $3 AND fecha_fin >= $4 ORDER BY fecha_inicio LIMIT 1"
+    );
+    sql!(
+        fetch_optional * conn,
+        PeriodoRow,
+        sqlx::AssertSqlSafe(select),
+        empresa_id,
+        periodicidad,
+        fecha_fin,
+        fecha_inicio
+    )
+}
+
 /// The company's period `id`.
 pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<PeriodoRow>, sqlx::Error> {
     let select = format!("SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE id = $1 AND empresa_id = $2");
@@ -264,9 +288,11 @@ pub struct NuevoRecibo {
     pub exento_prima_vacacional: Option<Money>,
 }
 
-/// Writes `recibos` of period `periodo_id`, CALCULADO. SQLite takes them one statement each
-/// (its prepared single-row statement is the fastest there: sqlx binds many-row statements
-/// in quadratic time); PostgreSQL a hundred rows per statement, to save round trips.
+/// Writes `recibos` of period `periodo_id`, CALCULADO. SQLite takes them one statement each:
+/// its cached single-row statement is the fastest there, while the time per row of a
+/// many-row statement grew with its rows (measured for 1,000 receipts in a debug build: 20 ms
+/// one per statement, 70 ms ten, 230 ms fifty, 1.3 s five hundred). PostgreSQL takes a
+/// hundred rows per statement, to save round trips.
 pub async fn insert_recibos(
     tx: &mut Tx,
     empresa_id: &str,

@@ -304,8 +304,10 @@ pub async fn calcular_periodo(app: &AppState, empresa_id: &str, periodo_id: &str
     let exentos = exentos_del_anio(&mut tx, empresa_id, periodo_id, periodo.fecha_pago.year()).await?;
     // CPU work (a few milliseconds per hundred employees) off the async workers, on every core.
     let calculo = tokio::task::spawn_blocking(move || recibos_en_paralelo(&periodo, empleados, &incidencias, &exentos));
-    let Recibos { recibos, omitidos, total_nomina } =
+    let Recibos { recibos, omitidos, mut total_nomina } =
         calculo.await.map_err(|e| ApiError::internal("payroll calculation", e))??;
+    // Two decimals even when nobody is paid (0.00, not 0).
+    total_nomina.rescale(2);
     let recibos_calculados = i64::try_from(recibos.len()).unwrap_or(i64::MAX);
     nomina::borrar_no_timbrados(&mut tx, empresa_id, periodo_id).await?;
     nomina::insert_recibos(&mut tx, empresa_id, periodo_id, recibos, now).await?;

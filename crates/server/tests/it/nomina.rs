@@ -370,6 +370,25 @@ async fn a_period_pays_every_active_employee_as_the_calculator_does() {
         assert_eq!((p["diasPagados"].as_i64(), p["periodicidad"].as_str()), (Some(15), Some("QUINCENAL")));
         let periodo_id = p["id"].as_str().unwrap().to_owned();
         let path = format!("/api/nomina/periodos/{periodo_id}");
+        // The same days twice would pay them twice; another periodicidad may share them.
+        let traslape = app
+            .post(
+                "/api/nomina/periodos",
+                &who,
+                json!({ "fechaInicio": "2026-03-15", "fechaFin": "2026-03-30", "fechaPago": "2026-03-30",
+                        "periodicidad": "QUINCENAL", "diasPagados": 15 }),
+            )
+            .await;
+        traslape.assert_error(409, "NOMINA_004");
+        assert!(traslape.body.to_string().contains(&periodo_id), "{}", traslape.body);
+        app.post(
+            "/api/nomina/periodos",
+            &who,
+            json!({ "fechaInicio": "2026-03-09", "fechaFin": "2026-03-15", "fechaPago": "2026-03-16",
+                    "periodicidad": "SEMANAL", "diasPagados": 7 }),
+        )
+        .await
+        .data(201);
 
         // Ana: overtime 6 h on Tuesday and 5 h on Thursday of one week (9 double, 2 triple), one
         // absence, two days of disability, 3 vacation days, 2 Sundays, a bonus and a deduction.

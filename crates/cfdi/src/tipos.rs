@@ -139,7 +139,7 @@ impl Rfc {
 
     /// Whether the last character is the [`Rfc::digito_verificador`].
     pub fn digito_verificador_valido(&self) -> bool {
-        self.0.chars().last() == Some(self.digito_verificador())
+        self.0.ends_with(self.digito_verificador())
     }
 
     /// [`RFC_PUBLICO_GENERAL`] or [`RFC_EXTRANJERO`].

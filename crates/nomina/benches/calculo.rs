@@ -66,6 +66,7 @@ fn quincena_1000() -> Vec<(EmpleadoPeriodo, Vec<Incidencia>)> {
                 riesgo_puesto: 2,
                 tipo_jornada: Some("01".into()),
                 fecha_inicio_rel_laboral: date!(2020 - 01 - 01),
+                exentos_previos: periodo::ExentosAnuales::default(),
             };
             let mut incidencias = vec![
                 Incidencia::HorasExtra { fecha: date!(2026 - 03 - 03), horas: 3 + i % 4 },

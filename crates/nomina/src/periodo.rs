@@ -198,6 +198,50 @@ pub struct EmpleadoPeriodo {
     pub tipo_jornada: Option<String>,
     /// FechaInicioRelLaboral.
     pub fecha_inicio_rel_laboral: Date,
+    /// What earlier receipts of the year already exempted under the yearly limits.
+    pub exentos_previos: ExentosAnuales,
+}
+
+/// Exempt amounts under Art. 93 fr. XIV LISR's yearly limits: aguinaldo (002) up to 30 UMA,
+/// PTU (003) and prima vacacional (021) up to 15 UMA each, per calendar year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExentosAnuales {
+    /// Aguinaldo, perception 002.
+    pub aguinaldo: Decimal,
+    /// PTU, perception 003.
+    pub ptu: Decimal,
+    /// Prima vacacional, perception 021.
+    pub prima_vacacional: Decimal,
+}
+
+impl ExentosAnuales {
+    /// What a receipt's lines exempt under the yearly limits.
+    pub fn de_lineas(lineas: &LineasRecibo) -> Self {
+        let suma = |tipo: &str| lineas.percepciones.iter().filter(|p| p.tipo == tipo).map(|p| p.exento).sum();
+        Self { aguinaldo: suma("002"), ptu: suma("003"), prima_vacacional: suma("021") }
+    }
+
+    /// The yearly limit of a perception type and what earlier receipts used of it.
+    fn limite(&self, tipo: &str, uma_diaria: Decimal) -> Option<(Decimal, Decimal)> {
+        match tipo {
+            "002" => Some((dec!(30) * uma_diaria, self.aguinaldo)),
+            "003" => Some((dec!(15) * uma_diaria, self.ptu)),
+            "021" => Some((dec!(15) * uma_diaria, self.prima_vacacional)),
+            _ => None,
+        }
+    }
+
+    /// The split of `importe` of perception `tipo` when earlier receipts of the year used part
+    /// of its limit: what is left of the limit is exempt, the rest taxable. `None` when nothing
+    /// was used (the calculator's own Art. 93 rule then gives the same as a single payment).
+    pub fn reparto(&self, tipo: &str, importe: Decimal, uma_diaria: Decimal) -> Option<(Decimal, Decimal)> {
+        let (limite, usado) = self.limite(tipo, uma_diaria)?;
+        if usado <= Decimal::ZERO {
+            return None;
+        }
+        let exento = centavos(importe.min((limite - usado).max(Decimal::ZERO)));
+        Some((centavos(importe - exento), exento))
+    }
 }
 
 /// A pay period.
@@ -310,9 +354,10 @@ pub fn preparar(
                     importe: Some((*importe).into()),
                     ..PercepcionCruda::default()
                 };
+                let reparto = reparto.or_else(|| empleado.exentos_previos.reparto(tipo, *importe, uma_diaria));
                 if let Some((gravado, exento)) = reparto {
-                    p.gravado = Some((*gravado).into());
-                    p.exento = Some((*exento).into());
+                    p.gravado = Some(gravado.into());
+                    p.exento = Some(exento.into());
                 }
                 percepciones.push(p);
             }
@@ -350,11 +395,14 @@ pub fn preparar(
     if vacaciones > 0 {
         let prima = prima_vacacional(empleado.salario_diario, vacaciones);
         if !prima.is_zero() {
+            let reparto = empleado.exentos_previos.reparto("021", prima, uma_diaria);
             propias.push(PercepcionCruda {
                 tipo: Some("021".into()),
                 concepto: Some(CONCEPTO_PRIMA_VACACIONAL.into()),
                 importe: Some(prima.into()),
-                ..PercepcionCruda::default()
+                gravado: reparto.map(|(g, _)| g.into()),
+                exento: reparto.map(|(_, e)| e.into()),
+                domingos: None,
             });
         }
     }
@@ -618,6 +666,7 @@ mod tests {
             riesgo_puesto: 1,
             tipo_jornada: Some("01".into()),
             fecha_inicio_rel_laboral: date!(2020 - 01 - 01),
+            exentos_previos: ExentosAnuales::default(),
         }
     }
 
@@ -715,5 +764,40 @@ mod tests {
         let json = serde_json::to_string(&r.solicitud).unwrap();
         let leido: CalculoNomina = serde_json::from_str(&json).unwrap();
         assert_eq!(leido.validar().unwrap(), entrada);
+    }
+
+    #[test]
+    fn yearly_limits_count_what_earlier_receipts_exempted() {
+        // 15 UMA = 1,759.65. Earlier receipts exempted 1,500.00 of prima vacacional: 259.65 left.
+        let mut e = empleado();
+        e.salario_diario = dec!(3000);
+        e.salario_diario_integrado = dec!(3147.90);
+        e.exentos_previos = ExentosAnuales { prima_vacacional: dec!(1500), ..ExentosAnuales::default() };
+        let r = preparar(&e, &quincena(), &[Incidencia::Vacaciones { dias: 2 }], UMA, dec!(315.04)).unwrap();
+        let p = &r.solicitud.percepciones.as_ref().unwrap()[0];
+        assert_eq!((p.gravado.clone(), p.exento.clone()), (Some(dec!(1240.35).into()), Some(dec!(259.65).into())));
+        // The limit used up: all taxable. Aguinaldo's 30 UMA are its own.
+        e.exentos_previos.prima_vacacional = dec!(1759.65);
+        e.exentos_previos.aguinaldo = dec!(3000);
+        let aguinaldo = Incidencia::Percepcion {
+            tipo: "002".into(),
+            concepto: "Aguinaldo".into(),
+            importe: dec!(1000),
+            reparto: None,
+        };
+        let r = preparar(&e, &quincena(), &[Incidencia::Vacaciones { dias: 2 }, aguinaldo], UMA, dec!(315.04)).unwrap();
+        let p = r.solicitud.percepciones.as_ref().unwrap();
+        assert_eq!(p[0].exento, Some(dec!(0.00).into()));
+        assert_eq!((p[1].gravado.clone(), p[1].exento.clone()), (Some(dec!(480.70).into()), Some(dec!(519.30).into())));
+        let entrada = r.solicitud.validar().unwrap();
+        let resultado = crate::calcular(&entrada, date!(2026 - 03 - 15)).unwrap();
+        let l = lineas(&entrada, &resultado, &r);
+        assert_eq!(
+            ExentosAnuales::de_lineas(&l),
+            ExentosAnuales { aguinaldo: dec!(519.30), ptu: Decimal::ZERO, prima_vacacional: dec!(0.00) }
+        );
+        // Nothing used before: no split sent, the calculator applies the single-payment rule.
+        assert_eq!(ExentosAnuales::default().reparto("021", dec!(100), UMA), None);
+        assert_eq!(ExentosAnuales { ptu: dec!(1), ..ExentosAnuales::default() }.reparto("019", dec!(100), UMA), None);
     }
 }

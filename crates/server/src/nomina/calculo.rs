@@ -18,7 +18,7 @@ use crate::error::{ApiError, ApiResult, Code};
 use crate::events::{self, payloads::Event, payloads::NominaCalculada};
 use crate::ids;
 use crate::state::AppState;
-use timbra_nomina::periodo::{self, EmpleadoPeriodo, Incidencia, Periodo};
+use timbra_nomina::periodo::{self, EmpleadoPeriodo, ExentosAnuales, Incidencia, Periodo};
 use timbra_nomina::{Parametros, calcular_con_parametros};
 
 /// An active employee of the periodicidad who got no receipt, and why.
@@ -126,6 +126,7 @@ pub fn recibos_del_periodo(
     periodo: &Periodo,
     empleados: Vec<EmpleadoRow>,
     incidencias: &[IncidenciaRow],
+    exentos: &HashMap<String, ExentosAnuales>,
 ) -> ApiResult<Recibos> {
     let parametros = Parametros::vigentes(periodo.fecha_pago)
         .map_err(|e| ApiError::new(Code::Nomina001, format!("fechaPago: {e}")))?;
@@ -146,6 +147,7 @@ pub fn recibos_del_periodo(
             tipo_jornada: row.tipo_jornada.clone(),
             fecha_inicio_rel_laboral: leer_fecha(&row.fecha_inicio_rel_laboral)
                 .ok_or_else(|| ApiError::internal("empleados.fecha_inicio_rel_laboral", &row.id))?,
+            exentos_previos: exentos.get(&row.id).copied().unwrap_or_default(),
         };
         let propias = por_empleado.get(row.id.as_str()).map(Vec::as_slice).unwrap_or_default();
         let omitir =
@@ -170,6 +172,8 @@ pub fn recibos_del_periodo(
         };
         let resultado = calcular_con_parametros(&entrada, &parametros);
         let lineas = periodo::lineas(&entrada, &resultado, &preparado);
+        let anuales = ExentosAnuales::de_lineas(&lineas);
+        let exento = |monto: Decimal| (!monto.is_zero()).then_some(Money(monto));
         total_nomina += resultado.neto_a_pagar;
         recibos.push(NuevoRecibo {
             id: ids::new_id(),
@@ -189,9 +193,82 @@ pub fn recibos_del_periodo(
             calculo: json(&resultado)?,
             entrada: json(&preparado.solicitud)?,
             empleado: json(&Empleado::from(row))?,
+            exento_aguinaldo: exento(anuales.aguinaldo),
+            exento_ptu: exento(anuales.ptu),
+            exento_prima_vacacional: exento(anuales.prima_vacacional),
         });
     }
     Ok(Recibos { recibos, omitidos, total_nomina })
+}
+
+/// [`recibos_del_periodo`] on every core: the employees in as many parts as there are cores
+/// (a few hundred at least each), calculated side by side and joined in order.
+///
+/// # Errors
+/// As [`recibos_del_periodo`].
+pub fn recibos_en_paralelo(
+    periodo: &Periodo,
+    empleados: Vec<EmpleadoRow>,
+    incidencias: &[IncidenciaRow],
+    exentos: &HashMap<String, ExentosAnuales>,
+) -> ApiResult<Recibos> {
+    const MINIMO_POR_PARTE: usize = 250;
+    let hilos = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let partes = hilos.min(empleados.len() / MINIMO_POR_PARTE).max(1);
+    if partes == 1 {
+        return recibos_del_periodo(periodo, empleados, incidencias, exentos);
+    }
+    let tamano = empleados.len().div_ceil(partes);
+    let mut resto = empleados;
+    let mut trozos = Vec::with_capacity(partes);
+    while resto.len() > tamano {
+        let cola = resto.split_off(tamano);
+        trozos.push(std::mem::replace(&mut resto, cola));
+    }
+    trozos.push(resto);
+    let resultados: Vec<ApiResult<Recibos>> = std::thread::scope(|scope| {
+        let hilos: Vec<_> = trozos
+            .into_iter()
+            .map(|trozo| scope.spawn(move || recibos_del_periodo(periodo, trozo, incidencias, exentos)))
+            .collect();
+        hilos
+            .into_iter()
+            .map(|hilo| {
+                hilo.join()
+                    .unwrap_or_else(|_| Err(ApiError::internal("payroll calculation", "a worker thread panicked")))
+            })
+            .collect()
+    });
+    let mut todo = Recibos { recibos: Vec::new(), omitidos: Vec::new(), total_nomina: Decimal::ZERO };
+    for parte in resultados {
+        let parte = parte?;
+        todo.recibos.extend(parte.recibos);
+        todo.omitidos.extend(parte.omitidos);
+        todo.total_nomina += parte.total_nomina;
+    }
+    Ok(todo)
+}
+
+/// What each employee's other receipts of `anio` (by payment date, not cancelled) exempted
+/// under the yearly limits.
+async fn exentos_del_anio(
+    tx: &mut crate::db::Tx,
+    empresa_id: &str,
+    periodo_id: &str,
+    anio: i32,
+) -> ApiResult<HashMap<String, ExentosAnuales>> {
+    let filas =
+        nomina::exentos_anuales(tx, empresa_id, periodo_id, &format!("{anio:04}-01-01"), &format!("{anio:04}-12-31"))
+            .await?;
+    let mut exentos: HashMap<String, ExentosAnuales> = HashMap::new();
+    for fila in filas {
+        let e = exentos.entry(fila.empleado_id).or_default();
+        let valor = |m: Option<Money>| m.map_or(Decimal::ZERO, |m| m.0);
+        e.aguinaldo += valor(fila.exento_aguinaldo);
+        e.ptu += valor(fila.exento_ptu);
+        e.prima_vacacional += valor(fila.exento_prima_vacacional);
+    }
+    Ok(exentos)
 }
 
 /// A JSON column of a receipt.
@@ -224,7 +301,13 @@ pub async fn calcular_periodo(app: &AppState, empresa_id: &str, periodo_id: &str
     let periodo = periodo_de(&row)?;
     let empleados = database::empleados::activos(&mut tx, empresa_id, &row.periodicidad).await?;
     let incidencias = database::incidencias::aprobadas(&mut tx, empresa_id, &row.fecha_inicio, &row.fecha_fin).await?;
-    let Recibos { recibos, omitidos, total_nomina } = recibos_del_periodo(&periodo, empleados, &incidencias)?;
+    let exentos = exentos_del_anio(&mut tx, empresa_id, periodo_id, periodo.fecha_pago.year()).await?;
+    // CPU work (a few milliseconds per hundred employees) off the async workers, on every core.
+    let calculo = tokio::task::spawn_blocking(move || recibos_en_paralelo(&periodo, empleados, &incidencias, &exentos));
+    let Recibos { recibos, omitidos, mut total_nomina } =
+        calculo.await.map_err(|e| ApiError::internal("payroll calculation", e))??;
+    // Two decimals even when nobody is paid (0.00, not 0).
+    total_nomina.rescale(2);
     let recibos_calculados = i64::try_from(recibos.len()).unwrap_or(i64::MAX);
     nomina::borrar_no_timbrados(&mut tx, empresa_id, periodo_id).await?;
     nomina::insert_recibos(&mut tx, empresa_id, periodo_id, recibos, now).await?;

@@ -370,6 +370,25 @@ async fn a_period_pays_every_active_employee_as_the_calculator_does() {
         assert_eq!((p["diasPagados"].as_i64(), p["periodicidad"].as_str()), (Some(15), Some("QUINCENAL")));
         let periodo_id = p["id"].as_str().unwrap().to_owned();
         let path = format!("/api/nomina/periodos/{periodo_id}");
+        // The same days twice would pay them twice; another periodicidad may share them.
+        let traslape = app
+            .post(
+                "/api/nomina/periodos",
+                &who,
+                json!({ "fechaInicio": "2026-03-15", "fechaFin": "2026-03-30", "fechaPago": "2026-03-30",
+                        "periodicidad": "QUINCENAL", "diasPagados": 15 }),
+            )
+            .await;
+        traslape.assert_error(409, "NOMINA_004");
+        assert!(traslape.body.to_string().contains(&periodo_id), "{}", traslape.body);
+        app.post(
+            "/api/nomina/periodos",
+            &who,
+            json!({ "fechaInicio": "2026-03-09", "fechaFin": "2026-03-15", "fechaPago": "2026-03-16",
+                    "periodicidad": "SEMANAL", "diasPagados": 7 }),
+        )
+        .await
+        .data(201);
 
         // Ana: overtime 6 h on Tuesday and 5 h on Thursday of one week (9 double, 2 triple), one
         // absence, two days of disability, 3 vacation days, 2 Sundays, a bonus and a deduction.
@@ -549,6 +568,53 @@ async fn hires_within_the_period_and_employees_with_nothing_to_pay() {
         // Hired on Thursday 12: four days of the week.
         assert_eq!(recibo(&periodo, &nueva)["diasPagados"].to_string(), "4");
         assert_eq!(recibo(&periodo, &nueva)["percepciones"]["sueldoBase"].to_string(), "1800.00");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn yearly_exemptions_count_the_earlier_periods_of_the_year() {
+    each_backend(|app| async move {
+        let (key, empresa) = nueva_empresa(&app, "anual@example.com").await;
+        let who = As::key(&key).in_empresa(&empresa);
+        let id = app.post("/api/nomina/empleados", &who, empleado(0, "QUINCENAL", "3000")).await.data(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let quincena = |inicio: &str, fin: &str| {
+            json!({ "fechaInicio": inicio, "fechaFin": fin, "fechaPago": fin, "periodicidad": "QUINCENAL", "diasPagados": 15 })
+        };
+        let primera = app.post("/api/nomina/periodos", &who, quincena("2026-03-01", "2026-03-15")).await;
+        let primera = format!("/api/nomina/periodos/{}", primera.data(201)["id"].as_str().unwrap());
+        let segunda = app.post("/api/nomina/periodos", &who, quincena("2026-03-16", "2026-03-31")).await;
+        let segunda = format!("/api/nomina/periodos/{}", segunda.data(201)["id"].as_str().unwrap());
+        aprobada(&app, &who, json!({ "tipo": "VACACIONES", "fecha": "2026-03-02", "dias": 6, "empleadoId": id })).await;
+        aprobada(&app, &who, json!({ "tipo": "VACACIONES", "fecha": "2026-03-23", "dias": 2, "empleadoId": id })).await;
+        let prima = |periodo: &Value| {
+            let p = &recibo(periodo, &id)["lineas"]["percepciones"][1];
+            assert_eq!(p["tipo"], "021");
+            (p["gravado"].to_string(), p["exento"].to_string())
+        };
+
+        // First: 6 days of 3,000 at 25 % = 4,500.00, exempt 15 UMA = 1,759.65.
+        app.post(&primera, &who, json!(null)).await.data(200);
+        let p1 = app.get(&primera, &who).await.data(200).clone();
+        assert_eq!(prima(&p1), ("2740.35".into(), "1759.65".into()));
+        // Second: 1,500.00, all taxable: the year's limit is used up.
+        app.post(&segunda, &who, json!(null)).await.data(200);
+        let p2 = app.get(&segunda, &who).await.data(200).clone();
+        assert_eq!(prima(&p2), ("1500.00".into(), "0.00".into()));
+        let r2 = recibo(&p2, &id);
+        assert_eq!(figuras(&calcular(&app, r2["entrada"].clone()).await), figuras(r2));
+        // Recalculating the first does not count itself.
+        app.post(&primera, &who, json!(null)).await.data(200);
+        assert_eq!(prima(&app.get(&primera, &who).await.data(200).clone()), ("2740.35".into(), "1759.65".into()));
+        // A cancelled receipt exempts nothing: the second gets the limit back.
+        let mut conn = app.db.conn().await.unwrap();
+        let primero = recibo(&app.get(&primera, &who).await.data(200).clone(), &id)["reciboId"].as_str().unwrap().to_owned();
+        timbra_server::sql!(execute conn, "UPDATE nomina_recibos SET status = 'CANCELADO' WHERE id = $1", &primero).unwrap();
+        app.post(&segunda, &who, json!(null)).await.data(200);
+        assert_eq!(prima(&app.get(&segunda, &who).await.data(200).clone()), ("0.00".into(), "1500.00".into()));
     })
     .await;
 }

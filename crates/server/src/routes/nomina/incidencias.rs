@@ -356,7 +356,7 @@ fn check(body: IncidenciaBody) -> Result<Valid, Vec<FieldProblem>> {
                     "separation payments (022, 023, 025) need gravado and exento: their exemption depends on the years of service",
                 ));
             }
-            if clave == "014" || clave == "006" {
+            if (percepcion && clave == "014") || (!percepcion && clave == "006") {
                 // Both need the Incapacidades node: record the INCAPACIDAD incidence instead.
                 problems.push(FieldProblem::new(
                     campo,
@@ -515,6 +515,9 @@ pub async fn decide(
     Json(body): Json<DecisionBody>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    let mut tx = app.db.begin().await?;
+    // Another company's id is not found, whatever the body says.
+    let current = incidencias::get(&mut tx, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
     let status = body.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if status != "APROBADA" && status != "RECHAZADA" {
         return Err(ApiError::fields(
@@ -522,8 +525,6 @@ pub async fn decide(
             vec![FieldProblem::new("status", "status must be APROBADA or RECHAZADA")],
         ));
     }
-    let mut tx = app.db.begin().await?;
-    let current = incidencias::get(&mut tx, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
     if !incidencias::decidir(&mut tx, &empresa_id, &id, &status, app.clock.now()).await? {
         return Err(ApiError::new(
             Code::Incidencia002,

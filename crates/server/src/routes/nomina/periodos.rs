@@ -239,6 +239,7 @@ async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<PeriodoRo
         (status = 201, description = "Period created, status ABIERTO", body = Envelope<PeriodoOut>),
         (status = 400, description = "NOMINA_001 with every problem in `details.fields`", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
+        (status = 409, description = "NOMINA_004 another period of the periodicidad covers some of the dates", body = ErrorBody),
     ))]
 pub async fn create(
     State(app): State<AppState>,
@@ -257,6 +258,18 @@ pub async fn create(
         dias_pagados: valid.dias_pagados,
     };
     let mut tx = app.db.begin().await?;
+    let periodicidad = valid.periodicidad.as_str();
+    if let Some(otro) =
+        nomina::traslapado(&mut tx, &empresa_id, periodicidad, &valid.fecha_inicio, &valid.fecha_fin).await?
+    {
+        return Err(ApiError::new(
+            Code::Nomina004,
+            format!(
+                "period {} ({periodicidad}, {} to {}) already covers some of these dates; an employee is paid once per day",
+                otro.id, otro.fecha_inicio, otro.fecha_fin
+            ),
+        ));
+    }
     nomina::insert_periodo(&mut tx, &empresa_id, &id, &nuevo, app.clock.now()).await?;
     let row = nomina::periodo(&mut tx, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))?;
     tx.commit().await?;

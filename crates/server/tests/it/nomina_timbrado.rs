@@ -284,11 +284,12 @@ async fn bad_paths_registro_patronal_roles_scopes_and_other_companies() {
         // Deductions above the perceptions: that receipt waits, PENDIENTE, with what to fix; with
         // nothing stamped the period stays CALCULADO.
         let fonacot = json!({ "tipo": "DEDUCCION", "fecha": "2026-11-10", "tipoDeduccion": "011", "concepto": "Fonacot", "importe": "20000.00" });
-        let (excedido, _) = periodo_calculado(&app, &who, &["500.00"], &[(0, fonacot)]).await;
-        let data = timbrar(&app, &who, &excedido).await.data(201).clone();
+        let deudor = empresa_nomina(&app, "deducciones@example.com", Some("B5510768108")).await;
+        let (excedido, _) = periodo_calculado(&app, &deudor, &["500.00"], &[(0, fonacot)]).await;
+        let data = timbrar(&app, &deudor, &excedido).await.data(201).clone();
         assert_eq!((data["timbrados"].as_u64(), data["errores"].as_u64(), data["status"].as_str()), (Some(0), Some(1), Some("CALCULADO")), "{data}");
         assert!(data["detalleErrores"][0]["error"].as_str().unwrap().contains("totalDeducciones"), "{data}");
-        let recibos = app.get(&format!("/api/nomina/periodos/{excedido}"), &who).await.data(200)["recibos"].clone();
+        let recibos = app.get(&format!("/api/nomina/periodos/{excedido}"), &deudor).await.data(200)["recibos"].clone();
         assert_eq!(recibos[0]["status"], "PENDIENTE");
         assert!(recibos[0]["detalleErrores"].as_str().unwrap().contains("totalDeducciones"));
 

@@ -6,7 +6,8 @@
 //! Nómina 1.2 matrix): a failing receipt becomes PENDIENTE with its reason and the others go
 //! on; a later call stamps the PENDIENTE ones. Sandbox stamps the whole period as a batch
 //! (`pipeline::sellar_sandbox` in parallel on the blocking pool with predicted folios, then
-//! `pipeline::escribir_lote` a chunk at a time); each chunk's invoice rows, XML, receipt
+//! `pipeline::escribir_lote` a chunk at a time, by a writer task while the next chunks are
+//! sealed); each chunk's invoice rows, XML, receipt
 //! updates and `nomina.recibo_timbrado` events commit in one transaction. Live takes one stamp
 //! per receipt from the balance (TIMBRE_001, nothing stamped, when it cannot cover them all)
 //! and sends each receipt through the live two-phase pipeline (`cfdi::live`), whose persist
@@ -358,6 +359,69 @@ struct Listo {
     registro: Registro,
 }
 
+/// Reads, checks and builds every receipt, in parallel on the blocking pool (a chunk per
+/// core): the receipts ready to stamp, in their order, and those that fail with the reason.
+async fn preparar(
+    empresa: &EmpresaEmisora,
+    registro_patronal: String,
+    recibos: Vec<ReciboFila>,
+    fecha_local: OffsetDateTime,
+) -> ApiResult<(Vec<Listo>, Vec<ErrorRecibo>)> {
+    let fecha = Arc::new(fecha_cfdi(fecha_local));
+    let registro_patronal = Arc::new(registro_patronal);
+    let nucleos = std::thread::available_parallelism().map_or(2, usize::from);
+    let por_tarea = recibos.len().div_ceil(nucleos).max(1);
+    let mut recibos = recibos.into_iter().peekable();
+    let mut tareas = Vec::new();
+    while recibos.peek().is_some() {
+        let parte: Vec<ReciboFila> = recibos.by_ref().take(por_tarea).collect();
+        let (empresa, registro_patronal, fecha) = (empresa.clone(), registro_patronal.clone(), fecha.clone());
+        tareas.push(tokio::task::spawn_blocking(move || {
+            parte
+                .into_iter()
+                .map(|fila| preparar_uno(&empresa, &registro_patronal, fila, &fecha, fecha_local))
+                .collect::<Vec<_>>()
+        }));
+    }
+    let (mut listos, mut errores) = (Vec::new(), Vec::new());
+    for tarea in tareas {
+        for hecho in tarea.await.map_err(|e| ApiError::internal("nomina", e))? {
+            match hecho {
+                Ok(listo) => listos.push(listo),
+                Err(error) => errores.push(error),
+            }
+        }
+    }
+    Ok((listos, errores))
+}
+
+/// One receipt read, checked and built.
+fn preparar_uno(
+    empresa: &EmpresaEmisora,
+    registro_patronal: &str,
+    fila: ReciboFila,
+    fecha: &str,
+    fecha_local: OffsetDateTime,
+) -> Result<Listo, ErrorRecibo> {
+    let (recibo_id, empleado_nombre) = (fila.id.clone(), fila.empleado_nombre.clone());
+    let falla = |error| ErrorRecibo { recibo_id: recibo_id.clone(), empleado_nombre: empleado_nombre.clone(), error };
+    let recibo = ReciboParaTimbrar::de(fila).map_err(falla)?;
+    let comprobante =
+        revisar(&recibo).and_then(|()| comprobante(empresa, registro_patronal, &recibo, fecha)).map_err(falla)?;
+    let cfdi_id = crate::ids::new_id();
+    let xml_path =
+        format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
+    let registro = Registro {
+        cfdi_id,
+        sandbox: empresa.sandbox,
+        serie: recibo.serie.clone(),
+        cliente_id: None,
+        xml_path,
+        operacion: OPERACION,
+    };
+    Ok(Listo { recibo, comprobante, registro })
+}
+
 /// Stamps the CALCULADO and PENDIENTE receipts of period `periodo_id` of `empresa_id`.
 ///
 /// # Errors
@@ -397,45 +461,7 @@ pub async fn timbrar_periodo(
         db::por_timbrar(&mut conn, empresa_id, periodo_id).await?
     };
     let total_recibos = recibos.len();
-    let fecha = fecha_cfdi(fecha_local);
-    let mut errores = Vec::new();
-    let mut listos = Vec::with_capacity(recibos.len());
-    for fila in recibos {
-        let (recibo_id, nombre) = (fila.id.clone(), fila.empleado_nombre.clone());
-        let recibo = match ReciboParaTimbrar::de(fila) {
-            Ok(recibo) => recibo,
-            Err(error) => {
-                errores.push(ErrorRecibo { recibo_id, empleado_nombre: nombre, error });
-                continue;
-            }
-        };
-        let hecho = revisar(&recibo).and_then(|()| comprobante(&empresa, &registro_patronal, &recibo, &fecha));
-        match hecho {
-            Ok(comprobante) => {
-                let cfdi_id = crate::ids::new_id();
-                let xml_path = format!(
-                    "cfdi/{}/{:04}/{:02}/{cfdi_id}.xml",
-                    empresa.id,
-                    fecha_local.year(),
-                    u8::from(fecha_local.month())
-                );
-                let registro = Registro {
-                    cfdi_id,
-                    sandbox: empresa.sandbox,
-                    serie: recibo.serie.clone(),
-                    cliente_id: None,
-                    xml_path,
-                    operacion: OPERACION,
-                };
-                listos.push(Listo { recibo, comprobante, registro });
-            }
-            Err(error) => errores.push(ErrorRecibo {
-                recibo_id: recibo.id.clone(),
-                empleado_nombre: recibo.empleado_nombre.clone(),
-                error,
-            }),
-        }
-    }
+    let (listos, mut errores) = preparar(&empresa, registro_patronal, recibos, fecha_local).await?;
     if !empresa.sandbox {
         // One stamp per receipt: the balance must cover every receipt to stamp, or none is.
         let saldo = {
@@ -515,19 +541,33 @@ async fn sandbox(
     fecha_local: OffsetDateTime,
     now: OffsetDateTime,
 ) -> ApiResult<(Vec<ReciboTimbradoOut>, Vec<ErrorRecibo>)> {
-    let mut timbrados = Vec::with_capacity(listos.len());
     if listos.is_empty() {
-        return Ok((timbrados, Vec::new()));
+        return Ok((Vec::new(), Vec::new()));
     }
     let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
     let pac = credenciales::pac_sandbox(app).await?;
     let serie = listos[0].registro.serie.clone();
     let ultimo = pipeline::ultimo_folio(app, &empresa.id, true, &serie).await?;
     let en_vuelo = std::thread::available_parallelism().map_or(2, usize::from) * 4 + POR_TRANSACCION;
+    // The writer commits chunk after chunk, in folio order, while the next ones are sealed.
+    let (enviar, mut recibir) = tokio::sync::mpsc::channel::<Vec<(ReciboParaTimbrar, SelladoLote)>>(4);
+    let escritor = {
+        let (app, empresa, periodo_id) = (app.clone(), empresa.clone(), periodo_id.to_owned());
+        let (csd, pac) = (csd.clone(), pac.clone());
+        tokio::spawn(async move {
+            let mut timbrados = Vec::new();
+            while let Some(tanda) = recibir.recv().await {
+                let escritos = escribir_tanda(&app, &empresa, &periodo_id, tanda, &csd, &pac, fecha_local, now).await?;
+                timbrados.extend(escritos);
+            }
+            Ok::<_, ApiError>(timbrados)
+        })
+    };
     let mut pendientes: VecDeque<(ReciboParaTimbrar, Registro, Comprobante, _, tokio::task::JoinHandle<_>)> =
         VecDeque::new();
     let mut listos = listos.into_iter().zip(ultimo + 1..).peekable();
     let mut tanda: Vec<(ReciboParaTimbrar, SelladoLote)> = Vec::with_capacity(POR_TRANSACCION);
+    let mut sellado_fallido = None;
     loop {
         while pendientes.len() < en_vuelo
             && let Some((Listo { recibo, comprobante, registro }, folio)) = listos.next()
@@ -543,15 +583,38 @@ async fn sandbox(
             pendientes.push_back((recibo, registro, comprobante, (datos, folio), tarea));
         }
         let Some((recibo, registro, comprobante, (datos, folio), tarea)) = pendientes.pop_front() else { break };
-        let (sellado, xml_comprimido) = tarea.await.map_err(|e| ApiError::internal("sello", e))??;
-        let fila = pipeline::Fila::de(&sellado)?;
-        tanda.push((recibo, SelladoLote { registro, comprobante, datos, folio, fila, xml_comprimido }));
-        if tanda.len() == POR_TRANSACCION || (pendientes.is_empty() && listos.peek().is_none()) {
-            let escrita = std::mem::take(&mut tanda);
-            timbrados.extend(escribir_tanda(app, empresa, periodo_id, escrita, &csd, &pac, fecha_local, now).await?);
+        let sellado = match tarea.await.map_err(|e| ApiError::internal("sello", e)).and_then(|r| r) {
+            Ok((sellado, xml_comprimido)) => pipeline::Fila::de(&sellado).map(|fila| SelladoLote {
+                registro,
+                comprobante,
+                datos,
+                folio,
+                fila,
+                xml_comprimido,
+            }),
+            Err(error) => Err(error),
+        };
+        match sellado {
+            Ok(sellado) => tanda.push((recibo, sellado)),
+            Err(error) => {
+                sellado_fallido = Some(error);
+                break;
+            }
+        }
+        if (tanda.len() == POR_TRANSACCION || (pendientes.is_empty() && listos.peek().is_none()))
+            && enviar.send(std::mem::take(&mut tanda)).await.is_err()
+        {
+            // The writer stopped on an error: it says which.
+            break;
         }
     }
-    Ok((timbrados, Vec::new()))
+    drop(enviar);
+    let timbrados = escritor.await.map_err(|e| ApiError::internal("nomina", e))??;
+    match sellado_fallido {
+        // What was written stays written; the unexpected failure is reported.
+        Some(error) => Err(error),
+        None => Ok((timbrados, Vec::new())),
+    }
 }
 
 /// One chunk of sandbox receipts in one transaction: folios, invoice rows and XML

@@ -114,6 +114,34 @@ impl Rfc {
         if self.0.chars().count() == 13 { Persona::Fisica } else { Persona::Moral }
     }
 
+    /// The check digit (the last character) SAT's algorithm gives for the first eleven or
+    /// twelve characters: each character's value in `0-9A-N&O-Z Ñ` (0 to 38) times its weight
+    /// (13 down to 2, a persona moral's RFC padded with a leading space), and 11 minus the sum
+    /// modulo 11, where 11 is `0` and 10 is `A`. The generic RFCs do not follow it.
+    pub fn digito_verificador(&self) -> char {
+        const VALORES: &str = "0123456789ABCDEFGHIJKLMN&OPQRSTUVWXYZ Ñ";
+        let caracteres: Vec<char> = self.0.chars().collect();
+        let base = &caracteres[..caracteres.len() - 1];
+        let relleno = (base.len() == 11).then_some(' ');
+        let suma: usize = relleno
+            .into_iter()
+            .chain(base.iter().copied())
+            .zip((2..=13).rev())
+            .map(|(c, peso)| VALORES.chars().position(|v| v == c).unwrap_or(0) * peso)
+            .sum();
+        match 11 - suma % 11 {
+            11 => '0',
+            10 => 'A',
+            // 1 to 9: a digit.
+            d => char::from_digit(u32::try_from(d).unwrap_or(0), 10).unwrap_or('0'),
+        }
+    }
+
+    /// Whether the last character is the [`Rfc::digito_verificador`].
+    pub fn digito_verificador_valido(&self) -> bool {
+        self.0.ends_with(self.digito_verificador())
+    }
+
     /// [`RFC_PUBLICO_GENERAL`] or [`RFC_EXTRANJERO`].
     pub fn es_generico(&self) -> bool {
         es_rfc_generico(&self.0)
@@ -542,6 +570,21 @@ mod tests {
             assert!(Rfc::new(bad).is_err(), "{bad} accepted");
         }
         assert_eq!(Rfc::new("EKU9013173C9"), Err(RfcInvalido::Fecha { fecha: "901317".into() }));
+    }
+
+    #[test]
+    fn check_digits_of_sat_test_taxpayers() {
+        // SAT's test certificates (morales padded with a space; Ñ and & have their own values).
+        for rfc in ["EKU9003173C9", "XIA190128J61", "URE180429TM6", "XOJI740919U48", "IAÑL750210963", "CACX7605101P8"]
+        {
+            assert!(Rfc::new(rfc).unwrap().digito_verificador_valido(), "{rfc}");
+        }
+        let alterado = Rfc::new("XOJI740919U47").unwrap();
+        assert!(!alterado.digito_verificador_valido());
+        assert_eq!(alterado.digito_verificador(), '8');
+        // 11 − remainder: 10 is A, 11 is 0.
+        assert_eq!(Rfc::new("AAAA010101AGA").unwrap().digito_verificador(), 'A');
+        assert_eq!(Rfc::new("AAAA010101AA0").unwrap().digito_verificador(), '0');
     }
 
     #[test]

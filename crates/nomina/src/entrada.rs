@@ -59,6 +59,21 @@ impl<'de> Deserialize<'de> for Campo {
     }
 }
 
+impl Serialize for Campo {
+    /// Writes what was read: a string as a string, a number with its exact text (the kinds
+    /// [`Campo::Otro`] stands for are written as `null`).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Texto(texto) => serializer.serialize_str(texto),
+            Self::Numero(texto) => match texto.parse::<serde_json::Number>() {
+                Ok(numero) => numero.serialize(serializer),
+                Err(_) => serializer.serialize_str(texto),
+            },
+            Self::Otro(_) => serializer.serialize_none(),
+        }
+    }
+}
+
 impl From<Decimal> for Campo {
     fn from(valor: Decimal) -> Self {
         Self::Numero(valor.to_string())
@@ -78,28 +93,39 @@ impl From<u32> for Campo {
 }
 
 /// Raw body of `POST /api/nomina/calcular` (SPEC.md "Payroll"). Unknown fields are ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// It serializes back to the same JSON (absent fields left out), which is how a period's
+/// receipt records the body that reproduces its figures.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CalculoNomina {
     /// Daily wage (cuota diaria), MXN.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub salario_diario: Option<Campo>,
     /// Salario diario integrado (Art. 27 LSS), MXN; the SBC before the 25-UMA cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub salario_diario_integrado: Option<Campo>,
     /// Days paid in the period.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dias_pagados: Option<Campo>,
     /// semanal, decenal, catorcenal, quincenal or mensual (any case), or the
     /// c_PeriodicidadPago code 02, 10, 03, 04, 05.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub periodicidad: Option<Campo>,
     /// c_RiesgoPuesto class 1–5, as a number or a string.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub riesgo_puesto: Option<Campo>,
     /// Extra perceptions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub percepciones: Option<Vec<PercepcionCruda>>,
     /// Extra deductions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deducciones: Option<Vec<DeduccionCruda>>,
     /// "general" (default) or "frontera" (Zona Libre de la Frontera Norte).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub zona: Option<Campo>,
     /// Payment date YYYY-MM-DD; selects the parameters. The server supplies today in Mexico
     /// City when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fecha_pago: Option<Campo>,
 }
 
@@ -113,33 +139,42 @@ pub struct CalculoNomina {
 /// and `exento` itself. Other types sent with only `importe` are wholly taxable; separation
 /// payments (022, 023, 025) must come with `gravado`/`exento`, because their exemption
 /// depends on years of service (Art. 93 fr. XIII LISR).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PercepcionCruda {
     /// c_TipoPercepcion code, three digits ("002").
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tipo: Option<Campo>,
     /// Description shown on the receipt.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub concepto: Option<Campo>,
     /// Total amount; optional when both `gravado` and `exento` are sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub importe: Option<Campo>,
     /// Taxable part.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gravado: Option<Campo>,
     /// Exempt part.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exento: Option<Campo>,
     /// Sundays worked, required for prima dominical (020) sent with only `importe`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub domingos: Option<Campo>,
 }
 
 /// Raw extra deduction `{ tipo, concepto, importe }`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeduccionCruda {
     /// c_TipoDeduccion code, three digits. 001 (IMSS) and 002 (ISR) are computed here and
     /// are rejected.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tipo: Option<Campo>,
     /// Description shown on the receipt.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub concepto: Option<Campo>,
     /// Amount.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub importe: Option<Campo>,
 }
 
@@ -185,6 +220,17 @@ impl Periodicidad {
             Self::Quincenal => "04",
             Self::Mensual => "05",
             Self::Decenal => "10",
+        }
+    }
+
+    /// The name the calculator's body takes (`semanal`, …).
+    pub fn nombre(self) -> &'static str {
+        match self {
+            Self::Semanal => "semanal",
+            Self::Decenal => "decenal",
+            Self::Catorcenal => "catorcenal",
+            Self::Quincenal => "quincenal",
+            Self::Mensual => "mensual",
         }
     }
 

@@ -31,8 +31,11 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 
 pub mod calculo;
+pub mod catalogos;
 pub mod entrada;
+pub mod identificadores;
 pub mod parametros;
+pub mod periodo;
 pub mod resultado;
 
 pub use calculo::{calcular, calcular_con_parametros, calcular_lote, calcular_solicitud};

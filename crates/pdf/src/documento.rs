@@ -65,6 +65,36 @@ const DOCUMENTOS_PAGO: [Columna; 8] = [
     col("Obj. imp.", 50.0, Alineacion::Izquierda),
 ];
 
+const PERCEPCIONES: [Columna; 6] = [
+    col("Tipo", 40.0, Alineacion::Izquierda),
+    col("Clave", 50.0, Alineacion::Izquierda),
+    col("Concepto", 240.0, Alineacion::Izquierda),
+    col("Importe gravado", 70.0, Alineacion::Derecha),
+    col("Importe exento", 70.0, Alineacion::Derecha),
+    col("Importe", 70.0, Alineacion::Derecha),
+];
+
+const DEDUCCIONES: [Columna; 4] = [
+    col("Tipo", 40.0, Alineacion::Izquierda),
+    col("Clave", 50.0, Alineacion::Izquierda),
+    col("Concepto", 380.0, Alineacion::Izquierda),
+    col("Importe", 70.0, Alineacion::Derecha),
+];
+
+const OTROS_PAGOS: [Columna; 5] = [
+    col("Tipo", 40.0, Alineacion::Izquierda),
+    col("Clave", 50.0, Alineacion::Izquierda),
+    col("Concepto", 240.0, Alineacion::Izquierda),
+    col("Subsidio causado", 140.0, Alineacion::Derecha),
+    col("Importe", 70.0, Alineacion::Derecha),
+];
+
+const INCAPACIDADES: [Columna; 3] = [
+    col("Días", 60.0, Alineacion::Derecha),
+    col("Tipo de incapacidad", 340.0, Alineacion::Izquierda),
+    col("Importe monetario", 140.0, Alineacion::Derecha),
+];
+
 const SEPARACION_COLUMNAS: f32 = 4.0;
 
 /// The cursor over the pages.
@@ -487,19 +517,21 @@ impl Maqueta<'_, '_> {
         }
     }
 
+    /// The payroll receipt: the worker's and the period's data, then percepciones,
+    /// deducciones, otros pagos and incapacidades as tables, and the totals of the complement.
     fn nomina(&mut self, nomina: &Nomina) {
         self.barra("COMPLEMENTO DE NÓMINA 1.2");
         let r = &nomina.receptor;
         let mut entradas = vec![
-            ("Tipo de nómina", nomina.tipo_nomina.clone()),
+            ("Tipo de nómina", textos::tipo_nomina(&nomina.tipo_nomina)),
             ("Fecha de pago", nomina.fecha_pago.clone()),
             ("Periodo", format!("{} a {}", nomina.fecha_inicial_pago, nomina.fecha_final_pago)),
             ("Días pagados", nomina.num_dias_pagados.texto().to_owned()),
             ("CURP", r.curp.clone()),
             ("Núm. de empleado", r.num_empleado.clone()),
-            ("Periodicidad de pago", r.periodicidad_pago.clone()),
-            ("Tipo de contrato", r.tipo_contrato.clone()),
-            ("Tipo de régimen", r.tipo_regimen.clone()),
+            ("Periodicidad de pago", textos::periodicidad_pago(&r.periodicidad_pago)),
+            ("Tipo de contrato", textos::tipo_contrato(&r.tipo_contrato)),
+            ("Tipo de régimen", textos::tipo_regimen(&r.tipo_regimen)),
             ("Entidad federativa", r.clave_ent_fed.clone()),
         ];
         let opcionales = [
@@ -507,14 +539,119 @@ impl Maqueta<'_, '_> {
             ("Puesto", r.puesto.clone()),
             ("Departamento", r.departamento.clone()),
             ("Inicio de relación laboral", r.fecha_inicio_rel_laboral.clone()),
+            ("Antigüedad", r.antiguedad.clone()),
+            ("Tipo de jornada", r.tipo_jornada.clone()),
+            ("Riesgo del puesto", r.riesgo_puesto.clone()),
+            ("Sindicalizado", r.sindicalizado.clone()),
+            ("Salario base de cotización", r.salario_base_cot_apor.as_ref().map(textos::dinero)),
             ("Salario diario integrado", r.salario_diario_integrado.as_ref().map(textos::dinero)),
+            ("Banco", r.banco.clone()),
+            ("Cuenta bancaria", r.cuenta_bancaria.clone()),
             ("Registro patronal", nomina.emisor.as_ref().and_then(|e| e.registro_patronal.clone())),
-            ("Total percepciones", nomina.total_percepciones.as_ref().map(textos::dinero)),
-            ("Total deducciones", nomina.total_deducciones.as_ref().map(textos::dinero)),
-            ("Total otros pagos", nomina.total_otros_pagos.as_ref().map(textos::dinero)),
         ];
         entradas.extend(opcionales.into_iter().filter_map(|(etiqueta, valor)| valor.map(|v| (etiqueta, v))));
         self.campos(&entradas, 4);
+
+        let celda = |texto: &str| vec![(texto.to_owned(), CELDA)];
+        let numero = |n: &Numero| vec![(textos::cantidad(n), CELDA)];
+        if let Some(percepciones) = &nomina.percepciones {
+            self.barra("PERCEPCIONES");
+            self.inicio_tabla(&PERCEPCIONES);
+            for p in &percepciones.percepciones {
+                let mut concepto = celda(&p.concepto);
+                for horas in &p.horas_extra {
+                    concepto.push((
+                        format!(
+                            "Horas extra {}: {} h en {} días, pagado {}",
+                            textos::tipo_horas(&horas.tipo_horas),
+                            horas.horas_extra,
+                            horas.dias,
+                            textos::dinero(&horas.importe_pagado)
+                        ),
+                        CELDA_NOTA,
+                    ));
+                }
+                let importe =
+                    p.importe_gravado.valor().unwrap_or_default() + p.importe_exento.valor().unwrap_or_default();
+                let importe =
+                    Numero::con_decimales(importe, p.importe_gravado.decimales().max(p.importe_exento.decimales()));
+                let celdas = vec![
+                    celda(&p.tipo_percepcion),
+                    celda(&p.clave),
+                    concepto,
+                    numero(&p.importe_gravado),
+                    numero(&p.importe_exento),
+                    numero(&importe),
+                ];
+                self.fila(&PERCEPCIONES, celdas);
+            }
+            self.fin_tabla();
+            let mut totales = vec![
+                ("Total gravado", textos::dinero(&percepciones.total_gravado)),
+                ("Total exento", textos::dinero(&percepciones.total_exento)),
+            ];
+            let opcionales = [
+                ("Total sueldos", &percepciones.total_sueldos),
+                ("Total separación e indemnización", &percepciones.total_separacion_indemnizacion),
+                ("Total jubilación, pensión, retiro", &percepciones.total_jubilacion_pension_retiro),
+            ];
+            totales.extend(
+                opcionales.into_iter().filter_map(|(etiqueta, n)| n.as_ref().map(|n| (etiqueta, textos::dinero(n)))),
+            );
+            self.campos(&totales, 4);
+        }
+        if let Some(deducciones) = &nomina.deducciones {
+            self.barra("DEDUCCIONES");
+            self.inicio_tabla(&DEDUCCIONES);
+            for d in &deducciones.deducciones {
+                let celdas = vec![celda(&d.tipo_deduccion), celda(&d.clave), celda(&d.concepto), numero(&d.importe)];
+                self.fila(&DEDUCCIONES, celdas);
+            }
+            self.fin_tabla();
+            let totales = [
+                ("Total impuestos retenidos", &deducciones.total_impuestos_retenidos),
+                ("Total otras deducciones", &deducciones.total_otras_deducciones),
+            ];
+            let totales: Vec<_> = totales
+                .into_iter()
+                .filter_map(|(etiqueta, n)| n.as_ref().map(|n| (etiqueta, textos::dinero(n))))
+                .collect();
+            self.campos(&totales, 4);
+        }
+        if !nomina.otros_pagos.is_empty() {
+            self.barra("OTROS PAGOS");
+            self.inicio_tabla(&OTROS_PAGOS);
+            for o in &nomina.otros_pagos {
+                let causado = o.subsidio_al_empleo.as_ref().map(|s| numero(&s.subsidio_causado)).unwrap_or_default();
+                let celdas =
+                    vec![celda(&o.tipo_otro_pago), celda(&o.clave), celda(&o.concepto), causado, numero(&o.importe)];
+                self.fila(&OTROS_PAGOS, celdas);
+            }
+            self.fin_tabla();
+        }
+        if !nomina.incapacidades.is_empty() {
+            self.barra("INCAPACIDADES");
+            self.inicio_tabla(&INCAPACIDADES);
+            for i in &nomina.incapacidades {
+                let celdas = vec![
+                    celda(&i.dias_incapacidad),
+                    celda(&textos::tipo_incapacidad(&i.tipo_incapacidad)),
+                    i.importe_monetario.as_ref().map(numero).unwrap_or_default(),
+                ];
+                self.fila(&INCAPACIDADES, celdas);
+            }
+            self.fin_tabla();
+        }
+        let resumen = [
+            ("Total percepciones", &nomina.total_percepciones),
+            ("Total deducciones", &nomina.total_deducciones),
+            ("Total otros pagos", &nomina.total_otros_pagos),
+        ];
+        let mut resumen: Vec<_> =
+            resumen.into_iter().filter_map(|(etiqueta, n)| n.as_ref().map(|n| (etiqueta, textos::dinero(n)))).collect();
+        resumen.push(("Neto a pagar", textos::dinero(&self.comprobante.total)));
+        self.barra("RESUMEN DEL RECIBO");
+        self.campos(&resumen, 4);
     }
 
     fn sellos(&mut self, timbrado: &Timbrado<'_>) {

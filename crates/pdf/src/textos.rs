@@ -102,6 +102,91 @@ pub(crate) fn periodicidad(codigo: &str) -> String {
     con_descripcion(codigo, Periodicidad::desde_codigo(codigo).map(Periodicidad::descripcion))
 }
 
+/// c_TipoNomina.
+pub(crate) fn tipo_nomina(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "O" => Some("Nómina ordinaria"),
+        "E" => Some("Nómina extraordinaria"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
+/// c_PeriodicidadPago (Nómina 1.2).
+pub(crate) fn periodicidad_pago(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "01" => Some("Diario"),
+        "02" => Some("Semanal"),
+        "03" => Some("Catorcenal"),
+        "04" => Some("Quincenal"),
+        "05" => Some("Mensual"),
+        "06" => Some("Bimestral"),
+        "07" => Some("Unidad obra"),
+        "08" => Some("Comisión"),
+        "09" => Some("Precio alzado"),
+        "10" => Some("Decenal"),
+        "99" => Some("Otra periodicidad"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
+/// c_TipoContrato (Nómina 1.2), short names.
+pub(crate) fn tipo_contrato(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "01" => Some("Por tiempo indeterminado"),
+        "02" => Some("Para obra determinada"),
+        "03" => Some("Por tiempo determinado"),
+        "04" => Some("Por temporada"),
+        "05" => Some("Sujeto a prueba"),
+        "06" => Some("Con capacitación inicial"),
+        "07" => Some("Pago de hora laborada"),
+        "08" => Some("Comisión laboral"),
+        "09" => Some("Sin relación de trabajo"),
+        "10" => Some("Jubilación, pensión, retiro"),
+        "99" => Some("Otro contrato"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
+/// c_TipoRegimen (Nómina 1.2), the common ones.
+pub(crate) fn tipo_regimen(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "02" => Some("Sueldos"),
+        "03" => Some("Jubilados"),
+        "04" => Some("Pensionados"),
+        "09" => Some("Asimilados a honorarios"),
+        "13" => Some("Indemnización o separación"),
+        "99" => Some("Otro régimen"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
+/// c_TipoHoras.
+pub(crate) fn tipo_horas(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "01" => Some("dobles"),
+        "02" => Some("triples"),
+        "03" => Some("simples"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
+/// c_TipoIncapacidad.
+pub(crate) fn tipo_incapacidad(codigo: &str) -> String {
+    let descripcion = match codigo {
+        "01" => Some("Riesgo de trabajo"),
+        "02" => Some("Enfermedad en general"),
+        "03" => Some("Maternidad"),
+        "04" => Some("Licencia por cuidados médicos de hijos diagnosticados con cáncer"),
+        _ => None,
+    };
+    con_descripcion(codigo, descripcion)
+}
+
 /// The document's title by type.
 pub(crate) fn titulo(tipo: &str) -> &'static str {
     match tipo {

@@ -342,11 +342,44 @@ fn pagos_y_nomina_se_imprimen() {
     assert!(texto.contains(&pago.pagos[0].doctos_relacionados[0].id_documento));
     assert!(texto.contains(comprobante.timbre().unwrap().uuid.as_str()));
 
-    let texto = pdftotext(&escribir_pdf(&carpeta, &pdf_nomina));
+    let ruta_nomina = escribir_pdf(&carpeta, &pdf_nomina);
+    let texto = pdftotext(&ruta_nomina);
     let comprobante = timbra_cfdi::parser::parsear(nomina).unwrap();
     assert!(texto.contains("RECIBO DE NÓMINA"));
     assert!(texto.contains("COMPLEMENTO DE NÓMINA 1.2"));
     assert!(texto.contains(&comprobante.nominas().next().unwrap().receptor.curp));
+    // The receipt's lines, each with its amounts, and the net pay.
+    for esperado in [
+        "04 - Quincenal",
+        "01 - Por tiempo indeterminado",
+        "P358W",
+        "B5510768108",
+        "PERCEPCIONES",
+        "Vales de despensa",
+        "14,000.00",
+        "1,000.00",
+        "DEDUCCIONES",
+        "2,040.00",
+        "350.55",
+        "OTROS PAGOS",
+        "Subsidio para el empleo",
+        "Neto a pagar",
+        "$12,609.45",
+        "DOCE MIL SEISCIENTOS NUEVE PESOS 45/100 M.N.",
+    ] {
+        assert!(texto.contains(esperado), "{esperado:?} missing from the receipt:\n{texto}");
+    }
+    if hay("zbarimg") && hay("pdftoppm") {
+        let tfd = comprobante.timbre().unwrap();
+        let sello = &comprobante.sello;
+        let url = format!(
+            "https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id={}&re=EKU9003173C9&rr=XIQB891116QE4\
+             &tt=12609.45&fe={}",
+            tfd.uuid,
+            &sello[sello.len() - 8..]
+        );
+        assert_eq!(leer_qr(&ruta_nomina, paginas(&ruta_nomina)), url);
+    }
     let _ = std::fs::remove_dir_all(carpeta);
 }
 

@@ -116,7 +116,14 @@ error_codes! {
     Nomina001 = "NOMINA_001", BAD_REQUEST, "invalid payroll data (see details)";
     Nomina002 = "NOMINA_002", BAD_REQUEST, "company lacks employer registration";
     Nomina999 = "NOMINA_999", INTERNAL_SERVER_ERROR, "internal error in the stamping pipeline";
+    Nomina011 = "NOMINA_011", CONFLICT, "the period is not calculated (ABIERTO): calculate it before stamping";
+    Nomina012 = "NOMINA_012", BAD_REQUEST, "the receipt is not stamped (or is already cancelled) and cannot be cancelled";
     Empleado002 = "EMPLEADO_002", CONFLICT, "employee with this RFC already exists in the company";
+    Empleado001 = "EMPLEADO_001", BAD_REQUEST, "invalid employee data: SAT's RFC, CURP and NSS formats and check digits, required fields (see details)";
+    Incidencia001 = "INCIDENCIA_001", BAD_REQUEST, "invalid incidence data: tipo, empleadoId of an active employee, fecha and the fields of its kind (see details)";
+    Incidencia002 = "INCIDENCIA_002", CONFLICT, "the incidence was already approved or rejected; only a PENDIENTE incidence can be decided";
+    Nomina003 = "NOMINA_003", CONFLICT, "the period has stamped receipts (or is stamped) and cannot be recalculated";
+    Nomina004 = "NOMINA_004", CONFLICT, "another period of the same periodicidad covers some of these dates";
     Idempotency001 = "IDEMPOTENCY_001", CONFLICT, "Idempotency-Key reused with another body";
     Idempotency002 = "IDEMPOTENCY_002", CONFLICT, "a request with this Idempotency-Key is still in progress";
     Webhook001 = "WEBHOOK_001", BAD_REQUEST, "invalid webhook data: url (public http/https), events (known types) or description (see details)";

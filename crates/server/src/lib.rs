@@ -14,6 +14,7 @@ pub mod ids;
 pub mod jobs;
 pub mod metrics;
 pub mod observability;
+pub mod nomina;
 pub mod openapi;
 pub mod private_fs;
 pub mod rate_limit;

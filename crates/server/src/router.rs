@@ -37,7 +37,7 @@ use crate::state::AppState;
         (name = "miembros", description = "Members and roles of a company"),
         (name = "clientes", description = "Customers (x-empresa-id)"),
         (name = "productos", description = "Products (x-empresa-id)"),
-        (name = "nomina", description = "Payroll"),
+        (name = "nomina", description = "Payroll: the public calculator; employees, incidences and pay periods (x-empresa-id, CONTADOR or higher)"),
         (name = "cfdi", description = "Invoices: stamping, listing, downloads (x-empresa-id)"),
         (name = "timbres", description = "Stamp balance (x-empresa-id)"),
         (name = "webhooks", description = "Webhook endpoints and their delivery log (x-empresa-id); events in /llms-full.txt"),
@@ -82,7 +82,15 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(clientes::get, clientes::update, clientes::delete))
         .routes(routes!(productos::create, productos::list))
         .routes(routes!(productos::get, productos::update, productos::delete))
-        .routes(routes!(nomina::calcular))
+        .routes(routes!(nomina::calcular::calcular))
+        .routes(routes!(nomina::empleados::create, nomina::empleados::list))
+        .routes(routes!(nomina::empleados::get, nomina::empleados::update, nomina::empleados::delete))
+        .routes(routes!(nomina::incidencias::create, nomina::incidencias::list))
+        .routes(routes!(nomina::incidencias::get, nomina::incidencias::decide))
+        .routes(routes!(nomina::periodos::create, nomina::periodos::list))
+        .routes(routes!(nomina::periodos::get, nomina::periodos::calcular))
+        .routes(routes!(nomina::timbrar::timbrar))
+        .routes(routes!(nomina::cancelar::cancelar))
         .routes(routes!(certificados::subir))
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))

@@ -88,6 +88,11 @@ pub enum Permission {
     WebhookManage,
     /// Read the company's background jobs.
     JobView,
+    /// Read payroll: employees, incidences, periods and receipts.
+    NominaView,
+    /// Run payroll: manage employees and incidences, create, calculate, stamp and cancel
+    /// periods and receipts.
+    NominaManage,
 }
 
 impl Permission {
@@ -115,6 +120,8 @@ impl Permission {
         Permission::TimbresRecargar,
         Permission::WebhookManage,
         Permission::JobView,
+        Permission::NominaView,
+        Permission::NominaManage,
     ];
 
     /// The scope name, as in SPEC.md's role table (`cfdi:timbrar`).
@@ -141,6 +148,8 @@ impl Permission {
             Permission::TimbresRecargar => "timbres:recargar",
             Permission::WebhookManage => "webhook:manage",
             Permission::JobView => "job:view",
+            Permission::NominaView => "nomina:view",
+            Permission::NominaManage => "nomina:manage",
         }
     }
 
@@ -161,7 +170,9 @@ impl Permission {
             | Permission::CfdiDescargar
             | Permission::CfdiIntentos
             | Permission::ClienteDelete
-            | Permission::ProductoDelete => Role::Contador,
+            | Permission::ProductoDelete
+            | Permission::NominaView
+            | Permission::NominaManage => Role::Contador,
             Permission::EmpresaEdit | Permission::EmpresaCsd | Permission::MemberManage => Role::Administrador,
             Permission::WebhookManage | Permission::JobView => Role::Administrador,
             Permission::EmpresaDelete | Permission::TimbresRecargar => Role::Propietario,
@@ -197,6 +208,10 @@ mod tests {
         assert_eq!(Permission::ClienteDelete.minimum_role(), Role::Contador);
         assert_eq!(Permission::EmpresaDelete.minimum_role(), Role::Propietario);
         assert_eq!(Permission::MemberManage.minimum_role(), Role::Administrador);
+        assert_eq!(Permission::NominaView.minimum_role(), Role::Contador);
+        assert_eq!(Permission::NominaManage.minimum_role(), Role::Contador);
+        assert!(!Permission::NominaManage.granted_by("nomina:view"));
+        assert!(Permission::NominaManage.granted_by("nomina:*"));
         for role in ["PROPIETARIO", "ADMINISTRADOR", "CONTADOR", "FACTURADOR", "USUARIO"] {
             assert_eq!(Role::parse(role).map(Role::as_str), Some(role));
         }

@@ -13,11 +13,18 @@ use std::time::Duration;
 use serde_json::json;
 use time::OffsetDateTime;
 
+use axum::http::StatusCode;
+use axum::response::Response;
+use timbra_cfdi::tipos::FolioFiscal;
+
+use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::pac_log::{self, PacCall};
+use crate::cfdi::{credenciales, fecha_cfdi, hora_local};
 use crate::db::{Tx, cfdis};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::Cancelacion;
 use crate::events::{self, Event};
+use crate::idempotency;
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::sql;
 use crate::state::AppState;
@@ -185,6 +192,201 @@ pub async fn registrar(
     Ok(())
 }
 
+/// Checks a cancellation request of `fila` (motivo, folioSustitucion, the invoice's state) and
+/// gives the motivo and the replacing UUID as stored.
+///
+/// # Errors
+/// CANCEL_001 motivo or folioSustitucion invalid (not 01–04; a replacement that is not a
+/// stamped invoice of the company, or sent without motivo 01); CANCEL_004 motivo 01 without
+/// folioSustitucion; CANCEL_003 a cancellation in progress, or the invoice is not in force.
+pub async fn revisar(
+    app: &AppState,
+    empresa_id: &str,
+    fila: &cfdis::PorCancelar,
+    motivo: &str,
+    folio_sustitucion: Option<&str>,
+) -> ApiResult<(String, Option<String>)> {
+    let motivo = motivo.trim().to_owned();
+    if !["01", "02", "03", "04"].contains(&motivo.as_str()) {
+        return Err(ApiError::new(
+            Code::Cancel001,
+            format!("motivo must be 01, 02, 03 or 04 (c_MotivoCancelacion), not «{motivo}»"),
+        ));
+    }
+    let sustitucion = folio_sustitucion.map(str::trim).filter(|f| !f.is_empty());
+    match (&sustitucion, motivo.as_str()) {
+        (None, "01") => {
+            return Err(ApiError::new(
+                Code::Cancel004,
+                "motivo 01 requires folioSustitucion: the UUID of the replacing invoice",
+            ));
+        }
+        (Some(_), m) if m != "01" => {
+            return Err(ApiError::new(Code::Cancel001, "folioSustitucion is only sent with motivo 01"));
+        }
+        _ => {}
+    }
+    let sustitucion = match sustitucion.map(FolioFiscal::leer).transpose() {
+        Ok(folio) => folio.map(|folio| folio.as_str().to_owned()),
+        Err(error) => return Err(ApiError::new(Code::Cancel001, format!("folioSustitucion: {error}"))),
+    };
+    if let Some(folio) = &sustitucion {
+        // Anexo 20 / Guía de llenado de la cancelación: motivo 01 names the invoice that
+        // replaces this one, which must exist, be stamped and come from the same issuer.
+        let propio = fila.uuid_xml.to_uppercase();
+        let estado = {
+            let mut conn = app.db.conn().await?;
+            cfdis::status_emitida(&mut conn, empresa_id, folio).await?
+        };
+        let problema = match estado.as_deref() {
+            _ if *folio == propio => Some("is this same invoice; name the invoice that replaces it"),
+            None => Some("is not an invoice issued by this company"),
+            Some(status) if EstadoCfdi::parse(status).is_some_and(EstadoCfdi::vigente) => None,
+            Some(_) => Some("is not a stamped invoice (it is cancelled or was never stamped)"),
+        };
+        if let Some(problema) = problema {
+            return Err(ApiError::new(
+                Code::Cancel001,
+                format!("folioSustitucion {folio} {problema}; stamp the replacing invoice first and send its UUID"),
+            )
+            .with_details(serde_json::json!({ "field": "folioSustitucion" })));
+        }
+    }
+    if let Some(estado) = fila.estado_cancelacion.as_deref().and_then(EstadoCancelacion::parse)
+        && estado.en_curso()
+    {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            format!(
+                "a cancellation of this invoice is in progress ({}): SAT has not decided yet; \
+                 its state follows SAT's, see cancellationStatus",
+                estado.as_str()
+            ),
+        ));
+    }
+    if !EstadoCfdi::parse(&fila.status).is_some_and(EstadoCfdi::vigente) {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            format!("only stamped invoices can be cancelled; this one is {}", fila.status),
+        ));
+    }
+    Ok((motivo, sustitucion))
+}
+
+/// A live cancellation request the PAC received.
+pub struct Solicitada {
+    /// What SAT's status said right after it.
+    pub estado: EstadoCancelacion,
+    /// Where SAT's acuse is stored.
+    pub acuse_path: String,
+    /// The acuse, as the PAC gave it.
+    pub acuse: String,
+}
+
+/// Live: signs the cancellation of `fila` with the company's CSD, sends it through the PAC,
+/// stores SAT's acuse next to the XML and asks SAT's status at once. Nothing is recorded: the
+/// caller records the state in its transaction ([`registrar`]).
+///
+/// # Errors
+/// CFDI_002/CFDI_003 the CSD; LIVE_001 no PAC; PAC_001/PAC_002 the PAC refused or did not
+/// answer (the invoice is unchanged).
+pub async fn solicitar(
+    app: &AppState,
+    empresa_id: &str,
+    id: &str,
+    fila: &cfdis::PorCancelar,
+    motivo: &str,
+    sustitucion: Option<&str>,
+    now: OffsetDateTime,
+) -> ApiResult<Solicitada> {
+    let csd = credenciales::csd_live(app, empresa_id, now).await?;
+    let pac = app.pac.clone().ok_or_else(|| {
+        ApiError::new(Code::Live001, "cancelling live invoices needs a PAC: the installation must set TIMBRA_PAC_URL")
+    })?;
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let llamada = |operation| PacCall::new(operation, empresa_id).cfdi(id, fila.serie.as_deref(), fila.folio_num);
+    let folios = [timbra_credentials::xmldsig::CancelacionFolio {
+        uuid: fila.uuid_xml.clone(),
+        motivo: motivo.to_owned(),
+        folio_sustitucion: sustitucion.map(str::to_owned),
+    }];
+    let firmada = timbra_credentials::xmldsig::sign_cancelacion(
+        &csd.credential,
+        csd.credential.certificate().rfc(),
+        &fecha_cfdi(fecha_local),
+        &folios,
+    )
+    .map_err(|e| ApiError::internal("cancelacion", e))?;
+    let solicitud = llamada("cancel_signature").recovery(|_| "invoice unchanged; the client is told to retry");
+    let acuse = pac_log::logged(solicitud, pac.cancelar(&firmada))
+        .await
+        .map_err(|error| ApiError::pac(&error, "the invoice is unchanged, try again"))?;
+    let acuse_path = guardar_acuse(app, empresa_id, id, fila, acuse.acuse.clone()).await?;
+    // The PAC's answer (201/202, "Petición de cancelación realizada exitosamente") says only
+    // that the request was received: SAT's status says what became of it.
+    let consulta = timbra_pac::ConsultaEstado {
+        rfc_emisor: fila.emisor_rfc.clone(),
+        rfc_receptor: fila.receptor_rfc.clone(),
+        uuid: fila.uuid_xml.clone(),
+        total: fila.total.0.to_string(),
+    };
+    let consultar = llamada("get_sat_status").recovery(|_| "recorded SOLICITADA; the follow-up job asks again");
+    let estado = match consultar_sat(pac.as_ref(), consultar, &consulta).await {
+        // A rejection right after a new request is the previous request's: the receiver has
+        // not seen this one yet.
+        Ok(sat) => match EstadoCancelacion::de_sat(&sat) {
+            EstadoCancelacion::Rechazada => EstadoCancelacion::Solicitada,
+            estado => estado,
+        },
+        // The request was accepted: record it and let the job learn SAT's answer.
+        Err(_) => EstadoCancelacion::Solicitada,
+    };
+    Ok(Solicitada { estado, acuse_path, acuse: acuse.acuse })
+}
+
+/// Stores an acuse next to the invoice's XML (`….acuse.xml`); its path.
+pub async fn guardar_acuse(
+    app: &AppState,
+    empresa_id: &str,
+    id: &str,
+    fila: &cfdis::PorCancelar,
+    acuse: String,
+) -> ApiResult<String> {
+    let base = fila
+        .xml_url
+        .as_deref()
+        .and_then(|p| p.strip_suffix(".xml"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("cfdi/{empresa_id}/acuses/{id}"));
+    let acuse_path = format!("{base}.acuse.xml");
+    app.cfdi.storage.put(&acuse_path, acuse.into_bytes()).await.map_err(|e| ApiError::internal("storage put", e))?;
+    Ok(acuse_path)
+}
+
+/// Stores a cancellation's answer under its Idempotency-Key and commits `tx`; when a concurrent
+/// request with the same key committed first, answers as that one did.
+#[allow(clippy::too_many_arguments)]
+pub async fn cerrar(
+    app: &AppState,
+    mut tx: Tx,
+    empresa_id: &str,
+    clave: Option<&idempotency::Key>,
+    operacion: &str,
+    answer: String,
+    now: OffsetDateTime,
+    reservada: bool,
+) -> ApiResult<Response> {
+    if !idempotency::store_answer(&mut tx, empresa_id, clave, operacion, StatusCode::OK, &answer, now, reservada)
+        .await?
+        && let Some(clave) = clave
+    {
+        drop(tx);
+        return idempotency::winner(&app.db, empresa_id, clave, now).await;
+    }
+    tx.commit().await?;
+    Ok(idempotency::answer(StatusCode::OK, answer))
+}
+
 /// What the follow-up job does when SAT's status cannot be read (`pac.recovery`).
 fn reintenta_el_seguimiento(_: &timbra_pac::PacError) -> &'static str {
     "the follow-up job asks again in 15 minutes"
@@ -285,6 +487,10 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
             };
             for evento in nuevo.eventos(Some(anterior)) {
                 events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
+            }
+            if nuevo.cancelado() {
+                // A payroll receipt follows its CFDI.
+                crate::db::nomina_timbrado::cancelado_por_cfdi(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
             }
         }
         tx.commit().await?;

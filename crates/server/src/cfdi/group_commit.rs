@@ -42,7 +42,6 @@ use crate::db::{Db, MultiInsert, Tx};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
-use crate::sql;
 
 /// The most stamps one transaction writes: bounds the statement size (the invoice insert binds
 /// 33 values a row, far under SQLite's and PostgreSQL's limits) and the time a batch holds
@@ -294,17 +293,7 @@ async fn take_folios(tx: &mut Tx, batch: &[Sellado], repetidos: &[bool]) -> ApiR
         indices.sort_by_key(|&index| batch[index].folio_sellado);
         let count = i64::try_from(indices.len()).map_err(|e| ApiError::internal("group commit", e))?;
         let Some(now) = indices.iter().map(|&index| batch[index].now).max() else { continue };
-        let ultimo = sql!(
-            scalar_one * tx,
-            i64,
-            "INSERT INTO folios (empresa_id, sandbox, serie, ultimo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) \
-             ON CONFLICT (empresa_id, sandbox, serie) DO UPDATE SET ultimo = folios.ultimo + $4, updated_at = $5 RETURNING ultimo",
-            empresa_id,
-            true,
-            serie,
-            count,
-            now
-        )?;
+        let ultimo = pipeline::tomar_folios(tx, empresa_id, true, serie, count, now).await?;
         for (folio, index) in (ultimo - count + 1..).zip(indices) {
             folios[index] = Some(folio);
         }

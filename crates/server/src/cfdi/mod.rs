@@ -11,6 +11,7 @@ pub mod folios;
 pub mod group_commit;
 pub mod links;
 pub mod live;
+pub mod nomina;
 pub mod pac_log;
 pub mod pagos;
 pub mod pipeline;

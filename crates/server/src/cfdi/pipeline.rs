@@ -20,6 +20,12 @@
 //! transaction that takes the folio — the sandbox batch that writes the invoice, the live
 //! *reserve* before the PAC is called — so an error there (a balance moved meanwhile) rolls
 //! the stamp back and nothing is spent.
+//!
+//! A batch of documents of one company (a payroll period's receipts) stamps in sandbox through
+//! [`sellar_sandbox`] with predicted folios, on the blocking pool in parallel, and
+//! [`escribir_lote`], which takes the batch's folios in one statement, seals again any whose
+//! prediction missed, and writes the invoice rows and their XML in the caller's transaction,
+//! where the caller writes its own records (the receipts, their events) before committing.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -436,8 +442,21 @@ pub async fn timbrar_con_efectos(
         u8::from(peticion.fecha_local.month())
     );
     let registro = Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion };
+    timbrar_con_registro(app, peticion, comprobante, registro, efectos).await
+}
+
+/// [`timbrar_con_efectos`] with the record fields chosen by the caller (a payroll receipt knows
+/// its CFDI id before it is stamped). Every stamp passes here once and is counted in `/metrics`.
+pub async fn timbrar_con_registro(
+    app: &AppState,
+    peticion: &Peticion<'_>,
+    comprobante: Comprobante,
+    registro: Registro,
+    efectos: Option<Arc<dyn Efectos>>,
+) -> ApiResult<Response> {
+    let sandbox = peticion.empresa.sandbox;
     let result = sellar_y_timbrar(app, peticion, comprobante, registro, efectos).await;
-    crate::metrics::metrics().stamp(empresa.sandbox, resultado(&result));
+    crate::metrics::metrics().stamp(sandbox, resultado(&result));
     result
 }
 
@@ -492,21 +511,12 @@ async fn sandbox(
 ) -> ApiResult<Response> {
     let empresa = peticion.empresa;
     let pac = credenciales::pac_sandbox(app).await?;
-    let uuid_xml = uuid::Uuid::new_v4().to_string().to_uppercase();
-    let datos = DatosTimbre {
-        uuid: uuid_xml.clone(),
-        fecha_timbrado: fecha_cfdi(peticion.fecha_local),
-        rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
-        leyenda: None,
-    };
+    let datos = timbre_sandbox(peticion.fecha_local);
+    let uuid_xml = datos.uuid.clone();
     // The counter only matters the first time this process stamps the serie, or after a
     // prediction missed (another process may be stamping it): a round trip saved otherwise.
     let actual = if app.cfdi.folios.por_leer(&empresa.id, &registro.serie) {
-        let mut conn = app.db.conn().await?;
-        let actual = sql!(scalar_optional conn, i64,
-            "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
-            &empresa.id, true, &registro.serie)?;
-        Some(actual.unwrap_or(0))
+        Some(ultimo_folio(app, &empresa.id, true, &registro.serie).await?)
     } else {
         None
     };
@@ -532,6 +542,139 @@ async fn sandbox(
         efectos,
     };
     app.cfdi.group_commit.timbrar(&app.db, sellado).await
+}
+
+/// The sandbox TFD's fields for a stamp made at `fecha_local`, with a fresh UUID.
+pub fn timbre_sandbox(fecha_local: OffsetDateTime) -> DatosTimbre {
+    DatosTimbre {
+        uuid: uuid::Uuid::new_v4().to_string().to_uppercase(),
+        fecha_timbrado: fecha_cfdi(fecha_local),
+        rfc_prov_certif: credenciales::RFC_PAC_SANDBOX.into(),
+        leyenda: None,
+    }
+}
+
+/// The last folio taken of (`empresa_id`, mode, `serie`), 0 before the first.
+pub async fn ultimo_folio(app: &AppState, empresa_id: &str, sandbox: bool, serie: &str) -> ApiResult<i64> {
+    let mut conn = app.db.conn().await?;
+    let ultimo = sql!(scalar_optional conn, i64,
+        "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
+        empresa_id, sandbox, serie)?;
+    Ok(ultimo.unwrap_or(0))
+}
+
+/// Takes `cantidad` folios of (`empresa_id`, mode, `serie`) in one statement; the last of
+/// them (the batch has `ultimo - cantidad + 1 ..= ultimo`).
+pub(super) async fn tomar_folios(
+    tx: &mut Tx,
+    empresa_id: &str,
+    sandbox: bool,
+    serie: &str,
+    cantidad: i64,
+    now: OffsetDateTime,
+) -> Result<i64, sqlx::Error> {
+    sql!(
+        scalar_one * tx,
+        i64,
+        "INSERT INTO folios (empresa_id, sandbox, serie, ultimo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) \
+         ON CONFLICT (empresa_id, sandbox, serie) DO UPDATE SET ultimo = folios.ultimo + $4, updated_at = $5 RETURNING ultimo",
+        empresa_id,
+        sandbox,
+        serie,
+        cantidad,
+        now
+    )
+}
+
+/// A document of a sandbox batch, sealed with a predicted folio ([`sellar_sandbox`]).
+pub struct SelladoLote {
+    /// The record fields that do not come from the comprobante.
+    pub registro: Registro,
+    /// The document without folio, seal or TFD, to seal again when the prediction misses.
+    pub comprobante: Comprobante,
+    /// The sandbox TFD's fields.
+    pub datos: DatosTimbre,
+    /// The folio the XML carries; [`escribir_lote`] sets the one given.
+    pub folio: i64,
+    /// The row's values from the sealed comprobante.
+    pub fila: Fila,
+    /// The compressed XML.
+    pub xml_comprimido: Vec<u8>,
+}
+
+impl SelladoLote {
+    /// The UUID as the API shows it (`SANDBOX-…`).
+    pub fn uuid_api(&self) -> String {
+        format!("SANDBOX-{}", self.datos.uuid)
+    }
+}
+
+/// Writes a sandbox batch of one company and serie in `tx`: takes its folios in one statement,
+/// seals again (in parallel, on the blocking pool) each document whose predicted folio is not
+/// the one given, and inserts the invoice rows and their XML. The caller writes its own records
+/// in `tx` and commits: nothing of the batch is visible before.
+#[allow(clippy::too_many_arguments)]
+pub async fn escribir_lote(
+    tx: &mut Tx,
+    empresa_id: &str,
+    serie: &str,
+    lote: &mut [SelladoLote],
+    csd: &Arc<credenciales::Csd>,
+    pac: &Arc<timbra_credentials::Credential>,
+    timbrado_en: OffsetDateTime,
+    now: OffsetDateTime,
+) -> ApiResult<()> {
+    if lote.is_empty() {
+        return Ok(());
+    }
+    let cantidad = i64::try_from(lote.len()).map_err(|e| ApiError::internal("lote", e))?;
+    let ultimo = tomar_folios(tx, empresa_id, true, serie, cantidad, now).await?;
+    let mut resellos = Vec::new();
+    for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
+        if sellado.folio != folio {
+            let tarea =
+                sellar_sandbox(sellado.comprobante.clone(), folio, csd.clone(), pac.clone(), sellado.datos.clone());
+            resellos.push((folio, tokio::spawn(tarea)));
+        }
+    }
+    if !resellos.is_empty() {
+        tracing::debug!(stamps = resellos.len(), "batch folio predictions missed, sealing again");
+    }
+    let mut resellados = resellos.into_iter();
+    for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
+        if sellado.folio != folio {
+            let Some((_, tarea)) = resellados.next() else { break };
+            let (comprobante, xml) = tarea.await.map_err(|e| ApiError::internal("sello", e))??;
+            sellado.fila = Fila::de(&comprobante)?;
+            sellado.xml_comprimido = xml;
+            sellado.folio = folio;
+        }
+    }
+    let mut cfdis = MultiInsert::new(CFDIS_INSERT, CFDIS_COLUMNS, "");
+    let mut xmls = MultiInsert::new(xml_db::INSERT, xml_db::COLUMNS, "");
+    for sellado in lote.iter() {
+        let registro = &sellado.registro;
+        let uuid_api = sellado.uuid_api();
+        cfdis.row(sellado.fila.valores(
+            empresa_id,
+            registro,
+            sellado.folio,
+            &uuid_api,
+            &sellado.datos.uuid,
+            timbrado_en,
+            now,
+        ));
+        xmls.row(xml_db::valores(
+            &registro.cfdi_id,
+            empresa_id,
+            &registro.xml_path,
+            sellado.xml_comprimido.clone(),
+            now,
+        ));
+    }
+    cfdis.execute(tx).await?;
+    xmls.execute(tx).await?;
+    Ok(())
 }
 
 /// Takes the next folio of (`empresa_id`, mode, `serie`) in `tx`: each serie runs 1..N on its
@@ -601,8 +744,14 @@ pub(super) async fn persistir(
     cfdis.execute(&mut tx).await?;
     xml_db::guardar(&mut tx, &registro.cfdi_id, empresa_id, &registro.xml_path, &timbrado.xml_comprimido, peticion.now)
         .await?;
-    let timbrada = fila.timbrada(registro, &timbrado.uuid_api, timbrado.folio);
-    events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
+    if registro.operacion == super::nomina::OPERACION {
+        // A payroll receipt: the receipt's update and its own event, in the stamp's transaction.
+        super::nomina::al_persistir(&mut tx, empresa_id, registro, &timbrado.uuid_api, fila.total(), peticion.now)
+            .await?;
+    } else {
+        let timbrada = fila.timbrada(registro, &timbrado.uuid_api, timbrado.folio);
+        events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
+    }
     let answer = fila.respuesta(peticion.mode, registro, &timbrado.uuid_api, timbrado.timbrado_en, timbrado.folio);
     let guardada = idempotency::store_answer(
         &mut tx,

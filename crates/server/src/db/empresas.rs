@@ -179,3 +179,9 @@ pub async fn emisora(conn: &mut DbConn, id: &str) -> Result<EmpresaEmisora, sqlx
         id
     )
 }
+
+/// The company's employer registration (registro patronal), when it has one.
+pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> Result<Option<String>, sqlx::Error> {
+    Ok(sql!(scalar_optional * conn, Option<String>, "SELECT registro_patronal FROM empresas WHERE id = $1", id)?
+        .flatten())
+}

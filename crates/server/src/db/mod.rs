@@ -8,10 +8,14 @@
 pub mod cfdis;
 pub mod clientes;
 pub mod descargas_uuid;
+pub mod empleados;
 pub mod empresas;
+pub mod incidencias;
 pub mod intentos;
 pub mod memberships;
 pub mod pagos;
+pub mod nomina;
+pub mod nomina_timbrado;
 pub mod productos;
 pub mod recibidos;
 pub mod sat_cuota;

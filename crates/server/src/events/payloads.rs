@@ -25,6 +25,8 @@ pub enum Event {
     FacturaCancelacionAceptada(Cancelacion),
     /// `factura.cancelacion_rechazada`: the receiver rejected the cancellation.
     FacturaCancelacionRechazada(Cancelacion),
+    /// `nomina.recibo_timbrado`.
+    NominaReciboTimbrado(ReciboTimbrado),
     /// `timbres.saldo_bajo`.
     TimbresSaldoBajo(SaldoBajo),
     /// `certificado.por_expirar`.
@@ -33,6 +35,8 @@ pub enum Event {
     WebhookPing(Ping),
     /// `cfdi.xml_disponible`: a received invoice known by its metadata only got its XML.
     CfdiXmlDisponible(XmlDisponible),
+    /// `nomina.calculada`: a pay period was calculated.
+    NominaCalculada(NominaCalculada),
 }
 
 impl Event {
@@ -44,10 +48,12 @@ impl Event {
             Event::FacturaCancelacionPendiente(_) => EventType::FacturaCancelacionPendiente,
             Event::FacturaCancelacionAceptada(_) => EventType::FacturaCancelacionAceptada,
             Event::FacturaCancelacionRechazada(_) => EventType::FacturaCancelacionRechazada,
+            Event::NominaReciboTimbrado(_) => EventType::NominaReciboTimbrado,
             Event::TimbresSaldoBajo(_) => EventType::TimbresSaldoBajo,
             Event::CertificadoPorExpirar(_) => EventType::CertificadoPorExpirar,
             Event::WebhookPing(_) => EventType::WebhookPing,
             Event::CfdiXmlDisponible(_) => EventType::CfdiXmlDisponible,
+            Event::NominaCalculada(_) => EventType::NominaCalculada,
         }
     }
 
@@ -59,10 +65,12 @@ impl Event {
             | Event::FacturaCancelacionPendiente(data)
             | Event::FacturaCancelacionAceptada(data)
             | Event::FacturaCancelacionRechazada(data) => serde_json::to_string(data),
+            Event::NominaReciboTimbrado(data) => serde_json::to_string(data),
             Event::TimbresSaldoBajo(data) => serde_json::to_string(data),
             Event::CertificadoPorExpirar(data) => serde_json::to_string(data),
             Event::WebhookPing(data) => serde_json::to_string(data),
             Event::CfdiXmlDisponible(data) => serde_json::to_string(data),
+            Event::NominaCalculada(data) => serde_json::to_string(data),
         }
     }
 }
@@ -76,14 +84,13 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         | EventType::FacturaCancelacionPendiente
         | EventType::FacturaCancelacionAceptada
         | EventType::FacturaCancelacionRechazada => Some(Cancelacion::schema()),
+        EventType::NominaReciboTimbrado => Some(ReciboTimbrado::schema()),
         EventType::TimbresSaldoBajo => Some(SaldoBajo::schema()),
         EventType::CertificadoPorExpirar => Some(CertificadoPorExpirar::schema()),
         EventType::WebhookPing => Some(Ping::schema()),
         EventType::CfdiXmlDisponible => Some(XmlDisponible::schema()),
-        EventType::NominaCalculada
-        | EventType::NominaReciboTimbrado
-        | EventType::NominaSuaGenerado
-        | EventType::NominaSipareExitoso => None,
+        EventType::NominaCalculada => Some(NominaCalculada::schema()),
+        EventType::NominaSuaGenerado | EventType::NominaSipareExitoso => None,
     }
 }
 
@@ -131,6 +138,25 @@ pub struct FacturaTimbrada {
     #[serde(skip_serializing_if = "Option::is_none", with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(schema_with = numero_exacto)]
     pub monto: Option<Decimal>,
+}
+
+/// `nomina.recibo_timbrado`: a payroll receipt was stamped (written in the stamp's
+/// transaction, with the receipt's new status).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReciboTimbrado {
+    /// The receipt's id.
+    pub recibo_id: String,
+    /// Its period.
+    pub periodo_id: String,
+    /// The UUID as the API shows it (`SANDBOX-…` in sandbox).
+    pub uuid: String,
+    /// Storage path of the XML, downloadable at `/api/cfdi/{cfdiId}/xml`.
+    pub xml_url: String,
+    /// The receipt's CFDI Total: the net pay.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total: Decimal,
 }
 
 /// The four `factura.cancel*` events. Each is emitted when SAT's status (not the PAC's answer
@@ -206,6 +232,20 @@ pub struct XmlDisponible {
     pub xml_url: String,
     /// Background retries made before it arrived.
     pub xml_retry_count: i64,
+}
+
+/// `nomina.calculada`: a pay period was calculated (written in the calculation's transaction).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NominaCalculada {
+    /// The period.
+    pub periodo_id: String,
+    /// Receipts written by this calculation.
+    pub recibos_calculados: i64,
+    /// Σ of the period's receipts' net pay (their CFDI Total).
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total_nomina: Decimal,
 }
 
 #[cfg(test)]

@@ -15,6 +15,8 @@ mod jobs;
 mod live;
 mod observability;
 mod pagos;
+mod nomina;
+mod nomina_timbrado;
 mod receiver;
 mod recibidos;
 mod security;

@@ -9,8 +9,8 @@ use crate::model::{Emisor, Receptor};
 
 impl NuevoComprobante {
     /// A payroll receipt (tipo N) carrying `nomina`, per the Guía de llenado del recibo de
-    /// nómina (CFDI 4.0): Moneda MXN, MetodoPago PUE, UsoCFDI CN01, régimen receptor 605 is
-    /// the caller's, and the single concept 84111505 / ACT / "Pago de nómina" with
+    /// nómina (CFDI 4.0): Moneda MXN, MetodoPago PUE, no FormaPago, UsoCFDI CN01 and
+    /// RegimenFiscalReceptor 605 (NOM11, whatever `receptor` says), and the single concept 84111505 / ACT / "Pago de nómina" with
     /// ValorUnitario = TotalPercepciones + TotalOtrosPagos, Descuento = TotalDeducciones and
     /// ObjetoImp 01. The complement's totals are computed here.
     pub fn recibo_nomina(
@@ -45,7 +45,7 @@ impl NuevoComprobante {
             exportacion: Exportacion::NoAplica,
             lugar_expedicion: lugar_expedicion.to_owned(),
             emisor,
-            receptor: Receptor { uso_cfdi: "CN01".to_owned(), ..receptor },
+            receptor: Receptor { uso_cfdi: "CN01".to_owned(), regimen_fiscal_receptor: "605".to_owned(), ..receptor },
             informacion_global: None,
             cfdi_relacionados: Vec::new(),
             conceptos: vec![concepto],

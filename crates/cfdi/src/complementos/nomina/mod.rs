@@ -26,6 +26,7 @@ use crate::parser::{ErrorParseo, Lector};
 use crate::validacion::Validador;
 
 pub use self::construccion::calcular_totales;
+pub use self::validacion::{LimitesSubsidio, antiguedad, semanas_de_antiguedad};
 
 /// Namespace of Nómina 1.2.
 pub const NS_NOMINA12: &str = "http://www.sat.gob.mx/nomina12";

@@ -30,7 +30,7 @@ use crate::error::{ApiError, ApiResult, Code};
 pub const MAX_LIMIT: i64 = 1000;
 
 /// A JSON body, or REQUEST_001 saying what is wrong with it.
-fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
+pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::new(Code::Request001, "send a JSON body (Content-Type: application/json)"));
     }

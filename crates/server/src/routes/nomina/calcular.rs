@@ -1,4 +1,4 @@
-//! Payroll: the public gross-to-net calculator `POST /api/nomina/calcular`.
+//! The public gross-to-net calculator `POST /api/nomina/calcular`.
 
 use axum::response::IntoResponse;
 use timbra_nomina::{CalculoNomina, calcular_solicitud};

@@ -1,0 +1,424 @@
+//! The payroll tables of a company: `nomina_periodos` (pay periods) and `nomina_recibos` (one
+//! receipt per employee and period, written by the period's calculation).
+
+use time::OffsetDateTime;
+
+use crate::db::{AsExec, DbConn, Exec, Money, MultiInsert, Tx, Value, with_limit};
+use crate::envelope::Paging;
+use crate::sql;
+
+/// A stored pay period.
+#[derive(sqlx::FromRow, Clone, Debug)]
+pub struct PeriodoRow {
+    /// Id.
+    pub id: String,
+    /// First day, AAAA-MM-DD.
+    pub fecha_inicio: String,
+    /// Last day, AAAA-MM-DD.
+    pub fecha_fin: String,
+    /// Payment day, AAAA-MM-DD.
+    pub fecha_pago: String,
+    /// SEMANAL, CATORCENAL, QUINCENAL or MENSUAL.
+    pub periodicidad: String,
+    /// 7, 14, 15 or 30.
+    pub dias_pagados: i64,
+    /// ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL.
+    pub status: String,
+    /// Receipts of the last calculation.
+    pub recibos_calculados: i64,
+    /// Σ receipts' net pay; `None` until calculated.
+    pub total_nomina: Option<Money>,
+    /// When it was last calculated.
+    pub calculado_at: Option<OffsetDateTime>,
+    /// Created.
+    pub created_at: OffsetDateTime,
+    /// Last changed.
+    pub updated_at: OffsetDateTime,
+    /// A listing's total.
+    #[sqlx(default)]
+    pub total: Option<i64>,
+}
+
+const COLUMNAS_PERIODO: &str = "id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
+     recibos_calculados, total_nomina, calculado_at, created_at, updated_at";
+
+/// A new period's validated fields.
+pub struct NuevoPeriodo<'a> {
+    /// AAAA-MM-DD.
+    pub fecha_inicio: &'a str,
+    /// AAAA-MM-DD.
+    pub fecha_fin: &'a str,
+    /// AAAA-MM-DD.
+    pub fecha_pago: &'a str,
+    /// Periodicity.
+    pub periodicidad: &'a str,
+    /// Days.
+    pub dias_pagados: i64,
+}
+
+/// Inserts period `id`, ABIERTO.
+pub async fn insert_periodo(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    periodo: &NuevoPeriodo<'_>,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "INSERT INTO nomina_periodos (id, empresa_id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
+         recibos_calculados, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'ABIERTO', 0, $8, $8)",
+        id,
+        empresa_id,
+        periodo.fecha_inicio,
+        periodo.fecha_fin,
+        periodo.fecha_pago,
+        periodo.periodicidad,
+        periodo.dias_pagados,
+        now
+    )
+}
+
+/// The company's period of `periodicidad` that shares a day with `fecha_inicio`..`fecha_fin`,
+/// if any.
+pub async fn traslapado(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    periodicidad: &str,
+    fecha_inicio: &str,
+    fecha_fin: &str,
+) -> Result<Option<PeriodoRow>, sqlx::Error> {
+    let select = format!(
+        "SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE empresa_id = $1 AND periodicidad = $2 \
+         AND fecha_inicio <= $3 AND fecha_fin >= $4 ORDER BY fecha_inicio LIMIT 1"
+    );
+    sql!(
+        fetch_optional * conn,
+        PeriodoRow,
+        sqlx::AssertSqlSafe(select),
+        empresa_id,
+        periodicidad,
+        fecha_fin,
+        fecha_inicio
+    )
+}
+
+/// The company's period `id`.
+pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<PeriodoRow>, sqlx::Error> {
+    let select = format!("SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE id = $1 AND empresa_id = $2");
+    sql!(fetch_optional * conn, PeriodoRow, sqlx::AssertSqlSafe(select), id, empresa_id)
+}
+
+/// The company's period `id`, locked for the rest of the transaction on PostgreSQL (SQLite's
+/// write transaction is exclusive already): two calculations of one period run one after the
+/// other.
+pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &str, id: &str) -> Result<Option<PeriodoRow>, sqlx::Error> {
+    // Touching the row takes its lock on PostgreSQL before it is read.
+    sql!(execute * tx, "UPDATE nomina_periodos SET status = status WHERE id = $1 AND empresa_id = $2", id, empresa_id)?;
+    periodo(tx, empresa_id, id).await
+}
+
+/// One page of the company's periods, newest first (`status` empty for any), and how many match.
+pub async fn periodos(
+    conn: &mut DbConn,
+    empresa_id: &str,
+    status: &str,
+    paging: &Paging,
+) -> Result<(Vec<PeriodoRow>, i64), sqlx::Error> {
+    const FILTER: &str = "empresa_id = $1 AND ($2 = '' OR status = $2)";
+    let select = with_limit(
+        &format!(
+            "SELECT {COLUMNAS_PERIODO}, (SELECT COUNT(*) FROM nomina_periodos WHERE {FILTER}) AS total \
+             FROM nomina_periodos WHERE {FILTER} ORDER BY created_at DESC, id DESC LIMIT {{limit}} OFFSET $3"
+        ),
+        paging.page_size,
+    );
+    let rows = sql!(fetch_all * conn, PeriodoRow, select, empresa_id, status, paging.offset())?;
+    let total = match paging.total_leido(rows.first().map(|r| r.total)) {
+        Some(total) => total,
+        None => sql!(
+            scalar_one * conn,
+            i64,
+            sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM nomina_periodos WHERE {FILTER}")),
+            empresa_id,
+            status
+        )?,
+    };
+    Ok((rows, total))
+}
+
+/// Records a calculation of period `id`: CALCULADO with its count and total.
+pub async fn marcar_calculado(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    recibos: i64,
+    total_nomina: Money,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_periodos SET status = 'CALCULADO', recibos_calculados = $1, total_nomina = $2, calculado_at = $3, \
+         updated_at = $3 WHERE id = $4 AND empresa_id = $5",
+        recibos,
+        total_nomina,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Sets period `id`'s status (stamping: TIMBRADO, TIMBRADO_PARCIAL).
+pub async fn set_status_periodo(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    status: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_periodos SET status = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4",
+        status,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// A stored receipt. `lineas`, `empleado`, `calculo` and `entrada` are JSON texts (see
+/// `crate::nomina::recibo`).
+#[derive(sqlx::FromRow, Clone, Debug)]
+pub struct ReciboRow {
+    /// Id.
+    pub id: String,
+    /// The period.
+    pub periodo_id: String,
+    /// The employee.
+    pub empleado_id: String,
+    /// The employee's name when calculated.
+    pub empleado_nombre: String,
+    /// CALCULADO, PENDIENTE, TIMBRADO, TIMBRADO_SANDBOX or CANCELADO.
+    pub status: String,
+    /// NumDiasPagados.
+    pub dias_pagados: Money,
+    /// TotalPercepciones.
+    pub total_percepciones: Money,
+    /// TotalGravado.
+    pub total_gravado: Money,
+    /// TotalExento.
+    pub total_exento: Money,
+    /// TotalDeducciones.
+    pub total_deducciones: Money,
+    /// TotalOtrosPagos.
+    pub total_otros_pagos: Money,
+    /// ISR withheld (deduction 002).
+    pub isr_retenido: Money,
+    /// SubsidioCausado.
+    pub subsidio_causado: Money,
+    /// IMSS worker share (deduction 001).
+    pub imss_empleado: Money,
+    /// Net pay: the CFDI Total.
+    pub neto: Money,
+    /// The CFDI lines.
+    pub lineas: String,
+    /// The employee as calculated.
+    pub empleado: String,
+    /// The calculation as `POST /api/nomina/calcular` answers it.
+    pub calculo: String,
+    /// The `POST /api/nomina/calcular` body that reproduces it.
+    pub entrada: String,
+    /// Why the last stamping attempt failed.
+    pub detalle_errores: Option<String>,
+    /// The stamped CFDI.
+    pub cfdi_id: Option<String>,
+    /// Its UUID as the API shows it.
+    pub uuid: Option<String>,
+    /// Created.
+    pub created_at: OffsetDateTime,
+    /// Last changed.
+    pub updated_at: OffsetDateTime,
+}
+
+const COLUMNAS_RECIBO: &str = "id, periodo_id, empleado_id, empleado_nombre, status, dias_pagados, total_percepciones, \
+     total_gravado, total_exento, total_deducciones, total_otros_pagos, isr_retenido, subsidio_causado, imss_empleado, neto, \
+     lineas, empleado, calculo, entrada, detalle_errores, cfdi_id, uuid, created_at, updated_at";
+
+/// A receipt to write.
+pub struct NuevoRecibo {
+    /// Id.
+    pub id: String,
+    /// The employee.
+    pub empleado_id: String,
+    /// Name.
+    pub empleado_nombre: String,
+    /// NumDiasPagados.
+    pub dias_pagados: Money,
+    /// TotalPercepciones.
+    pub total_percepciones: Money,
+    /// TotalGravado.
+    pub total_gravado: Money,
+    /// TotalExento.
+    pub total_exento: Money,
+    /// TotalDeducciones.
+    pub total_deducciones: Money,
+    /// TotalOtrosPagos.
+    pub total_otros_pagos: Money,
+    /// ISR withheld.
+    pub isr_retenido: Money,
+    /// SubsidioCausado.
+    pub subsidio_causado: Money,
+    /// IMSS worker share.
+    pub imss_empleado: Money,
+    /// Net pay.
+    pub neto: Money,
+    /// JSON.
+    pub lineas: String,
+    /// JSON.
+    pub empleado: String,
+    /// JSON.
+    pub calculo: String,
+    /// JSON.
+    pub entrada: String,
+    /// Exempt under the yearly limits, when any: aguinaldo, PTU, prima vacacional.
+    pub exento_aguinaldo: Option<Money>,
+    /// PTU.
+    pub exento_ptu: Option<Money>,
+    /// Prima vacacional.
+    pub exento_prima_vacacional: Option<Money>,
+}
+
+/// Writes `recibos` of period `periodo_id`, CALCULADO. SQLite takes them one statement each:
+/// its cached single-row statement is the fastest there, while the time per row of a
+/// many-row statement grew with its rows (measured for 1,000 receipts in a debug build: 20 ms
+/// one per statement, 70 ms ten, 230 ms fifty, 1.3 s five hundred). PostgreSQL takes a
+/// hundred rows per statement, to save round trips.
+pub async fn insert_recibos(
+    tx: &mut Tx,
+    empresa_id: &str,
+    periodo_id: &str,
+    recibos: Vec<NuevoRecibo>,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    const HEAD: &str = "INSERT INTO nomina_recibos (id, empresa_id, periodo_id, empleado_id, empleado_nombre, status, \
+         dias_pagados, total_percepciones, total_gravado, total_exento, total_deducciones, total_otros_pagos, isr_retenido, \
+         subsidio_causado, imss_empleado, neto, lineas, empleado, calculo, entrada, exento_aguinaldo, exento_ptu, \
+         exento_prima_vacacional, created_at, updated_at)";
+    let por_statement = match tx.exec() {
+        Exec::Sqlite(_) => 1,
+        Exec::Pg(_) => 100,
+    };
+    let mut recibos = recibos.into_iter().peekable();
+    while recibos.peek().is_some() {
+        let mut insert = MultiInsert::new(HEAD, 25, "");
+        for r in recibos.by_ref().take(por_statement) {
+            insert.row(vec![
+                Value::from(r.id),
+                empresa_id.into(),
+                periodo_id.into(),
+                r.empleado_id.into(),
+                r.empleado_nombre.into(),
+                "CALCULADO".into(),
+                r.dias_pagados.into(),
+                r.total_percepciones.into(),
+                r.total_gravado.into(),
+                r.total_exento.into(),
+                r.total_deducciones.into(),
+                r.total_otros_pagos.into(),
+                r.isr_retenido.into(),
+                r.subsidio_causado.into(),
+                r.imss_empleado.into(),
+                r.neto.into(),
+                r.lineas.into(),
+                r.empleado.into(),
+                r.calculo.into(),
+                r.entrada.into(),
+                r.exento_aguinaldo.into(),
+                r.exento_ptu.into(),
+                r.exento_prima_vacacional.into(),
+                now.into(),
+                now.into(),
+            ]);
+        }
+        insert.execute(tx).await?;
+    }
+    Ok(())
+}
+
+/// What an employee's receipts exempted under the yearly limits in one year.
+#[derive(sqlx::FromRow, Debug)]
+pub struct ExentosRow {
+    /// The employee.
+    pub empleado_id: String,
+    /// Aguinaldo.
+    pub exento_aguinaldo: Option<Money>,
+    /// PTU.
+    pub exento_ptu: Option<Money>,
+    /// Prima vacacional.
+    pub exento_prima_vacacional: Option<Money>,
+}
+
+/// The company's receipts, not cancelled, of periods other than `periodo_id` paid from `desde`
+/// to `hasta` (a calendar year) that exempted something under a yearly limit.
+pub async fn exentos_anuales(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    periodo_id: &str,
+    desde: &str,
+    hasta: &str,
+) -> Result<Vec<ExentosRow>, sqlx::Error> {
+    sql!(
+        fetch_all * conn,
+        ExentosRow,
+        "SELECT r.empleado_id, r.exento_aguinaldo, r.exento_ptu, r.exento_prima_vacacional FROM nomina_recibos r \
+         JOIN nomina_periodos p ON p.id = r.periodo_id \
+         WHERE r.empresa_id = $1 AND r.periodo_id <> $2 AND r.status <> 'CANCELADO' AND p.fecha_pago >= $3 AND p.fecha_pago <= $4 \
+         AND (r.exento_aguinaldo IS NOT NULL OR r.exento_ptu IS NOT NULL OR r.exento_prima_vacacional IS NOT NULL)",
+        empresa_id,
+        periodo_id,
+        desde,
+        hasta
+    )
+}
+
+/// Deletes period `periodo_id`'s receipts that were never stamped (CALCULADO, PENDIENTE), before
+/// a recalculation writes new ones; gives how many.
+pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "DELETE FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 AND status IN ('CALCULADO', 'PENDIENTE') \
+         AND cfdi_id IS NULL",
+        empresa_id,
+        periodo_id
+    )
+}
+
+/// How many of period `periodo_id`'s receipts were stamped (stamped, or cancelled after).
+pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> Result<i64, sqlx::Error> {
+    sql!(
+        scalar_one * conn,
+        i64,
+        "SELECT COUNT(*) FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 \
+         AND (cfdi_id IS NOT NULL OR status NOT IN ('CALCULADO', 'PENDIENTE'))",
+        empresa_id,
+        periodo_id
+    )
+}
+
+/// Period `periodo_id`'s receipts, by employee name.
+pub async fn recibos(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    periodo_id: &str,
+) -> Result<Vec<ReciboRow>, sqlx::Error> {
+    let select = format!(
+        "SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 ORDER BY empleado_nombre, id"
+    );
+    sql!(fetch_all * conn, ReciboRow, sqlx::AssertSqlSafe(select), empresa_id, periodo_id)
+}
+
+/// The company's receipt `id`.
+pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<ReciboRow>, sqlx::Error> {
+    let select = format!("SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE id = $1 AND empresa_id = $2");
+    sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(select), id, empresa_id)
+}

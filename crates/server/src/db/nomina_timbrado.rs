@@ -1,0 +1,200 @@
+//! What stamping and cancelling payroll receipts read and write of `nomina_recibos` and
+//! `nomina_periodos`, besides what `db::nomina` (periods and receipts as calculated) has;
+//! scoped by company.
+
+use rust_decimal::Decimal;
+use time::OffsetDateTime;
+
+use crate::db::{AsExec, Money, Tx};
+use crate::sql;
+
+/// A receipt to stamp, with its period's dates and whether its employee is active.
+#[derive(sqlx::FromRow, Clone, Debug)]
+pub struct ReciboFila {
+    /// Id.
+    pub id: String,
+    /// The period.
+    pub periodo_id: String,
+    /// The employee.
+    pub empleado_id: String,
+    /// The employee's name when calculated.
+    pub empleado_nombre: String,
+    /// NumDiasPagados.
+    pub dias_pagados: Money,
+    /// TotalPercepciones.
+    pub total_percepciones: Money,
+    /// TotalDeducciones.
+    pub total_deducciones: Money,
+    /// SubsidioCausado.
+    pub subsidio_causado: Money,
+    /// The CFDI lines (JSON).
+    pub lineas: String,
+    /// The employee as calculated (JSON).
+    pub empleado: String,
+    /// The period's first day.
+    pub fecha_inicio: String,
+    /// The period's last day.
+    pub fecha_fin: String,
+    /// The period's payment day.
+    pub fecha_pago: String,
+    /// The employee is active now.
+    pub empleado_activo: bool,
+    /// The live attempt of its last stamp, if any.
+    pub intento_id: Option<String>,
+}
+
+/// Period `periodo_id`'s receipts that stamping takes (CALCULADO and PENDIENTE), by name.
+pub async fn por_timbrar(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    periodo_id: &str,
+) -> Result<Vec<ReciboFila>, sqlx::Error> {
+    sql!(
+        fetch_all * conn,
+        ReciboFila,
+        "SELECT r.id, r.periodo_id, r.empleado_id, r.empleado_nombre, r.dias_pagados, r.total_percepciones, \
+         r.total_deducciones, r.subsidio_causado, r.lineas, r.empleado, p.fecha_inicio, p.fecha_fin, p.fecha_pago, \
+         COALESCE(e.activo, FALSE) AS empleado_activo, r.intento_id \
+         FROM nomina_recibos r JOIN nomina_periodos p ON p.id = r.periodo_id AND p.empresa_id = r.empresa_id \
+         LEFT JOIN empleados e ON e.id = r.empleado_id AND e.empresa_id = r.empresa_id \
+         WHERE r.empresa_id = $1 AND r.periodo_id = $2 AND r.status IN ('CALCULADO', 'PENDIENTE') AND r.cfdi_id IS NULL \
+         ORDER BY r.empleado_nombre, r.id",
+        empresa_id,
+        periodo_id
+    )
+}
+
+/// Records why receipt `id` was not stamped: PENDIENTE with its reason.
+pub async fn marcar_pendiente(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    detalle: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET status = 'PENDIENTE', detalle_errores = $1, updated_at = $2 \
+         WHERE id = $3 AND empresa_id = $4 AND cfdi_id IS NULL",
+        detalle,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Links receipt `id` to the live attempt about to be sent.
+pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET intento_id = $1 WHERE id = $2 AND empresa_id = $3",
+        intento_id,
+        id,
+        empresa_id
+    )
+}
+
+/// Receipt `id` stamped: TIMBRADO (TIMBRADO_SANDBOX) with its CFDI and UUID.
+#[allow(clippy::too_many_arguments)]
+pub async fn marcar_timbrado(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    sandbox: bool,
+    cfdi_id: &str,
+    uuid: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET status = $1, cfdi_id = $2, uuid = $3, detalle_errores = NULL, updated_at = $4 \
+         WHERE id = $5 AND empresa_id = $6",
+        if sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" },
+        cfdi_id,
+        uuid,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Receipt `id` cancelled.
+pub async fn marcar_cancelado(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3",
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// The receipt whose CFDI is `cfdi_id`, if any, cancelled (SAT decided after the request).
+pub async fn cancelado_por_cfdi(
+    tx: &mut Tx,
+    empresa_id: &str,
+    cfdi_id: &str,
+    now: OffsetDateTime,
+) -> Result<u64, sqlx::Error> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE empresa_id = $2 AND cfdi_id = $3",
+        now,
+        empresa_id,
+        cfdi_id
+    )
+}
+
+/// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
+pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> Result<Option<(String, String)>, sqlx::Error> {
+    sql!(
+        fetch_optional * tx,
+        (String, String),
+        "SELECT id, periodo_id FROM nomina_recibos WHERE empresa_id = $1 AND (intento_id = $2 OR cfdi_id = $2)",
+        empresa_id,
+        cfdi_id
+    )
+}
+
+/// Sets period `periodo_id`'s status from its receipts after stamping: TIMBRADO_PARCIAL while
+/// any is CALCULADO or PENDIENTE, else TIMBRADO (cancelled receipts leave it TIMBRADO). A
+/// period without any stamped receipt keeps its status. Gives the status it has now.
+pub async fn actualizar_status_periodo(
+    tx: &mut Tx,
+    empresa_id: &str,
+    periodo_id: &str,
+    now: OffsetDateTime,
+) -> Result<String, sqlx::Error> {
+    let (sin_timbrar, timbrados): (i64, i64) = sql!(
+        fetch_one * tx,
+        (i64, i64),
+        "SELECT COALESCE(SUM(CASE WHEN cfdi_id IS NULL THEN 1 ELSE 0 END), 0), \
+         COALESCE(SUM(CASE WHEN cfdi_id IS NULL THEN 0 ELSE 1 END), 0) \
+         FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2",
+        empresa_id,
+        periodo_id
+    )?;
+    if timbrados > 0 {
+        let status = if sin_timbrar > 0 { "TIMBRADO_PARCIAL" } else { "TIMBRADO" };
+        super::nomina::set_status_periodo(tx, empresa_id, periodo_id, status, now).await?;
+    }
+    sql!(
+        scalar_one * tx,
+        String,
+        "SELECT status FROM nomina_periodos WHERE id = $1 AND empresa_id = $2",
+        periodo_id,
+        empresa_id
+    )
+}
+
+impl ReciboFila {
+    /// Its amounts as decimals.
+    pub fn totales(&self) -> (Decimal, Decimal, Decimal, Decimal) {
+        (self.dias_pagados.0, self.total_percepciones.0, self.total_deducciones.0, self.subsidio_causado.0)
+    }
+}

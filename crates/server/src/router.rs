@@ -91,6 +91,8 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(nomina::periodos::get, nomina::periodos::calcular))
         .routes(routes!(nomina::timbrar::timbrar))
         .routes(routes!(nomina::cancelar::cancelar))
+        .routes(routes!(nomina::recibos::xml))
+        .routes(routes!(nomina::recibos::pdf))
         .routes(routes!(certificados::subir))
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar))

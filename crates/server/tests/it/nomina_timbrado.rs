@@ -89,8 +89,25 @@ async fn xmls(app: &TestApp, who: &As, timbrado: &Value, dir: &TempDir) -> Vec<(
     let mut files = Vec::new();
     for recibo in timbrado["recibos"].as_array().unwrap() {
         let cfdi_id = recibo["cfdiId"].as_str().unwrap();
-        let (status, xml) = raw(app, &format!("/api/cfdi/{cfdi_id}/xml"), Some(who)).await;
+        // The receipt's own route serves its CFDI's XML.
+        let recibo_id = recibo["reciboId"].as_str().unwrap();
+        let (status, xml) = raw(app, &format!("/api/nomina/recibos/{recibo_id}/xml"), Some(who)).await;
         assert_eq!(status, 200, "{xml}");
+        assert_eq!(raw(app, &format!("/api/cfdi/{cfdi_id}/xml"), Some(who)).await, (status, xml.clone()));
+        if files.is_empty() {
+            let pdf = app
+                .client
+                .get(format!("{}/api/nomina/recibos/{recibo_id}/pdf", app.base))
+                .bearer_auth(who.key.as_deref().unwrap())
+                .header("x-empresa-id", who.empresa.as_deref().unwrap())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(pdf.status(), 200);
+            assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
+            let (status, _) = raw(app, "/api/nomina/recibos/no-such-receipt/xml", Some(who)).await;
+            assert_eq!(status, 404);
+        }
         let path = dir.0.join(format!("{cfdi_id}.xml"));
         std::fs::write(&path, &xml).unwrap();
         files.push((path, xml));

@@ -54,9 +54,14 @@ pub async fn xml(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let (row, _) = cargar(&app, &empresa_id, &id).await?;
+    xml_de(&app, &empresa_id, &id).await
+}
+
+/// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt).
+pub(crate) async fn xml_de(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id).await?;
     let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
-    let bytes = read_file(&app, &path).await?;
+    let bytes = read_file(app, &path).await?;
     Ok(file_response(bytes, &path, &format!("{}.xml", row.uuid)))
 }
 
@@ -75,10 +80,15 @@ pub async fn pdf(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let (row, _) = cargar(&app, &empresa_id, &id).await?;
+    pdf_de(&app, &empresa_id, &id).await
+}
+
+/// The PDF download of the company's CFDI `id` (rendered from its XML on the first request).
+pub(crate) async fn pdf_de(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id).await?;
     let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let path = ruta_pdf(&xml_path);
-    let bytes = pdf_guardado(&app, &path).await?;
+    let bytes = pdf_guardado(app, &path).await?;
     Ok(file_response(bytes, &path, &format!("{}.pdf", row.uuid)))
 }
 

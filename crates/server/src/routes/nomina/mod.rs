@@ -1,7 +1,7 @@
 //! Payroll, one file per resource: the public calculator (`calcular`), employees
 //! (`empleados`), incidences (`incidencias`) and pay periods with their calculation
 //! (`periodos`), and the stamping (`timbrar`) and cancellation (`cancelar`) of its receipts
-//! (`cfdi::nomina`). SQL lives in `db::empleados`, `db::incidencias` and `db::nomina`; the
+//! (`cfdi::nomina`) and their files (`recibos`). SQL lives in `db::empleados`, `db::incidencias` and `db::nomina`; the
 //! calculation of a period in `crate::nomina::calculo`. Every route but the calculator needs
 //! CONTADOR or higher (API keys: `nomina:view` to read, `nomina:manage` to change).
 
@@ -10,4 +10,5 @@ pub mod cancelar;
 pub mod empleados;
 pub mod incidencias;
 pub mod periodos;
+pub mod recibos;
 pub mod timbrar;

@@ -34,30 +34,35 @@ start() {
   for _ in $(seq 1 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
 }
 
-# setup <base> -> sets key, empresa, body
+# setup <base> [user] -> sets key, empresa, body (a user of its own and its company)
 setup() {
-  local base=$1 cliente
+  local base=$1 user=${2:-bench} cliente
   curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
-    -d '{"name":"Bench","email":"bench@example.com","password":"Secreto1!"}' >/dev/null
+    -d "{\"name\":\"Bench\",\"email\":\"$user@example.com\",\"password\":\"Secreto1!\"}" >/dev/null
   key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
-    -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
+    -d "{\"name\":\"bench\",\"email\":\"$user@example.com\",\"password\":\"Secreto1!\"}" | json "['data']['key']")
   empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
     -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
   cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
     -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
   body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+  lua=$(mktemp); dirs+=("$lua" "$lua.json")
+  printf '%s' "$body" > "$lua.json"
   printf 'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.body = %s\n' "'$body'" > "$lua"
 }
 
-# load <connections> <base>... : one wrk per base at once; prints "rate p99ms" (rates summed, worst p99)
+# load <connections> <base|base,key,empresa,lua>... : one wrk per target at once; prints
+# "rate p99ms" (rates summed, worst p99). A bare base uses the last setup's key and company.
 load() {
   local connections=$1; shift
-  local outs=() i=0
-  for base in "$@"; do
-    curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
+  local outs=() i=0 target b k e l
+  for target in "$@"; do
+    IFS=, read -r b k e l <<< "$target"
+    k=${k:-$key}; e=${e:-$empresa}; l=${l:-$lua}
+    curl -sf "$b/api/cfdi/timbrar" -H "authorization: Bearer $k" -H "x-empresa-id: $e" -H 'content-type: application/json' -d "@$l.json" >/dev/null
     outs+=("$(mktemp)")
-    wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$lua" -H "authorization: Bearer $key" \
-      -H "x-empresa-id: $empresa" "$base/api/cfdi/timbrar" > "${outs[$i]}" &
+    wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$l" -H "authorization: Bearer $k" \
+      -H "x-empresa-id: $e" "$b/api/cfdi/timbrar" > "${outs[$i]}" &
     i=$((i + 1))
   done
   wait
@@ -86,7 +91,6 @@ folios() {
 }
 
 master=$(openssl rand -base64 32)
-lua=$(mktemp); dirs+=("$lua")
 cores=$(nproc)
 signs=$(openssl speed -multi "$cores" -seconds 5 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $(NF-1)}')
 ceiling=$(python3 -c "print(round($signs/2))")
@@ -110,3 +114,13 @@ start "$pg/$db"; base2=$base
 setup "$base1"
 read -r rate p99 < <(load 16 "$base1" "$base2")
 echo "== two instances, one PostgreSQL: $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios $(folios "$pg/$db")"
+
+# The same two instances, each stamping for a company of its own (tenants spread over the
+# instances, as a load balancer does): no folio counter or prediction is shared.
+db="bench_$$_c"; dbs+=("$db"); psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
+start "$pg/$db"; base1=$base
+start "$pg/$db"; base2=$base
+setup "$base1" uno; first="$base1,$key,$empresa,$lua"
+setup "$base2" dos; second="$base2,$key,$empresa,$lua"
+read -r rate p99 < <(load 16 "$first" "$second")
+echo "== two instances, a company each: $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios per company checked by the first set-ups"

@@ -50,31 +50,22 @@ pub enum Db {
 /// A PostgreSQL pool that timed out waiting for a connection says only `PoolTimedOut`, whether
 /// every connection was busy or the server is down. On that (rare) path one direct connection
 /// attempt tells which, so a database that is down answers UNAVAILABLE_001, not BUSY_001.
-trait Diagnose<T> {
-    async fn or_else_diagnose(self) -> Result<T, sqlx::Error>;
-}
-
-impl<T> Diagnose<T> for Result<T, (&sqlx::PgPool, sqlx::Error)> {
-    async fn or_else_diagnose(self) -> Result<T, sqlx::Error> {
-        match self {
-            Ok(value) => Ok(value),
-            Err((pool, sqlx::Error::PoolTimedOut)) => {
-                use sqlx::Connection;
-                let options = pool.connect_options();
-                match tokio::time::timeout(Duration::from_secs(2), sqlx::PgConnection::connect_with(&options)).await {
-                    Ok(Ok(connection)) => {
-                        let _ = connection.close().await;
-                        Err(sqlx::Error::PoolTimedOut)
-                    }
-                    Ok(Err(error)) => Err(error),
-                    Err(_) => Err(sqlx::Error::Io(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        "the database did not accept a connection within 2 s",
-                    ))),
-                }
-            }
-            Err((_, error)) => Err(error),
+async fn diagnose(pool: &sqlx::PgPool, error: sqlx::Error) -> sqlx::Error {
+    if !matches!(error, sqlx::Error::PoolTimedOut) {
+        return error;
+    }
+    use sqlx::Connection;
+    let options = pool.connect_options();
+    match tokio::time::timeout(Duration::from_secs(2), sqlx::PgConnection::connect_with(&options)).await {
+        Ok(Ok(connection)) => {
+            let _ = connection.close().await;
+            sqlx::Error::PoolTimedOut
         }
+        Ok(Err(error)) => error,
+        Err(_) => sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the database did not accept a connection within 2 s",
+        )),
     }
 }
 
@@ -150,7 +141,10 @@ impl Db {
     pub async fn conn(&self) -> Result<DbConn, sqlx::Error> {
         Ok(match self {
             Db::Sqlite(pool, _) => DbConn::Sqlite(pool.acquire().await?),
-            Db::Pg(pool) => DbConn::Pg(pool.acquire().await.map_err(|e| (pool, e)).or_else_diagnose().await?),
+            Db::Pg(pool) => match pool.acquire().await {
+                Ok(conn) => DbConn::Pg(conn),
+                Err(error) => return Err(diagnose(pool, error).await),
+            },
         })
     }
 
@@ -171,7 +165,10 @@ impl Db {
                 Tx { inner: TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?), _turn: Some(turn) }
             }
             Db::Pg(pool) => Tx {
-                inner: TxInner::Pg(pool.begin().await.map_err(|e| (pool, e)).or_else_diagnose().await?),
+                inner: TxInner::Pg(match pool.begin().await {
+                    Ok(tx) => tx,
+                    Err(error) => return Err(diagnose(pool, error).await),
+                }),
                 _turn: None,
             },
         })

@@ -299,16 +299,16 @@ impl TestApp {
 
 /// `timbra serve` as a child process (the built binary) on `port`, its data in `data`: SQLite
 /// unless `env` sets `TIMBRA_DATABASE_URL`. Killed on drop.
-pub struct Process {
+pub struct Server {
     child: std::process::Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
 }
 
-impl Process {
+impl Server {
     /// Starts it with rate limits off, private webhook URLs allowed, quick job polling, and
     /// `env` on top; returns once it answers.
-    pub async fn spawn(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
+    pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"));
         command
             .arg("serve")
@@ -343,17 +343,7 @@ impl Process {
     }
 }
 
-/// The name the SAT and job tests use.
-pub type Server = Process;
-
-impl Process {
-    /// [`Process::spawn`].
-    pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
-        Self::spawn(data, port, env).await
-    }
-}
-
-impl Drop for Process {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::cfdi::{EMISOR, factura};
-use crate::harness::{Process, TempDir, free_port, fresh_postgres_url};
+use crate::harness::{Server, TempDir, free_port, fresh_postgres_url};
 use crate::receiver::{Receiver, wait_for};
 
 /// A client call with an optional key, company and session cookie; (status, body).
@@ -37,6 +37,38 @@ async fn call(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// A user registered on `base` (anonymous: register, then a key by email and password), their
+/// company EKU9003173C9, and a customer created through `cliente_base`: (key, empresa, cliente).
+async fn tenant(base: &str, cliente_base: &str, email: &str) -> (String, String, String) {
+    let post = reqwest::Method::POST;
+    let (status, _) = call(
+        base,
+        post.clone(),
+        "/api/auth/register",
+        None,
+        None,
+        Some(json!({ "name": "Ana", "email": email, "password": "Secreto1!" })),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (_, created) = call(
+        base,
+        post.clone(),
+        "/api/api-keys",
+        None,
+        None,
+        Some(json!({ "name": "main", "email": email, "password": "Secreto1!" })),
+    )
+    .await;
+    let key = created["data"]["key"].as_str().unwrap().to_owned();
+    let (_, empresa) = call(base, post.clone(), "/api/empresas", Some(&key), None,
+        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
+    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
+    let (_, cliente) = call(cliente_base, post, "/api/clientes", Some(&key), Some(&empresa),
+        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
+    (key, empresa, cliente["data"]["id"].as_str().unwrap().to_owned())
+}
+
 #[tokio::test]
 async fn two_instances_share_folios_deliveries_limits_and_revocations() {
     let url = match std::env::var("TIMBRA_TEST_POSTGRES_URL") {
@@ -57,37 +89,11 @@ async fn two_instances_share_folios_deliveries_limits_and_revocations() {
         ("TIMBRA_RATE_LIMIT_IP_BURST", "20".to_owned()),
     ];
     let (dir_a, dir_b) = (TempDir::new(), TempDir::new());
-    let a = Process::spawn(&dir_a.0, free_port().await, &env).await;
-    let b = Process::spawn(&dir_b.0, free_port().await, &env).await;
+    let a = Server::start(&dir_a.0, free_port().await, &env).await;
+    let b = Server::start(&dir_b.0, free_port().await, &env).await;
     let post = reqwest::Method::POST;
 
-    // Set up through A (anonymous: register, then a key by email and password).
-    let (status, _) = call(
-        &a.base,
-        post.clone(),
-        "/api/auth/register",
-        None,
-        None,
-        Some(json!({ "name": "Ana", "email": "dos@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    assert_eq!(status, 201);
-    let (_, created) = call(
-        &a.base,
-        post.clone(),
-        "/api/api-keys",
-        None,
-        None,
-        Some(json!({ "name": "main", "email": "dos@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    let key = created["data"]["key"].as_str().unwrap().to_owned();
-    let (_, empresa) = call(&a.base, post.clone(), "/api/empresas", Some(&key), None,
-        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
-    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
-    let (_, cliente) = call(&b.base, post.clone(), "/api/clientes", Some(&key), Some(&empresa),
-        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
-    let cliente = cliente["data"]["id"].as_str().unwrap().to_owned();
+    let (key, empresa, cliente) = tenant(&a.base, &b.base, "dos@example.com").await;
     let receiver = Receiver::start().await;
     let (status, _) = call(
         &b.base,
@@ -194,35 +200,10 @@ async fn an_instance_killed_under_load_loses_nothing_and_the_other_takes_its_job
         ("TIMBRA_JOBS_LEASE_SECONDS", "3".to_owned()),
     ];
     let (dir_a, dir_b) = (TempDir::new(), TempDir::new());
-    let a = Process::spawn(&dir_a.0, free_port().await, &env).await;
-    let b = Process::spawn(&dir_b.0, free_port().await, &env).await;
+    let a = Server::start(&dir_a.0, free_port().await, &env).await;
+    let b = Server::start(&dir_b.0, free_port().await, &env).await;
     let post = reqwest::Method::POST;
-    let (status, _) = call(
-        &a.base,
-        post.clone(),
-        "/api/auth/register",
-        None,
-        None,
-        Some(json!({ "name": "Ana", "email": "kill@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    assert_eq!(status, 201);
-    let (_, created) = call(
-        &a.base,
-        post.clone(),
-        "/api/api-keys",
-        None,
-        None,
-        Some(json!({ "name": "main", "email": "kill@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    let key = created["data"]["key"].as_str().unwrap().to_owned();
-    let (_, empresa) = call(&a.base, post.clone(), "/api/empresas", Some(&key), None,
-        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
-    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
-    let (_, cliente) = call(&a.base, post.clone(), "/api/clientes", Some(&key), Some(&empresa),
-        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
-    let cliente = cliente["data"]["id"].as_str().unwrap().to_owned();
+    let (key, empresa, cliente) = tenant(&a.base, &a.base, "kill@example.com").await;
     // A slow receiver: deliveries stay leased (in flight) while A dies.
     let receiver = Receiver::start().await;
     receiver.delay(Duration::from_millis(700));
@@ -398,33 +379,8 @@ impl Drop for PrivateCluster {
 async fn a_database_restart_answers_503_and_recovers_without_restarting_timbra() {
     let Some(cluster) = PrivateCluster::start_new().await else { return };
     let data = TempDir::new();
-    let server = Process::spawn(&data.0, free_port().await, &[("TIMBRA_DATABASE_URL", cluster.url())]).await;
-    let post = reqwest::Method::POST;
-    call(
-        &server.base,
-        post.clone(),
-        "/api/auth/register",
-        None,
-        None,
-        Some(json!({ "name": "Ana", "email": "pg@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    let (_, created) = call(
-        &server.base,
-        post.clone(),
-        "/api/api-keys",
-        None,
-        None,
-        Some(json!({ "name": "main", "email": "pg@example.com", "password": "Secreto1!" })),
-    )
-    .await;
-    let key = created["data"]["key"].as_str().unwrap().to_owned();
-    let (_, empresa) = call(&server.base, post.clone(), "/api/empresas", Some(&key), None,
-        Some(json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "42501" }))).await;
-    let empresa = empresa["data"]["id"].as_str().unwrap().to_owned();
-    let (_, cliente) = call(&server.base, post.clone(), "/api/clientes", Some(&key), Some(&empresa),
-        Some(json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))).await;
-    let cliente = cliente["data"]["id"].as_str().unwrap().to_owned();
+    let server = Server::start(&data.0, free_port().await, &[("TIMBRA_DATABASE_URL", cluster.url())]).await;
+    let (key, empresa, cliente) = tenant(&server.base, &server.base, "pg@example.com").await;
     let stamp = async || {
         call(
             &server.base,

@@ -7,6 +7,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::db::DbError;
+
 /// Declares the code table once: the enum, its string and its status come from one line each.
 macro_rules! error_codes {
     ($( $variant:ident = $code:literal, $status:ident, $doc:literal; )*) => {
@@ -210,42 +212,37 @@ impl FieldProblem {
     }
 }
 
+impl From<DbError> for ApiError {
+    /// The storage layer's kinds to the code table: unreachable is UNAVAILABLE_001, busy is
+    /// BUSY_001 (both 503s the client may retry: the transaction rolled back); a duplicate the
+    /// caller did not turn into its own 409, and anything else, is logged as a 500.
+    fn from(error: DbError) -> Self {
+        match error {
+            DbError::Unavailable(error) => {
+                tracing::warn!(error.message = %error, "database unreachable; answered 503");
+                let mut answer = Self::new(
+                    Code::Unavailable001,
+                    "the database cannot be reached right now; nothing was written, retry in a few seconds",
+                );
+                answer.retry_after = Some(2);
+                answer
+            }
+            DbError::Busy(error) => {
+                tracing::warn!(error.message = %error, "database busy; answered 503");
+                let mut answer = Self::new(Code::Busy001, "the database is busy with other writes; retry in a second");
+                answer.retry_after = Some(1);
+                answer
+            }
+            DbError::Duplicate(error) | DbError::Other(error) => Self::internal("database", error),
+        }
+    }
+}
+
 impl From<sqlx::Error> for ApiError {
-    /// A database that is only busy (no connection free in time, a write turn not reached,
-    /// SQLite's lock, a PostgreSQL lock timeout or deadlock victim) is a 503 the client may
-    /// retry: the transaction rolled back. Anything else is logged as a 500.
+    /// A driver error met outside the storage layer (a commit in a service): classified by
+    /// [`DbError`] like any other.
     fn from(error: sqlx::Error) -> Self {
-        let busy = match &error {
-            sqlx::Error::PoolTimedOut => true,
-            // SQLite: 5 BUSY, 6 LOCKED and their extended codes; PostgreSQL: 40001
-            // serialization failure, 40P01 deadlock, 55P03 lock not available.
-            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-                matches!(code.as_ref(), "5" | "6" | "261" | "262" | "517" | "40001" | "40P01" | "55P03")
-            }),
-            _ => false,
-        };
-        // The database is down or the connection broke: nothing was committed.
-        let unreachable = matches!(&error, sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed)
-            || matches!(&error, sqlx::Error::Database(db) if db.code().is_some_and(|code| {
-                // PostgreSQL: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
-                matches!(code.as_ref(), "57P01" | "57P02" | "57P03")
-            }));
-        if unreachable {
-            tracing::warn!(error.message = %error, "database unreachable; answered 503");
-            let mut answer = Self::new(
-                Code::Unavailable001,
-                "the database cannot be reached right now; nothing was written, retry in a few seconds",
-            );
-            answer.retry_after = Some(2);
-            return answer;
-        }
-        if busy {
-            tracing::warn!(error.message = %error, "database busy; answered 503");
-            let mut answer = Self::new(Code::Busy001, "the database is busy with other writes; retry in a second");
-            answer.retry_after = Some(1);
-            return answer;
-        }
-        Self::internal("database", error)
+        DbError::from(error).into()
     }
 }
 
@@ -366,5 +363,18 @@ mod tests {
         assert_eq!((busy.code, busy.retry_after), (Code::Busy001, Some(1)));
         assert_eq!(busy.into_response().status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(ApiError::from(sqlx::Error::RowNotFound).code, Code::Internal);
+    }
+
+    #[test]
+    fn the_storage_layer_classifies_once_and_the_table_maps_each_kind() {
+        use crate::db::DbError;
+        let down = DbError::from(sqlx::Error::PoolClosed);
+        assert!(matches!(down, DbError::Unavailable(_)));
+        let down = ApiError::from(down);
+        assert_eq!((down.code, down.retry_after), (Code::Unavailable001, Some(2)));
+        assert!(matches!(DbError::from(sqlx::Error::PoolTimedOut), DbError::Busy(_)));
+        let other = DbError::from(sqlx::Error::RowNotFound);
+        assert!(!other.is_duplicate());
+        assert_eq!(ApiError::from(other).code, Code::Internal);
     }
 }

@@ -122,7 +122,7 @@ pub async fn store(
     status: StatusCode,
     response: &str,
     now: time::OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
@@ -161,7 +161,7 @@ pub async fn reserve_for(
 ) -> ApiResult<bool> {
     let processing = StatusCode::from_u16(IN_PROGRESS as u16).unwrap_or(StatusCode::ACCEPTED);
     match store(tx, empresa_id, key, operation, processing, referencia, now).await {
-        Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
+        Err(error) if error.is_duplicate() => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
 }
@@ -188,7 +188,7 @@ pub async fn claim(
     key: &Key,
     operation: &str,
     now: time::OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
+) -> crate::db::DbResult<bool> {
     let claimed = sql!(
         scalar_optional * tx,
         String,
@@ -205,7 +205,7 @@ pub async fn claim(
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.
-pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> Result<u64, sqlx::Error> {
+pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
@@ -243,7 +243,7 @@ pub async fn store_answer(
         return Ok(true);
     }
     match store(tx, empresa_id, key, operation, status, answer, now).await {
-        Err(error) if crate::db::is_unique_violation(&error) => Ok(false),
+        Err(error) if error.is_duplicate() => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
 }

@@ -494,7 +494,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
             }
         }
         tx.commit().await?;
-        Ok::<_, sqlx::Error>(())
+        Ok::<_, crate::db::DbError>(())
     };
     escribir.await.map_err(|e| e.to_string())?;
     if nuevo.en_curso() {

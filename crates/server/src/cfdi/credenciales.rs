@@ -10,7 +10,6 @@ use timbra_credentials::testgen::{self, Options};
 use timbra_credentials::{Certificate, CertificateKind, Credential, Error as CredError, PrivateKey};
 use time::{Duration, OffsetDateTime};
 
-use crate::db::is_unique_violation;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -318,7 +317,7 @@ async fn cargar_pac_sandbox(app: &AppState) -> ApiResult<Credential> {
                 "INSERT INTO sandbox_pac (id, cer, key_enc, password_enc, created_at) VALUES ('default', $1, $2, $3, $4)",
                 generated.cer_der, key_enc, password_enc, now);
             match inserted {
-                Err(error) if is_unique_violation(&error) => {}
+                Err(error) if error.is_duplicate() => {}
                 other => {
                     other?;
                 }

@@ -793,7 +793,7 @@ impl EfectosPago {
                 fecha_pago: &self.fecha_pago,
             };
             match db::aplicar(tx, &self.empresa_id, &aplicacion, now).await {
-                Err(error) if crate::db::is_unique_violation(&error) => return Err(error_saldo(uuid, actual, d)),
+                Err(error) if error.is_duplicate() => return Err(error_saldo(uuid, actual, d)),
                 other => other?,
             };
         }

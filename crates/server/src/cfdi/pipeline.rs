@@ -572,7 +572,7 @@ pub(super) async fn tomar_folios(
     serie: &str,
     cantidad: i64,
     now: OffsetDateTime,
-) -> Result<i64, sqlx::Error> {
+) -> crate::db::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -685,7 +685,7 @@ pub(super) async fn siguiente_folio(
     sandbox: bool,
     serie: &str,
     now: OffsetDateTime,
-) -> Result<i64, sqlx::Error> {
+) -> crate::db::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,

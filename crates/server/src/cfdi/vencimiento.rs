@@ -42,7 +42,7 @@ impl Job for CertificadosPorExpirar {
 
 /// One transaction per certificate: the event and the mark on the row commit together, so a
 /// crash between two certificates neither loses nor repeats an announcement.
-async fn avisar(app: &AppState) -> Result<usize, sqlx::Error> {
+async fn avisar(app: &AppState) -> crate::db::DbResult<usize> {
     let now = app.clock.now();
     let limite = now + AVISO;
     let pendientes = {

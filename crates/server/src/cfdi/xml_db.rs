@@ -52,7 +52,7 @@ pub async fn guardar(
     path: &str,
     comprimido: &[u8],
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO cfdi_xml (cfdi_id, empresa_id, path, xml_deflate, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -65,9 +65,11 @@ pub async fn guardar(
 }
 
 /// The XML stored at `path`, or `None` when this table does not hold it.
-pub async fn leer(conn: &mut impl AsExec, path: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
+pub async fn leer(conn: &mut impl AsExec, path: &str) -> crate::db::DbResult<Option<Vec<u8>>> {
     let comprimido = sql!(scalar_optional * conn, Vec<u8>, "SELECT xml_deflate FROM cfdi_xml WHERE path = $1", path)?;
-    comprimido.map(|bytes| descomprimir(&bytes).map_err(|error| sqlx::Error::Decode(Box::new(error)))).transpose()
+    Ok(comprimido
+        .map(|bytes| descomprimir(&bytes).map_err(|error| sqlx::Error::Decode(Box::new(error))))
+        .transpose()?)
 }
 
 #[cfg(test)]

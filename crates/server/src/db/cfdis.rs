@@ -71,25 +71,25 @@ macro_rules! bind_args {
     }};
 }
 
-async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> Result<Vec<CfdiRow>, sqlx::Error> {
+async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> crate::db::DbResult<Vec<CfdiRow>> {
     match crate::db::AsExec::exec(conn) {
         Exec::Sqlite(c) => {
-            bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await
+            Ok(bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await?)
         }
         Exec::Pg(c) => {
-            bind_args!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await
+            Ok(bind_args!(sqlx::query_as::<sqlx::Postgres, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await?)
         }
     }
 }
 
-async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> Result<i64, sqlx::Error> {
+async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> crate::db::DbResult<i64> {
     let args = args.iter().cloned();
     match crate::db::AsExec::exec(conn) {
         Exec::Sqlite(c) => {
-            bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await
+            Ok(bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await?)
         }
         Exec::Pg(c) => {
-            bind_args!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await
+            Ok(bind_args!(sqlx::query_scalar::<sqlx::Postgres, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await?)
         }
     }
 }
@@ -146,7 +146,7 @@ pub async fn listar(
     filtro: &Filtro,
     limit: i64,
     offset: i64,
-) -> Result<(Vec<CfdiRow>, i64), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<CfdiRow>, i64)> {
     let mut filter = String::from("WHERE empresa_id = $1");
     let mut args = vec![Arg::Text(empresa_id.to_owned())];
     let mut push = |filter: &mut String, clause: &str, arg: Arg| {
@@ -249,7 +249,7 @@ pub async fn listar(
 }
 
 /// One invoice of the company, with its `conceptos` JSON.
-pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<(CfdiRow, String)>, sqlx::Error> {
+pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<(CfdiRow, String)>> {
     let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
     let Some(row) =
         fetch_rows(conn, sql, vec![Arg::Text(id.to_owned()), Arg::Text(empresa_id.to_owned())]).await?.pop()
@@ -290,7 +290,7 @@ pub struct PorCancelar {
 }
 
 /// The invoice `id` of the company, as cancellation needs it.
-pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<PorCancelar>, sqlx::Error> {
+pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<PorCancelar>> {
     sql!(
         fetch_optional * conn,
         PorCancelar,
@@ -306,7 +306,7 @@ pub async fn status_emitida(
     conn: &mut DbConn,
     empresa_id: &str,
     uuid_xml: &str,
-) -> Result<Option<String>, sqlx::Error> {
+) -> crate::db::DbResult<Option<String>> {
     sql!(
         scalar_optional * conn,
         String,
@@ -317,7 +317,7 @@ pub async fn status_emitida(
 }
 
 /// Where the cancellation acuse of invoice `id` is stored, if it has one.
-pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<String>, sqlx::Error> {
+pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<String>> {
     let url = sql!(
         scalar_optional * conn,
         Option<String>,
@@ -355,7 +355,7 @@ pub struct PorSeguir {
 
 /// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
 /// carries its company).
-pub async fn por_seguir(conn: &mut DbConn, id: &str) -> Result<Option<PorSeguir>, sqlx::Error> {
+pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<PorSeguir>> {
     sql!(
         fetch_optional * conn,
         PorSeguir,
@@ -374,7 +374,7 @@ pub async fn avanzar_cancelacion(
     nuevo: &str,
     cancelado: bool,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     let status = cancelado.then_some(EstadoCfdi::Cancelado.as_str());
     sql!(
         execute * tx,

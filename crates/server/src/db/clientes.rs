@@ -49,7 +49,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
@@ -74,7 +74,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
@@ -93,7 +93,7 @@ pub async fn update(
 }
 
 /// Customer `id` of the company, as an invoice's receiver.
-pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<ClienteReceptor>, sqlx::Error> {
+pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<ClienteReceptor>> {
     sql!(
         fetch_optional * conn,
         ClienteReceptor,

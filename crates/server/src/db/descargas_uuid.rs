@@ -29,7 +29,7 @@ pub async fn crear(
     empresa_id: &str,
     uuid: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO descargas_uuid (id, empresa_id, uuid, estado, created_at, updated_at) VALUES ($1, $2, $3, 'RUNNING', $4, $4)",
@@ -41,7 +41,7 @@ pub async fn crear(
 }
 
 /// Download `id` (any company: the job reads it).
-pub async fn leer(conn: &mut impl AsExec, id: &str) -> Result<Option<Descarga>, sqlx::Error> {
+pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,
@@ -51,7 +51,7 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> Result<Option<Descarga>, 
 }
 
 /// Download `id` of the company (another company's is "not found").
-pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<Descarga>, sqlx::Error> {
+pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,
@@ -68,7 +68,7 @@ pub async fn terminar(
     http_status: i64,
     respuesta: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE descargas_uuid SET estado = 'DONE', http_status = $1, respuesta = $2, updated_at = $3 WHERE id = $4",

@@ -138,7 +138,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO empleados (id, empresa_id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
@@ -180,7 +180,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE empleados SET num_empleado = $1, nombre = $2, rfc = $3, curp = $4, nss = $5, codigo_postal = $6, \
@@ -224,7 +224,7 @@ pub async fn desactivar(
     id: &str,
     fecha_baja: &str,
     now: OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
+) -> crate::db::DbResult<bool> {
     let changed = sql!(
         execute * tx,
         "UPDATE empleados SET activo = $1, fecha_baja = COALESCE(fecha_baja, $2), updated_at = $3 \
@@ -246,7 +246,7 @@ pub async fn ocupados(
     rfc: &str,
     num_empleado: &str,
     except_id: &str,
-) -> Result<(bool, bool), sqlx::Error> {
+) -> crate::db::DbResult<(bool, bool)> {
     let rows = sql!(
         fetch_all * conn,
         (String, String),
@@ -264,7 +264,7 @@ pub async fn activos(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodicidad: &str,
-) -> Result<Vec<EmpleadoRow>, sqlx::Error> {
+) -> crate::db::DbResult<Vec<EmpleadoRow>> {
     let select = format!(
         "SELECT {COLUMNAS} FROM empleados WHERE empresa_id = $1 AND periodicidad = $2 AND activo = $3 ORDER BY num_empleado, id"
     );

@@ -54,17 +54,17 @@ macro_rules! select_empresa {
 }
 
 /// The companies `user_id` belongs to, oldest first.
-pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> Result<Vec<EmpresaRow>, sqlx::Error> {
+pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> crate::db::DbResult<Vec<EmpresaRow>> {
     sql!(fetch_all * conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), user_id)
 }
 
 /// Company `id`, when `user_id` belongs to it.
-pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> Result<Option<EmpresaRow>, sqlx::Error> {
+pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> crate::db::DbResult<Option<EmpresaRow>> {
     sql!(fetch_optional * conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), user_id, id)
 }
 
 /// Whether `user_id` already belongs to a company with `rfc` (RFCs are unique per account).
-pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> Result<bool, sqlx::Error> {
+pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> crate::db::DbResult<bool> {
     let existing = sql!(
         scalar_optional * tx,
         String,
@@ -106,7 +106,7 @@ pub async fn crear(
     datos: &Datos<'_>,
     propietario: &str,
     now: OffsetDateTime,
-) -> Result<(), sqlx::Error> {
+) -> crate::db::DbResult<()> {
     sql!(
         execute * tx,
         "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
@@ -142,7 +142,7 @@ pub async fn actualizar(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
@@ -161,17 +161,17 @@ pub async fn actualizar(
 }
 
 /// Marks company `id` deleted.
-pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
 }
 
 /// The serie company `id` stamps payments with.
-pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> Result<String, sqlx::Error> {
+pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> crate::db::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT serie_pagos FROM empresas WHERE id = $1", id)
 }
 
 /// The issuing company as stamping needs it.
-pub async fn emisora(conn: &mut DbConn, id: &str) -> Result<EmpresaEmisora, sqlx::Error> {
+pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::db::DbResult<EmpresaEmisora> {
     sql!(
         fetch_one * conn,
         EmpresaEmisora,
@@ -181,7 +181,7 @@ pub async fn emisora(conn: &mut DbConn, id: &str) -> Result<EmpresaEmisora, sqlx
 }
 
 /// The company's employer registration (registro patronal), when it has one.
-pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> Result<Option<String>, sqlx::Error> {
+pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<String>> {
     Ok(sql!(scalar_optional * conn, Option<String>, "SELECT registro_patronal FROM empresas WHERE id = $1", id)?
         .flatten())
 }

@@ -86,7 +86,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO incidencias (id, empresa_id, empleado_id, tipo, fecha, status, horas, dias, tipo_incapacidad, domingos, \
@@ -111,7 +111,7 @@ pub async fn insert(
 }
 
 /// The company's incidence `id`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> Result<Option<IncidenciaRow>, sqlx::Error> {
+pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<IncidenciaRow>> {
     let select = format!("SELECT {COLUMNAS} FROM incidencias WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -124,7 +124,7 @@ pub async fn decidir(
     id: &str,
     status: &str,
     now: OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
+) -> crate::db::DbResult<bool> {
     let changed = sql!(
         execute * tx,
         "UPDATE incidencias SET status = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND status = 'PENDIENTE'",
@@ -156,7 +156,7 @@ pub async fn page(
     empresa_id: &str,
     filtro: &Filtro<'_>,
     paging: &Paging,
-) -> Result<(Vec<IncidenciaRow>, i64), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<IncidenciaRow>, i64)> {
     const FILTER: &str = "empresa_id = $1 AND ($2 = '' OR empleado_id = $2) AND ($3 = '' OR status = $3) \
          AND ($4 = '' OR tipo = $4) AND ($5 = '' OR fecha >= $5) AND ($6 = '' OR fecha <= $6)";
     let select = with_limit(
@@ -202,7 +202,7 @@ pub async fn aprobadas(
     empresa_id: &str,
     desde: &str,
     hasta: &str,
-) -> Result<Vec<IncidenciaRow>, sqlx::Error> {
+) -> crate::db::DbResult<Vec<IncidenciaRow>> {
     let select = format!(
         "SELECT {COLUMNAS} FROM incidencias WHERE empresa_id = $1 AND status = 'APROBADA' AND fecha >= $2 AND fecha <= $3 \
          ORDER BY empleado_id, fecha, id"

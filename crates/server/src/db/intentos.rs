@@ -54,7 +54,7 @@ const COLUMNAS: &str = "SELECT id, empresa_id, serie, folio, status, xml_sellado
      cliente_id, xml_path, operacion, updated_at FROM intentos_timbrado ";
 
 /// Records a new attempt, `ENVIADO`.
-pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, xml_sellado, request_hash, idempotency_key, \
@@ -77,7 +77,7 @@ pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> Re
 }
 
 /// Attempt `id`.
-pub async fn leer(conn: &mut DbConn, id: &str) -> Result<Option<Intento>, sqlx::Error> {
+pub async fn leer(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<Intento>> {
     sql!(fetch_optional * conn, Intento, sqlx::AssertSqlSafe(format!("{COLUMNAS}WHERE id = $1")), id)
 }
 
@@ -86,7 +86,7 @@ pub async fn pendiente_por_hash(
     conn: &mut DbConn,
     empresa_id: &str,
     request_hash: &str,
-) -> Result<Option<Intento>, sqlx::Error> {
+) -> crate::db::DbResult<Option<Intento>> {
     let select = format!(
         "{COLUMNAS}WHERE empresa_id = $1 AND request_hash = $2 AND status IN ('{ENVIADO}', '{SIN_RESPUESTA}') \
          ORDER BY created_at LIMIT 1"
@@ -101,7 +101,7 @@ pub async fn tomar_para_reenvio(
     id: &str,
     now: OffsetDateTime,
     abandonado_antes: OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
+) -> crate::db::DbResult<bool> {
     let tomados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'ENVIADO', updated_at = $2 \
@@ -114,7 +114,7 @@ pub async fn tomar_para_reenvio(
 }
 
 /// The outcome is unknown.
-pub async fn sin_respuesta(tx: &mut Tx, id: &str, error: &str, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn sin_respuesta(tx: &mut Tx, id: &str, error: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'SIN_RESPUESTA', error = $2, updated_at = $3 \
@@ -132,7 +132,7 @@ pub async fn rechazado(
     pac_code: Option<&str>,
     error: &str,
     now: OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
+) -> crate::db::DbResult<bool> {
     let cambiados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'RECHAZADO', pac_code = $2, error = $3, updated_at = $4 \
@@ -146,7 +146,7 @@ pub async fn rechazado(
 }
 
 /// Stamped; `false` when the attempt was already resolved (by an identical request or the job).
-pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> Result<bool, sqlx::Error> {
+pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::db::DbResult<bool> {
     let cambiados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'TIMBRADO', error = NULL, updated_at = $2 \
@@ -158,7 +158,7 @@ pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> Result<bool
 }
 
 /// The status and last change of attempt `id`, for the idempotency check.
-pub async fn estado(conn: &mut impl AsExec, id: &str) -> Result<Option<(String, OffsetDateTime)>, sqlx::Error> {
+pub async fn estado(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<(String, OffsetDateTime)>> {
     #[derive(sqlx::FromRow)]
     struct Estado {
         status: String,
@@ -217,7 +217,7 @@ pub async fn pagina(
     empresa_id: &str,
     filtro: &Filtro,
     paging: &Paging,
-) -> Result<(Vec<IntentoRow>, i64), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<IntentoRow>, i64)> {
     let total = sql!(
         scalar_one * conn,
         i64,
@@ -270,7 +270,7 @@ pub async fn usos(
     serie: &str,
     desde: i64,
     hasta: i64,
-) -> Result<(Vec<FolioCfdi>, Vec<IntentoRow>), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<FolioCfdi>, Vec<IntentoRow>)> {
     let cfdis = sql!(
         fetch_all * conn,
         FolioCfdi,
@@ -304,7 +304,7 @@ pub async fn usos(
 }
 
 /// The last folio the serie used in this mode (0 when none).
-pub async fn ultimo_folio(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> Result<i64, sqlx::Error> {
+pub async fn ultimo_folio(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> crate::db::DbResult<i64> {
     let ultimo = sql!(
         scalar_optional * conn,
         i64,

@@ -8,7 +8,7 @@ use crate::routes::miembros::MiembroOut;
 use crate::sql;
 
 /// The company's members who still have an account, oldest first.
-pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> Result<Vec<MiembroOut>, sqlx::Error> {
+pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> crate::db::DbResult<Vec<MiembroOut>> {
     sql!(
         fetch_all * conn,
         MiembroOut,
@@ -19,7 +19,7 @@ pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> Result<Vec<Miemb
 }
 
 /// The id of the active user with this (lower-case) email.
-pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> Result<Option<String>, sqlx::Error> {
+pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> crate::db::DbResult<Option<String>> {
     sql!(
         scalar_optional * tx,
         String,
@@ -29,7 +29,7 @@ pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> Result<Option<
 }
 
 /// The stored role of `user_id` in the company, if a member.
-pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> Result<Option<String>, sqlx::Error> {
+pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::db::DbResult<Option<String>> {
     sql!(
         scalar_optional * tx,
         String,
@@ -40,7 +40,7 @@ pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> Result<Option<
 }
 
 /// How many PROPIETARIO members with an account the company has.
-pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> Result<i64, sqlx::Error> {
+pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> crate::db::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -57,7 +57,7 @@ pub async fn agregar(
     user_id: &str,
     role: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -75,7 +75,7 @@ pub async fn cambiar_rol(
     user_id: &str,
     role: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
@@ -87,6 +87,6 @@ pub async fn cambiar_rol(
 }
 
 /// Removes `user_id` from the company.
-pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> Result<u64, sqlx::Error> {
+pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::db::DbResult<u64> {
     sql!(execute * tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", empresa_id, user_id)
 }

@@ -10,6 +10,7 @@ pub mod clientes;
 pub mod descargas_uuid;
 pub mod empleados;
 pub mod empresas;
+mod error;
 pub mod incidencias;
 pub mod intentos;
 pub mod memberships;
@@ -36,6 +37,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
 use time::OffsetDateTime;
 use tokio::sync::{Mutex, OwnedMutexGuard};
+
+pub use error::{DbError, DbResult};
 
 /// A connection pool to one of the two supported databases.
 #[derive(Clone, Debug)]
@@ -88,7 +91,7 @@ pub enum Backend {
 
 impl Db {
     /// Connects to `url` (`sqlite:` path or `postgres://`), creating the SQLite file if missing.
-    pub async fn connect(url: &str) -> Result<Self, sqlx::Error> {
+    pub async fn connect(url: &str) -> crate::db::DbResult<Self> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let options = PgConnectOptions::from_str(url)?;
             Self::connect_pg(options).await
@@ -110,7 +113,7 @@ impl Db {
     }
 
     /// Connects to PostgreSQL with explicit options (tests set a per-test `search_path`).
-    pub async fn connect_pg(options: PgConnectOptions) -> Result<Self, sqlx::Error> {
+    pub async fn connect_pg(options: PgConnectOptions) -> crate::db::DbResult<Self> {
         // A request waits at most 5 s for a connection: with the database down it gets a 503
         // in seconds instead of hanging for sqlx's default 30.
         let pool = PgPoolOptions::new()
@@ -138,12 +141,12 @@ impl Db {
     }
 
     /// Takes a connection from the pool for one or more single statements.
-    pub async fn conn(&self) -> Result<DbConn, sqlx::Error> {
+    pub async fn conn(&self) -> crate::db::DbResult<DbConn> {
         Ok(match self {
             Db::Sqlite(pool, _) => DbConn::Sqlite(pool.acquire().await?),
             Db::Pg(pool) => match pool.acquire().await {
                 Ok(conn) => DbConn::Pg(conn),
-                Err(error) => return Err(diagnose(pool, error).await),
+                Err(error) => return Err(diagnose(pool, error).await.into()),
             },
         })
     }
@@ -156,7 +159,7 @@ impl Db {
     /// the file lock in SQLite's busy handler, whose growing sleeps (up to 100 ms) made the
     /// tail latency of concurrent stamping. A transaction must not start another one while
     /// open (it would wait for itself; after [`WRITER_WAIT`] it gets an error).
-    pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
+    pub async fn begin(&self) -> crate::db::DbResult<Tx> {
         Ok(match self {
             Db::Sqlite(pool, writer) => {
                 let turn = tokio::time::timeout(WRITER_WAIT, writer.clone().lock_owned())
@@ -167,7 +170,7 @@ impl Db {
             Db::Pg(pool) => Tx {
                 inner: TxInner::Pg(match pool.begin().await {
                     Ok(tx) => tx,
-                    Err(error) => return Err(diagnose(pool, error).await),
+                    Err(error) => return Err(diagnose(pool, error).await.into()),
                 }),
                 _turn: None,
             },
@@ -183,7 +186,7 @@ impl Db {
     }
 
     /// Answers when the database does (`/readyz`).
-    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+    pub async fn ping(&self) -> crate::db::DbResult<()> {
         let mut conn = self.conn().await?;
         crate::sql!(scalar_one conn, i32, "SELECT 1").map(drop)
     }
@@ -219,10 +222,10 @@ enum TxInner {
 
 impl Tx {
     /// Commits.
-    pub async fn commit(self) -> Result<(), sqlx::Error> {
+    pub async fn commit(self) -> crate::db::DbResult<()> {
         match self.inner {
-            TxInner::Sqlite(tx) => tx.commit().await,
-            TxInner::Pg(tx) => tx.commit().await,
+            TxInner::Sqlite(tx) => Ok(tx.commit().await?),
+            TxInner::Pg(tx) => Ok(tx.commit().await?),
         }
     }
 }
@@ -268,26 +271,26 @@ impl AsExec for Tx {
 macro_rules! sql {
     (execute $conn:expr, $sql:expr $(, $arg:expr)* $(,)?) => {{
         match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()),
-            $crate::db::Exec::Pg(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()),
+            $crate::db::Exec::Sqlite(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::db::DbError::from),
+            $crate::db::Exec::Pg(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::db::DbError::from),
         }
     }};
     (scalar_one $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
         match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await,
-            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await,
+            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::db::DbError::from),
+            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::db::DbError::from),
         }
     }};
     (scalar_optional $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
         match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await,
-            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await,
+            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
+            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
         }
     }};
     ($verb:ident $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
         match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await,
-            $crate::db::Exec::Pg(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await,
+            $crate::db::Exec::Sqlite(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::db::DbError::from),
+            $crate::db::Exec::Pg(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::db::DbError::from),
         }
     }};
 }
@@ -420,7 +423,7 @@ impl MultiInsert {
     }
 
     /// Runs it (nothing when empty); gives rows affected.
-    pub async fn execute(self, conn: &mut impl AsExec) -> Result<u64, sqlx::Error> {
+    pub async fn execute(self, conn: &mut impl AsExec) -> crate::db::DbResult<u64> {
         use std::fmt::Write as _;
         if self.rows == 0 {
             return Ok(0);
@@ -462,7 +465,7 @@ impl MultiInsert {
                         Value::Bytes(v) => query.bind(v),
                     };
                 }
-                query.execute($conn).await.map(|r| r.rows_affected())
+                Ok(query.execute($conn).await?.rows_affected())
             }};
         }
         match conn.exec() {
@@ -529,15 +532,7 @@ pub fn with_limit(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
     sqlx::AssertSqlSafe(sql.replace("{limit}", &limit.to_string()))
 }
 
-/// Whether a database error is a unique-constraint violation (for 409 answers).
-pub fn is_unique_violation(error: &sqlx::Error) -> bool {
-    match error {
-        sqlx::Error::Database(db) => db.is_unique_violation(),
-        _ => false,
-    }
-}
-
 /// Opens a single connection, for the migrate command and tests that create schemas.
-pub async fn raw_pg_connection(url: &str) -> Result<PgConnection, sqlx::Error> {
-    PgConnection::connect(url).await
+pub async fn raw_pg_connection(url: &str) -> crate::db::DbResult<PgConnection> {
+    Ok(PgConnection::connect(url).await?)
 }

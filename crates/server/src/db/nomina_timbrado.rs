@@ -48,7 +48,7 @@ pub async fn por_timbrar(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodo_id: &str,
-) -> Result<Vec<ReciboFila>, sqlx::Error> {
+) -> crate::db::DbResult<Vec<ReciboFila>> {
     sql!(
         fetch_all * conn,
         ReciboFila,
@@ -71,7 +71,7 @@ pub async fn marcar_pendiente(
     id: &str,
     detalle: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'PENDIENTE', detalle_errores = $1, updated_at = $2 \
@@ -84,7 +84,7 @@ pub async fn marcar_pendiente(
 }
 
 /// Links receipt `id` to the live attempt about to be sent.
-pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> Result<u64, sqlx::Error> {
+pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET intento_id = $1 WHERE id = $2 AND empresa_id = $3",
@@ -104,7 +104,7 @@ pub async fn marcar_timbrado(
     cfdi_id: &str,
     uuid: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = $1, cfdi_id = $2, uuid = $3, detalle_errores = NULL, updated_at = $4 \
@@ -124,7 +124,7 @@ pub async fn marcar_cancelado(
     empresa_id: &str,
     id: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3",
@@ -140,7 +140,7 @@ pub async fn cancelado_por_cfdi(
     empresa_id: &str,
     cfdi_id: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE empresa_id = $2 AND cfdi_id = $3",
@@ -151,7 +151,7 @@ pub async fn cancelado_por_cfdi(
 }
 
 /// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
-pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> Result<Option<(String, String)>, sqlx::Error> {
+pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<(String, String)>> {
     sql!(
         fetch_optional * tx,
         (String, String),
@@ -169,7 +169,7 @@ pub async fn actualizar_status_periodo(
     empresa_id: &str,
     periodo_id: &str,
     now: OffsetDateTime,
-) -> Result<String, sqlx::Error> {
+) -> crate::db::DbResult<String> {
     let (sin_timbrar, timbrados): (i64, i64) = sql!(
         fetch_one * tx,
         (i64, i64),

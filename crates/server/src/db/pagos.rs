@@ -57,7 +57,7 @@ pub async fn relacionado(
     conn: &mut DbConn,
     empresa_id: &str,
     uuid_xml: &str,
-) -> Result<Option<Relacionado>, sqlx::Error> {
+) -> crate::db::DbResult<Option<Relacionado>> {
     sql!(
         fetch_optional * conn,
         Relacionado,
@@ -80,7 +80,7 @@ pub struct Saldo {
 }
 
 /// The balance of invoice `cfdi_id` of the company, as of `tx`.
-pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> Result<Option<Saldo>, sqlx::Error> {
+pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<Saldo>> {
     sql!(
         fetch_optional * conn,
         Saldo,
@@ -99,7 +99,7 @@ pub async fn mover(
     anterior: Saldo,
     nuevo: Saldo,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET saldo_insoluto = $1, ultima_parcialidad = $2, pendiente = $3, updated_at = $4 \
@@ -122,7 +122,7 @@ pub async fn bloquear_saldo(
     empresa_id: &str,
     cfdi_id: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET updated_at = $3 WHERE cfdi_id = $1 AND empresa_id = $2",
@@ -134,7 +134,7 @@ pub async fn bloquear_saldo(
 
 /// Why the invoice can no longer be paid, read in `tx` (after its balance row was locked):
 /// cancelled, or its cancellation in progress; `None` when it can.
-pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> Result<Option<&'static str>, sqlx::Error> {
+pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<&'static str>> {
     let (status, estado_cancelacion) = sql!(
         fetch_one * tx,
         (String, Option<String>),
@@ -176,7 +176,7 @@ pub async fn aplicar(
     empresa_id: &str,
     a: &Aplicacion<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO pagos_doctos (pago_id, cfdi_id, empresa_id, num_parcialidad, imp_saldo_ant, imp_pagado, \
@@ -205,7 +205,7 @@ struct Aplicada {
 /// DEVUELTO; the installment counter goes back only where the payment was the last one, so its
 /// replacement can take the same number. Nothing for an id that applied nothing (any other
 /// CFDI). Returns how many invoices got their amount back.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     let aplicadas = sql!(
         fetch_all * tx,
         Aplicada,
@@ -232,7 +232,7 @@ pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetD
             }
             intentos += 1;
             if intentos == 20 {
-                return Err(sqlx::Error::Protocol(format!("the balance of {} keeps changing", aplicada.cfdi_id)));
+                return Err(sqlx::Error::Protocol(format!("the balance of {} keeps changing", aplicada.cfdi_id)).into());
             }
         }
     }
@@ -268,7 +268,7 @@ pub struct PagoAplicado {
 }
 
 /// The stamped, not cancelled payments applied to invoice `cfdi_id`, by installment.
-pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> Result<Vec<PagoAplicado>, sqlx::Error> {
+pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Vec<PagoAplicado>> {
     sql!(
         fetch_all * conn,
         PagoAplicado,
@@ -286,7 +286,7 @@ pub async fn pagos_vigentes(
     conn: &mut impl AsExec,
     empresa_id: &str,
     cfdi_id: &str,
-) -> Result<Vec<String>, sqlx::Error> {
+) -> crate::db::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -319,7 +319,7 @@ pub struct DoctoDePago {
 }
 
 /// The invoices payment `pago_id` applied to.
-pub async fn doctos_de(conn: &mut DbConn, empresa_id: &str, pago_id: &str) -> Result<Vec<DoctoDePago>, sqlx::Error> {
+pub async fn doctos_de(conn: &mut DbConn, empresa_id: &str, pago_id: &str) -> crate::db::DbResult<Vec<DoctoDePago>> {
     sql!(
         fetch_all * conn,
         DoctoDePago,

@@ -69,7 +69,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
@@ -93,7 +93,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \

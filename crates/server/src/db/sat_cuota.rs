@@ -15,7 +15,7 @@ pub async fn reservar(
     cantidad: i64,
     limite: i64,
     now: OffsetDateTime,
-) -> Result<(i64, i64), sqlx::Error> {
+) -> crate::db::DbResult<(i64, i64)> {
     sql!(
         execute * tx,
         "INSERT INTO sat_cuota (rfc, dia, usadas, concedidas, created_at, updated_at) VALUES ($1, $2, 0, 0, $3, $3) \
@@ -48,7 +48,7 @@ pub async fn devolver(
     dia: &str,
     cantidad: i64,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     if cantidad <= 0 {
         return Ok(0);
     }
@@ -64,7 +64,7 @@ pub async fn devolver(
 }
 
 /// Downloads counted for `rfc` on `dia`.
-pub async fn usadas(conn: &mut impl AsExec, rfc: &str, dia: &str) -> Result<i64, sqlx::Error> {
+pub async fn usadas(conn: &mut impl AsExec, rfc: &str, dia: &str) -> crate::db::DbResult<i64> {
     Ok(sql!(scalar_optional * conn, i64, "SELECT usadas FROM sat_cuota WHERE rfc = $1 AND dia = $2", rfc, dia)?
         .unwrap_or(0))
 }

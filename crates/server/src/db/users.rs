@@ -28,7 +28,7 @@ pub async fn crear(
     email: &str,
     password_hash: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -42,7 +42,7 @@ pub async fn crear(
 }
 
 /// The active account with this email (any case).
-pub async fn por_email(conn: &mut DbConn, email: &str) -> Result<Option<UserRow>, sqlx::Error> {
+pub async fn por_email(conn: &mut DbConn, email: &str) -> crate::db::DbResult<Option<UserRow>> {
     sql!(
         fetch_optional * conn,
         UserRow,
@@ -52,12 +52,12 @@ pub async fn por_email(conn: &mut DbConn, email: &str) -> Result<Option<UserRow>
 }
 
 /// The email of account `id`.
-pub async fn email(conn: &mut DbConn, id: &str) -> Result<String, sqlx::Error> {
+pub async fn email(conn: &mut DbConn, id: &str) -> crate::db::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT email FROM users WHERE id = $1", id)
 }
 
 /// Soft-deletes account `id` and ends its sessions (its keys then answer AUTH_002).
-pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> Result<(), sqlx::Error> {
+pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::db::DbResult<()> {
     sql!(execute * tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)?;
     sql!(execute * tx, "DELETE FROM sessions WHERE user_id = $1", id)?;
     Ok(())
@@ -70,7 +70,7 @@ pub async fn abrir_sesion(
     user_id: &str,
     expires_at: OffsetDateTime,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO sessions (id, user_id, expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -82,12 +82,12 @@ pub async fn abrir_sesion(
 }
 
 /// Ends session `id`.
-pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> Result<u64, sqlx::Error> {
+pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> crate::db::DbResult<u64> {
     sql!(execute * conn, "DELETE FROM sessions WHERE id = $1", id)
 }
 
 /// Whether `user_id` belongs to the (not deleted) company `empresa_id`.
-pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> Result<bool, sqlx::Error> {
+pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> crate::db::DbResult<bool> {
     let role = sql!(
         scalar_optional * conn,
         String,
@@ -120,7 +120,7 @@ pub struct NuevaKey<'a> {
 }
 
 /// Stores a new API key.
-pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, empresa_ids, scopes, expires_at, created_at, updated_at) \
@@ -143,7 +143,7 @@ pub async fn revocar_key(
     id: &str,
     user_id: Option<&str>,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     match user_id {
         Some(user_id) => sql!(
             execute * conn,
@@ -157,7 +157,7 @@ pub async fn revocar_key(
 }
 
 /// The keys of `user_id`, newest first (`active` is computed by the caller).
-pub async fn keys(conn: &mut DbConn, user_id: &str) -> Result<Vec<KeyListItem>, sqlx::Error> {
+pub async fn keys(conn: &mut DbConn, user_id: &str) -> crate::db::DbResult<Vec<KeyListItem>> {
     sql!(
         fetch_all * conn,
         KeyListItem,

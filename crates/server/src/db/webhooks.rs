@@ -62,7 +62,7 @@ pub struct NuevoWebhook<'a> {
 }
 
 /// Registers an endpoint.
-pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
@@ -89,7 +89,7 @@ pub async fn actualizar(
     description: Option<&str>,
     active: bool,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE webhooks SET url = $1, events = $2, description = $3, active = $4, updated_at = $5 \
@@ -111,7 +111,7 @@ pub async fn cambiar_secreto(
     id: &str,
     sealed: &str,
     now: OffsetDateTime,
-) -> Result<u64, sqlx::Error> {
+) -> crate::db::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND deleted_at IS NULL",
@@ -132,7 +132,7 @@ macro_rules! select_deliveries {
 }
 
 /// Delivery `id`, when its endpoint is the company's.
-pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> Result<Option<DeliveryOut>, sqlx::Error> {
+pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<DeliveryOut>> {
     sql!(
         fetch_optional * conn,
         DeliveryOut,
@@ -148,7 +148,7 @@ pub async fn entregas(
     empresa_id: &str,
     webhook_id: &str,
     paging: &Paging,
-) -> Result<(Vec<DeliveryOut>, i64), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<DeliveryOut>, i64)> {
     let total =
         sql!(scalar_one * conn, i64, "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1", webhook_id)?;
     let items = sql!(

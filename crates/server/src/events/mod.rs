@@ -74,7 +74,7 @@ struct Subscriber {
 /// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
 /// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
-pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> Result<String, sqlx::Error> {
+pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> crate::db::DbResult<String> {
     let event_id = record(tx, now, empresa_id, event).await?;
     let event = event.event_type();
     let subscribers = sql!(
@@ -105,7 +105,7 @@ pub fn subscribed(events: Option<&str>, event: EventType) -> bool {
 }
 
 /// Writes the event row only (a ping is recorded, then delivered to one endpoint).
-pub async fn record(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> Result<String, sqlx::Error> {
+pub async fn record(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> crate::db::DbResult<String> {
     let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
     let id = ids::new_id();
     sql!(
@@ -127,7 +127,7 @@ pub async fn deliver(
     empresa_id: &str,
     webhook_id: &str,
     event_id: &str,
-) -> Result<String, sqlx::Error> {
+) -> crate::db::DbResult<String> {
     let id = ids::new_id();
     sql!(
         execute * tx,
@@ -156,7 +156,7 @@ pub struct Emission<'a> {
 /// [`emit`] for a batch, with one statement per table instead of several per event (group
 /// commit of stamps): the events, then the deliveries and their jobs for the webhooks
 /// subscribed, read once per company. Returns the event ids, in the order given.
-pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> Result<Vec<String>, sqlx::Error> {
+pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::DbResult<Vec<String>> {
     let mut events = MultiInsert::new("INSERT INTO events (id, empresa_id, type, data, created_at)", 5, "");
     let mut event_ids = Vec::with_capacity(emissions.len());
     for emission in emissions {

@@ -58,7 +58,7 @@ pub trait Job: Send + Sync + 'static {
         _job: &'a Claimed,
         _attempt: &'a Attempt,
         _next: &'a Next,
-    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send + 'a {
+    ) -> impl Future<Output = crate::db::DbResult<()>> + Send + 'a {
         async { Ok(()) }
     }
 }
@@ -109,7 +109,7 @@ impl NewJob {
 
 /// Writes a job, usually inside the transaction of the change that causes it. Returns its id,
 /// or `None` when a job with the same `dedupe_key` already exists.
-pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) -> Result<Option<String>, sqlx::Error> {
+pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) -> crate::db::DbResult<Option<String>> {
     enqueue_with_id(conn, now, &ids::new_id(), job).await
 }
 
@@ -120,7 +120,7 @@ pub async fn enqueue_with_id<C: AsExec>(
     now: OffsetDateTime,
     id: &str,
     job: NewJob,
-) -> Result<Option<String>, sqlx::Error> {
+) -> crate::db::DbResult<Option<String>> {
     let id = id.to_owned();
     let written = sql!(
         execute * conn,
@@ -140,7 +140,7 @@ pub async fn enqueue_with_id<C: AsExec>(
 
 /// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
 /// number written (jobs whose `dedupe_key` exists are not).
-pub async fn enqueue_many<C: AsExec>(conn: &mut C, jobs: Vec<(OffsetDateTime, NewJob)>) -> Result<u64, sqlx::Error> {
+pub async fn enqueue_many<C: AsExec>(conn: &mut C, jobs: Vec<(OffsetDateTime, NewJob)>) -> crate::db::DbResult<u64> {
     let mut insert = MultiInsert::new(
         "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)",
         11,
@@ -234,7 +234,7 @@ type RecordFn = for<'a> fn(
     &'a Claimed,
     &'a Attempt,
     &'a Next,
-) -> BoxFuture<'a, Result<(), sqlx::Error>>;
+) -> BoxFuture<'a, crate::db::DbResult<()>>;
 
 fn run_boxed<J: Job>(app: AppState, job: Claimed) -> BoxFuture<'static, Attempt> {
     Box::pin(J::run(app, job))
@@ -246,7 +246,7 @@ fn record_boxed<'a, J: Job>(
     job: &'a Claimed,
     attempt: &'a Attempt,
     next: &'a Next,
-) -> BoxFuture<'a, Result<(), sqlx::Error>> {
+) -> BoxFuture<'a, crate::db::DbResult<()>> {
     Box::pin(J::record(tx, now, job, attempt, next))
 }
 
@@ -308,7 +308,7 @@ pub async fn list_for_empresa(
     empresa_id: &str,
     status: Option<&str>,
     paging: &crate::envelope::Paging,
-) -> Result<(Vec<crate::routes::jobs::JobOut>, i64), sqlx::Error> {
+) -> crate::db::DbResult<(Vec<crate::routes::jobs::JobOut>, i64)> {
     let total = sql!(
         scalar_one * conn,
         i64,
@@ -353,7 +353,7 @@ struct QueueRow {
 
 /// Queue depth and age by kind, over every company (the whole installation's queue: every
 /// instance on one database reports the same figures).
-pub async fn queue_stats(db: &crate::db::Db, now: OffsetDateTime) -> Result<Vec<QueueStats>, sqlx::Error> {
+pub async fn queue_stats(db: &crate::db::Db, now: OffsetDateTime) -> crate::db::DbResult<Vec<QueueStats>> {
     let mut conn = db.conn().await?;
     let rows = sql!(
         fetch_all conn,

@@ -61,7 +61,7 @@ async fn worker(app: AppState, me: String, schedules: bool, mut shutdown: watch:
 
 /// Writes today's and tomorrow's occurrence of every daily job (once per day fleet-wide: the
 /// dedupe key names the day).
-pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> Result<(), sqlx::Error> {
+pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> crate::db::DbResult<()> {
     if app.jobs.daily_jobs().is_empty() {
         return Ok(());
     }
@@ -84,7 +84,7 @@ pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> Result<(), s
 }
 
 /// Claims one batch, runs it and records the outcomes. Returns how many jobs were claimed.
-pub async fn run_batch(app: &AppState, me: &str) -> Result<i64, sqlx::Error> {
+pub async fn run_batch(app: &AppState, me: &str) -> crate::db::DbResult<i64> {
     let now = app.clock.now();
     let lease_until = now + app.config.jobs.lease;
     let claim = match app.db.backend() {

@@ -111,7 +111,7 @@ pub async fn register(State(app): State<AppState>, Json(body): Json<RegisterBody
     let inserted = users::crear(&mut conn, &id, &name, &email, &password_hash, now).await;
     match inserted {
         Ok(_) => Ok(created(UserOut { id, email, name })),
-        Err(error) if crate::db::is_unique_violation(&error) => {
+        Err(error) if error.is_duplicate() => {
             Err(ApiError::new(Code::User002, "an account with this email already exists; log in instead"))
         }
         Err(error) => Err(error.into()),

@@ -211,7 +211,7 @@ pub async fn create(
     let mut tx = app.db.begin().await?;
     let inserted = clientes::insert(&mut tx, &empresa_id, &id, &valid.datos(), now).await;
     match inserted {
-        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
+        Err(error) if error.is_duplicate() => return Err(duplicate(&valid.rfc)),
         other => other?,
     };
     let out = load_in(&mut tx, &empresa_id, &id).await?;
@@ -287,7 +287,7 @@ pub async fn update(
     let mut tx = app.db.begin().await?;
     let updated = clientes::update(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await;
     match updated {
-        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate(&valid.rfc)),
+        Err(error) if error.is_duplicate() => return Err(duplicate(&valid.rfc)),
         other => other?,
     };
     let out = load_in(&mut tx, &empresa_id, &id).await?;

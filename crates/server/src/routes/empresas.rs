@@ -203,7 +203,7 @@ pub async fn create(
     };
     let inserted = empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await;
     match inserted {
-        Err(error) if crate::db::is_unique_violation(&error) => {
+        Err(error) if error.is_duplicate() => {
             return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")));
         }
         other => other?,

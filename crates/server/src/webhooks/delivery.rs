@@ -152,7 +152,7 @@ impl Job for Deliver {
         job: &'a Claimed,
         attempt: &'a Attempt,
         next: &'a Next,
-    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send + 'a {
+    ) -> impl Future<Output = crate::db::DbResult<()>> + Send + 'a {
         async move {
             let Ok(Payload { delivery_id }) = job.payload::<Self>() else {
                 return Ok(());

@@ -868,7 +868,9 @@ async fn sandbox_cancellation_checks_every_code_and_cancels_at_once() {
 async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
-    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    // Valid for a year: the clock below moves hours ahead, and a CSD within 30 days of its end
+    // gets the daily `certificado.por_expirar` notice whenever that crosses the job's hour.
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
     let clock = timbra_server::state::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();

@@ -85,7 +85,7 @@ pub async fn leer(app: &AppState, rfc: &str) -> ApiResult<Cuota> {
 
 /// Reserves up to `cantidad` downloads for `rfc` in the caller's transaction (the count and
 /// the stored XML commit together); gives how many were granted.
-pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> Result<i64, sqlx::Error> {
+pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> crate::db::DbResult<i64> {
     if cantidad <= 0 {
         return Ok(0);
     }
@@ -94,7 +94,7 @@ pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime
 }
 
 /// Gives back reserved downloads that were not used.
-pub async fn devolver(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> Result<(), sqlx::Error> {
+pub async fn devolver(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> crate::db::DbResult<()> {
     db::sat_cuota::devolver(tx, rfc, &dia(now), cantidad, now).await.map(|_| ())
 }
 

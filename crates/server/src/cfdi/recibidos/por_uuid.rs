@@ -234,7 +234,7 @@ impl Job for DescargarPorUuid {
             let texto = serde_json::to_string(&Guardada::de(&resultado)).unwrap_or_default();
             let mut conn = app.db.conn().await?;
             descargas_uuid::terminar(&mut conn, &descarga_id, status, &texto, app.clock.now()).await?;
-            Ok::<(), sqlx::Error>(())
+            Ok::<(), crate::db::DbError>(())
         }
         .await;
         match hecho {
@@ -343,7 +343,7 @@ async fn programar(
     numero: i64,
     at: OffsetDateTime,
     now: OffsetDateTime,
-) -> Result<(), sqlx::Error> {
+) -> crate::db::DbResult<()> {
     let job = NewJob::of::<ReintentarXml>(&Reintento { cfdi_id: cfdi_id.to_owned() })
         .for_empresa(empresa_id)
         .at(at)

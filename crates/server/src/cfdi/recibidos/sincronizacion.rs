@@ -103,8 +103,8 @@ enum Falla {
     Definitiva(ApiError),
 }
 
-impl From<sqlx::Error> for Falla {
-    fn from(error: sqlx::Error) -> Self {
+impl From<crate::db::DbError> for Falla {
+    fn from(error: crate::db::DbError) -> Self {
         Falla::Transitoria(error.to_string())
     }
 }
@@ -259,7 +259,7 @@ pub async fn iniciar(app: &AppState, empresa: &Empresa, anio: i64, mes: i64) -> 
     }
     let job_id = crate::ids::new_id();
     if let Err(error) = sincronizaciones::crear(&mut tx, &job_id, &empresa.id, anio, mes, now).await {
-        if db::is_unique_violation(&error) {
+        if error.is_duplicate() {
             return Err(ApiError::new(Code::Sync002, "a synchronization is already running for this company"));
         }
         return Err(error.into());

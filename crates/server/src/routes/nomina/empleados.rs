@@ -528,7 +528,7 @@ pub async fn create(
     let mut tx = app.db.begin().await?;
     check_unique(&mut tx, &empresa_id, &valid, &id).await?;
     match empleados::insert(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await {
-        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate()),
+        Err(error) if error.is_duplicate() => return Err(duplicate()),
         other => other?,
     };
     let out = load_in(&mut tx, &empresa_id, &id).await?;
@@ -627,7 +627,7 @@ pub async fn update(
     let valid = check(merged, hoy(&app))?;
     check_unique(&mut tx, &empresa_id, &valid, &id).await?;
     match empleados::update(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await {
-        Err(error) if crate::db::is_unique_violation(&error) => return Err(duplicate()),
+        Err(error) if error.is_duplicate() => return Err(duplicate()),
         other => other?,
     };
     let out = load_in(&mut tx, &empresa_id, &id).await?;

@@ -94,7 +94,17 @@ async fn xmls(app: &TestApp, who: &As, timbrado: &Value, dir: &TempDir) -> Vec<(
         let (status, xml) = raw(app, &format!("/api/nomina/recibos/{recibo_id}/xml"), Some(who)).await;
         assert_eq!(status, 200, "{xml}");
         assert_eq!(raw(app, &format!("/api/cfdi/{cfdi_id}/xml"), Some(who)).await, (status, xml.clone()));
+        // The answer's signed link serves the same XML to anyone holding it, without a session.
+        let enlace = recibo["xmlDownloadUrl"].as_str().unwrap_or_else(|| panic!("no xmlDownloadUrl: {recibo}"));
+        assert!(enlace.starts_with("/api/descargas/"), "{recibo}");
+        assert_eq!(raw(app, enlace, None).await, (status, xml.clone()));
+        assert_eq!(recibo["downloadExpiresIn"], 3600, "{recibo}");
+        assert!(recibo["xmlUrl"].as_str().unwrap().ends_with(&format!("{cfdi_id}.xml")), "{recibo}");
         if files.is_empty() {
+            let pdf = app.client.get(format!("{}{}", app.base, recibo["pdfDownloadUrl"].as_str().unwrap()));
+            let pdf = pdf.send().await.unwrap();
+            assert_eq!(pdf.status(), 200);
+            assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
             let pdf = app
                 .client
                 .get(format!("{}/api/nomina/recibos/{recibo_id}/pdf", app.base))
@@ -147,6 +157,24 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
         }
         let consultado = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await;
         assert_eq!(consultado.data(200)["status"], "TIMBRADO_PARCIAL");
+        // The detail's stamped receipts carry signed links to their files; the PENDIENTE one none.
+        for recibo in consultado.data(200)["recibos"].as_array().unwrap() {
+            if recibo["status"] == "PENDIENTE" {
+                assert!(recibo.get("xmlDownloadUrl").is_none() && recibo["cfdiId"].is_null(), "{recibo}");
+                continue;
+            }
+            let (xml_link, pdf_link) = (recibo["xmlDownloadUrl"].as_str(), recibo["pdfDownloadUrl"].as_str());
+            let (Some(xml_link), Some(pdf_link)) = (xml_link, pdf_link) else { panic!("links missing: {recibo}") };
+            assert_eq!(recibo["downloadExpiresIn"], 3600);
+            let (status, xml) = raw(&app, xml_link, None).await;
+            assert_eq!(status, 200, "{xml}");
+            assert!(xml.contains(recibo["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-")), "{xml}");
+            let pdf = app.client.get(format!("{}{pdf_link}", app.base)).send().await.unwrap();
+            assert_eq!(pdf.status(), 200);
+            // An altered link is refused.
+            let (status, _) = raw(&app, &xml_link.replacen("/descargas/", "/descargas/x", 1), None).await;
+            assert_eq!(status, 403);
+        }
 
         let dir = TempDir::new();
         let mut files = xmls(&app, &who, &data, &dir).await;

@@ -8,18 +8,22 @@
 //!    ([`group_commit`]) takes the folio inside it; live (`cfdi::live`) is two-phase:
 //!    *reserve* (stamp, folio, sealed attempt and Idempotency-Key committed) → *PAC call* →
 //!    *persist*, or an unknown outcome is kept and reconciled.
-//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its `factura.timbrada`
-//!    event and the idempotent answer, in one transaction: a batch of sandbox stamps at a time
+//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its type's persist
+//!    effects ([`Efectos::al_persistir`]: `factura.timbrada` by default) and the idempotent
+//!    answer, in one transaction: a batch of sandbox stamps at a time
 //!    ([`group_commit`]), one live stamp at a time ([`persistir`]).
 //! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.
 //!
 //! Handlers only parse, authorize, call [`timbrar`] and return what it gives.
 //!
-//! A document type that must change other rows with its stamp (a payment moves the balances
-//! of the invoices it pays) hands [`timbrar_con_efectos`] its [`Efectos`]: they run in the
+//! A document type that must change other rows with its stamp hands [`timbrar_con_efectos`]
+//! its [`Efectos`], the one stamp-time write mechanism of every path: *aplicar* runs in the
 //! transaction that takes the folio — the sandbox batch that writes the invoice, the live
-//! *reserve* before the PAC is called — so an error there (a balance moved meanwhile) rolls
-//! the stamp back and nothing is spent.
+//! *reserve* before the PAC is called — so an error there (a payment's balance moved
+//! meanwhile) rolls the stamp back and nothing is spent; *al_persistir* writes the type's
+//! records and event with the invoice row (a payroll receipt becomes TIMBRADO and emits
+//! `nomina.recibo_timbrado` instead of `factura.timbrada`); *devolver* gives back what
+//! *aplicar* held when the PAC refuses.
 //!
 //! A batch of documents of one company (a payroll period's receipts) stamps in sandbox through
 //! [`sellar_sandbox`] with predicted folios, on the blocking pool in parallel, and

@@ -777,6 +777,7 @@ pub(super) static EFECTOS_RECIBO: EfectosRecibo = EfectosRecibo { lote: None };
 impl EfectosRecibo {
     async fn persistir(&self, tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()> {
         let mut emisiones = Vec::with_capacity(escritos.len());
+        let mut marcados: Vec<(String, &Escrito<'_>)> = Vec::with_capacity(escritos.len());
         let mut periodos: Vec<(&str, String, OffsetDateTime)> = Vec::new();
         for escrito in escritos {
             let (empresa_id, cfdi_id) = (escrito.empresa_id, &escrito.registro.cfdi_id);
@@ -787,8 +788,7 @@ impl EfectosRecibo {
             let Some((recibo_id, periodo_id)) = recibo else {
                 return Err(ApiError::internal("nomina", format!("no receipt holds CFDI {cfdi_id}")));
             };
-            let sandbox = escrito.registro.sandbox;
-            db::marcar_timbrado(tx, empresa_id, &recibo_id, sandbox, cfdi_id, escrito.uuid_api, escrito.now).await?;
+            marcados.push((recibo_id.clone(), escrito));
             if !periodos.iter().any(|(empresa, periodo, _)| *empresa == empresa_id && *periodo == periodo_id) {
                 periodos.push((empresa_id, periodo_id.clone(), escrito.now));
             }
@@ -804,6 +804,19 @@ impl EfectosRecibo {
                 }),
             });
         }
+        let recibos: Vec<db::ReciboTimbrado<'_>> = marcados
+            .iter()
+            .map(|(recibo_id, escrito)| db::ReciboTimbrado {
+                empresa_id: escrito.empresa_id,
+                id: recibo_id,
+                sandbox: escrito.registro.sandbox,
+                cfdi_id: &escrito.registro.cfdi_id,
+                uuid: escrito.uuid_api,
+                now: escrito.now,
+            })
+            .collect();
+        // One statement for the whole chunk.
+        db::marcar_timbrados(tx, &recibos).await?;
         events::emit_many(tx, &emisiones).await?;
         for (empresa_id, periodo_id, now) in periodos {
             db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;

@@ -232,11 +232,13 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
             sellado.xml_comprimido.clone(),
             sellado.now,
         ));
-        emissions.push(Emission {
-            now: sellado.now,
-            empresa_id: &sellado.empresa_id,
-            event: Event::FacturaTimbrada(sellado.fila.timbrada(registro, &sellado.uuid_api, folio)),
-        });
+        if sellado.efectos.is_none() {
+            emissions.push(Emission {
+                now: sellado.now,
+                empresa_id: &sellado.empresa_id,
+                event: Event::FacturaTimbrada(sellado.fila.timbrada(registro, &sellado.uuid_api, folio)),
+            });
+        }
         let answer = sellado.fila.respuesta(&sellado.mode, registro, &sellado.uuid_api, sellado.timbrado_en, folio);
         outcomes.push(Outcome::Timbrado { folio, answer });
     }
@@ -244,6 +246,20 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
     xmls.execute(&mut tx).await?;
     events::emit_many(&mut tx, &emissions).await?;
     drop(emissions);
+    for (sellado, outcome) in batch.iter().zip(&outcomes) {
+        if let (Some(efectos), Outcome::Timbrado { folio, .. }) = (&sellado.efectos, outcome) {
+            // The type's own records and events (`factura.timbrada` by default).
+            let escrito = pipeline::Escrito {
+                empresa_id: &sellado.empresa_id,
+                registro: &sellado.registro,
+                fila: &sellado.fila,
+                uuid_api: &sellado.uuid_api,
+                folio: *folio,
+                now: sellado.now,
+            };
+            efectos.al_persistir(&mut tx, std::slice::from_ref(&escrito)).await?;
+        }
+    }
     for (sellado, outcome) in batch.iter().zip(&outcomes) {
         if let (Some(clave), Outcome::Timbrado { answer, .. }) = (&sellado.clave, outcome) {
             // The key claimed above becomes the answer, in the invoice's transaction.

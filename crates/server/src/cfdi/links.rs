@@ -46,6 +46,35 @@ pub fn url(secret: &[u8; 32], path: &str, now: i64) -> String {
     format!("/api/descargas/{}", sign(secret, path, now + LINK_SECONDS))
 }
 
+/// Where the PDF of the XML stored at `xml_path` lives (rendered on its first download).
+pub fn ruta_pdf(xml_path: &str) -> String {
+    format!("{}.pdf", xml_path.strip_suffix(".xml").unwrap_or(xml_path))
+}
+
+/// The signed links of a stamped document whose XML is stored at `xml_path`, as the invoice
+/// listing gives them (`includeDownloadUrls=true`).
+#[derive(serde::Serialize, utoipa::ToSchema, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Enlaces {
+    /// Signed link to the XML, valid [`LINK_SECONDS`].
+    pub xml_download_url: String,
+    /// Signed link to the PDF (rendered on its first download), valid [`LINK_SECONDS`].
+    pub pdf_download_url: String,
+    /// Seconds the links stay valid (3600).
+    pub download_expires_in: i64,
+}
+
+impl Enlaces {
+    /// The links to `xml_path` and its PDF made at `now` (Unix seconds).
+    pub fn de(secret: &[u8; 32], xml_path: &str, now: i64) -> Self {
+        Self {
+            xml_download_url: url(secret, xml_path, now),
+            pdf_download_url: url(secret, &ruta_pdf(xml_path), now),
+            download_expires_in: LINK_SECONDS,
+        }
+    }
+}
+
 /// Checks a token at `now` and gives back the storage path (constant-time comparison).
 pub fn verify(secret: &[u8; 32], token: &str, now: i64) -> Result<String, LinkError> {
     let mut parts = token.split('.');

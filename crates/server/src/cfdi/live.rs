@@ -215,8 +215,8 @@ async fn resolver(
                     .await?;
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
-                if intento.operacion.as_deref() == Some(super::pagos::OPERACION) {
-                    super::pagos::devolver(&mut tx, &intento.empresa_id, &intento.id, now).await?;
+                if let (_, Some(efectos)) = tipo_guardado(intento.operacion.as_deref()) {
+                    efectos.devolver(&mut tx, &intento.empresa_id, &intento.id, now).await?;
                 }
                 if let Some(clave) = &clave {
                     idempotency::release(&mut tx, &intento.empresa_id, clave).await?;
@@ -267,13 +267,14 @@ async fn resolver(
     };
     let xml_path =
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
+    let (operacion, efectos) = tipo_guardado(intento.operacion.as_deref());
     let registro = Registro {
         cfdi_id: intento.id.clone(),
         sandbox: false,
         serie: serie.clone(),
         cliente_id: intento.cliente_id.clone(),
         xml_path,
-        operacion: operacion_estatica(intento.operacion.as_deref()),
+        operacion,
     };
     let request_hash = intento.request_hash.clone().unwrap_or_default();
     let peticion = Peticion {
@@ -285,15 +286,17 @@ async fn resolver(
         now,
         fecha_local,
     };
-    persistir(app, tx, &peticion, &registro, stamped, true).await
+    persistir(app, tx, &peticion, &registro, stamped, true, efectos).await
 }
 
-/// The Idempotency-Key operation names are static strings; a stored one maps back to its own.
-fn operacion_estatica(operacion: Option<&str>) -> &'static str {
+/// The document type of a stored attempt, by its operation name: the static name (the
+/// Idempotency-Key operation) and the type's stamp-time hooks. An attempt is resolved in
+/// another request or by the job, where only this name says what it stamps.
+fn tipo_guardado(operacion: Option<&str>) -> (&'static str, Option<&'static dyn Efectos>) {
     match operacion {
-        Some(super::pagos::OPERACION) => super::pagos::OPERACION,
-        Some("nomina.timbrar") => "nomina.timbrar",
-        _ => "cfdi.timbrar",
+        Some(super::pagos::OPERACION) => (super::pagos::OPERACION, Some(&super::pagos::EFECTOS_GUARDADOS)),
+        Some(super::nomina::OPERACION) => (super::nomina::OPERACION, Some(&super::nomina::EFECTOS_RECIBO)),
+        _ => ("cfdi.timbrar", None),
     }
 }
 

@@ -10,10 +10,11 @@
 //! sealed); each chunk's invoice rows, XML, receipt
 //! updates and `nomina.recibo_timbrado` events commit in one transaction. Live takes one stamp
 //! per receipt from the balance (TIMBRE_001, nothing stamped, when it cannot cover them all)
-//! and sends each receipt through the live two-phase pipeline (`cfdi::live`), whose persist
-//! step writes the receipt's update and event in the stamp's transaction ([`al_persistir`]).
+//! and sends each receipt through the live two-phase pipeline (`cfdi::live`). Both paths write
+//! the receipt's update and event in the stamp's transaction through the pipeline's one
+//! stamp-time hook ([`EfectosRecibo`], a `pipeline::Efectos`).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
@@ -29,7 +30,8 @@ use timbra_cfdi::{Comprobante, Emisor, Receptor, validacion};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::pipeline::{self, Registro, SelladoLote};
+use super::links::Enlaces;
+use super::pipeline::{self, Escrito, Registro, SelladoLote};
 use super::timbrado::EmpresaEmisora;
 use super::{credenciales, fecha_cfdi, hora_local};
 use timbra_nomina::periodo::LineasRecibo;
@@ -85,6 +87,11 @@ pub struct ReciboTimbradoOut {
     /// Net pay (the CFDI Total), exact decimal string.
     #[schema(value_type = String)]
     pub total: Decimal,
+    /// Storage path of the XML (as an invoice's `xmlUrl`).
+    pub xml_url: String,
+    /// `xmlDownloadUrl`, `pdfDownloadUrl` (signed, valid an hour) and `downloadExpiresIn`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub enlaces: Option<Enlaces>,
 }
 
 /// A receipt left PENDIENTE.
@@ -493,7 +500,11 @@ pub async fn timbrar_periodo(
     } else {
         live(app, &empresa, user_id, listos, fecha_local, now).await
     };
-    let (timbrados, fallidos) = resultado.map_err(|error| inesperado(error, empresa_id, periodo_id))?;
+    let (mut timbrados, fallidos) = resultado.map_err(|error| inesperado(error, empresa_id, periodo_id))?;
+    let secret = app.cfdi.link_secret()?;
+    for recibo in &mut timbrados {
+        recibo.enlaces = Some(Enlaces::de(&secret, &recibo.xml_url, app.clock.now().unix_timestamp()));
+    }
     errores.extend(fallidos);
     let status = {
         let mut tx = app.db.begin().await?;
@@ -632,35 +643,33 @@ async fn escribir_tanda(
 ) -> ApiResult<Vec<ReciboTimbradoOut>> {
     let (recibos, mut lote): (Vec<_>, Vec<_>) = tanda.into_iter().unzip();
     let serie = lote[0].registro.serie.clone();
+    let efectos = EfectosRecibo {
+        lote: Some((
+            periodo_id.to_owned(),
+            recibos
+                .iter()
+                .zip(&lote)
+                .map(|(recibo, sellado)| (sellado.registro.cfdi_id.clone(), recibo.id.clone()))
+                .collect(),
+        )),
+    };
     let mut tx = app.db.begin().await?;
-    pipeline::escribir_lote(&mut tx, &empresa.id, &serie, &mut lote, csd, pac, fecha_local, now).await?;
-    let mut emisiones = Vec::with_capacity(lote.len());
-    let mut timbrados = Vec::with_capacity(lote.len());
-    for (recibo, sellado) in recibos.iter().zip(&lote) {
-        let uuid = sellado.uuid_api();
-        let total = sellado.fila.total();
-        db::marcar_timbrado(&mut tx, &empresa.id, &recibo.id, true, &sellado.registro.cfdi_id, &uuid, now).await?;
-        emisiones.push(Emission {
-            now,
-            empresa_id: &empresa.id,
-            event: Event::NominaReciboTimbrado(ReciboTimbrado {
-                recibo_id: recibo.id.clone(),
-                periodo_id: periodo_id.to_owned(),
-                uuid: uuid.clone(),
-                xml_url: sellado.registro.xml_path.clone(),
-                total,
-            }),
-        });
-        timbrados.push(ReciboTimbradoOut {
-            recibo_id: recibo.id.clone(),
-            empleado_nombre: recibo.empleado_nombre.clone(),
-            uuid,
-            cfdi_id: sellado.registro.cfdi_id.clone(),
-            total,
-        });
-    }
-    events::emit_many(&mut tx, &emisiones).await?;
+    pipeline::escribir_lote(&mut tx, &empresa.id, &serie, &mut lote, Some(&efectos), csd, pac, fecha_local, now)
+        .await?;
     tx.commit().await?;
+    let timbrados: Vec<ReciboTimbradoOut> = recibos
+        .into_iter()
+        .zip(&lote)
+        .map(|(recibo, sellado)| ReciboTimbradoOut {
+            recibo_id: recibo.id,
+            empleado_nombre: recibo.empleado_nombre,
+            uuid: sellado.uuid_api(),
+            cfdi_id: sellado.registro.cfdi_id.clone(),
+            total: sellado.fila.total(),
+            xml_url: sellado.registro.xml_path.clone(),
+            enlaces: None,
+        })
+        .collect();
     for _ in &timbrados {
         crate::metrics::metrics().stamp(true, "stamped");
     }
@@ -712,7 +721,8 @@ async fn live(
             db::vincular_intento(&mut tx, &empresa.id, &recibo.id, &intento_id).await?;
             tx.commit().await?;
         }
-        match pipeline::timbrar_con_registro(app, &peticion, comprobante, registro, None).await {
+        let efectos: Arc<dyn pipeline::Efectos> = Arc::new(EfectosRecibo::default());
+        match pipeline::timbrar_con_registro(app, &peticion, comprobante, registro, Some(efectos)).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
                 let fila = crate::db::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
@@ -723,6 +733,8 @@ async fn live(
                         uuid: fila.uuid.unwrap_or_default(),
                         cfdi_id: fila.cfdi_id.unwrap_or_default(),
                         total: fila.neto.0,
+                        xml_url: fila.xml_url.unwrap_or_default(),
+                        enlaces: None,
                     }),
                     _ => return Err(ApiError::internal("nomina", "a stamped receipt was not recorded")),
                 }
@@ -748,32 +760,75 @@ async fn live(
     Ok((timbrados, errores))
 }
 
-/// The persist step of a live receipt's stamp (`pipeline::persistir`, operation
-/// [`OPERACION`]): the receipt becomes TIMBRADO with its CFDI and UUID and its
-/// `nomina.recibo_timbrado` is emitted, in the stamp's transaction. Also reached from the
-/// reconciliation job when an unknown outcome turns out stamped.
-pub(super) async fn al_persistir(
-    tx: &mut Tx,
-    empresa_id: &str,
-    registro: &Registro,
-    uuid: &str,
-    total: Decimal,
-    now: OffsetDateTime,
-) -> ApiResult<()> {
-    let Some((recibo_id, periodo_id)) = db::por_cfdi(tx, empresa_id, &registro.cfdi_id).await? else {
-        return Err(ApiError::internal("nomina", format!("no receipt holds CFDI {}", registro.cfdi_id)));
-    };
-    db::marcar_timbrado(tx, empresa_id, &recibo_id, registro.sandbox, &registro.cfdi_id, uuid, now).await?;
-    let evento = ReciboTimbrado {
-        recibo_id,
-        periodo_id: periodo_id.clone(),
-        uuid: uuid.to_owned(),
-        xml_url: registro.xml_path.clone(),
-        total,
-    };
-    events::emit(tx, now, empresa_id, &Event::NominaReciboTimbrado(evento)).await?;
-    db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
-    Ok(())
+/// A receipt's stamp-time hooks ([`pipeline::Efectos`]): with its stamp, the receipt becomes
+/// TIMBRADO (TIMBRADO_SANDBOX) with its CFDI and UUID, its `nomina.recibo_timbrado` is emitted
+/// instead of `factura.timbrada`, and its period's status follows, in the stamp's transaction
+/// (a sandbox chunk, a live persist, or the reconciliation job's).
+#[derive(Default)]
+pub(super) struct EfectosRecibo {
+    /// A sandbox batch's receipts by CFDI id, all of period `.0`; without it (live) each
+    /// receipt is found by its attempt or CFDI.
+    lote: Option<(String, HashMap<String, String>)>,
+}
+
+/// The hooks of a receipt known only by its stored attempt (`cfdi::live`).
+pub(super) static EFECTOS_RECIBO: EfectosRecibo = EfectosRecibo { lote: None };
+
+impl EfectosRecibo {
+    async fn persistir(&self, tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()> {
+        let mut emisiones = Vec::with_capacity(escritos.len());
+        let mut marcados: Vec<(String, &Escrito<'_>)> = Vec::with_capacity(escritos.len());
+        let mut periodos: Vec<(&str, String, OffsetDateTime)> = Vec::new();
+        for escrito in escritos {
+            let (empresa_id, cfdi_id) = (escrito.empresa_id, &escrito.registro.cfdi_id);
+            let recibo = match &self.lote {
+                Some((periodo_id, recibos)) => recibos.get(cfdi_id).map(|recibo| (recibo.clone(), periodo_id.clone())),
+                None => db::por_cfdi(tx, empresa_id, cfdi_id).await?,
+            };
+            let Some((recibo_id, periodo_id)) = recibo else {
+                return Err(ApiError::internal("nomina", format!("no receipt holds CFDI {cfdi_id}")));
+            };
+            marcados.push((recibo_id.clone(), escrito));
+            if !periodos.iter().any(|(empresa, periodo, _)| *empresa == empresa_id && *periodo == periodo_id) {
+                periodos.push((empresa_id, periodo_id.clone(), escrito.now));
+            }
+            emisiones.push(Emission {
+                now: escrito.now,
+                empresa_id,
+                event: Event::NominaReciboTimbrado(ReciboTimbrado {
+                    recibo_id,
+                    periodo_id,
+                    uuid: escrito.uuid_api.to_owned(),
+                    xml_url: escrito.registro.xml_path.clone(),
+                    total: escrito.fila.total(),
+                }),
+            });
+        }
+        let recibos: Vec<db::ReciboTimbrado<'_>> = marcados
+            .iter()
+            .map(|(recibo_id, escrito)| db::ReciboTimbrado {
+                empresa_id: escrito.empresa_id,
+                id: recibo_id,
+                sandbox: escrito.registro.sandbox,
+                cfdi_id: &escrito.registro.cfdi_id,
+                uuid: escrito.uuid_api,
+                now: escrito.now,
+            })
+            .collect();
+        // One statement for the whole chunk.
+        db::marcar_timbrados(tx, &recibos).await?;
+        events::emit_many(tx, &emisiones).await?;
+        for (empresa_id, periodo_id, now) in periodos {
+            db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
+        }
+        Ok(())
+    }
+}
+
+impl pipeline::Efectos for EfectosRecibo {
+    fn al_persistir<'a, 'b: 'a>(&'a self, tx: &'a mut Tx, escritos: &'a [Escrito<'b>]) -> pipeline::Hecho<'a> {
+        Box::pin(self.persistir(tx, escritos))
+    }
 }
 
 /// Body of `POST /api/nomina/periodos/{id}/cancelar`.

@@ -17,8 +17,6 @@
 //! centavo (rounded or truncated).
 
 use std::collections::HashSet;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -34,7 +32,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::estados::EstadoCfdi;
-use super::pipeline::{Documento, Efectos, Registro};
+use super::pipeline::{Documento, Efectos, Hecho, Registro};
 use super::timbrado::EmpresaEmisora;
 use super::{credenciales, fecha_cfdi, hora_local, leer_fecha_cfdi, xml_db};
 use crate::db::pagos::{self as db, Aplicacion, Relacionado, Saldo};
@@ -802,13 +800,25 @@ impl EfectosPago {
 }
 
 impl Efectos for EfectosPago {
-    fn aplicar<'a>(
-        &'a self,
-        tx: &'a mut Tx,
-        cfdi_id: &'a str,
-        now: OffsetDateTime,
-    ) -> Pin<Box<dyn Future<Output = ApiResult<()>> + Send + 'a>> {
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
         Box::pin(self.aplicar_en(tx, cfdi_id, now))
+    }
+
+    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+        EFECTOS_GUARDADOS.devolver(tx, empresa_id, cfdi_id, now)
+    }
+}
+
+/// A payment's hooks when only its stored attempt is at hand (a live stamp resolved by a later
+/// request or the job): a refusal gives back the balances it moved.
+pub(super) struct PagoGuardado;
+
+/// [`PagoGuardado`].
+pub(super) static EFECTOS_GUARDADOS: PagoGuardado = PagoGuardado;
+
+impl Efectos for PagoGuardado {
+    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+        Box::pin(devolver(tx, empresa_id, cfdi_id, now))
     }
 }
 

@@ -8,24 +8,28 @@
 //!    ([`group_commit`]) takes the folio inside it; live (`cfdi::live`) is two-phase:
 //!    *reserve* (stamp, folio, sealed attempt and Idempotency-Key committed) → *PAC call* →
 //!    *persist*, or an unknown outcome is kept and reconciled.
-//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its `factura.timbrada`
-//!    event and the idempotent answer, in one transaction: a batch of sandbox stamps at a time
+//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its type's persist
+//!    effects ([`Efectos::al_persistir`]: `factura.timbrada` by default) and the idempotent
+//!    answer, in one transaction: a batch of sandbox stamps at a time
 //!    ([`group_commit`]), one live stamp at a time ([`persistir`]).
 //! 7. **answer**: the `201` body, the same one a replay of the Idempotency-Key gives.
 //!
 //! Handlers only parse, authorize, call [`timbrar`] and return what it gives.
 //!
-//! A document type that must change other rows with its stamp (a payment moves the balances
-//! of the invoices it pays) hands [`timbrar_con_efectos`] its [`Efectos`]: they run in the
+//! A document type that must change other rows with its stamp hands [`timbrar_con_efectos`]
+//! its [`Efectos`], the one stamp-time write mechanism of every path: *aplicar* runs in the
 //! transaction that takes the folio — the sandbox batch that writes the invoice, the live
-//! *reserve* before the PAC is called — so an error there (a balance moved meanwhile) rolls
-//! the stamp back and nothing is spent.
+//! *reserve* before the PAC is called — so an error there (a payment's balance moved
+//! meanwhile) rolls the stamp back and nothing is spent; *al_persistir* writes the type's
+//! records and event with the invoice row (a payroll receipt becomes TIMBRADO and emits
+//! `nomina.recibo_timbrado` instead of `factura.timbrada`); *devolver* gives back what
+//! *aplicar* held when the PAC refuses.
 //!
 //! A batch of documents of one company (a payroll period's receipts) stamps in sandbox through
 //! [`sellar_sandbox`] with predicted folios, on the blocking pool in parallel, and
 //! [`escribir_lote`], which takes the batch's folios in one statement, seals again any whose
-//! prediction missed, and writes the invoice rows and their XML in the caller's transaction,
-//! where the caller writes its own records (the receipts, their events) before committing.
+//! prediction missed, and writes the invoice rows, their XML and their type's persist effects
+//! ([`Efectos::al_persistir`]: the receipts, their events) in the caller's transaction.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -46,7 +50,7 @@ use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi, xml_db};
 use crate::db::{Money, MultiInsert, Tx, Value};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
-use crate::events::{self, Event};
+use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
 use crate::state::AppState;
 use crate::{ids, sql};
@@ -63,18 +67,80 @@ pub struct Documento {
     pub operacion: &'static str,
 }
 
-/// Writes a document type makes in its stamp's own transaction (see the module doc).
+/// What an [`Efectos`] hook gives back: a boxed future over the stamp's transaction.
+pub type Hecho<'a> = Pin<Box<dyn Future<Output = ApiResult<()>> + Send + 'a>>;
+
+/// A stamp as written in its transaction (invoice row and XML already inserted), as a
+/// document type's [`Efectos::al_persistir`] sees it.
+pub struct Escrito<'a> {
+    /// The company.
+    pub empresa_id: &'a str,
+    /// The record fields.
+    pub registro: &'a Registro,
+    /// The row's values from the sealed comprobante.
+    pub fila: &'a Fila,
+    /// The UUID as the API shows it.
+    pub uuid_api: &'a str,
+    /// The folio taken.
+    pub folio: i64,
+    /// The request's time (UTC).
+    pub now: OffsetDateTime,
+}
+
+/// Writes a document type makes in its stamp's own transaction (see the module doc). Every
+/// stamp path calls the same hooks: the sandbox writer ([`group_commit`]), a sandbox batch
+/// ([`escribir_lote`]), and live (`cfdi::live`: *reserve*, [`persistir`], a refusal), where a
+/// stamp resolved later by the reconciliation job finds its type's hooks by its operation
+/// name (`cfdi::live`).
 pub trait Efectos: Send + Sync {
     /// Checks and applies them in `tx` for the CFDI `cfdi_id` (in live mode, the id of its
-    /// stamping attempt, which the invoice keeps). An error rolls the stamp back and is the
-    /// request's answer. In live mode what this holds is given back by the document type when
-    /// the PAC refuses (`cfdi::live`), and kept while the outcome is unknown.
-    fn aplicar<'a>(
+    /// stamping attempt, which the invoice keeps) before the stamp: in the sandbox batch that
+    /// writes the invoice, in the live *reserve* before the PAC is called. An error rolls the
+    /// stamp back and is the request's answer. In live mode what this holds is given back by
+    /// [`Efectos::devolver`] when the PAC refuses, and kept while the outcome is unknown.
+    fn aplicar<'a>(&'a self, _tx: &'a mut Tx, _cfdi_id: &'a str, _now: OffsetDateTime) -> Hecho<'a> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The type's records and events of stamps just written in `tx` (a batch of one live, a
+    /// chunk in a sandbox batch). The default is each invoice's `factura.timbrada`; a type
+    /// with its own event (a payroll receipt's `nomina.recibo_timbrado`) emits that instead.
+    fn al_persistir<'a, 'b: 'a>(&'a self, tx: &'a mut Tx, escritos: &'a [Escrito<'b>]) -> Hecho<'a> {
+        Box::pin(emitir_timbradas(tx, escritos))
+    }
+
+    /// The PAC refused the stamp of CFDI `cfdi_id`: gives back what [`Efectos::aplicar`] held.
+    fn devolver<'a>(
         &'a self,
-        tx: &'a mut Tx,
-        cfdi_id: &'a str,
-        now: OffsetDateTime,
-    ) -> Pin<Box<dyn Future<Output = ApiResult<()>> + Send + 'a>>;
+        _tx: &'a mut Tx,
+        _empresa_id: &'a str,
+        _cfdi_id: &'a str,
+        _now: OffsetDateTime,
+    ) -> Hecho<'a> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// The `factura.timbrada` events of `escritos`, in one statement per table.
+pub async fn emitir_timbradas(tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()> {
+    let emisiones: Vec<Emission<'_>> = escritos
+        .iter()
+        .map(|e| Emission {
+            now: e.now,
+            empresa_id: e.empresa_id,
+            event: Event::FacturaTimbrada(e.fila.timbrada(e.registro, e.uuid_api, e.folio)),
+        })
+        .collect();
+    events::emit_many(tx, &emisiones).await?;
+    Ok(())
+}
+
+/// [`Efectos::al_persistir`] of `efectos`, or the default when the type has none.
+pub async fn al_persistir(efectos: Option<&dyn Efectos>, tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()> {
+    match efectos {
+        Some(efectos) => efectos.al_persistir(tx, escritos).await,
+        None => emitir_timbradas(tx, escritos).await,
+    }
 }
 
 /// Who asks, for which company.
@@ -611,14 +677,16 @@ impl SelladoLote {
 
 /// Writes a sandbox batch of one company and serie in `tx`: takes its folios in one statement,
 /// seals again (in parallel, on the blocking pool) each document whose predicted folio is not
-/// the one given, and inserts the invoice rows and their XML. The caller writes its own records
-/// in `tx` and commits: nothing of the batch is visible before.
+/// the one given, inserts the invoice rows and their XML, and runs the type's persist effects
+/// on the whole batch ([`Efectos::al_persistir`]). The caller commits: nothing of the batch is
+/// visible before.
 #[allow(clippy::too_many_arguments)]
 pub async fn escribir_lote(
     tx: &mut Tx,
     empresa_id: &str,
     serie: &str,
     lote: &mut [SelladoLote],
+    efectos: Option<&dyn Efectos>,
     csd: &Arc<credenciales::Csd>,
     pac: &Arc<timbra_credentials::Credential>,
     timbrado_en: OffsetDateTime,
@@ -674,7 +742,20 @@ pub async fn escribir_lote(
     }
     cfdis.execute(tx).await?;
     xmls.execute(tx).await?;
-    Ok(())
+    let uuids: Vec<String> = lote.iter().map(SelladoLote::uuid_api).collect();
+    let escritos: Vec<Escrito<'_>> = lote
+        .iter()
+        .zip(&uuids)
+        .map(|(sellado, uuid_api)| Escrito {
+            empresa_id,
+            registro: &sellado.registro,
+            fila: &sellado.fila,
+            uuid_api,
+            folio: sellado.folio,
+            now,
+        })
+        .collect();
+    al_persistir(efectos, tx, &escritos).await
 }
 
 /// Takes the next folio of (`empresa_id`, mode, `serie`) in `tx`: each serie runs 1..N on its
@@ -718,8 +799,8 @@ pub async fn sellar_sandbox(
     .map_err(|e| ApiError::internal("sello", e))?
 }
 
-/// Writes the invoice row, its XML, its `factura.timbrada` event and the idempotent answer in
-/// `tx` and commits it; or, when a concurrent request with the same Idempotency-Key stored
+/// Writes the invoice row, its XML, its type's persist effects (`factura.timbrada` by default,
+/// [`Efectos::al_persistir`]) and the idempotent answer in `tx` and commits it; or, when a concurrent request with the same Idempotency-Key stored
 /// first, rolls back and answers as that one did.
 pub(super) async fn persistir(
     app: &AppState,
@@ -728,6 +809,7 @@ pub(super) async fn persistir(
     registro: &Registro,
     timbrado: Timbrado,
     clave_reservada: bool,
+    efectos: Option<&dyn Efectos>,
 ) -> ApiResult<Response> {
     let empresa_id = &peticion.empresa.id;
     let fila = Fila::de(&timbrado.comprobante)?;
@@ -744,14 +826,15 @@ pub(super) async fn persistir(
     cfdis.execute(&mut tx).await?;
     xml_db::guardar(&mut tx, &registro.cfdi_id, empresa_id, &registro.xml_path, &timbrado.xml_comprimido, peticion.now)
         .await?;
-    if registro.operacion == super::nomina::OPERACION {
-        // A payroll receipt: the receipt's update and its own event, in the stamp's transaction.
-        super::nomina::al_persistir(&mut tx, empresa_id, registro, &timbrado.uuid_api, fila.total(), peticion.now)
-            .await?;
-    } else {
-        let timbrada = fila.timbrada(registro, &timbrado.uuid_api, timbrado.folio);
-        events::emit(&mut tx, peticion.now, empresa_id, &Event::FacturaTimbrada(timbrada)).await?;
-    }
+    let escrito = Escrito {
+        empresa_id,
+        registro,
+        fila: &fila,
+        uuid_api: &timbrado.uuid_api,
+        folio: timbrado.folio,
+        now: peticion.now,
+    };
+    al_persistir(efectos, &mut tx, std::slice::from_ref(&escrito)).await?;
     let answer = fila.respuesta(peticion.mode, registro, &timbrado.uuid_api, timbrado.timbrado_en, timbrado.folio);
     let guardada = idempotency::store_answer(
         &mut tx,

@@ -389,7 +389,8 @@ impl From<Vec<u8>> for Value {
 
 /// One `INSERT` of many rows: `{head} VALUES ($1, …), (…) {tail}`. Group commit writes a batch
 /// of stamps with one statement per table instead of one per stamp and table, because on
-/// SQLite every statement is a round trip to the connection's worker thread.
+/// SQLite every statement is a round trip to the connection's worker thread. (Any statement
+/// over a `VALUES` list fits: `UPDATE t SET … FROM (` `VALUES …` `) AS v WHERE …`.)
 pub struct MultiInsert {
     head: &'static str,
     tail: &'static str,

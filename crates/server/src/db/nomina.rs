@@ -234,6 +234,8 @@ pub struct ReciboRow {
     pub cfdi_id: Option<String>,
     /// Its UUID as the API shows it.
     pub uuid: Option<String>,
+    /// Storage path of the stamped CFDI's XML (its invoice row's `xml_url`).
+    pub xml_url: Option<String>,
     /// Created.
     pub created_at: OffsetDateTime,
     /// Last changed.
@@ -242,7 +244,9 @@ pub struct ReciboRow {
 
 const COLUMNAS_RECIBO: &str = "id, periodo_id, empleado_id, empleado_nombre, status, dias_pagados, total_percepciones, \
      total_gravado, total_exento, total_deducciones, total_otros_pagos, isr_retenido, subsidio_causado, imss_empleado, neto, \
-     lineas, empleado, calculo, entrada, detalle_errores, cfdi_id, uuid, created_at, updated_at";
+     lineas, empleado, calculo, entrada, detalle_errores, cfdi_id, uuid, \
+     (SELECT c.xml_url FROM cfdis c WHERE c.id = nomina_recibos.cfdi_id AND c.empresa_id = nomina_recibos.empresa_id) \
+     AS xml_url, created_at, updated_at";
 
 /// A receipt to write.
 pub struct NuevoRecibo {

@@ -5,7 +5,7 @@
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Money, Tx};
+use crate::db::{AsExec, Money, MultiInsert, Tx};
 use crate::sql;
 
 /// A receipt to stamp, with its period's dates and whether its employee is active.
@@ -94,28 +94,44 @@ pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_i
     )
 }
 
-/// Receipt `id` stamped: TIMBRADO (TIMBRADO_SANDBOX) with its CFDI and UUID.
-#[allow(clippy::too_many_arguments)]
-pub async fn marcar_timbrado(
-    tx: &mut Tx,
-    empresa_id: &str,
-    id: &str,
-    sandbox: bool,
-    cfdi_id: &str,
-    uuid: &str,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
-    sql!(
-        execute * tx,
-        "UPDATE nomina_recibos SET status = $1, cfdi_id = $2, uuid = $3, detalle_errores = NULL, updated_at = $4 \
-         WHERE id = $5 AND empresa_id = $6",
-        if sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" },
-        cfdi_id,
-        uuid,
-        now,
-        id,
-        empresa_id
-    )
+/// A stamped receipt for [`marcar_timbrados`].
+pub struct ReciboTimbrado<'a> {
+    /// The company.
+    pub empresa_id: &'a str,
+    /// The receipt.
+    pub id: &'a str,
+    /// Stamped in sandbox (TIMBRADO_SANDBOX) or live (TIMBRADO).
+    pub sandbox: bool,
+    /// Its CFDI.
+    pub cfdi_id: &'a str,
+    /// Its UUID as the API shows it.
+    pub uuid: &'a str,
+    /// Stamped at.
+    pub now: OffsetDateTime,
+}
+
+/// Receipts `recibos` stamped: TIMBRADO (TIMBRADO_SANDBOX) with their CFDI and UUID, in one
+/// statement however many (a sandbox chunk is 64), each scoped by its company.
+pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> crate::db::DbResult<u64> {
+    // `UPDATE … FROM (VALUES …)`: SQLite (3.33+) and PostgreSQL both name the list's columns
+    // column1, column2, …
+    let mut update = MultiInsert::new(
+        "UPDATE nomina_recibos SET status = v.column2, cfdi_id = v.column3, uuid = v.column4, detalle_errores = NULL, \
+         updated_at = v.column5 FROM (",
+        6,
+        ") AS v WHERE nomina_recibos.id = v.column1 AND nomina_recibos.empresa_id = v.column6",
+    );
+    for recibo in recibos {
+        update.row(vec![
+            recibo.id.into(),
+            if recibo.sandbox { "TIMBRADO_SANDBOX" } else { "TIMBRADO" }.into(),
+            recibo.cfdi_id.into(),
+            recibo.uuid.into(),
+            recibo.now.into(),
+            recibo.empresa_id.into(),
+        ]);
+    }
+    update.execute(tx).await
 }
 
 /// Receipt `id` cancelled.

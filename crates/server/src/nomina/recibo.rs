@@ -11,6 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::Empleado;
+use crate::cfdi::links::Enlaces;
 use crate::db::nomina::ReciboRow;
 use crate::error::ApiError;
 use timbra_nomina::periodo::LineasRecibo;
@@ -41,6 +42,14 @@ pub struct ReciboOut {
     pub total: Decimal,
     /// The stamped CFDI's UUID.
     pub uuid: Option<String>,
+    /// The stamped CFDI's id (`GET /api/cfdi/{cfdiId}`); null until stamped.
+    pub cfdi_id: Option<String>,
+    /// Storage path of the stamped XML (as an invoice's `xmlUrl`); null until stamped.
+    pub xml_url: Option<String>,
+    /// Once stamped: `xmlDownloadUrl`, `pdfDownloadUrl` (signed, valid an hour, no session
+    /// needed) and `downloadExpiresIn` (3600), as the invoice listing gives them.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub enlaces: Option<Enlaces>,
     /// Why the last stamping attempt failed (PENDIENTE).
     pub detalle_errores: Option<String>,
     /// percepciones, deducciones, otrosPagos, netoAPagar and desglose, as `POST /api/nomina/calcular`.
@@ -62,11 +71,12 @@ fn columna<T: serde::de::DeserializeOwned>(recibo_id: &str, columna: &str, texto
 }
 
 impl ReciboOut {
-    /// The receipt of a stored row.
+    /// The receipt of a stored row, with signed links to its files when stamped and `links`
+    /// (the link key, now in Unix seconds) is given.
     ///
     /// # Errors
     /// INTERNAL when a JSON column does not read (never written so by this service).
-    pub fn from_row(row: ReciboRow) -> Result<Self, ApiError> {
+    pub fn from_row(row: ReciboRow, links: Option<([u8; 32], i64)>) -> Result<Self, ApiError> {
         let empleado: Empleado = columna(&row.id, "empleado", &row.empleado)?;
         let calculo = columna(&row.id, "calculo", &row.calculo)?;
         let lineas = columna(&row.id, "lineas", &row.lineas)?;
@@ -81,6 +91,9 @@ impl ReciboOut {
             dias_pagados: row.dias_pagados.0.normalize(),
             total: row.neto.0,
             uuid: row.uuid,
+            enlaces: links.zip(row.xml_url.as_deref()).map(|((secret, now), path)| Enlaces::de(&secret, path, now)),
+            cfdi_id: row.cfdi_id,
+            xml_url: row.xml_url,
             detalle_errores: row.detalle_errores,
             calculo,
             lineas,

@@ -94,7 +94,17 @@ async fn xmls(app: &TestApp, who: &As, timbrado: &Value, dir: &TempDir) -> Vec<(
         let (status, xml) = raw(app, &format!("/api/nomina/recibos/{recibo_id}/xml"), Some(who)).await;
         assert_eq!(status, 200, "{xml}");
         assert_eq!(raw(app, &format!("/api/cfdi/{cfdi_id}/xml"), Some(who)).await, (status, xml.clone()));
+        // The answer's signed link serves the same XML to anyone holding it, without a session.
+        let enlace = recibo["xmlDownloadUrl"].as_str().unwrap_or_else(|| panic!("no xmlDownloadUrl: {recibo}"));
+        assert!(enlace.starts_with("/api/descargas/"), "{recibo}");
+        assert_eq!(raw(app, enlace, None).await, (status, xml.clone()));
+        assert_eq!(recibo["downloadExpiresIn"], 3600, "{recibo}");
+        assert!(recibo["xmlUrl"].as_str().unwrap().ends_with(&format!("{cfdi_id}.xml")), "{recibo}");
         if files.is_empty() {
+            let pdf = app.client.get(format!("{}{}", app.base, recibo["pdfDownloadUrl"].as_str().unwrap()));
+            let pdf = pdf.send().await.unwrap();
+            assert_eq!(pdf.status(), 200);
+            assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF"));
             let pdf = app
                 .client
                 .get(format!("{}/api/nomina/recibos/{recibo_id}/pdf", app.base))
@@ -147,6 +157,24 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
         }
         let consultado = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await;
         assert_eq!(consultado.data(200)["status"], "TIMBRADO_PARCIAL");
+        // The detail's stamped receipts carry signed links to their files; the PENDIENTE one none.
+        for recibo in consultado.data(200)["recibos"].as_array().unwrap() {
+            if recibo["status"] == "PENDIENTE" {
+                assert!(recibo.get("xmlDownloadUrl").is_none() && recibo["cfdiId"].is_null(), "{recibo}");
+                continue;
+            }
+            let (xml_link, pdf_link) = (recibo["xmlDownloadUrl"].as_str(), recibo["pdfDownloadUrl"].as_str());
+            let (Some(xml_link), Some(pdf_link)) = (xml_link, pdf_link) else { panic!("links missing: {recibo}") };
+            assert_eq!(recibo["downloadExpiresIn"], 3600);
+            let (status, xml) = raw(&app, xml_link, None).await;
+            assert_eq!(status, 200, "{xml}");
+            assert!(xml.contains(recibo["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-")), "{xml}");
+            let pdf = app.client.get(format!("{}{pdf_link}", app.base)).send().await.unwrap();
+            assert_eq!(pdf.status(), 200);
+            // An altered link is refused.
+            let (status, _) = raw(&app, &xml_link.replacen("/descargas/", "/descargas/x", 1), None).await;
+            assert_eq!(status, 403);
+        }
 
         let dir = TempDir::new();
         let mut files = xmls(&app, &who, &data, &dir).await;
@@ -387,6 +415,130 @@ async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
             assert!(c["acuse"].as_str().unwrap().contains("Acuse"), "{c}");
             assert_eq!(saldo().await, 1);
             assert_eq!(app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200)["status"], "TIMBRADO");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancellation_followed() {
+    use timbra_sim::Falla;
+    let (sim, url) = start_pac_sim().await;
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let adjust = {
+        let clock = clock.clone();
+        move |config: &mut timbra_server::config::Config| {
+            let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+            pac.timeout = std::time::Duration::from_secs(1);
+            config.pac = Some(pac);
+            config.clock = clock.clone();
+            config.jobs.poll = std::time::Duration::from_millis(20);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
+        async move {
+            sim.configurar(|c| c.ahora = Some(clock.now()));
+            let emitidos_antes = sim.timbres_emitidos();
+            let (who, empresa) = live_company(&app, "nomina-unknown@example.com", &good).await;
+            let patch = app
+                .call(
+                    reqwest::Method::PATCH,
+                    &format!("/api/empresas/{empresa}"),
+                    &who,
+                    Some(json!({ "registroPatronal": "B5510768108" })),
+                )
+                .await;
+            assert!(patch.status.is_success(), "{:?}", patch.body);
+            let (periodo, _) = periodo_calculado(&app, &who, &["500.00", "1200.00"], &[]).await;
+            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
+            let detalle = async || app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+
+            // The first receipt's stamp is made by the PAC but its answer is lost, and asking
+            // for it fails too: that receipt waits PENDIENTE with PAC_002, the other is stamped.
+            sim.fallar("stamp", [Falla::Lenta(std::time::Duration::from_secs(2))]);
+            sim.fallar("stamped", [Falla::NoDisponible]);
+            let data = timbrar(&app, &who, &periodo).await.data(201).clone();
+            assert_eq!(
+                (data["timbrados"].as_u64(), data["errores"].as_u64(), data["status"].as_str()),
+                (Some(1), Some(1), Some("TIMBRADO_PARCIAL")),
+                "{data}"
+            );
+            let perdido = data["detalleErrores"][0]["reciboId"].as_str().unwrap().to_owned();
+            assert!(data["detalleErrores"][0]["error"].as_str().unwrap().starts_with("PAC_002"), "{data}");
+            // Both stamps are taken from the balance: the unknown one is held, not given back.
+            assert_eq!(saldo().await, 3);
+
+            // The reconciliation job resends the sealed XML once the attempt is due; the PAC
+            // answers with the stamp it made, and the receipt is recorded with it.
+            clock.advance(std::time::Duration::from_secs(120));
+            crate::receiver::wait_for(15, "the reconcile job", async || detalle().await["status"] == "TIMBRADO").await;
+            let periodo_final = detalle().await;
+            let recibo = periodo_final["recibos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["reciboId"] == perdido.as_str())
+                .unwrap()
+                .clone();
+            assert_eq!(recibo["status"], "TIMBRADO", "{recibo}");
+            assert_eq!(recibo["uuid"].as_str().unwrap().len(), 36, "{recibo}");
+            assert!(recibo["detalleErrores"].is_null(), "{recibo}");
+            let (status, xml) = raw(&app, recibo["xmlDownloadUrl"].as_str().unwrap(), None).await;
+            assert_eq!(status, 200, "{xml}");
+            timbra_cfdi::sello::verificar_sello_xml(&xml).unwrap();
+            // One PAC stamp per receipt, one stamp each from the balance, one event each and no
+            // invoice event for them.
+            assert_eq!(sim.timbres_emitidos() - emitidos_antes, 2);
+            assert_eq!(saldo().await, 3);
+            let eventos = event_types(&app, &empresa).await;
+            assert_eq!(eventos.iter().filter(|e| *e == "nomina.recibo_timbrado").count(), 2, "{eventos:?}");
+            assert!(!eventos.iter().any(|e| e == "factura.timbrada"), "{eventos:?}");
+            // Calling again finds nothing left to stamp and spends nothing.
+            let again = timbrar(&app, &who, &periodo).await.data(201).clone();
+            assert_eq!((again["totalRecibos"].as_u64(), again["status"].as_str()), (Some(0), Some("TIMBRADO")));
+            assert_eq!(saldo().await, 3);
+
+            // SAT's status lags behind the cancellation request: the receipt stays TIMBRADO
+            // (SOLICITADA) until the follow-up job reads "Cancelado", then becomes CANCELADO
+            // with its CFDI and factura.cancelada is emitted. Not cancelled at once: the stamp
+            // stays spent.
+            sim.configurar(|c| c.consultas_sin_reflejar = 1);
+            let cancelado = cancelar(&app, &who, &periodo, json!({ "reciboId": perdido, "motivo": "02" })).await;
+            sim.configurar(|c| c.consultas_sin_reflejar = 0);
+            let c = cancelado.data(200).clone();
+            assert_eq!(
+                (c["status"].as_str(), c["cancellationStatus"].as_str()),
+                (Some("TIMBRADO"), Some("SOLICITADA")),
+                "{c}"
+            );
+            let status_recibo = async || {
+                detalle().await["recibos"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["reciboId"] == perdido.as_str())
+                    .unwrap()["status"]
+                    .clone()
+            };
+            assert_eq!(status_recibo().await, "TIMBRADO");
+            for _ in 0..40 {
+                if status_recibo().await == "CANCELADO" {
+                    break;
+                }
+                clock.advance(std::time::Duration::from_secs(16 * 60));
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            assert_eq!(status_recibo().await, "CANCELADO");
+            let cfdi = app.get(&format!("/api/cfdi/{}", recibo["cfdiId"].as_str().unwrap()), &who).await;
+            assert_eq!(cfdi.data(200)["status"], "CANCELADO");
+            let eventos = event_types(&app, &empresa).await;
+            assert_eq!(eventos.iter().filter(|e| *e == "factura.cancelada").count(), 1, "{eventos:?}");
+            assert_eq!(detalle().await["status"], "TIMBRADO");
+            assert_eq!(saldo().await, 3);
         }
     })
     .await;

@@ -8,7 +8,8 @@ use axum::response::{IntoResponse, Response};
 use super::cargar;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::{links, xml_db};
+use crate::cfdi::links::{self, ruta_pdf};
+use crate::cfdi::xml_db;
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::ErrorBody;
@@ -90,11 +91,6 @@ pub(crate) async fn pdf_de(app: &AppState, empresa_id: &str, id: &str) -> ApiRes
     let path = ruta_pdf(&xml_path);
     let bytes = pdf_guardado(app, &path).await?;
     Ok(file_response(bytes, &path, &format!("{}.pdf", row.uuid)))
-}
-
-/// Where the PDF of the XML stored at `xml_path` lives.
-pub(super) fn ruta_pdf(xml_path: &str) -> String {
-    format!("{}.pdf", xml_path.strip_suffix(".xml").unwrap_or(xml_path))
 }
 
 /// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there

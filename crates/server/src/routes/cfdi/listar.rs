@@ -133,7 +133,7 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
             // The PDF is rendered on its first download (never on the stamping path), so the link
             // exists whenever the XML does.
             pdf_download_url: links.map(|(secret, now)| {
-                row.xml_url.as_deref().map(|path| links::url(&secret, &super::descargas::ruta_pdf(path), now))
+                row.xml_url.as_deref().map(|path| links::url(&secret, &links::ruta_pdf(path), now))
             }),
             xml_download_url,
             id: row.id,

@@ -301,7 +301,8 @@ pub async fn list(
 }
 
 /// One pay period with its receipts (`recibos`), each with its breakdown under the names of
-/// `POST /api/nomina/calcular`.
+/// `POST /api/nomina/calcular` and, once stamped, signed links to its XML and PDF
+/// (`xmlDownloadUrl`, `pdfDownloadUrl`, `downloadExpiresIn`).
 #[utoipa::path(get, path = "/nomina/periodos/{id}", tag = "nomina", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
     responses(
         (status = 200, description = "The period and its receipts", body = Envelope<PeriodoConRecibos>),
@@ -316,7 +317,8 @@ pub async fn get(
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
     let periodo = load(&app, &empresa_id, &id).await?;
     let rows = nomina::recibos(&mut app.db.conn().await?, &empresa_id, &id).await?;
-    let recibos = rows.into_iter().map(ReciboOut::from_row).collect::<ApiResult<Vec<_>>>()?;
+    let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
+    let recibos = rows.into_iter().map(|row| ReciboOut::from_row(row, links)).collect::<ApiResult<Vec<_>>>()?;
     Ok(ok(PeriodoConRecibos { periodo: PeriodoOut::from(periodo), recibos }))
 }
 

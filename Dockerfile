@@ -1,5 +1,6 @@
 # timbra: multi-stage build; the runtime image holds the binary and CA certificates only and
-# runs as an unprivileged user. Build from the repository root:
+# runs as an unprivileged user (uid 10001). Build from the repository root (.dockerignore keeps
+# target/ and .git out of the context):
 #   docker build -t timbra .
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
@@ -10,7 +11,7 @@ RUN cargo build --release --locked -p timbra-server --bin timbra \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && useradd --system --uid 10001 --home-dir /var/lib/timbra --create-home timbra
 COPY --from=build /src/target/release/timbra /usr/local/bin/timbra
 USER timbra

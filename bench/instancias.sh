@@ -4,13 +4,22 @@
 # per invoice): one instance on SQLite, one on PostgreSQL, and two instances on one PostgreSQL
 # database with the load split between them (two wrk processes at once, 16 connections each).
 # Each set-up gets a fresh database; folios are checked gapless afterwards.
-# Needs wrk, psql, a PostgreSQL reachable at $BENCH_PG (default postgres://postgres@127.0.0.1:5432).
-# Usage: bench/instancias.sh [seconds]
+# Then scale-out measured on emulated one-core machines: one instance pinned to core 0 (taskset)
+# against two instances pinned to cores 0 and 1, on one PostgreSQL database, each instance
+# stamping for companies of its own as the proxy routes them (deploy/Caddyfile): the ratio is
+# what one added "machine" gives. wrk and PostgreSQL are not pinned (PostgreSQL is shared), so
+# with two instances they compete with them for the two cores: the ratio is a lower bound, and
+# the CPU each instance used is printed to show whether it kept its core busy.
+# Needs wrk, psql, taskset, a PostgreSQL reachable at $BENCH_PG (default postgres://postgres@127.0.0.1:5432).
+# Usage: bench/instancias.sh [seconds]   (TIMBRA_BIN=path to run a binary built elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-15}
 pg=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
-cargo build --release -p timbra-server >/dev/null
+# TIMBRA_BIN: a timbra binary built elsewhere (e.g. copied out of the container image);
+# otherwise the release build of this checkout.
+bin=${TIMBRA_BIN:-./target/release/timbra}
+[[ -n ${TIMBRA_BIN:-} ]] || cargo build --release -p timbra-server >/dev/null
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 pids=()
 dirs=()
@@ -22,16 +31,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start <database url or ""> -> sets base (and dir, its data folder)
+# start <database url or ""> [cpus] -> sets base, pid (and dir, its data folder); with cpus
+# (a taskset list such as 0), the process runs on those cores only.
 start() {
-  local port
+  local port pin=()
   dir=$(mktemp -d); dirs+=("$dir")
   port=$((18000 + RANDOM % 2000))
+  [[ -n ${2:-} ]] && pin=(taskset -c "$2")
   TIMBRA_DATA_DIR="$dir" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
-    TIMBRA_DATABASE_URL="$1" TIMBRA_MASTER_KEY="$master" ./target/release/timbra serve >/dev/null 2>&1 &
-  pids+=($!)
+    TIMBRA_DATABASE_URL="$1" TIMBRA_MASTER_KEY="$master" "${pin[@]}" "$bin" serve >/dev/null 2>&1 &
+  pid=$!; pids+=("$pid")
   base="http://127.0.0.1:$port"
-  for _ in $(seq 1 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 1 600); do curl -sf "$base/healthz" >/dev/null && return; sleep 0.1; done
+  echo "timbra on $base did not answer within 60 s" >&2; exit 1
 }
 
 # setup <base> [user] -> sets key, empresa, body (a user of its own and its company)
@@ -124,3 +136,34 @@ setup "$base1" uno; first="$base1,$key,$empresa,$lua"
 setup "$base2" dos; second="$base2,$key,$empresa,$lua"
 read -r rate p99 < <(load 16 "$first" "$second")
 echo "== two instances, a company each: $rate invoices/s ($(ratio "$rate")), p99 ${p99} ms, folios per company checked by the first set-ups"
+
+# cpu <pid>...: CPU seconds (user + system) the processes used so far.
+cpu() {
+  local total=0 pid
+  for pid in "$@"; do
+    total=$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{print t + ($14 + $15) / hz}' "/proc/$pid/stat")
+  done
+  echo "$total"
+}
+
+# pinned <label> <cpus>...: one instance per cpu list on one fresh database, a company each,
+# loaded at once; prints the rate and each instance's CPU use, sets pinned_rate.
+pinned() {
+  local label=$1; shift
+  local targets=() started=() cpus before after
+  db="bench_$$_p${#dbs[@]}"; dbs+=("$db"); psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
+  for cpus in "$@"; do
+    start "$pg/$db" "$cpus"; started+=("$pid")
+    setup "$base" "core$cpus"; targets+=("$base,$key,$empresa,$lua")
+  done
+  before=$(cpu "${started[@]}")
+  read -r pinned_rate p99 < <(load 16 "${targets[@]}")
+  after=$(cpu "${started[@]}")
+  echo "== $label: $pinned_rate invoices/s ($(ratio "$pinned_rate")), p99 ${p99} ms, timbra used $(python3 -c "print(f'{($after - $before) / $seconds:.2f}')") cores"
+}
+
+if [[ $cores -ge 2 ]]; then
+  pinned "one instance on core 0 (one 1-core machine)" 0; one=$pinned_rate
+  pinned "two instances on cores 0 and 1 (two machines)" 0 1; two=$pinned_rate
+  echo "== scale-out: the second 1-core instance multiplies throughput by $(python3 -c "print(f'{$two / $one:.2f}')")"
+fi

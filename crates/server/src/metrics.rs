@@ -49,6 +49,13 @@ pub struct StampLabels {
     pub outcome: &'static str,
 }
 
+/// Labels of a sandbox folio prediction ([`crate::cfdi::folios`]).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PredictionLabels {
+    /// `hit` (sealed once) or `miss` (the folio taken was another: sealed again, twice the RSA).
+    pub outcome: &'static str,
+}
+
 /// Labels of a call to an outside service (PAC, SAT).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct CallLabels {
@@ -86,6 +93,8 @@ pub struct Metrics {
     pub http: Family<HttpLabels, Histogram>,
     /// Stamps by mode and outcome.
     pub stamps: Family<StampLabels, Counter>,
+    /// Sandbox folio predictions by outcome.
+    pub folio_predictions: Family<PredictionLabels, Counter>,
     /// PAC call latency by operation and outcome.
     pub pac: Family<CallLabels, Histogram>,
     /// SAT web service call latency by operation and outcome.
@@ -105,6 +114,12 @@ impl Metrics {
         registry.register("http_request_duration_seconds", "HTTP requests by route, method and status", http.clone());
         let stamps = Family::<StampLabels, Counter>::default();
         registry.register("stamps", "Stamps by mode and outcome", stamps.clone());
+        let folio_predictions = Family::<PredictionLabels, Counter>::default();
+        registry.register(
+            "folio_predictions",
+            "Sandbox folio predictions by outcome (a miss seals the invoice again)",
+            folio_predictions.clone(),
+        );
         let pac = Family::<CallLabels, Histogram>::new_with_constructor(histogram as fn() -> Histogram);
         registry.register("pac_call_duration_seconds", "PAC calls by operation and outcome", pac.clone());
         let sat = Family::<CallLabels, Histogram>::new_with_constructor(histogram as fn() -> Histogram);
@@ -123,13 +138,34 @@ impl Metrics {
         );
         let pool = Family::<PoolLabels, Gauge>::default();
         registry.register("db_pool_connections", "Database pool connections by state", pool.clone());
-        Self { registry, http, stamps, pac, sat, webhook_deliveries, jobs_queued, jobs_running, jobs_oldest_due, pool }
+        Self {
+            registry,
+            http,
+            stamps,
+            folio_predictions,
+            pac,
+            sat,
+            webhook_deliveries,
+            jobs_queued,
+            jobs_running,
+            jobs_oldest_due,
+            pool,
+        }
     }
 
     /// Counts one stamp.
     pub fn stamp(&self, sandbox: bool, outcome: &'static str) {
         let mode = if sandbox { "sandbox" } else { "live" };
         self.stamps.get_or_create(&StampLabels { mode, outcome }).inc();
+    }
+
+    /// Counts the folio predictions of a batch: `hits` sealed once, `misses` sealed again.
+    pub fn folio_predictions(&self, hits: usize, misses: usize) {
+        for (outcome, count) in [("hit", hits), ("miss", misses)] {
+            if count > 0 {
+                self.folio_predictions.get_or_create(&PredictionLabels { outcome }).inc_by(count as u64);
+            }
+        }
     }
 
     /// Records one PAC call.

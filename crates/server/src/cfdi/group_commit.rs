@@ -337,6 +337,8 @@ async fn seal_again(batch: &mut [Sellado], folios: &[Option<i64>]) -> ApiResult<
             sealing.push((index, folio, tokio::spawn(task)));
         }
     }
+    let taken = folios.iter().flatten().count();
+    crate::metrics::metrics().folio_predictions(taken - sealing.len(), sealing.len());
     if !sealing.is_empty() {
         tracing::debug!(stamps = sealing.len(), "folio predictions missed, sealing again");
     }

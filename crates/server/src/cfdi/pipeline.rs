@@ -705,6 +705,7 @@ pub async fn escribir_lote(
             resellos.push((folio, tokio::spawn(tarea)));
         }
     }
+    crate::metrics::metrics().folio_predictions(lote.len() - resellos.len(), resellos.len());
     if !resellos.is_empty() {
         tracing::debug!(stamps = resellos.len(), "batch folio predictions missed, sealing again");
     }

@@ -1,7 +1,8 @@
 //! Several instances on one PostgreSQL: two `timbra serve` processes (the built binary) share a
 //! database and are driven at once. Folios stay unique and gapless, each event is delivered
 //! once, the per-address rate limit holds for both together, and a key revoked on one is
-//! refused by the other at once.
+//! refused by the other at once. Behind the repository's Caddyfile, a company stays on one
+//! instance (nothing sealed twice) and moves to the other when its instance dies.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -422,4 +423,123 @@ async fn a_database_restart_answers_503_and_recovers_without_restarting_timbra()
     .await;
     assert_eq!(folio.as_deref(), Some("2"), "the folios go on where they were");
     assert_eq!(reqwest::get(format!("{}/readyz", server.base)).await.unwrap().status(), 200);
+}
+
+/// Caddy running the repository's `deploy/Caddyfile` in front of `upstreams`; killed on drop.
+struct Proxy {
+    child: std::process::Child,
+    _home: TempDir,
+    base: String,
+}
+
+impl Proxy {
+    /// `None` when Caddy is not installed (CI installs it).
+    async fn start(upstreams: &[&Server]) -> Option<Self> {
+        if std::process::Command::new("caddy").arg("version").output().is_err() {
+            assert!(std::env::var("CI").is_err(), "CI must install caddy so the proxy's routing is tested");
+            return None;
+        }
+        let port = free_port().await;
+        let upstreams: Vec<&str> = upstreams.iter().map(|server| server.base.trim_start_matches("http://")).collect();
+        let home = TempDir::new();
+        let caddyfile = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/Caddyfile");
+        let child = std::process::Command::new("caddy")
+            .args(["run", "--adapter", "caddyfile", "--config"])
+            .arg(caddyfile)
+            .env("TIMBRA_UPSTREAMS", upstreams.join(" "))
+            .env("TIMBRA_PROXY_LISTEN", format!(":{port}"))
+            .env("HOME", &home.0)
+            .env("XDG_DATA_HOME", &home.0)
+            .env("XDG_CONFIG_HOME", &home.0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        wait_for(30, "the proxy to answer", async || {
+            client.get(format!("{base}/readyz")).send().await.is_ok_and(|answer| answer.status() == 200)
+        })
+        .await;
+        Some(Self { child, _home: home, base })
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The instance's `timbra_folio_predictions_total` for `outcome` (`hit` or `miss`).
+async fn predictions(base: &str, outcome: &str) -> u64 {
+    let text = reqwest::get(format!("{base}/metrics")).await.unwrap().text().await.unwrap();
+    let series = format!("timbra_folio_predictions_total{{outcome=\"{outcome}\"}} ");
+    text.lines().find_map(|line| line.strip_prefix(&series)).map_or(0, |value| value.trim().parse().unwrap())
+}
+
+/// `count` stamps at once through `base`; their folios, sorted.
+async fn stamp_at_once(base: &str, key: &str, empresa: &str, cliente: &str, count: usize) -> Vec<i64> {
+    let stamps: Vec<_> = (0..count)
+        .map(|_| {
+            let (base, key, empresa, body) = (base.to_owned(), key.to_owned(), empresa.to_owned(), factura(cliente));
+            tokio::spawn(async move {
+                call(&base, reqwest::Method::POST, "/api/cfdi/timbrar", Some(&key), Some(&empresa), Some(body)).await
+            })
+        })
+        .collect();
+    let mut folios = Vec::new();
+    for stamp in stamps {
+        let (status, body) = stamp.await.unwrap();
+        assert_eq!(status, 201, "{body}");
+        folios.push(body["data"]["folio"].as_str().unwrap().parse::<i64>().unwrap());
+    }
+    folios.sort_unstable();
+    folios
+}
+
+#[tokio::test]
+async fn the_proxy_keeps_a_company_on_one_instance_so_nothing_is_sealed_twice_and_fails_over() {
+    let url = match std::env::var("TIMBRA_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            assert!(std::env::var("CI").is_err(), "CI must set TIMBRA_TEST_POSTGRES_URL so PostgreSQL is tested");
+            return;
+        }
+    };
+    let master = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, [7u8; 32]);
+    let env = [("TIMBRA_DATABASE_URL", fresh_postgres_url(&url).await), ("TIMBRA_MASTER_KEY", master)];
+    let (dir_a, dir_b) = (TempDir::new(), TempDir::new());
+    let a = Server::start(&dir_a.0, free_port().await, &env).await;
+    let b = Server::start(&dir_b.0, free_port().await, &env).await;
+    let Some(proxy) = Proxy::start(&[&a, &b]).await else { return };
+    let (key, empresa, cliente) = tenant(&proxy.base, &proxy.base, "proxy@example.com").await;
+
+    // 40 stamps of one company at once through the proxy: all on one instance, every folio
+    // predicted right (each invoice sealed once), folios 1..40.
+    let folios = stamp_at_once(&proxy.base, &key, &empresa, &cliente, 40).await;
+    assert_eq!(folios, (1..=40).collect::<Vec<_>>());
+    let hits = (predictions(&a.base, "hit").await, predictions(&b.base, "hit").await);
+    let misses = predictions(&a.base, "miss").await + predictions(&b.base, "miss").await;
+    assert_eq!(misses, 0, "no invoice sealed twice");
+    assert!(hits == (40, 0) || hits == (0, 40), "one instance stamped the company: {hits:?}");
+
+    // Its instance dies: the company's stamps go to the other one, with the next folios.
+    let survivor = if hits.0 == 40 {
+        a.kill_9();
+        b
+    } else {
+        b.kill_9();
+        a
+    };
+    // The proxy's health check takes the dead instance out within its interval (2 s); until
+    // then a request without a body is retried on the other one, one with a body may get 502.
+    wait_for(10, "the company to move to the other instance", async || {
+        call(&proxy.base, reqwest::Method::GET, "/api/clientes", Some(&key), Some(&empresa), None).await.0 == 200
+    })
+    .await;
+    let folios = stamp_at_once(&proxy.base, &key, &empresa, &cliente, 10).await;
+    assert_eq!(folios, (41..=50).collect::<Vec<_>>());
+    assert_eq!(predictions(&survivor.base, "hit").await, 10);
 }

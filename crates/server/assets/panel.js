@@ -51,7 +51,7 @@ document.addEventListener("change", function (event) {
   if (!select) { return; }
   var opcion = select.options[select.selectedIndex];
   var linea = select.closest("fieldset.concepto");
-  ["descripcion", "valorUnitario", "claveProdServ", "claveUnidad", "tasaIva"].forEach(function (campo) {
+  ["descripcion", "precioUnitario", "claveProdServ", "claveUnidad", "tasaIva"].forEach(function (campo) {
     var valor = opcion.getAttribute("data-" + campo.toLowerCase());
     var input = linea.querySelector("[name='" + campo + "']");
     if (input && valor !== null) { input.value = valor; }

@@ -56,4 +56,6 @@ document.addEventListener("change", function (event) {
     var input = linea.querySelector("[name='" + campo + "']");
     if (input && valor !== null) { input.value = valor; }
   });
+  // The filled fields fire no events of their own: ask for the preview again.
+  if (window.htmx) { htmx.trigger(document.getElementById("factura"), "change"); }
 });

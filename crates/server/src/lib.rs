@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod nomina;
 pub mod observability;
 pub mod openapi;
+pub mod panel;
 pub mod private_fs;
 pub mod rate_limit;
 pub mod router;

@@ -152,6 +152,7 @@ pub fn build(app: AppState) -> Router {
     Router::new()
         .merge(prefixed)
         .merge(plain)
+        .merge(crate::panel::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))
@@ -166,8 +167,12 @@ pub fn build(app: AppState) -> Router {
         .layer(middleware::from_fn(observability::track))
 }
 
-async fn not_found() -> ApiError {
+async fn not_found(uri: axum::http::Uri) -> Response {
+    if uri.path() == "/panel" || uri.path().starts_with("/panel/") {
+        return crate::panel::pagina_no_encontrada();
+    }
     ApiError::new(Code::NotFound, "no such route; the API is documented at /llms-full.txt and /api/docs")
+        .into_response()
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -221,12 +226,13 @@ async fn envelope_and_mode(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(mode.clone());
     let mut response = next.run(request).await;
     if response.status().is_client_error() || response.status().is_server_error() {
-        let is_json = response
+        let is_envelope_or_page = response
             .headers()
             .get(header::CONTENT_TYPE)
             .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.starts_with("application/json"));
-        if !is_json {
+            .is_some_and(|value| value.starts_with("application/json") || value.starts_with("text/html"));
+        // The dashboard's pages are HTML in Spanish: they stay as they are.
+        if !is_envelope_or_page {
             response = wrap_plain_error(response).await;
         }
     }

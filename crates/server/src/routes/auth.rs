@@ -158,18 +158,27 @@ pub async fn check_credentials(app: &AppState, email: Option<&str>, password: Op
     ))]
 pub async fn login(State(app): State<AppState>, Json(body): Json<LoginBody>) -> ApiResult<Response> {
     let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
+    let cookie = open_session(&app, &user.id).await?;
+    let mut response = ok(LoginOut { user }).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(response)
+}
+
+/// Opens a session for `user_id` and gives the `Set-Cookie` value that carries it (HttpOnly,
+/// SameSite=Lax, Secure when configured); the API's login and the dashboard's share it.
+pub async fn open_session(app: &AppState, user_id: &str) -> ApiResult<HeaderValue> {
     let token = random_token();
     let now = app.clock.now();
     let ttl = app.config.session.ttl;
     let mut conn = app.db.conn().await?;
-    users::abrir_sesion(&mut conn, &sha256_hex(&token), &user.id, now + ttl, now).await?;
+    users::abrir_sesion(&mut conn, &sha256_hex(&token), user_id, now + ttl, now).await?;
     let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
     let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", ttl.as_secs());
-    let mut response = ok(LoginOut { user }).into_response();
-    let value = HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?;
-    response.headers_mut().insert(header::SET_COOKIE, value);
-    Ok(response)
+    HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))
 }
+
+/// The `Set-Cookie` value that clears the session cookie.
+pub const CLEAR_SESSION_COOKIE: &str = "timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0";
 
 /// Ends the current session (the cookie is cleared).
 #[utoipa::path(post, path = "/auth/logout", tag = "auth",
@@ -241,10 +250,7 @@ pub async fn delete_account(
 /// `{ done: true }` with the session cookie cleared (logout and account deletion).
 fn done_clearing_cookie() -> Response {
     let mut response = ok(DoneOut { done: true }).into_response();
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static("timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"),
-    );
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(CLEAR_SESSION_COOKIE));
     response
 }
 

@@ -1,0 +1,7 @@
+//! stub
+use crate::state::AppState;
+use axum::Router;
+/// Routes.
+pub fn rutas() -> Router<AppState> {
+    Router::new()
+}

@@ -51,9 +51,11 @@ document.addEventListener("change", function (event) {
   if (!select) { return; }
   var opcion = select.options[select.selectedIndex];
   var linea = select.closest("fieldset.concepto");
-  ["descripcion", "valorUnitario", "claveProdServ", "claveUnidad", "tasaIva"].forEach(function (campo) {
+  ["descripcion", "precioUnitario", "claveProdServ", "claveUnidad", "tasaIva"].forEach(function (campo) {
     var valor = opcion.getAttribute("data-" + campo.toLowerCase());
     var input = linea.querySelector("[name='" + campo + "']");
     if (input && valor !== null) { input.value = valor; }
   });
+  // The filled fields fire no events of their own: ask for the preview again.
+  if (window.htmx) { htmx.trigger(document.getElementById("factura"), "change"); }
 });

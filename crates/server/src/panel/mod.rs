@@ -339,18 +339,20 @@ pub fn pesos_de(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use rust_decimal_macros::dec;
-
     use super::{form_urlencoded_pairs, pesos};
+
+    fn d(text: &str) -> rust_decimal::Decimal {
+        text.parse().unwrap()
+    }
 
     #[test]
     fn mxn() {
-        assert_eq!(pesos(dec!(1234.56)), "$1,234.56");
-        assert_eq!(pesos(dec!(0)), "$0.00");
-        assert_eq!(pesos(dec!(999.995)), "$1,000.00");
-        assert_eq!(pesos(dec!(1234567.8)), "$1,234,567.80");
-        assert_eq!(pesos(dec!(-12.5)), "-$12.50");
-        assert_eq!(pesos(dec!(100)), "$100.00");
+        assert_eq!(pesos(d("1234.56")), "$1,234.56");
+        assert_eq!(pesos(d("0")), "$0.00");
+        assert_eq!(pesos(d("999.995")), "$1,000.00");
+        assert_eq!(pesos(d("1234567.8")), "$1,234,567.80");
+        assert_eq!(pesos(d("-12.5")), "-$12.50");
+        assert_eq!(pesos(d("100")), "$100.00");
     }
 
     #[test]

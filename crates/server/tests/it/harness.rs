@@ -86,6 +86,11 @@ where
     }
 }
 
+/// A fresh app on SQLite only (the browser test, which is too slow to run twice).
+pub async fn sqlite_app() -> TestApp {
+    spawn_sqlite(&|_| {}).await
+}
+
 async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
     let dir = TempDir::new();
     let mut config = test_config(&dir.0);

@@ -17,6 +17,7 @@ mod nomina;
 mod nomina_timbrado;
 mod observability;
 mod pagos;
+mod panel;
 mod panel_paginas;
 mod receiver;
 mod recibidos;

@@ -11,11 +11,12 @@ use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::hora_local;
 use crate::cfdi::pipeline::{self, TimbradoOut};
-use crate::cfdi::timbrado::{self, TimbrarBody};
+use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, Preparado, TimbrarBody};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use time::OffsetDateTime;
 
 /// Stamps an invoice (FACTURADOR or higher).
 #[utoipa::path(post, path = "/cfdi/timbrar", tag = "cfdi", request_body = TimbrarBody,
@@ -51,22 +52,10 @@ pub async fn timbrar(
     }
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
-    let mut conn = app.db.conn().await?;
-    let empresa = crate::db::empresas::emisora(&mut conn, &empresa_id).await?;
+    let now = app.clock.now();
+    let Factura { empresa, cliente, preparado, fecha_local } = preparar_factura(&app, &empresa_id, body, now).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
-    let cliente = match body.cliente_id.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(id) => Some(
-            crate::db::clientes::receptor(&mut conn, &empresa_id, id)
-                .await?
-                .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
-        ),
-    };
-    drop(conn);
-    let now = app.clock.now();
-    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
     let documento = pipeline::Documento {
         comprobante: preparado.comprobante,
         serie: preparado.serie,
@@ -83,4 +72,41 @@ pub async fn timbrar(
         fecha_local,
     };
     pipeline::timbrar(&app, &peticion, documento).await
+}
+
+/// An invoice built and checked for its company, before folio and seal.
+pub struct Factura {
+    /// The issuer.
+    pub empresa: EmpresaEmisora,
+    /// The customer; `None` for the generic public.
+    pub cliente: Option<ClienteReceptor>,
+    /// The validated comprobante, with its totals computed by the cfdi crate's rules.
+    pub preparado: Preparado,
+    /// Its `Fecha` (the issuer's local time, whole seconds).
+    pub fecha_local: OffsetDateTime,
+}
+
+/// Reads the issuer and the customer and builds the comprobante of `body` at `now`: every
+/// problem at once (CFDI_001), CFDI_004 for a customer of another company. Stamping and the
+/// dashboard's live preview share it, so the preview's totals are the stamp's.
+pub async fn preparar_factura(
+    app: &AppState,
+    empresa_id: &str,
+    body: TimbrarBody,
+    now: OffsetDateTime,
+) -> ApiResult<Factura> {
+    let mut conn = app.db.conn().await?;
+    let empresa = crate::db::empresas::emisora(&mut conn, empresa_id).await?;
+    let cliente = match body.cliente_id.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(id) => Some(
+            crate::db::clientes::receptor(&mut conn, empresa_id, id)
+                .await?
+                .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+        ),
+    };
+    drop(conn);
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
+    Ok(Factura { empresa, cliente, preparado, fecha_local })
 }

@@ -426,7 +426,7 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
         .await
         .expect("a chromedriver session");
     let base = app.base.clone();
-    let resultado = async {
+    async {
         // Register.
         browser.goto(&format!("{base}/")).await.unwrap();
         esperar_ruta(&browser, "/panel/entrar").await;
@@ -531,6 +531,5 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
     .await;
     browser.close().await.unwrap();
     drop(chromedriver);
-    let _ = resultado;
     eprintln!("dashboard browser test took {:?}", started.elapsed());
 }

@@ -165,6 +165,10 @@ const NAVEGACION: &[Enlace] = &[
     Enlace { ruta: "/panel/clientes", texto: "Clientes" },
     Enlace { ruta: "/panel/productos", texto: "Productos" },
     Enlace { ruta: "/panel/empresas", texto: "Empresas" },
+    Enlace { ruta: "/panel/nomina", texto: "Nómina" },
+    Enlace { ruta: "/panel/webhooks", texto: "Webhooks" },
+    Enlace { ruta: "/panel/trabajos", texto: "Trabajos" },
+    Enlace { ruta: "/panel/llaves", texto: "Llaves de API" },
 ];
 
 fn cabeza(titulo: &str) -> Markup {

@@ -13,8 +13,11 @@ pub mod csrf;
 pub mod empresas;
 pub mod facturas;
 pub mod layout;
+pub mod llaves;
+pub mod nomina;
 pub mod sesion;
 pub mod textos;
+pub mod webhooks;
 
 use axum::Router;
 use axum::body::Body;
@@ -49,6 +52,9 @@ pub fn router() -> Router<AppState> {
         .merge(empresas::rutas())
         .merge(catalogos::rutas())
         .merge(facturas::rutas())
+        .merge(llaves::rutas())
+        .merge(webhooks::rutas())
+        .merge(nomina::rutas())
 }
 
 /// Where a page sends a person who is not logged in.

@@ -18,6 +18,7 @@ mod nomina_timbrado;
 mod observability;
 mod pagos;
 mod panel;
+mod panel_paginas;
 mod receiver;
 mod recibidos;
 mod security;

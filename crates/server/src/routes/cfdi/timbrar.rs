@@ -9,7 +9,7 @@ use sha2::Digest;
 use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::hora_local;
+use crate::cfdi::{contexto, hora_local};
 use crate::cfdi::pipeline::{self, TimbradoOut};
 use crate::cfdi::timbrado::{self, TimbrarBody};
 use crate::error::{ApiError, ApiResult, Code};
@@ -51,19 +51,16 @@ pub async fn timbrar(
     }
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
-    let mut conn = app.db.conn().await?;
-    let empresa = crate::db::empresas::emisora(&mut conn, &empresa_id).await?;
+    let cliente_id = body.cliente_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+    let (empresa, cliente) = contexto::emisora_y_receptor(&app, &empresa_id, cliente_id).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
-    let cliente = match body.cliente_id.as_deref().map(str::trim) {
-        None | Some("") => None,
+    let cliente = match cliente_id {
+        None => None,
         Some(id) => Some(
-            crate::db::clientes::receptor(&mut conn, &empresa_id, id)
-                .await?
-                .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+            cliente.ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
         ),
     };
-    drop(conn);
     let now = app.clock.now();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;

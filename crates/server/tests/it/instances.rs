@@ -183,8 +183,15 @@ async fn two_instances_share_folios_deliveries_limits_and_revocations() {
 
     // B stamped for the customer above (and keeps it in memory); renamed through A, B's stamps
     // carry the new name within a second, not after the 5 s the memory would otherwise last.
-    let (status, _) = call(&a.base, reqwest::Method::PATCH, &format!("/api/clientes/{cliente}"), Some(&key),
-        Some(&empresa), Some(json!({ "razonSocial": "XIMENA QUIROZ" }))).await;
+    let (status, _) = call(
+        &a.base,
+        reqwest::Method::PATCH,
+        &format!("/api/clientes/{cliente}"),
+        Some(&key),
+        Some(&empresa),
+        Some(json!({ "razonSocial": "XIMENA QUIROZ" })),
+    )
+    .await;
     assert_eq!(status, 200);
     let since = Instant::now();
     loop {
@@ -192,7 +199,8 @@ async fn two_instances_share_folios_deliveries_limits_and_revocations() {
             call(&b.base, post.clone(), "/api/cfdi/timbrar", Some(&key), Some(&empresa), Some(factura(&cliente))).await;
         assert_eq!(status, 201, "{body}");
         let id = body["data"]["cfdiId"].as_str().unwrap();
-        let (_, stamped) = call(&b.base, reqwest::Method::GET, &format!("/api/cfdi/{id}"), Some(&key), Some(&empresa), None).await;
+        let (_, stamped) =
+            call(&b.base, reqwest::Method::GET, &format!("/api/cfdi/{id}"), Some(&key), Some(&empresa), None).await;
         if stamped["data"]["receptorNombre"] == json!("XIMENA QUIROZ") {
             break;
         }

@@ -105,6 +105,17 @@ impl<K: Eq + Hash, T: Clone> Memo<K, T> {
     pub fn put(&self, key: K, generation: u64, value: T) {
         store(&self.0, key, generation, value);
     }
+
+    /// Forgets the answer for `key`: the next [`Memo::get`] reads the database.
+    pub fn forget<Q>(&self, key: &Q)
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        if let Ok(mut map) = self.0.lock() {
+            map.remove(key);
+        }
+    }
 }
 
 impl Default for AuthCache {

@@ -7,7 +7,8 @@
 //! rules: every change to a company, a customer or a CSD calls `auth::cache::changed` after its
 //! commit, which forgets them here and, through PostgreSQL's `NOTIFY`, on every other instance;
 //! an answer is trusted at most 5 s, and not at all while another instance's changes may go
-//! unheard. Only found customers are kept: one created a moment ago is read from the database.
+//! unheard. Only what exists is kept: a customer created or a CSD stored a moment ago (perhaps
+//! by another instance) is read from the database.
 
 use crate::auth::cache::Memo;
 use crate::db::{DbConn, clientes, empresas};
@@ -22,8 +23,9 @@ pub struct Contexto {
     emisoras: Memo<String, EmpresaEmisora>,
     /// By (company, customer).
     receptores: Memo<(String, String), ClienteReceptor>,
-    /// The id of the company's CSD (`None`: it has none).
-    csd_ids: Memo<String, Option<String>>,
+    /// The id of the company's CSD, when it has one (a CSD may be stored by another instance
+    /// at any moment, so its absence is not kept).
+    csd_ids: Memo<String, String>,
 }
 
 /// A connection taken only when something is not in memory.
@@ -78,12 +80,20 @@ pub async fn emisora_y_receptor(
 pub async fn csd_id(app: &AppState, empresa_id: &str) -> ApiResult<Option<String>> {
     let contexto = &app.cfdi.contexto;
     if let Some(id) = contexto.csd_ids.get(&app.auth_cache, empresa_id) {
-        return Ok(id);
+        return Ok(Some(id));
     }
     let generation = app.auth_cache.generation();
     let mut conn = app.db.conn().await?;
     let id = crate::sql!(scalar_optional conn, String,
         "SELECT id FROM certificados WHERE empresa_id = $1 AND kind = 'CSD'", empresa_id)?;
-    contexto.csd_ids.put(empresa_id.to_owned(), generation, id.clone());
+    if let Some(id) = &id {
+        contexto.csd_ids.put(empresa_id.to_owned(), generation, id.clone());
+    }
     Ok(id)
+}
+
+/// Forgets the company's CSD id: the next [`csd_id`] reads it (a sandbox CSD being replaced,
+/// perhaps by another instance whose notice has not arrived yet).
+pub fn olvidar_csd(app: &AppState, empresa_id: &str) {
+    app.cfdi.contexto.csd_ids.forget(empresa_id);
 }

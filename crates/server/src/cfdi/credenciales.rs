@@ -253,6 +253,7 @@ pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &s
     }
     // One generation at a time in this process: concurrent first stamps wait for it.
     let _generating = app.cfdi.sandbox_csd_lock.lock().await;
+    super::contexto::olvidar_csd(app, empresa_id);
     if let Some(csd) = csd_activo(app, empresa_id).await?
         && (csd.vigencia_fin > now || csd.origen != "SANDBOX")
     {
@@ -269,6 +270,7 @@ pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &s
     if let Err(error) = guardar(app, empresa_id, "SANDBOX", &subida).await {
         tracing::debug!(error.message = %error.message, "sandbox CSD stored by another instance");
     }
+    super::contexto::olvidar_csd(app, empresa_id);
     csd_activo(app, empresa_id).await?.ok_or_else(|| ApiError::internal("sandbox csd", "not stored"))
 }
 

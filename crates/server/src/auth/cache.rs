@@ -1,9 +1,11 @@
 //! A short memory of what authenticating a request reads: whose an API key is, and the role
 //! and mode a user has in a company. With it an authenticated read answers from one database
-//! round trip (its own data) instead of three.
+//! round trip (its own data) instead of three. Other reads made on every request of a hot path
+//! keep their answers the same way, in a [`Memo`] (stamping: the issuing company, the customer
+//! and the id of the company's CSD, `cfdi::contexto`), and their writes call [`changed`] too.
 //!
-//! Freshness: every change to keys, users, memberships or companies calls [`changed`] after
-//! its commit, which makes every entry stale at once, so this process never acts on an old
+//! Freshness: every change to keys, users, memberships, companies, customers or CSDs calls
+//! [`changed`] after its commit, which makes every entry stale at once, so this process never acts on an old
 //! answer. On PostgreSQL several instances share the database: [`changed`] also sends
 //! `NOTIFY timbra_auth`, and every instance listens ([`follow_other_instances`]) and forgets
 //! its entries when one arrives, within milliseconds. While an instance is not listening (at
@@ -71,9 +73,49 @@ pub struct AuthCache {
     /// Whether this process hears every change other instances make (always on a database
     /// only it uses; on PostgreSQL while its `LISTEN` connection is up).
     following: AtomicBool,
-    keys: Map<String, KeyInfo>,
+    keys: Memo<String, KeyInfo>,
     /// By (user id, company id).
-    access: Map<(String, String), Option<Access>>,
+    access: Memo<(String, String), Option<Access>>,
+}
+
+/// Answers remembered under the [`AuthCache`]'s generation: trusted while no [`changed`] came
+/// after they were read, for at most [`TTL`], and only while the cache is.
+pub struct Memo<K, T>(Map<K, T>);
+
+impl<K, T> Default for Memo<K, T> {
+    fn default() -> Self {
+        Self(Mutex::default())
+    }
+}
+
+impl<K: Eq + Hash, T: Clone> Memo<K, T> {
+    /// The answer remembered for `key`, if fresh.
+    pub fn get<Q>(&self, cache: &AuthCache, key: &Q) -> Option<T>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        if !cache.trusted() {
+            return None;
+        }
+        lookup(&self.0, key, cache.generation())
+    }
+
+    /// Remembers an answer read at `generation` ([`AuthCache::generation`], taken before the read).
+    pub fn put(&self, key: K, generation: u64, value: T) {
+        store(&self.0, key, generation, value);
+    }
+
+    /// Forgets the answer for `key`: the next [`Memo::get`] reads the database.
+    pub fn forget<Q>(&self, key: &Q)
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        if let Ok(mut map) = self.0.lock() {
+            map.remove(key);
+        }
+    }
 }
 
 impl Default for AuthCache {
@@ -81,8 +123,8 @@ impl Default for AuthCache {
         Self {
             generation: AtomicU64::new(0),
             following: AtomicBool::new(true),
-            keys: Map::default(),
-            access: Map::default(),
+            keys: Memo::default(),
+            access: Memo::default(),
         }
     }
 }
@@ -100,6 +142,7 @@ impl AuthCache {
         self.invalidate();
     }
 
+    /// Whether entries may be trusted now.
     fn trusted(&self) -> bool {
         self.following.load(Ordering::Acquire)
     }
@@ -112,35 +155,29 @@ impl AuthCache {
 
     /// The key with this digest, if known and fresh.
     pub fn key(&self, digest: &str) -> Option<KeyInfo> {
-        if !self.trusted() {
-            return None;
-        }
-        lookup(&self.keys, digest, self.generation())
+        self.keys.get(self, digest)
     }
 
     /// Remembers a key read at `generation`.
     pub fn remember_key(&self, digest: &str, generation: u64, key: KeyInfo) {
-        store(&self.keys, digest.to_owned(), generation, key);
+        self.keys.put(digest.to_owned(), generation, key);
     }
 
     /// The user's access to the company, if known and fresh (`Some(None)`: known non-member).
     pub fn access(&self, user_id: &str, empresa_id: &str) -> Option<Option<Access>> {
-        if !self.trusted() {
-            return None;
-        }
-        lookup(&self.access, &(user_id.to_owned(), empresa_id.to_owned()), self.generation())
+        self.access.get(self, &(user_id.to_owned(), empresa_id.to_owned()))
     }
 
     /// Remembers an access answer read at `generation`.
     pub fn remember_access(&self, user_id: &str, empresa_id: &str, generation: u64, access: Option<Access>) {
-        store(&self.access, (user_id.to_owned(), empresa_id.to_owned()), generation, access);
+        self.access.put((user_id.to_owned(), empresa_id.to_owned()), generation, access);
     }
 }
 
 /// The channel instances tell each other about changes on.
 const CHANNEL: &str = "timbra_auth";
 
-/// After committing a change to keys, users, memberships or companies: forgets this process's
+/// After committing a change to keys, users, memberships, companies, customers or CSDs: forgets this process's
 /// entries and tells the other instances on the same PostgreSQL database to forget theirs. A
 /// lost notice (the database down right then) is logged; the others' entries still expire
 /// within [`TTL`].

@@ -31,11 +31,6 @@ pub struct Csd {
 }
 
 #[derive(sqlx::FromRow)]
-struct CertMeta {
-    id: String,
-}
-
-#[derive(sqlx::FromRow)]
 struct CertRow {
     id: String,
     origen: String,
@@ -209,23 +204,23 @@ pub async fn guardar(app: &AppState, empresa_id: &str, origen: &str, subida: &Su
         &id, empresa_id, origen, certificate.no_certificado(), certificate.rfc(), certificate.not_before(),
         certificate.not_after(), certificate.der().to_vec(), key_enc, password_enc, app.clock.now())?;
     tx.commit().await?;
+    // Stamps here and on other instances read the company's CSD id again (`cfdi::contexto`).
+    crate::auth::cache::changed(app).await;
     Ok(id)
 }
 
 /// The company's stored CSD, opened (from the cache when the stored one is the cached one).
 pub async fn csd_activo(app: &AppState, empresa_id: &str) -> ApiResult<Option<Arc<Csd>>> {
-    let mut conn = app.db.conn().await?;
-    let meta = sql!(fetch_optional conn, CertMeta,
-        "SELECT id FROM certificados WHERE empresa_id = $1 AND kind = 'CSD'", empresa_id)?;
-    let Some(meta) = meta else { return Ok(None) };
+    let Some(id) = super::contexto::csd_id(app, empresa_id).await? else { return Ok(None) };
     if let Ok(cache) = app.cfdi.csd_cache.lock()
         && let Some(csd) = cache.get(empresa_id)
-        && csd.id == meta.id
+        && csd.id == id
     {
         return Ok(Some(csd.clone()));
     }
+    let mut conn = app.db.conn().await?;
     let row = sql!(fetch_optional conn, CertRow,
-        "SELECT id, origen, vigencia_fin, cer, key_enc, password_enc FROM certificados WHERE id = $1", &meta.id)?;
+        "SELECT id, origen, vigencia_fin, cer, key_enc, password_enc FROM certificados WHERE id = $1", &id)?;
     drop(conn);
     let Some(row) = row else { return Ok(None) };
     let master = app.cfdi.master()?;
@@ -257,6 +252,7 @@ pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &s
     }
     // One generation at a time in this process: concurrent first stamps wait for it.
     let _generating = app.cfdi.sandbox_csd_lock.lock().await;
+    super::contexto::olvidar_csd(app, empresa_id);
     if let Some(csd) = csd_activo(app, empresa_id).await?
         && (csd.vigencia_fin > now || csd.origen != "SANDBOX")
     {
@@ -273,6 +269,7 @@ pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &s
     if let Err(error) = guardar(app, empresa_id, "SANDBOX", &subida).await {
         tracing::debug!(error.message = %error.message, "sandbox CSD stored by another instance");
     }
+    super::contexto::olvidar_csd(app, empresa_id);
     csd_activo(app, empresa_id).await?.ok_or_else(|| ApiError::internal("sandbox csd", "not stored"))
 }
 

@@ -3,6 +3,7 @@
 //! `routes/certificados.rs`, `routes/fiel.rs` and `routes/timbres.rs`.
 
 pub mod cancelacion;
+pub mod contexto;
 pub mod credenciales;
 pub mod crypto;
 pub mod estados;
@@ -34,8 +35,8 @@ pub struct CfdiState {
     master: Result<crypto::MasterKey, String>,
     /// Where XML files are kept.
     pub storage: Arc<dyn storage::Storage>,
-    /// Opened CSDs by company, checked against the stored certificate id on every use, so an
-    /// upload (here or on another instance) is picked up at once.
+    /// Opened CSDs by company, checked against the stored certificate id on every use (an id
+    /// kept in [`contexto`], forgotten on every upload here or on another instance).
     pub(crate) csd_cache: Mutex<HashMap<String, Arc<credenciales::Csd>>>,
     /// SAT clients by company, with the id of the FIEL they sign with (an upload replaces
     /// it): the FIEL is opened once and SAT's token reused across jobs.
@@ -44,6 +45,8 @@ pub struct CfdiState {
     pub(crate) sandbox_pac: tokio::sync::OnceCell<Arc<timbra_credentials::Credential>>,
     /// Held while a sandbox CSD is generated (an RSA key takes tens of milliseconds).
     pub(crate) sandbox_csd_lock: tokio::sync::Mutex<()>,
+    /// The company, customer and CSD id every stamp reads.
+    pub contexto: contexto::Contexto,
     /// Sandbox folios predicted so stamps seal outside the write transaction.
     pub folios: folios::Folios,
     /// The writer that commits sealed sandbox stamps in batches.
@@ -66,6 +69,7 @@ impl CfdiState {
             sat_clientes: Mutex::default(),
             sandbox_pac: tokio::sync::OnceCell::new(),
             sandbox_csd_lock: tokio::sync::Mutex::new(()),
+            contexto: contexto::Contexto::default(),
             folios: folios::Folios::default(),
             group_commit: group_commit::GroupCommit::default(),
         }

@@ -292,6 +292,8 @@ pub async fn update(
     };
     let out = load_in(&mut tx, &empresa_id, &id).await?;
     tx.commit().await?;
+    // Stamps here and on other instances read the customer again (`cfdi::contexto`).
+    crate::auth::cache::changed(&app).await;
     Ok(ok(out))
 }
 
@@ -314,6 +316,7 @@ pub async fn delete(
         return Err(ApiError::not_found("customer"));
     }
     tx.commit().await?;
+    crate::auth::cache::changed(&app).await;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }
 

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use timbra_credentials::testgen::{self, Options};
 use timbra_server::cfdi::{crypto::MasterKey, links};
@@ -1140,6 +1140,47 @@ async fn a_batch_with_key_conflicts_and_missed_predictions_still_gives_gapless_f
             assert_eq!(status, StatusCode::OK);
             assert!(xml.contains(&format!("Folio=\"{folio}\"")), "invoice {id} should carry folio {folio}");
             timbra_cfdi::sello::verificar_sello_xml(&xml).unwrap();
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_stamp_after_a_change_to_the_customer_company_or_csd_carries_the_change() {
+    // Stamping keeps the company, the customer and the CSD id in memory: each change must show
+    // in the very next stamp.
+    let now = OffsetDateTime::now_utc();
+    let uploaded = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
+    each_backend(|app: TestApp| {
+        let uploaded = uploaded.clone();
+        async move {
+            let (who, cliente) = setup(&app, "cambios@example.com").await;
+            let empresa = who.empresa.clone().unwrap();
+            let xml_of = async |answer: Answer| {
+                let id = answer.data(201)["cfdiId"].as_str().unwrap().to_owned();
+                raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await.1
+            };
+            let first = xml_of(timbrar(&app, &who, &factura(&cliente), None).await).await;
+            assert!(first.contains("Nombre=\"XIMENA QUIROZ BARRAGAN\""), "{first}");
+
+            let path = format!("/api/clientes/{cliente}");
+            app.call(Method::PATCH, &path, &who, Some(json!({ "razonSocial": "XIMENA QUIROZ" }))).await.data(200);
+            let renamed = xml_of(timbrar(&app, &who, &factura(&cliente), None).await).await;
+            assert!(renamed.contains("Nombre=\"XIMENA QUIROZ\""), "{renamed}");
+
+            let path = format!("/api/empresas/{empresa}");
+            app.call(Method::PATCH, &path, &who, Some(json!({ "codigoPostal": "06600" }))).await.data(200);
+            let moved = xml_of(timbrar(&app, &who, &factura(&cliente), None).await).await;
+            assert!(moved.contains("LugarExpedicion=\"06600\""), "{moved}");
+
+            let path = format!("/api/empresas/{empresa}/certificados");
+            let upload = json!({ "cerBase64": b64(&uploaded.cer_der), "keyBase64": b64(&uploaded.key_der_encrypted), "password": "12345678a" });
+            let no_certificado = app.post(&path, &who, upload).await.data(201)["noCertificado"].as_str().unwrap().to_owned();
+            let sealed = xml_of(timbrar(&app, &who, &factura(&cliente), None).await).await;
+            assert!(sealed.contains(&format!("NoCertificado=\"{no_certificado}\"")), "{sealed}");
+
+            app.call(Method::DELETE, &format!("/api/clientes/{cliente}"), &who, None).await.data(200);
+            timbrar(&app, &who, &factura(&cliente), None).await.assert_error(404, "CFDI_004");
         }
     })
     .await;

@@ -167,6 +167,34 @@ async fn two_instances_share_folios_deliveries_limits_and_revocations() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
+    // B stamped for the customer above (and keeps it in memory); renamed through A, B's stamps
+    // carry the new name within a second, not after the 5 s the memory would otherwise last.
+    let (status, _) = call(
+        &a.base,
+        reqwest::Method::PATCH,
+        &format!("/api/clientes/{cliente}"),
+        Some(&key),
+        Some(&empresa),
+        Some(json!({ "razonSocial": "XIMENA QUIROZ" })),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let since = Instant::now();
+    loop {
+        let (status, body) =
+            call(&b.base, post.clone(), "/api/cfdi/timbrar", Some(&key), Some(&empresa), Some(factura(&cliente))).await;
+        assert_eq!(status, 201, "{body}");
+        let id = body["data"]["cfdiId"].as_str().unwrap();
+        let (_, stamped) =
+            call(&b.base, reqwest::Method::GET, &format!("/api/cfdi/{id}"), Some(&key), Some(&empresa), None).await;
+        if stamped["data"]["receptorNombre"] == json!("XIMENA QUIROZ") {
+            break;
+        }
+        assert_eq!(stamped["data"]["receptorNombre"], json!("XIMENA QUIROZ BARRAGAN"), "{stamped}");
+        assert!(since.elapsed() < Duration::from_secs(1), "B still stamps a customer renamed on A after 1 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
     // The address's bucket is one for both instances: 30 anonymous requests, 15 on each, within
     // a burst of 20 (a few already spent above) pass at most 20 plus the refill.
     let started = Instant::now();

@@ -54,10 +54,7 @@ pub async fn timbrar_pago(
     }
     let bytes = body;
     let body: PagoBody = parse_body(&bytes)?;
-    let empresa = {
-        let mut conn = app.db.conn().await?;
-        crate::db::empresas::emisora(&mut conn, &empresa_id).await?
-    };
+    let (empresa, _) = crate::cfdi::contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
     let now = app.clock.now();

@@ -9,9 +9,9 @@ use sha2::Digest;
 use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::hora_local;
 use crate::cfdi::pipeline::{self, TimbradoOut};
 use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, Preparado, TimbrarBody};
+use crate::cfdi::{contexto, hora_local};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
@@ -95,17 +95,15 @@ pub async fn preparar_factura(
     body: TimbrarBody,
     now: OffsetDateTime,
 ) -> ApiResult<Factura> {
-    let mut conn = app.db.conn().await?;
-    let empresa = crate::db::empresas::emisora(&mut conn, empresa_id).await?;
-    let cliente = match body.cliente_id.as_deref().map(str::trim) {
-        None | Some("") => None,
+    // The issuer and the customer come from memory when nothing changed since (cfdi::contexto).
+    let cliente_id = body.cliente_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+    let (empresa, cliente) = contexto::emisora_y_receptor(app, empresa_id, cliente_id).await?;
+    let cliente = match cliente_id {
+        None => None,
         Some(id) => Some(
-            crate::db::clientes::receptor(&mut conn, empresa_id, id)
-                .await?
-                .ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
+            cliente.ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
         ),
     };
-    drop(conn);
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
     Ok(Factura { empresa, cliente, preparado, fecha_local })

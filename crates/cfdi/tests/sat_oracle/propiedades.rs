@@ -61,6 +61,10 @@ fn concepto() -> impl Strategy<Value = NuevoConcepto> {
         impuestos(),
         texto(),
     )
+        // Ten units of any currency at least: JPY has no decimals, so a taxed line worth a yen or
+        // less (after a discount of up to 89%) has a base that rounds to zero, which SAT (and the
+        // builder) refuse.
+        .prop_filter("importe de al menos diez unidades", |(cantidad, valor, ..)| *cantidad * *valor >= Decimal::TEN)
         .prop_map(|(cantidad, valor, descuento, objeto, impuestos, descripcion)| {
             let mut c = NuevoConcepto::new("01010101", cantidad, "H87", &descripcion, valor, objeto);
             // A discount below 90% of the amount keeps every tax base positive.

@@ -454,7 +454,8 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
         esperar_texto(&browser, "main h1", "ESCUELA KEMPER URGATE").await;
         // Sandbox stamps without it; the upload shows the certificate's number and validity.
         if let Some(sat) = crate::cfdi::sat_dir() {
-            let certs = sat.join("certs");
+            // chromedriver takes only canonical paths for a file input (no `..`, no symlinks).
+            let certs = std::fs::canonicalize(sat.join("certs")).unwrap();
             let csd = "section[aria-labelledby=csd]";
             for (name, file) in [("cerBase64", "30001000000500003416.cer"), ("keyBase64", "30001000000500003416.key")] {
                 let input = browser.find(Locator::Css(&format!("{csd} input[name={name}]"))).await.unwrap();

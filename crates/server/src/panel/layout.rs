@@ -81,6 +81,16 @@ impl Contexto {
     pub fn empresa(&self) -> Result<&EmpresaActual, Fallo> {
         self.empresa.as_ref().ok_or_else(|| Fallo::Redirigir("/panel/empresas?aviso=sin-empresa".to_owned()))
     }
+
+    /// What an API handler of the current company takes: the state, the session's caller and
+    /// the company as its `x-empresa-id`.
+    pub fn para_api(
+        &self,
+        app: &AppState,
+    ) -> Result<(State<AppState>, crate::auth::caller::Caller, crate::auth::caller::EmpresaHeader), Fallo> {
+        let empresa = crate::auth::caller::EmpresaHeader(self.empresa()?.id.clone());
+        Ok((State(app.clone()), self.sesion.caller.clone(), empresa))
+    }
 }
 
 /// Builds the context of a page. A company id given explicitly (`?empresa=`) that the person

@@ -557,9 +557,8 @@ async fn baja_empleado(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-    empleados::delete(state, caller, empresa_header(&empresa_id), Path(id.clone())).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    empleados::delete(state, caller, empresa, Path(id.clone())).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=baja")))
 }
 
@@ -571,10 +570,9 @@ async fn alta_empleado(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
+    let (state, caller, empresa) = ctx.para_api(&app)?;
     let body = Json(cuerpo(json!({ "activo": true }))?);
-    empleados::update(state, caller, empresa_header(&empresa_id), Path(id.clone()), body).await?;
+    empleados::update(state, caller, empresa, Path(id.clone()), body).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=alta")))
 }
 
@@ -695,9 +693,8 @@ async fn detalle_periodo(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-    let p = datos(periodos::get(state, caller, empresa_header(&empresa_id), Path(id.clone())).await?).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    let p = datos(periodos::get(state, caller, empresa, Path(id.clone())).await?).await?;
     Ok(html_ok(pagina_periodo(&ctx, &p, aviso(&params), &Errores::default())))
 }
 
@@ -775,19 +772,17 @@ async fn accion_periodo(
     timbrar_: bool,
 ) -> Pagina {
     let ctx = contexto(app, formulario.sesion, headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
+    let (state, caller, empresa) = ctx.para_api(app)?;
     let hecho = if timbrar_ {
-        timbrar::timbrar(state, caller, empresa_header(&empresa_id), Path(id.to_owned())).await.map(|_| "timbrado")
+        timbrar::timbrar(state, caller, empresa, Path(id.to_owned())).await.map(|_| "timbrado")
     } else {
-        periodos::calcular(state, caller, empresa_header(&empresa_id), Path(id.to_owned())).await.map(|_| "calculado")
+        periodos::calcular(state, caller, empresa, Path(id.to_owned())).await.map(|_| "calculado")
     };
     match hecho {
         Ok(hecho) => Ok(redirigir(&format!("{PERIODOS}/{id}?hecho={hecho}"))),
         Err(error) => {
-            let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-            let p =
-                datos(periodos::get(state, caller, empresa_header(&empresa_id), Path(id.to_owned())).await?).await?;
+            let (state, caller, empresa) = ctx.para_api(app)?;
+            let p = datos(periodos::get(state, caller, empresa, Path(id.to_owned())).await?).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_periodo(&ctx, &p, None, &errores)))
         }

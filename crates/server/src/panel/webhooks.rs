@@ -421,9 +421,8 @@ async fn probar(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-    webhooks::test(state, caller, empresa_header(&empresa_id), Path(id.clone())).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    webhooks::test(state, caller, empresa, Path(id.clone())).await?;
     Ok(redirigir(&format!("{RUTA}/{id}?hecho=ping")))
 }
 
@@ -435,9 +434,8 @@ async fn reenviar(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-    let nueva = datos(webhooks::redeliver(state, caller, empresa_header(&empresa_id), Path(id)).await?).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    let nueva = datos(webhooks::redeliver(state, caller, empresa, Path(id)).await?).await?;
     Ok(redirigir(&format!("{RUTA}/{}?hecho=reenviada", texto(&nueva, "webhookId"))))
 }
 

@@ -1,6 +1,7 @@
 # Shared by the bench scripts (sourced, not run): builds the release binary, starts it on a
 # fresh SQLite data folder with rate limiting off (stopped and removed on exit), and makes a
-# user, an API key and a sandbox company. Sets: data, base, server, key, empresa; defines json.
+# user, an API key and a sandbox company. Sets: data, base, server, key, empresa; defines json
+# and warm_up (sets cliente and body).
 cargo build --release -p timbra-server >/dev/null
 # BENCH_DATA_PARENT picks the file system of the data folder (default: $TMPDIR or /tmp).
 data=$(mktemp -d -p "${BENCH_DATA_PARENT:-${TMPDIR:-/tmp}}")
@@ -19,3 +20,13 @@ key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
   -d '{"name":"bench","email":"bench@example.com","password":"Secreto1!"}' | json "['data']['key']")
 empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
   -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
+
+# A customer, the invoice body the stamping benches send, and one stamp: the company's first
+# stamp generates and stores its sandbox CSD and the TFD key, a one-time cost kept out of the
+# timed part (a company that has stamped before never pays it again). Sets cliente and body.
+warm_up() {
+  cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
+    -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
+  body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+  curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
+}

@@ -13,11 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 # shellcheck source=comun.sh
 source bench/comun.sh
-cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
-  -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
-body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
-# Warm-up: the first stamp generates and caches the sandbox CSD and TFD key.
-curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
+warm_up
 
 cat > "$data/post.lua" <<LUA
 wrk.method = "POST"

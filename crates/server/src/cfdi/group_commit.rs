@@ -327,7 +327,7 @@ async fn seal_again(batch: &mut [Sellado], folios: &[Option<i64>]) -> ApiResult<
             && folio != sellado.folio_sellado
         {
             let resello = &sellado.resello;
-            let task = pipeline::sellar_sandbox(
+            let task = pipeline::sellar_sandbox_ya(
                 resello.comprobante.clone(),
                 folio,
                 resello.csd.clone(),

@@ -701,7 +701,7 @@ pub async fn escribir_lote(
     for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
         if sellado.folio != folio {
             let tarea =
-                sellar_sandbox(sellado.comprobante.clone(), folio, csd.clone(), pac.clone(), sellado.datos.clone());
+                sellar_sandbox_ya(sellado.comprobante.clone(), folio, csd.clone(), pac.clone(), sellado.datos.clone());
             resellos.push((folio, tokio::spawn(tarea)));
         }
     }
@@ -780,9 +780,35 @@ pub(super) async fn siguiente_folio(
     )
 }
 
+/// As many seals at once as there are cores. Without a bound, every waiting stamp (32
+/// connections, or a payroll period's 72 in flight) had a blocking thread signing at once,
+/// and the one thread that commits them (group commit, the period's writer) got a 1/35th
+/// share of the CPU: its batches fell behind and, at the end, one core idled while it caught
+/// up. Stamps past the bound wait here, cheaply, in order of arrival.
+fn sellos_en_curso() -> &'static tokio::sync::Semaphore {
+    static SELLOS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SELLOS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get))
+    })
+}
+
 /// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML, on
-/// the blocking pool (two RSA signatures, about a millisecond each on this machine).
+/// the blocking pool (two RSA signatures, a fraction of a millisecond each), when one of the
+/// cores' turns is free ([`sellos_en_curso`]).
 pub async fn sellar_sandbox(
+    comprobante: Comprobante,
+    folio: i64,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<timbra_credentials::Credential>,
+    datos: DatosTimbre,
+) -> ApiResult<(Comprobante, Vec<u8>)> {
+    let _turno = sellos_en_curso().acquire().await.map_err(|e| ApiError::internal("sello", e))?;
+    sellar_sandbox_ya(comprobante, folio, csd, pac, datos).await
+}
+
+/// [`sellar_sandbox`] without waiting for a turn: for the writer's re-seals, which hold the
+/// write turn and must not queue behind the stamps waiting for it.
+pub async fn sellar_sandbox_ya(
     mut comprobante: Comprobante,
     folio: i64,
     csd: Arc<credenciales::Csd>,

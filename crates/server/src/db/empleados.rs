@@ -5,11 +5,11 @@ use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::{AsExec, Money, Tx};
+use crate::db::{AsExec, Exec, Money, Tx, unpack};
 use crate::sql;
 
-/// A stored employee.
-#[derive(sqlx::FromRow, Clone, Debug)]
+/// A stored employee (also read by field order from a packed SQLite row, see [`activos`]).
+#[derive(sqlx::FromRow, serde::Deserialize, Clone, Debug)]
 pub struct EmpleadoRow {
     /// Id.
     pub id: String,
@@ -56,11 +56,14 @@ pub struct EmpleadoRow {
     /// Termination date (AAAA-MM-DD) while inactive.
     pub fecha_baja: Option<String>,
     /// Created.
+    #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     /// Last changed.
+    #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
     /// A listing's total.
     #[sqlx(default)]
+    #[serde(default)]
     pub total: Option<i64>,
 }
 
@@ -259,14 +262,26 @@ pub async fn ocupados(
     Ok((rows.iter().any(|(r, _)| r == rfc), rows.iter().any(|(_, n)| n == num_empleado)))
 }
 
-/// The company's active employees paid with `periodicidad`, by number.
+/// The company's active employees paid with `periodicidad`, by number: what a period's calculation
+/// takes (SQLite packs them into one value, see [`unpack`]).
 pub async fn activos(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodicidad: &str,
 ) -> crate::db::DbResult<Vec<EmpleadoRow>> {
-    let select = format!(
-        "SELECT {COLUMNAS} FROM empleados WHERE empresa_id = $1 AND periodicidad = $2 AND activo = $3 ORDER BY num_empleado, id"
-    );
-    sql!(fetch_all * conn, EmpleadoRow, sqlx::AssertSqlSafe(select), empresa_id, periodicidad, true)
+    const WHERE: &str = "FROM empleados WHERE empresa_id = $1 AND periodicidad = $2 AND activo = $3";
+    const ORDER: &str = "ORDER BY num_empleado, id";
+    match conn.exec() {
+        Exec::Sqlite(_) => {
+            // One packed value instead of a row at a time (`unpack`); `activo` as a JSON boolean.
+            let columnas = COLUMNAS.replace("activo,", "json(CASE WHEN activo THEN 'true' ELSE 'false' END),");
+            let select = format!("SELECT json_group_array(json_array({columnas}) {ORDER}) {WHERE}");
+            let packed = sql!(scalar_one * conn, String, sqlx::AssertSqlSafe(select), empresa_id, periodicidad, true)?;
+            unpack(&packed)
+        }
+        Exec::Pg(_) => {
+            let select = format!("SELECT {COLUMNAS} {WHERE} {ORDER}");
+            sql!(fetch_all * conn, EmpleadoRow, sqlx::AssertSqlSafe(select), empresa_id, periodicidad, true)
+        }
+    }
 }

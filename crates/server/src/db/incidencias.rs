@@ -4,7 +4,7 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Money, Tx, with_limit};
+use crate::db::{AsExec, DbConn, Exec, Money, Tx, unpack, with_limit};
 use crate::envelope::Paging;
 use crate::sql;
 
@@ -195,17 +195,61 @@ pub async fn page(
     Ok((rows, total))
 }
 
+/// An APROBADA incidence as a period's calculation reads it (the fields it uses, in the order
+/// of [`COLUMNAS_CALCULO`]).
+#[derive(sqlx::FromRow, serde::Deserialize, Clone, Debug)]
+pub struct Aprobada {
+    /// Id.
+    pub id: String,
+    /// The employee.
+    pub empleado_id: String,
+    /// The kind, as [`IncidenciaRow::tipo`].
+    pub tipo: String,
+    /// AAAA-MM-DD.
+    pub fecha: String,
+    /// Overtime hours.
+    pub horas: Option<i64>,
+    /// Days (disability, absence, vacation).
+    pub dias: Option<i64>,
+    /// c_TipoIncapacidad.
+    pub tipo_incapacidad: Option<String>,
+    /// Sundays worked.
+    pub domingos: Option<i64>,
+    /// c_TipoPercepcion or c_TipoDeduccion.
+    pub clave_sat: Option<String>,
+    /// Description.
+    pub concepto: Option<String>,
+    /// Amount.
+    pub importe: Option<Money>,
+    /// Taxable part sent by the caller.
+    pub gravado: Option<Money>,
+    /// Exempt part sent by the caller.
+    pub exento: Option<Money>,
+}
+
+const COLUMNAS_CALCULO: &str = "id, empleado_id, tipo, fecha, horas, dias, tipo_incapacidad, domingos, clave_sat, concepto, importe, gravado, exento";
+
 /// The company's APROBADA incidences dated from `desde` to `hasta` (inclusive), by employee and
-/// date: what a period's calculation takes.
+/// date: what a period's calculation takes. SQLite packs them into one value
+/// ([`crate::db::unpack`]): a period of 1,000 employees reads 3,000 of them.
 pub async fn aprobadas(
     conn: &mut impl AsExec,
     empresa_id: &str,
     desde: &str,
     hasta: &str,
-) -> crate::db::DbResult<Vec<IncidenciaRow>> {
-    let select = format!(
-        "SELECT {COLUMNAS} FROM incidencias WHERE empresa_id = $1 AND status = 'APROBADA' AND fecha >= $2 AND fecha <= $3 \
-         ORDER BY empleado_id, fecha, id"
-    );
-    sql!(fetch_all * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), empresa_id, desde, hasta)
+) -> crate::db::DbResult<Vec<Aprobada>> {
+    const WHERE: &str =
+        "FROM incidencias WHERE empresa_id = $1 AND status = 'APROBADA' AND fecha >= $2 AND fecha <= $3";
+    const ORDER: &str = "ORDER BY empleado_id, fecha, id";
+    match conn.exec() {
+        Exec::Sqlite(_) => {
+            let select = format!("SELECT json_group_array(json_array({COLUMNAS_CALCULO}) {ORDER}) {WHERE}");
+            let packed = sql!(scalar_one * conn, String, sqlx::AssertSqlSafe(select), empresa_id, desde, hasta)?;
+            unpack(&packed)
+        }
+        Exec::Pg(_) => {
+            let select = format!("SELECT {COLUMNAS_CALCULO} {WHERE} {ORDER}");
+            sql!(fetch_all * conn, Aprobada, sqlx::AssertSqlSafe(select), empresa_id, desde, hasta)
+        }
+    }
 }

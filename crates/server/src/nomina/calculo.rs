@@ -3,7 +3,8 @@
 //! `POST /api/nomina/calcular` (`timbra_nomina::periodo` builds that very body). The receipts,
 //! the period's new status and the `nomina.calculada` event are written in one transaction.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -11,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::{Empleado, PeriodicidadPago, leer_fecha};
 use crate::db::empleados::EmpleadoRow;
-use crate::db::incidencias::IncidenciaRow;
+use crate::db::incidencias::Aprobada;
 use crate::db::nomina::{self, NuevoRecibo, PeriodoRow};
 use crate::db::{self as database, Money};
 use crate::error::{ApiError, ApiResult, Code};
@@ -51,6 +52,9 @@ pub struct Calculado {
     pub omitidos: Vec<Omitido>,
 }
 
+/// Employees per part of a period's calculation ([`calcular_periodo`]).
+const EMPLEADOS_POR_PARTE: usize = 128;
+
 /// The receipts of a period, before they are written.
 pub struct Recibos {
     /// One per employee paid.
@@ -81,7 +85,7 @@ pub fn periodo_de(row: &PeriodoRow) -> ApiResult<Periodo> {
 }
 
 /// A stored incidence as the calculation reads it; `None` for kinds that change nothing.
-fn incidencia(row: &IncidenciaRow) -> ApiResult<Option<Incidencia>> {
+fn incidencia(row: &Aprobada) -> ApiResult<Option<Incidencia>> {
     let entero = |valor: Option<i64>, campo: &str| {
         valor
             .and_then(|v| u32::try_from(v).ok())
@@ -117,25 +121,35 @@ fn incidencia(row: &IncidenciaRow) -> ApiResult<Option<Incidencia>> {
     }))
 }
 
-/// The receipts of `empleados` in `periodo` from `incidencias` (APROBADA, dated in the
-/// period, any order): CPU only, no I/O.
+/// A period's APROBADA incidences by employee, as the calculation reads them.
+pub type PorEmpleado = HashMap<String, Vec<Incidencia>>;
+
+/// `incidencias` (APROBADA, dated in the period, any order) by employee.
+///
+/// # Errors
+/// INTERNAL for unreadable stored rows.
+pub fn por_empleado(incidencias: &[Aprobada]) -> ApiResult<PorEmpleado> {
+    let mut por_empleado = PorEmpleado::new();
+    for row in incidencias {
+        if let Some(i) = incidencia(row)? {
+            por_empleado.entry(row.empleado_id.clone()).or_default().push(i);
+        }
+    }
+    Ok(por_empleado)
+}
+
+/// The receipts of `empleados` in `periodo` from their incidences: CPU only, no I/O.
 ///
 /// # Errors
 /// NOMINA_001 when no parameters cover the payment date; INTERNAL for unreadable stored rows.
 pub fn recibos_del_periodo(
     periodo: &Periodo,
     empleados: Vec<EmpleadoRow>,
-    incidencias: &[IncidenciaRow],
+    por_empleado: &PorEmpleado,
     exentos: &HashMap<String, ExentosAnuales>,
 ) -> ApiResult<Recibos> {
     let parametros = Parametros::vigentes(periodo.fecha_pago)
         .map_err(|e| ApiError::new(Code::Nomina001, format!("fechaPago: {e}")))?;
-    let mut por_empleado: HashMap<&str, Vec<Incidencia>> = HashMap::new();
-    for row in incidencias {
-        if let Some(i) = incidencia(row)? {
-            por_empleado.entry(row.empleado_id.as_str()).or_default().push(i);
-        }
-    }
     let mut recibos = Vec::with_capacity(empleados.len());
     let mut omitidos = Vec::new();
     let mut total_nomina = Decimal::ZERO;
@@ -209,14 +223,15 @@ pub fn recibos_del_periodo(
 pub fn recibos_en_paralelo(
     periodo: &Periodo,
     empleados: Vec<EmpleadoRow>,
-    incidencias: &[IncidenciaRow],
+    incidencias: &[Aprobada],
     exentos: &HashMap<String, ExentosAnuales>,
 ) -> ApiResult<Recibos> {
     const MINIMO_POR_PARTE: usize = 250;
+    let por_empleado = &por_empleado(incidencias)?;
     let hilos = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let partes = hilos.min(empleados.len() / MINIMO_POR_PARTE).max(1);
     if partes == 1 {
-        return recibos_del_periodo(periodo, empleados, incidencias, exentos);
+        return recibos_del_periodo(periodo, empleados, por_empleado, exentos);
     }
     let tamano = empleados.len().div_ceil(partes);
     let mut resto = empleados;
@@ -229,7 +244,7 @@ pub fn recibos_en_paralelo(
     let resultados: Vec<ApiResult<Recibos>> = std::thread::scope(|scope| {
         let hilos: Vec<_> = trozos
             .into_iter()
-            .map(|trozo| scope.spawn(move || recibos_del_periodo(periodo, trozo, incidencias, exentos)))
+            .map(|trozo| scope.spawn(move || recibos_del_periodo(periodo, trozo, por_empleado, exentos)))
             .collect();
         hilos
             .into_iter()
@@ -298,19 +313,36 @@ pub async fn calcular_periodo(app: &AppState, empresa_id: &str, periodo_id: &str
             ),
         ));
     }
-    let periodo = periodo_de(&row)?;
+    let periodo = Arc::new(periodo_de(&row)?);
     let empleados = database::empleados::activos(&mut tx, empresa_id, &row.periodicidad).await?;
     let incidencias = database::incidencias::aprobadas(&mut tx, empresa_id, &row.fecha_inicio, &row.fecha_fin).await?;
-    let exentos = exentos_del_anio(&mut tx, empresa_id, periodo_id, periodo.fecha_pago.year()).await?;
-    // CPU work (a few milliseconds per hundred employees) off the async workers, on every core.
-    let calculo = tokio::task::spawn_blocking(move || recibos_en_paralelo(&periodo, empleados, &incidencias, &exentos));
-    let Recibos { recibos, omitidos, mut total_nomina } =
-        calculo.await.map_err(|e| ApiError::internal("payroll calculation", e))??;
+    let incidencias = Arc::new(por_empleado(&incidencias)?);
+    let exentos = Arc::new(exentos_del_anio(&mut tx, empresa_id, periodo_id, periodo.fecha_pago.year()).await?);
+    nomina::borrar_no_timbrados(&mut tx, empresa_id, periodo_id).await?;
+    // The employees in parts, calculated on the blocking pool, as many at once as there are
+    // cores, each part written while the next ones are calculated: the database's work and the
+    // cores' overlap instead of following each other.
+    let nucleos = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    let mut partes = empleados.into_iter().peekable();
+    let mut en_curso = VecDeque::with_capacity(nucleos);
+    let (mut omitidos, mut total_nomina, mut recibos_calculados) = (Vec::new(), Decimal::ZERO, 0_i64);
+    loop {
+        while en_curso.len() < nucleos && partes.peek().is_some() {
+            let parte: Vec<EmpleadoRow> = partes.by_ref().take(EMPLEADOS_POR_PARTE).collect();
+            let (periodo, incidencias, exentos) = (periodo.clone(), incidencias.clone(), exentos.clone());
+            en_curso.push_back(tokio::task::spawn_blocking(move || {
+                recibos_del_periodo(&periodo, parte, &incidencias, &exentos)
+            }));
+        }
+        let Some(parte) = en_curso.pop_front() else { break };
+        let parte = parte.await.map_err(|e| ApiError::internal("payroll calculation", e))??;
+        recibos_calculados += i64::try_from(parte.recibos.len()).unwrap_or(i64::MAX);
+        omitidos.extend(parte.omitidos);
+        total_nomina += parte.total_nomina;
+        nomina::insert_recibos(&mut tx, empresa_id, periodo_id, parte.recibos, now).await?;
+    }
     // Two decimals even when nobody is paid (0.00, not 0).
     total_nomina.rescale(2);
-    let recibos_calculados = i64::try_from(recibos.len()).unwrap_or(i64::MAX);
-    nomina::borrar_no_timbrados(&mut tx, empresa_id, periodo_id).await?;
-    nomina::insert_recibos(&mut tx, empresa_id, periodo_id, recibos, now).await?;
     nomina::marcar_calculado(&mut tx, empresa_id, periodo_id, recibos_calculados, Money(total_nomina), now).await?;
     let evento = NominaCalculada { periodo_id: periodo_id.to_owned(), recibos_calculados, total_nomina };
     events::emit(&mut tx, now, empresa_id, &Event::NominaCalculada(evento)).await?;

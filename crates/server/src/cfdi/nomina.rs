@@ -584,7 +584,7 @@ async fn sandbox(
             && let Some((Listo { recibo, comprobante, registro }, folio)) = listos.next()
         {
             let datos = pipeline::timbre_sandbox(fecha_local);
-            let tarea = tokio::spawn(pipeline::sellar_sandbox(
+            let tarea = tokio::spawn(pipeline::sellar_sandbox_ya(
                 comprobante.clone(),
                 folio,
                 csd.clone(),

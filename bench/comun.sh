@@ -21,12 +21,12 @@ key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
 empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
   -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
 
-# A customer, the invoice body the stamping benches send, and one stamp: the company's first
-# stamp generates and stores its sandbox CSD and the TFD key, a one-time cost kept out of the
-# timed part (a company that has stamped before never pays it again). Sets cliente and body.
+# The test invoice (factura.sh) and one stamp of it: the company's first stamp generates and
+# stores its sandbox CSD and the TFD key, a one-time cost kept out of the timed part (a company
+# that has stamped before never pays it again). Sets cliente and body.
+# shellcheck source=factura.sh
+source bench/factura.sh
 warm_up() {
-  cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
-    -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
-  body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+  factura_de_prueba "$base" "$key" "$empresa"
   curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
 }

@@ -21,6 +21,8 @@ pg=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
 bin=${TIMBRA_BIN:-./target/release/timbra}
 [[ -n ${TIMBRA_BIN:-} ]] || cargo build --release -p timbra-server >/dev/null
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+# shellcheck source=factura.sh
+source bench/factura.sh
 pids=()
 dirs=()
 dbs=()
@@ -56,16 +58,14 @@ start() {
 
 # setup <base> [user] -> sets key, empresa, body (a user of its own and its company)
 setup() {
-  local base=$1 user=${2:-bench} cliente
+  local base=$1 user=${2:-bench}
   curl -sf "$base/api/auth/register" -H 'content-type: application/json' \
     -d "{\"name\":\"Bench\",\"email\":\"$user@example.com\",\"password\":\"Secreto1!\"}" >/dev/null
   key=$(curl -sf "$base/api/api-keys" -H 'content-type: application/json' \
     -d "{\"name\":\"bench\",\"email\":\"$user@example.com\",\"password\":\"Secreto1!\"}" | json "['data']['key']")
   empresa=$(curl -sf "$base/api/empresas" -H "authorization: Bearer $key" -H 'content-type: application/json' \
     -d '{"rfc":"EKU9003173C9","razonSocial":"ESCUELA KEMPER URGATE","regimenFiscal":"601","codigoPostal":"42501"}' | json "['data']['id']")
-  cliente=$(curl -sf "$base/api/clientes" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
-    -d '{"rfc":"XIQB891116QE4","razonSocial":"XIMENA QUIROZ BARRAGAN","regimenFiscal":"626","codigoPostal":"42501","usoCfdi":"G03"}' | json "['data']['id']")
-  body="{\"formaPago\":\"03\",\"metodoPago\":\"PUE\",\"clienteId\":\"$cliente\",\"conceptos\":[{\"claveProdServ\":\"81112100\",\"claveUnidad\":\"E48\",\"descripcion\":\"Servicio de timbrado\",\"cantidad\":2,\"precioUnitario\":\"1500.50\"},{\"claveProdServ\":\"43232408\",\"claveUnidad\":\"H87\",\"descripcion\":\"Licencia\",\"cantidad\":1,\"precioUnitario\":\"999.99\",\"descuento\":\"99.99\"}]}"
+  factura_de_prueba "$base" "$key" "$empresa"
   lua=$(mktemp); dirs+=("$lua" "$lua.json")
   printf '%s' "$body" > "$lua.json"
   printf 'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.body = %s\n' "'$body'" > "$lua"

@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::{AsExec, Exec, Money, Tx, unpack};
+use crate::db::{AsExec, Money, Tx};
 use crate::sql;
 
 /// A stored employee (also read by field order from a packed SQLite row, see [`activos`]).
@@ -52,6 +52,7 @@ pub struct EmpleadoRow {
     /// c_Estado where the work is done.
     pub clave_ent_fed: String,
     /// Active (not terminated).
+    #[serde(deserialize_with = "crate::db::int_bool")]
     pub activo: bool,
     /// Termination date (AAAA-MM-DD) while inactive.
     pub fecha_baja: Option<String>,
@@ -263,25 +264,20 @@ pub async fn ocupados(
 }
 
 /// The company's active employees paid with `periodicidad`, by number: what a period's calculation
-/// takes (SQLite packs them into one value, see [`unpack`]).
+/// takes (packed on SQLite: `fetch_packed`).
 pub async fn activos(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodicidad: &str,
 ) -> crate::db::DbResult<Vec<EmpleadoRow>> {
-    const WHERE: &str = "FROM empleados WHERE empresa_id = $1 AND periodicidad = $2 AND activo = $3";
-    const ORDER: &str = "ORDER BY num_empleado, id";
-    match conn.exec() {
-        Exec::Sqlite(_) => {
-            // One packed value instead of a row at a time (`unpack`); `activo` as a JSON boolean.
-            let columnas = COLUMNAS.replace("activo,", "json(CASE WHEN activo THEN 'true' ELSE 'false' END),");
-            let select = format!("SELECT json_group_array(json_array({columnas}) {ORDER}) {WHERE}");
-            let packed = sql!(scalar_one * conn, String, sqlx::AssertSqlSafe(select), empresa_id, periodicidad, true)?;
-            unpack(&packed)
-        }
-        Exec::Pg(_) => {
-            let select = format!("SELECT {COLUMNAS} {WHERE} {ORDER}");
-            sql!(fetch_all * conn, EmpleadoRow, sqlx::AssertSqlSafe(select), empresa_id, periodicidad, true)
-        }
-    }
+    sql!(
+        fetch_packed * conn,
+        EmpleadoRow,
+        COLUMNAS,
+        "FROM empleados WHERE empresa_id = $1 AND periodicidad = $2 AND activo = $3",
+        "ORDER BY num_empleado, id",
+        empresa_id,
+        periodicidad,
+        true
+    )
 }

@@ -4,13 +4,14 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Exec, Money, Tx, unpack, with_limit};
+use crate::db::{AsExec, DbConn, Money, Tx, with_limit};
 use crate::envelope::Paging;
 use crate::sql;
 
-/// A stored incidence.
-#[derive(sqlx::FromRow, Clone, Debug)]
-pub struct IncidenciaRow {
+/// An incidence's own fields: what it says happened, and what a period's calculation reads
+/// (in the order of [`CAMPOS`]).
+#[derive(sqlx::FromRow, serde::Deserialize, Clone, Debug)]
+pub struct Campos {
     /// Id.
     pub id: String,
     /// The employee.
@@ -19,8 +20,6 @@ pub struct IncidenciaRow {
     pub tipo: String,
     /// AAAA-MM-DD.
     pub fecha: String,
-    /// PENDIENTE, APROBADA or RECHAZADA.
-    pub status: String,
     /// Overtime hours.
     pub horas: Option<i64>,
     /// Days (disability, absence, vacation).
@@ -39,6 +38,16 @@ pub struct IncidenciaRow {
     pub gravado: Option<Money>,
     /// Exempt part sent by the caller.
     pub exento: Option<Money>,
+}
+
+/// A stored incidence.
+#[derive(sqlx::FromRow, Clone, Debug)]
+pub struct IncidenciaRow {
+    /// What happened.
+    #[sqlx(flatten)]
+    pub campos: Campos,
+    /// PENDIENTE, APROBADA or RECHAZADA.
+    pub status: String,
     /// Created.
     pub created_at: OffsetDateTime,
     /// Last changed.
@@ -48,8 +57,10 @@ pub struct IncidenciaRow {
     pub total: Option<i64>,
 }
 
-const COLUMNAS: &str = "id, empleado_id, tipo, fecha, status, horas, dias, tipo_incapacidad, domingos, clave_sat, \
-     concepto, importe, gravado, exento, created_at, updated_at";
+const CAMPOS: &str = "id, empleado_id, tipo, fecha, horas, dias, tipo_incapacidad, domingos, clave_sat, concepto, importe, gravado, exento";
+
+/// What a stored incidence adds to its [`CAMPOS`].
+const ESTADO: &str = "status, created_at, updated_at";
 
 /// A new incidence's validated fields.
 pub struct Datos<'a> {
@@ -112,7 +123,7 @@ pub async fn insert(
 
 /// The company's incidence `id`.
 pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<IncidenciaRow>> {
-    let select = format!("SELECT {COLUMNAS} FROM incidencias WHERE id = $1 AND empresa_id = $2");
+    let select = format!("SELECT {CAMPOS}, {ESTADO} FROM incidencias WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
 
@@ -161,7 +172,7 @@ pub async fn page(
          AND ($4 = '' OR tipo = $4) AND ($5 = '' OR fecha >= $5) AND ($6 = '' OR fecha <= $6)";
     let select = with_limit(
         &format!(
-            "SELECT {COLUMNAS}, (SELECT COUNT(*) FROM incidencias WHERE {FILTER}) AS total FROM incidencias WHERE {FILTER} \
+            "SELECT {CAMPOS}, {ESTADO}, (SELECT COUNT(*) FROM incidencias WHERE {FILTER}) AS total FROM incidencias WHERE {FILTER} \
              ORDER BY created_at DESC, id DESC LIMIT {{limit}} OFFSET $7"
         ),
         paging.page_size,
@@ -195,61 +206,23 @@ pub async fn page(
     Ok((rows, total))
 }
 
-/// An APROBADA incidence as a period's calculation reads it (the fields it uses, in the order
-/// of [`COLUMNAS_CALCULO`]).
-#[derive(sqlx::FromRow, serde::Deserialize, Clone, Debug)]
-pub struct Aprobada {
-    /// Id.
-    pub id: String,
-    /// The employee.
-    pub empleado_id: String,
-    /// The kind, as [`IncidenciaRow::tipo`].
-    pub tipo: String,
-    /// AAAA-MM-DD.
-    pub fecha: String,
-    /// Overtime hours.
-    pub horas: Option<i64>,
-    /// Days (disability, absence, vacation).
-    pub dias: Option<i64>,
-    /// c_TipoIncapacidad.
-    pub tipo_incapacidad: Option<String>,
-    /// Sundays worked.
-    pub domingos: Option<i64>,
-    /// c_TipoPercepcion or c_TipoDeduccion.
-    pub clave_sat: Option<String>,
-    /// Description.
-    pub concepto: Option<String>,
-    /// Amount.
-    pub importe: Option<Money>,
-    /// Taxable part sent by the caller.
-    pub gravado: Option<Money>,
-    /// Exempt part sent by the caller.
-    pub exento: Option<Money>,
-}
-
-const COLUMNAS_CALCULO: &str = "id, empleado_id, tipo, fecha, horas, dias, tipo_incapacidad, domingos, clave_sat, concepto, importe, gravado, exento";
-
 /// The company's APROBADA incidences dated from `desde` to `hasta` (inclusive), by employee and
-/// date: what a period's calculation takes. SQLite packs them into one value
-/// ([`crate::db::unpack`]): a period of 1,000 employees reads 3,000 of them.
+/// date: what a period's calculation takes (packed on SQLite: `fetch_packed`; a period of 1,000
+/// employees reads 3,000 of them).
 pub async fn aprobadas(
     conn: &mut impl AsExec,
     empresa_id: &str,
     desde: &str,
     hasta: &str,
-) -> crate::db::DbResult<Vec<Aprobada>> {
-    const WHERE: &str =
-        "FROM incidencias WHERE empresa_id = $1 AND status = 'APROBADA' AND fecha >= $2 AND fecha <= $3";
-    const ORDER: &str = "ORDER BY empleado_id, fecha, id";
-    match conn.exec() {
-        Exec::Sqlite(_) => {
-            let select = format!("SELECT json_group_array(json_array({COLUMNAS_CALCULO}) {ORDER}) {WHERE}");
-            let packed = sql!(scalar_one * conn, String, sqlx::AssertSqlSafe(select), empresa_id, desde, hasta)?;
-            unpack(&packed)
-        }
-        Exec::Pg(_) => {
-            let select = format!("SELECT {COLUMNAS_CALCULO} {WHERE} {ORDER}");
-            sql!(fetch_all * conn, Aprobada, sqlx::AssertSqlSafe(select), empresa_id, desde, hasta)
-        }
-    }
+) -> crate::db::DbResult<Vec<Campos>> {
+    sql!(
+        fetch_packed * conn,
+        Campos,
+        CAMPOS,
+        "FROM incidencias WHERE empresa_id = $1 AND status = 'APROBADA' AND fecha >= $2 AND fecha <= $3",
+        "ORDER BY empleado_id, fecha, id",
+        empresa_id,
+        desde,
+        hasta
+    )
 }

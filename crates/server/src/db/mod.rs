@@ -317,6 +317,9 @@ impl AsExec for Tx {
 /// `sql!(fetch_all conn, RowType, "SELECT ... WHERE a = $1", a)`; the verbs are `fetch_all`,
 /// `fetch_optional`, `fetch_one` (with a row type that derives `sqlx::FromRow`), `scalar_one`,
 /// `scalar_optional` (with a column type) and `execute` (no type; gives rows affected).
+/// `sql!(fetch_packed conn, RowType, "a, b", "FROM t WHERE x = $1", "ORDER BY a", x)` is
+/// `fetch_all` of `SELECT a, b FROM … ORDER BY a` for many rows on a hot path: on SQLite they
+/// come packed into one value ([`unpack`]; the row type also derives `serde::Deserialize`).
 #[macro_export]
 macro_rules! sql {
     (execute $conn:expr, $sql:expr $(, $arg:expr)* $(,)?) => {{
@@ -335,6 +338,21 @@ macro_rules! sql {
         match $crate::db::AsExec::exec(&mut $conn) {
             $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
             $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
+        }
+    }};
+    (fetch_packed $conn:expr, $ty:ty, $columns:expr, $from:expr, $order:expr $(, $arg:expr)* $(,)?) => {{
+        match $crate::db::AsExec::exec(&mut $conn) {
+            $crate::db::Exec::Sqlite(c) => {
+                let select = format!("SELECT json_group_array(json_array({}) {}) {}", $columns, $order, $from);
+                match sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_one(c).await {
+                    Ok(packed) => $crate::db::unpack::<$ty>(&packed),
+                    Err(error) => Err($crate::db::DbError::from(error)),
+                }
+            }
+            $crate::db::Exec::Pg(c) => {
+                let select = format!("SELECT {} {} {}", $columns, $from, $order);
+                sqlx::query_as::<_, $ty>(sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_all(c).await.map_err($crate::db::DbError::from)
+            }
         }
     }};
     ($verb:ident $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
@@ -585,13 +603,19 @@ impl<'r> sqlx::Decode<'r, Postgres> for Money {
     }
 }
 
-/// Rows a SQLite query packed into one JSON array of arrays (`json_group_array(json_array(…))`),
-/// each read into `T` by the order of its fields. sqlx hands a SQLite row from the connection's
-/// worker thread to the caller one at a time, a thread wake-up each (about 6 µs a row here):
-/// a query of thousands of rows on a hot path (a payroll period's incidences) is one value
-/// instead. Decimal columns come as strings, which [`Money`] reads exactly.
+/// Rows a SQLite query packed into one JSON array of arrays (`json_group_array(json_array(…))`,
+/// the `fetch_packed` verb of [`sql!`](crate::sql)), each read into `T` by the order of its
+/// fields. sqlx hands a SQLite row from the connection's worker thread to the caller one at a
+/// time, a thread wake-up each (about 6 µs a row here): a query of thousands of rows on a hot
+/// path (a payroll period's employees and incidences) is one value instead. Decimal columns
+/// come as strings, which [`Money`] reads exactly; booleans as 0 or 1 ([`int_bool`]).
 pub fn unpack<T: serde::de::DeserializeOwned>(json: &str) -> crate::db::DbResult<Vec<T>> {
     serde_json::from_str(json).map_err(|e| DbError::Other(sqlx::Error::Decode(Box::new(e))))
+}
+
+/// A boolean column of a packed SQLite row ([`unpack`]): SQLite stores it as 0 or 1.
+pub fn int_bool<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    <i64 as serde::Deserialize>::deserialize(deserializer).map(|value| value != 0)
 }
 
 impl<'de> serde::Deserialize<'de> for Money {

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::{Empleado, PeriodicidadPago, leer_fecha};
 use crate::db::empleados::EmpleadoRow;
-use crate::db::incidencias::Aprobada;
+use crate::db::incidencias::Campos;
 use crate::db::nomina::{self, NuevoRecibo, PeriodoRow};
 use crate::db::{self as database, Money};
 use crate::error::{ApiError, ApiResult, Code};
@@ -85,7 +85,7 @@ pub fn periodo_de(row: &PeriodoRow) -> ApiResult<Periodo> {
 }
 
 /// A stored incidence as the calculation reads it; `None` for kinds that change nothing.
-fn incidencia(row: &Aprobada) -> ApiResult<Option<Incidencia>> {
+fn incidencia(row: &Campos) -> ApiResult<Option<Incidencia>> {
     let entero = |valor: Option<i64>, campo: &str| {
         valor
             .and_then(|v| u32::try_from(v).ok())
@@ -128,7 +128,7 @@ pub type PorEmpleado = HashMap<String, Vec<Incidencia>>;
 ///
 /// # Errors
 /// INTERNAL for unreadable stored rows.
-pub fn por_empleado(incidencias: &[Aprobada]) -> ApiResult<PorEmpleado> {
+pub fn por_empleado(incidencias: &[Campos]) -> ApiResult<PorEmpleado> {
     let mut por_empleado = PorEmpleado::new();
     for row in incidencias {
         if let Some(i) = incidencia(row)? {
@@ -213,55 +213,6 @@ pub fn recibos_del_periodo(
         });
     }
     Ok(Recibos { recibos, omitidos, total_nomina })
-}
-
-/// [`recibos_del_periodo`] on every core: the employees in as many parts as there are cores
-/// (a few hundred at least each), calculated side by side and joined in order.
-///
-/// # Errors
-/// As [`recibos_del_periodo`].
-pub fn recibos_en_paralelo(
-    periodo: &Periodo,
-    empleados: Vec<EmpleadoRow>,
-    incidencias: &[Aprobada],
-    exentos: &HashMap<String, ExentosAnuales>,
-) -> ApiResult<Recibos> {
-    const MINIMO_POR_PARTE: usize = 250;
-    let por_empleado = &por_empleado(incidencias)?;
-    let hilos = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let partes = hilos.min(empleados.len() / MINIMO_POR_PARTE).max(1);
-    if partes == 1 {
-        return recibos_del_periodo(periodo, empleados, por_empleado, exentos);
-    }
-    let tamano = empleados.len().div_ceil(partes);
-    let mut resto = empleados;
-    let mut trozos = Vec::with_capacity(partes);
-    while resto.len() > tamano {
-        let cola = resto.split_off(tamano);
-        trozos.push(std::mem::replace(&mut resto, cola));
-    }
-    trozos.push(resto);
-    let resultados: Vec<ApiResult<Recibos>> = std::thread::scope(|scope| {
-        let hilos: Vec<_> = trozos
-            .into_iter()
-            .map(|trozo| scope.spawn(move || recibos_del_periodo(periodo, trozo, por_empleado, exentos)))
-            .collect();
-        hilos
-            .into_iter()
-            .map(|hilo| {
-                hilo.join()
-                    .unwrap_or_else(|_| Err(ApiError::internal("payroll calculation", "a worker thread panicked")))
-            })
-            .collect()
-    });
-    let mut todo = Recibos { recibos: Vec::new(), omitidos: Vec::new(), total_nomina: Decimal::ZERO };
-    for parte in resultados {
-        let parte = parte?;
-        todo.recibos.extend(parte.recibos);
-        todo.omitidos.extend(parte.omitidos);
-        todo.total_nomina += parte.total_nomina;
-    }
-    Ok(todo)
 }
 
 /// What each employee's other receipts of `anio` (by payment date, not cancelled) exempted

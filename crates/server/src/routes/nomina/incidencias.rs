@@ -129,25 +129,26 @@ pub struct IncidenciaOut {
 
 impl From<IncidenciaRow> for IncidenciaOut {
     fn from(row: IncidenciaRow) -> Self {
-        let percepcion = row.tipo == "PERCEPCION";
+        let campos = row.campos;
+        let percepcion = campos.tipo == "PERCEPCION";
         Self {
-            id: row.id,
-            empleado_id: row.empleado_id,
-            fecha: row.fecha,
+            id: campos.id,
+            empleado_id: campos.empleado_id,
+            fecha: campos.fecha,
             status: row.status,
-            horas: row.horas,
-            dias: row.dias,
-            tipo_incapacidad: row.tipo_incapacidad,
-            domingos: row.domingos,
-            tipo_percepcion: row.clave_sat.clone().filter(|_| percepcion),
-            tipo_deduccion: row.clave_sat.filter(|_| !percepcion),
-            concepto: row.concepto,
-            importe: row.importe.map(|m| m.0),
-            gravado: row.gravado.map(|m| m.0),
-            exento: row.exento.map(|m| m.0),
+            horas: campos.horas,
+            dias: campos.dias,
+            tipo_incapacidad: campos.tipo_incapacidad,
+            domingos: campos.domingos,
+            tipo_percepcion: campos.clave_sat.clone().filter(|_| percepcion),
+            tipo_deduccion: campos.clave_sat.filter(|_| !percepcion),
+            concepto: campos.concepto,
+            importe: campos.importe.map(|m| m.0),
+            gravado: campos.gravado.map(|m| m.0),
+            exento: campos.exento.map(|m| m.0),
             created_at: row.created_at,
             updated_at: row.updated_at,
-            tipo: row.tipo,
+            tipo: campos.tipo,
         }
     }
 }

@@ -5,10 +5,10 @@
 //! totalDeducciones ≤ totalPercepciones, the comprobante built and valid by Anexo 20 and the
 //! Nómina 1.2 matrix): a failing receipt becomes PENDIENTE with its reason and the others go
 //! on; a later call stamps the PENDIENTE ones. Sandbox stamps the whole period as a batch
-//! (`pipeline::sellar_sandbox` in parallel on the blocking pool with predicted folios, then
-//! `pipeline::escribir_lote` a chunk at a time, by a writer task while the next chunks are
-//! sealed); each chunk's invoice rows, XML, receipt
-//! updates and `nomina.recibo_timbrado` events commit in one transaction. Live takes one stamp
+//! (`pipeline::sellar_en_orden`, one thread per core, with predicted folios, then
+//! `pipeline::escribir_lote` a chunk at a time, by a writer task while the next receipts are
+//! sealed); each chunk's invoice rows, XML, receipt updates and `nomina.recibo_timbrado`
+//! events commit in one transaction. Live takes one stamp
 //! per receipt from the balance (TIMBRE_001, nothing stamped, when it cannot cover them all)
 //! and sends each receipt through the live two-phase pipeline (`cfdi::live`). Both paths write
 //! the receipt's update and event in the stamp's transaction through the pipeline's one
@@ -48,10 +48,16 @@ use crate::state::AppState;
 pub const SERIE_NOMINA: &str = "N";
 /// The Idempotency-Key / attempt operation name of a receipt's stamp.
 pub const OPERACION: &str = "nomina.timbrar";
-/// Receipts written per transaction in sandbox: bounds the time a chunk holds the write turn
-/// (as `group_commit::MAX_BATCH`, but larger: a period's writer has no client waiting per
-/// stamp, and 200 a chunk stamped 53–56% of the ceiling against 50–52% at 64).
+/// The most receipts written per transaction in sandbox: bounds the time a chunk holds the
+/// write turn (as `group_commit::MAX_BATCH`, but larger: a period's writer has no client
+/// waiting per stamp).
 const POR_TRANSACCION: usize = 200;
+/// The fewest receipts a sandbox chunk waits for (fewer only at the end). A writer that keeps
+/// up would otherwise commit two to eight receipts at a time, and a transaction costs about a
+/// millisecond whatever it holds (every index page it touches goes to the WAL again): 150
+/// commits of a few receipts stamped at 52–56% of the ceiling, 16–20 commits of 64 or more at
+/// 66–70%.
+const MIN_POR_TRANSACCION: usize = 64;
 
 /// `data` of `POST /api/nomina/periodos/{id}/timbrar`.
 #[derive(Serialize, ToSchema, Debug)]
@@ -543,8 +549,9 @@ fn inesperado(error: ApiError, empresa_id: &str, periodo_id: &str) -> ApiError {
     }
 }
 
-/// Sandbox: every receipt sealed with a predicted folio, in parallel on the blocking pool (a
-/// bounded number in flight), and written a chunk at a time as they come, in order.
+/// Sandbox: every receipt sealed with a predicted folio, one thread per core in receipt order
+/// (`pipeline::sellar_en_orden`), and written as they come by a writer task that commits what
+/// has been sealed since its last commit (up to [`POR_TRANSACCION`]), in folio order.
 async fn sandbox(
     app: &AppState,
     empresa: &EmpresaEmisora,
@@ -560,64 +567,65 @@ async fn sandbox(
     let pac = credenciales::pac_sandbox(app).await?;
     let serie = listos[0].registro.serie.clone();
     let ultimo = pipeline::ultimo_folio(app, &empresa.id, true, &serie).await?;
-    let en_vuelo = std::thread::available_parallelism().map_or(2, usize::from) * 4 + POR_TRANSACCION;
-    // The writer commits chunk after chunk, in folio order, while the next ones are sealed.
-    let (enviar, mut recibir) = tokio::sync::mpsc::channel::<Vec<(ReciboParaTimbrar, SelladoLote)>>(4);
+    let (enviar, mut recibir) = tokio::sync::mpsc::channel::<(ReciboParaTimbrar, SelladoLote)>(2 * POR_TRANSACCION);
+    let por_escribir = listos.len();
     let escritor = {
         let (app, empresa, periodo_id) = (app.clone(), empresa.clone(), periodo_id.to_owned());
         let (csd, pac) = (csd.clone(), pac.clone());
         tokio::spawn(async move {
-            let mut timbrados = Vec::new();
-            while let Some(tanda) = recibir.recv().await {
-                let escritos = escribir_tanda(&app, &empresa, &periodo_id, tanda, &csd, &pac, fecha_local, now).await?;
+            let mut timbrados = Vec::with_capacity(por_escribir);
+            let mut tanda = Vec::with_capacity(POR_TRANSACCION);
+            // Whatever was sealed while the last chunk committed, at least MIN_POR_TRANSACCION:
+            // chunks follow the pace of the commits, and the one left after the last seal is
+            // small.
+            loop {
+                while tanda.len() < MIN_POR_TRANSACCION {
+                    let falta = POR_TRANSACCION - tanda.len();
+                    if recibir.recv_many(&mut tanda, falta).await == 0 {
+                        break;
+                    }
+                }
+                if tanda.is_empty() {
+                    break;
+                }
+                let tanda = std::mem::replace(&mut tanda, Vec::with_capacity(POR_TRANSACCION));
+                let ultima = timbrados.len() + tanda.len() == por_escribir;
+                let escritos =
+                    escribir_tanda(&app, &empresa, &periodo_id, tanda, ultima, &csd, &pac, fecha_local, now).await?;
                 timbrados.extend(escritos);
             }
             Ok::<_, ApiError>(timbrados)
         })
     };
-    let mut pendientes: VecDeque<(ReciboParaTimbrar, Registro, Comprobante, _, tokio::task::JoinHandle<_>)> =
-        VecDeque::new();
-    let mut listos = listos.into_iter().zip(ultimo + 1..).peekable();
-    let mut tanda: Vec<(ReciboParaTimbrar, SelladoLote)> = Vec::with_capacity(POR_TRANSACCION);
-    let mut sellado_fallido = None;
-    loop {
-        while pendientes.len() < en_vuelo
-            && let Some((Listo { recibo, comprobante, registro }, folio)) = listos.next()
-        {
+    let mut recibos = VecDeque::with_capacity(listos.len());
+    let trabajos: Vec<pipeline::Trabajo> = listos
+        .into_iter()
+        .zip(ultimo + 1..)
+        .map(|(Listo { recibo, comprobante, registro }, folio)| {
             let datos = pipeline::timbre_sandbox(fecha_local);
-            let tarea = tokio::spawn(pipeline::sellar_sandbox_ya(
-                comprobante.clone(),
-                folio,
-                csd.clone(),
-                pac.clone(),
-                datos.clone(),
-            ));
-            pendientes.push_back((recibo, registro, comprobante, (datos, folio), tarea));
-        }
-        let Some((recibo, registro, comprobante, (datos, folio), tarea)) = pendientes.pop_front() else { break };
-        let sellado = match tarea.await.map_err(|e| ApiError::internal("sello", e)).and_then(|r| r) {
-            Ok((sellado, xml_comprimido)) => pipeline::Fila::de(&sellado).map(|fila| SelladoLote {
-                registro,
-                comprobante,
-                datos,
-                folio,
-                fila,
-                xml_comprimido,
-            }),
-            Err(error) => Err(error),
-        };
+            recibos.push_back((recibo, registro, datos.clone(), folio));
+            (comprobante, folio, datos)
+        })
+        .collect();
+    let mut sellos = pipeline::sellar_en_orden(trabajos, &csd, &pac);
+    let mut sellado_fallido = None;
+    while let Some((recibo, registro, datos, folio)) = recibos.pop_front() {
+        let hecho =
+            sellos.siguiente().await.unwrap_or_else(|| Err(ApiError::internal("sello", "a sealing thread stopped")));
+        let sellado = hecho.and_then(|(comprobante, sellado, xml_comprimido)| {
+            Ok(SelladoLote { fila: pipeline::Fila::de(&sellado)?, registro, comprobante, datos, folio, xml_comprimido })
+        });
         match sellado {
-            Ok(sellado) => tanda.push((recibo, sellado)),
+            Ok(sellado) => {
+                if enviar.send((recibo, sellado)).await.is_err() {
+                    // The writer stopped on an error: it says which.
+                    break;
+                }
+            }
             Err(error) => {
                 sellado_fallido = Some(error);
                 break;
             }
-        }
-        if (tanda.len() == POR_TRANSACCION || (pendientes.is_empty() && listos.peek().is_none()))
-            && enviar.send(std::mem::take(&mut tanda)).await.is_err()
-        {
-            // The writer stopped on an error: it says which.
-            break;
         }
     }
     drop(enviar);
@@ -630,13 +638,15 @@ async fn sandbox(
 }
 
 /// One chunk of sandbox receipts in one transaction: folios, invoice rows and XML
-/// (`pipeline::escribir_lote`), the receipts TIMBRADO_SANDBOX and their events.
+/// (`pipeline::escribir_lote`), the receipts TIMBRADO_SANDBOX and their events; `ultima` when
+/// no receipt of the call is left to write after it.
 #[allow(clippy::too_many_arguments)]
 async fn escribir_tanda(
     app: &AppState,
     empresa: &EmpresaEmisora,
     periodo_id: &str,
     tanda: Vec<(ReciboParaTimbrar, SelladoLote)>,
+    ultima: bool,
     csd: &Arc<credenciales::Csd>,
     pac: &Arc<timbra_credentials::Credential>,
     fecha_local: OffsetDateTime,
@@ -645,14 +655,15 @@ async fn escribir_tanda(
     let (recibos, mut lote): (Vec<_>, Vec<_>) = tanda.into_iter().unzip();
     let serie = lote[0].registro.serie.clone();
     let efectos = EfectosRecibo {
-        lote: Some((
-            periodo_id.to_owned(),
-            recibos
+        lote: Some(Tanda {
+            periodo_id: periodo_id.to_owned(),
+            recibos: recibos
                 .iter()
                 .zip(&lote)
                 .map(|(recibo, sellado)| (sellado.registro.cfdi_id.clone(), recibo.id.clone()))
                 .collect(),
-        )),
+            ultima,
+        }),
     };
     let mut tx = app.db.begin().await?;
     pipeline::escribir_lote(&mut tx, &empresa.id, &serie, &mut lote, Some(&efectos), csd, pac, fecha_local, now)
@@ -767,9 +778,21 @@ async fn live(
 /// (a sandbox chunk, a live persist, or the reconciliation job's).
 #[derive(Default)]
 pub(super) struct EfectosRecibo {
-    /// A sandbox batch's receipts by CFDI id, all of period `.0`; without it (live) each
-    /// receipt is found by its attempt or CFDI.
-    lote: Option<(String, HashMap<String, String>)>,
+    /// A sandbox chunk's receipts; without it (live) each receipt is found by its attempt or
+    /// CFDI.
+    lote: Option<Tanda>,
+}
+
+/// The receipts of a sandbox chunk, all of one period.
+struct Tanda {
+    periodo_id: String,
+    /// Receipt id by CFDI id.
+    recibos: HashMap<String, String>,
+    /// No receipt of the call is left to write after this chunk. Before the last chunk the
+    /// period is TIMBRADO_PARCIAL for certain (this chunk stamped, the rest not yet), which
+    /// one row's update records; the last chunk counts the period's receipts for the exact
+    /// status. Counting on every chunk read all the period's receipts each time: 2–8 ms a chunk.
+    ultima: bool,
 }
 
 /// The hooks of a receipt known only by its stored attempt (`cfdi::live`).
@@ -783,7 +806,7 @@ impl EfectosRecibo {
         for escrito in escritos {
             let (empresa_id, cfdi_id) = (escrito.empresa_id, &escrito.registro.cfdi_id);
             let recibo = match &self.lote {
-                Some((periodo_id, recibos)) => recibos.get(cfdi_id).map(|recibo| (recibo.clone(), periodo_id.clone())),
+                Some(tanda) => tanda.recibos.get(cfdi_id).map(|recibo| (recibo.clone(), tanda.periodo_id.clone())),
                 None => db::por_cfdi(tx, empresa_id, cfdi_id).await?,
             };
             let Some((recibo_id, periodo_id)) = recibo else {
@@ -820,7 +843,14 @@ impl EfectosRecibo {
         db::marcar_timbrados(tx, &recibos).await?;
         events::emit_many(tx, &emisiones).await?;
         for (empresa_id, periodo_id, now) in periodos {
-            db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
+            match &self.lote {
+                Some(tanda) if !tanda.ultima => {
+                    crate::db::nomina::set_status_periodo(tx, empresa_id, &periodo_id, "TIMBRADO_PARCIAL", now).await?;
+                }
+                _ => {
+                    db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
+                }
+            }
         }
         Ok(())
     }

@@ -299,6 +299,91 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
     .await;
 }
 
+/// Employee `k` of a large period: RFC, CURP and NSS with their check digits found by the
+/// crates' own rules (RFC, CURP and NSS are unique per company).
+fn empleado_generado(k: usize) -> Value {
+    const L: &[u8] = b"BCDFGHJKLMNPQRSTVWXZ";
+    let letras = format!("GA{}{}", L[k % 20] as char, L[(k / 20) % 20] as char);
+    let rfc = format!("{letras}900101A10");
+    let digito = timbra_cfdi::tipos::Rfc::new(&rfc).unwrap().digito_verificador();
+    let rfc = format!("{}{digito}", &rfc[..12]);
+    let con_digito = |base: String, valida: fn(&str) -> Result<(), String>| {
+        (0..10).map(|d| format!("{base}{d}")).find(|v| valida(v).is_ok()).unwrap()
+    };
+    let curp = con_digito(format!("{letras}900101HDFRRN0"), timbra_nomina::identificadores::validar_curp);
+    let nss = con_digito(format!("{:010}", 1_000_000 + k), timbra_nomina::identificadores::validar_nss);
+    let mut empleado = empleado(0, "450.00");
+    empleado["numEmpleado"] = json!(format!("G-{k:03}"));
+    empleado["nombre"] = json!(format!("EMPLEADO {k} DE PRUEBA"));
+    (empleado["rfc"], empleado["curp"], empleado["nss"]) = (json!(rfc), json!(curp), json!(nss));
+    empleado
+}
+
+/// A period of more receipts than a sandbox transaction holds is written in several: every
+/// receipt stamped once, folios 1..N with none repeated or skipped, the period TIMBRADO_PARCIAL
+/// while one receipt waits and TIMBRADO once it is stamped by the next call.
+#[tokio::test]
+async fn a_period_larger_than_a_transaction_stamps_every_receipt_once_with_folios_in_a_row() {
+    const N: usize = 150;
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "nomina-grande@example.com", Some("B5510768108")).await;
+        let mut empleados = Vec::new();
+        for k in 0..N {
+            let creado = app.post("/api/nomina/empleados", &who, empleado_generado(k)).await;
+            empleados.push(creado.data(201)["id"].as_str().unwrap().to_owned());
+        }
+        let periodo = app.post("/api/nomina/periodos", &who, periodo_quincenal()).await.data(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let calculado = app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await;
+        assert_eq!(calculado.data(200)["recibosCalculados"], json!(N));
+        // One employee deactivated after the calculation: the last receipt to be written waits.
+        let baja =
+            app.call(reqwest::Method::DELETE, &format!("/api/nomina/empleados/{}", empleados[77]), &who, None).await;
+        assert!(baja.status.is_success(), "{:?}", baja.body);
+
+        let data = timbrar(&app, &who, &periodo).await.data(201).clone();
+        assert_eq!((data["timbrados"].as_u64(), data["errores"].as_u64()), (Some(N as u64 - 1), Some(1)), "{data}");
+        assert_eq!(data["status"], "TIMBRADO_PARCIAL");
+        assert_eq!(
+            app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200)["status"],
+            "TIMBRADO_PARCIAL"
+        );
+        let reactivado = app
+            .call(
+                reqwest::Method::PATCH,
+                &format!("/api/nomina/empleados/{}", empleados[77]),
+                &who,
+                Some(json!({ "activo": true })),
+            )
+            .await;
+        assert!(reactivado.status.is_success(), "{:?}", reactivado.body);
+        let segundo = timbrar(&app, &who, &periodo).await.data(201).clone();
+        assert_eq!(
+            (segundo["timbrados"].as_u64(), segundo["status"].as_str()),
+            (Some(1), Some("TIMBRADO")),
+            "{segundo}"
+        );
+
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+        assert_eq!(detalle["status"], "TIMBRADO");
+        let mut folios = Vec::new();
+        for recibo in data["recibos"].as_array().unwrap().iter().chain(segundo["recibos"].as_array().unwrap()) {
+            let cfdi = app.get(&format!("/api/cfdi/{}", recibo["cfdiId"].as_str().unwrap()), &who).await;
+            let cfdi = cfdi.data(200);
+            assert_eq!(cfdi["serie"], "N", "{cfdi}");
+            folios.push(cfdi["folio"].as_str().unwrap().parse::<usize>().unwrap());
+        }
+        folios.sort_unstable();
+        assert_eq!(folios, (1..=N).collect::<Vec<_>>());
+        let recibos = detalle["recibos"].as_array().unwrap();
+        assert_eq!(recibos.len(), N);
+        assert!(recibos.iter().all(|r| r["status"] == "TIMBRADO_SANDBOX"), "{detalle}");
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn bad_paths_registro_patronal_roles_scopes_and_other_companies() {
     each_backend(|app: TestApp| async move {

@@ -587,6 +587,7 @@ async fn sandbox(
         None
     };
     let turno = app.cfdi.folios.turno(&empresa.id, &registro.serie, actual);
+    let en_camino = app.cfdi.group_commit.en_camino();
     let (sellado, xml_comprimido) =
         sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
     let fila = Fila::de(&sellado)?;
@@ -607,7 +608,7 @@ async fn sandbox(
         registro,
         efectos,
     };
-    app.cfdi.group_commit.timbrar(&app.db, sellado).await
+    app.cfdi.group_commit.timbrar(&app.db, sellado, en_camino).await
 }
 
 /// The sandbox TFD's fields for a stamp made at `fecha_local`, with a fresh UUID.

@@ -157,17 +157,43 @@ impl GroupCommit {
 /// them up to [`MIN_BATCH`] or [`WAIT`]; writes the batch, answers, and again.
 async fn writer(db: Db, mut receiver: mpsc::Receiver<(Sellado, Answer)>, en_camino: Arc<AtomicUsize>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while receiver.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let limite = tokio::time::Instant::now() + WAIT;
-        while batch.len() < MIN_BATCH && en_camino.load(Ordering::Relaxed) > 0 {
-            let falta = MAX_BATCH - batch.len();
-            match tokio::time::timeout_at(limite, receiver.recv_many(&mut batch, falta)).await {
-                Ok(recibidos) if recibidos > 0 => {}
-                // Closed, or waited long enough.
-                _ => break,
-            }
+    loop {
+        let hay_mas = || en_camino.load(Ordering::Relaxed) > 0;
+        llenar_lote(&mut receiver, &mut batch, MIN_BATCH..=MAX_BATCH, Some(WAIT), hay_mas).await;
+        if batch.is_empty() {
+            return;
         }
         commit_batch(&db, std::mem::take(&mut batch)).await;
+    }
+}
+
+/// Fills `batch` for a writer that commits many items at once: waits for the first item, takes
+/// whatever else is queued up to `tamano.end()`, then, while `hay_mas()` says more are coming,
+/// waits for them until the batch has `tamano.start()` (or `espera` has passed since the first).
+/// A commit costs about the same whatever it holds, so a writer that keeps up should not commit
+/// a handful at a time. `batch` stays empty only when the channel is closed and drained.
+pub(super) async fn llenar_lote<T>(
+    receiver: &mut mpsc::Receiver<T>,
+    batch: &mut Vec<T>,
+    tamano: std::ops::RangeInclusive<usize>,
+    espera: Option<std::time::Duration>,
+    hay_mas: impl Fn() -> bool,
+) {
+    let (min, max) = (*tamano.start(), *tamano.end());
+    if receiver.recv_many(batch, max).await == 0 {
+        return;
+    }
+    let limite = espera.map(|espera| tokio::time::Instant::now() + espera);
+    while batch.len() < min && hay_mas() {
+        let falta = max - batch.len();
+        let recibidos = match limite {
+            // Nothing before the limit counts as nothing more.
+            Some(limite) => tokio::time::timeout_at(limite, receiver.recv_many(batch, falta)).await.unwrap_or(0),
+            None => receiver.recv_many(batch, falta).await,
+        };
+        if recibidos == 0 {
+            return;
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! the receipt's update and event in the stamp's transaction through the pipeline's one
 //! stamp-time hook ([`EfectosRecibo`], a `pipeline::Efectos`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
@@ -575,16 +575,12 @@ async fn sandbox(
         tokio::spawn(async move {
             let mut timbrados = Vec::with_capacity(por_escribir);
             let mut tanda = Vec::with_capacity(POR_TRANSACCION);
-            // Whatever was sealed while the last chunk committed, at least MIN_POR_TRANSACCION:
-            // chunks follow the pace of the commits, and the one left after the last seal is
-            // small.
+            // Whatever was sealed while the last chunk committed, at least MIN_POR_TRANSACCION
+            // (every receipt sent comes): chunks follow the pace of the commits, and the one
+            // left after the last seal is small.
             loop {
-                while tanda.len() < MIN_POR_TRANSACCION {
-                    let falta = POR_TRANSACCION - tanda.len();
-                    if recibir.recv_many(&mut tanda, falta).await == 0 {
-                        break;
-                    }
-                }
+                let tamano = MIN_POR_TRANSACCION..=POR_TRANSACCION;
+                super::group_commit::llenar_lote(&mut recibir, &mut tanda, tamano, None, || true).await;
                 if tanda.is_empty() {
                     break;
                 }
@@ -597,19 +593,19 @@ async fn sandbox(
             Ok::<_, ApiError>(timbrados)
         })
     };
-    let mut recibos = VecDeque::with_capacity(listos.len());
+    let mut recibos = Vec::with_capacity(listos.len());
     let trabajos: Vec<pipeline::Trabajo> = listos
         .into_iter()
         .zip(ultimo + 1..)
         .map(|(Listo { recibo, comprobante, registro }, folio)| {
             let datos = pipeline::timbre_sandbox(fecha_local);
-            recibos.push_back((recibo, registro, datos.clone(), folio));
+            recibos.push((recibo, registro, datos.clone(), folio));
             (comprobante, folio, datos)
         })
         .collect();
     let mut sellos = pipeline::sellar_en_orden(trabajos, &csd, &pac);
     let mut sellado_fallido = None;
-    while let Some((recibo, registro, datos, folio)) = recibos.pop_front() {
+    for (recibo, registro, datos, folio) in recibos {
         let hecho =
             sellos.siguiente().await.unwrap_or_else(|| Err(ApiError::internal("sello", "a sealing thread stopped")));
         let sellado = hecho.and_then(|(comprobante, sellado, xml_comprimido)| {

@@ -69,11 +69,27 @@ async fn periodo_calculado(
             .await;
         assert_eq!(aprobada.data(200)["status"], "APROBADA");
     }
+    (periodo_de(app, who, salarios.len()).await, empleados)
+}
+
+/// A QUINCENAL period calculated over the company's `recibos` active employees; its id.
+async fn periodo_de(app: &TestApp, who: &As, recibos: usize) -> String {
     let periodo =
         app.post("/api/nomina/periodos", who, periodo_quincenal()).await.data(201)["id"].as_str().unwrap().to_owned();
     let calculado = app.post(&format!("/api/nomina/periodos/{periodo}"), who, json!({})).await;
-    assert_eq!(calculado.data(200)["recibosCalculados"], json!(salarios.len()));
-    (periodo, empleados)
+    assert_eq!(calculado.data(200)["recibosCalculados"], json!(recibos));
+    periodo
+}
+
+/// Deactivates (DELETE) or re-activates (PATCH `activo: true`) employee `id`.
+async fn activar(app: &TestApp, who: &As, id: &str, activo: bool) {
+    let path = format!("/api/nomina/empleados/{id}");
+    let answer = if activo {
+        app.call(reqwest::Method::PATCH, &path, who, Some(json!({ "activo": true }))).await
+    } else {
+        app.call(reqwest::Method::DELETE, &path, who, None).await
+    };
+    assert!(answer.status.is_success(), "{:?}", answer.body);
 }
 
 async fn timbrar(app: &TestApp, who: &As, periodo: &str) -> Answer {
@@ -137,9 +153,7 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
         let (periodo, empleados) = periodo_calculado(&app, &who, &["500.00", "1200.00", "278.80"], &incidencias).await;
 
         // An employee deactivated after the calculation: that receipt alone waits, PENDIENTE.
-        let baja =
-            app.call(reqwest::Method::DELETE, &format!("/api/nomina/empleados/{}", empleados[1]), &who, None).await;
-        assert!(baja.status.is_success(), "{:?}", baja.body);
+        activar(&app, &who, &empleados[1], false).await;
         let primero = timbrar(&app, &who, &periodo).await;
         let data = primero.data(201).clone();
         assert_eq!(primero.body["mode"], "sandbox");
@@ -215,15 +229,7 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
         }
 
         // Re-activated, the pending receipt is stamped by the next call; the period is complete.
-        let alta = app
-            .call(
-                reqwest::Method::PATCH,
-                &format!("/api/nomina/empleados/{}", empleados[1]),
-                &who,
-                Some(json!({ "activo": true })),
-            )
-            .await;
-        assert!(alta.status.is_success(), "{:?}", alta.body);
+        activar(&app, &who, &empleados[1], true).await;
         let segundo = timbrar(&app, &who, &periodo).await.data(201).clone();
         assert_eq!(
             (segundo["totalRecibos"].as_u64(), segundo["timbrados"].as_u64(), segundo["errores"].as_u64()),
@@ -332,16 +338,9 @@ async fn a_period_larger_than_a_transaction_stamps_every_receipt_once_with_folio
             let creado = app.post("/api/nomina/empleados", &who, empleado_generado(k)).await;
             empleados.push(creado.data(201)["id"].as_str().unwrap().to_owned());
         }
-        let periodo = app.post("/api/nomina/periodos", &who, periodo_quincenal()).await.data(201)["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let calculado = app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await;
-        assert_eq!(calculado.data(200)["recibosCalculados"], json!(N));
+        let periodo = periodo_de(&app, &who, N).await;
         // One employee deactivated after the calculation: the last receipt to be written waits.
-        let baja =
-            app.call(reqwest::Method::DELETE, &format!("/api/nomina/empleados/{}", empleados[77]), &who, None).await;
-        assert!(baja.status.is_success(), "{:?}", baja.body);
+        activar(&app, &who, &empleados[77], false).await;
 
         let data = timbrar(&app, &who, &periodo).await.data(201).clone();
         assert_eq!((data["timbrados"].as_u64(), data["errores"].as_u64()), (Some(N as u64 - 1), Some(1)), "{data}");
@@ -350,15 +349,7 @@ async fn a_period_larger_than_a_transaction_stamps_every_receipt_once_with_folio
             app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200)["status"],
             "TIMBRADO_PARCIAL"
         );
-        let reactivado = app
-            .call(
-                reqwest::Method::PATCH,
-                &format!("/api/nomina/empleados/{}", empleados[77]),
-                &who,
-                Some(json!({ "activo": true })),
-            )
-            .await;
-        assert!(reactivado.status.is_success(), "{:?}", reactivado.body);
+        activar(&app, &who, &empleados[77], true).await;
         let segundo = timbrar(&app, &who, &periodo).await.data(201).clone();
         assert_eq!(
             (segundo["timbrados"].as_u64(), segundo["status"].as_str()),

@@ -140,7 +140,7 @@ pub async fn enqueue_with_id<C: AsExec>(
 
 /// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
 /// number written (jobs whose `dedupe_key` exists are not).
-pub async fn enqueue_many<C: AsExec>(conn: &mut C, jobs: Vec<(OffsetDateTime, NewJob)>) -> crate::db::DbResult<u64> {
+pub async fn enqueue_many(tx: &mut Tx, jobs: Vec<(OffsetDateTime, NewJob)>) -> crate::db::DbResult<u64> {
     let mut insert = MultiInsert::new(
         "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)",
         11,
@@ -161,7 +161,7 @@ pub async fn enqueue_many<C: AsExec>(conn: &mut C, jobs: Vec<(OffsetDateTime, Ne
             now.into(),
         ]);
     }
-    insert.execute(conn).await
+    insert.execute(tx).await
 }
 
 /// A job claimed by a worker.

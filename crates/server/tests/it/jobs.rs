@@ -279,3 +279,33 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         })
         .collect()
 }
+
+/// SQLite starts its WAL over only when a write transaction begins with every frame already
+/// copied into the database, which never happens while commits follow one another without a
+/// pause: the file grew by every page written (a GiB in ten seconds of stamping) until the
+/// disk filled. The checkpointer now holds the writers off for a moment once the WAL is 16 MiB
+/// long, so a stream of writes keeps reusing the same file.
+#[tokio::test]
+async fn writes_that_never_pause_keep_reusing_a_bounded_sqlite_wal() {
+    let data = TempDir::new();
+    let db = timbra_server::db::Db::connect(&format!("sqlite://{}/wal.db", data.0.display())).await.unwrap();
+    let mut tx = db.begin().await.unwrap();
+    timbra_server::sql!(execute tx, "CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)").unwrap();
+    tx.commit().await.unwrap();
+
+    let wal = data.0.join("wal.db-wal");
+    let blob = vec![7u8; 16 * 1024];
+    let (mut written, mut largest) = (0usize, 0u64);
+    let started = std::time::Instant::now();
+    // 256 MiB of rows, one transaction right after another, for at least two seconds (ten of
+    // the checkpointer's rounds).
+    while written < 256 << 20 || started.elapsed() < Duration::from_secs(2) {
+        let mut tx = db.begin().await.unwrap();
+        timbra_server::sql!(execute tx, "INSERT INTO blobs (data) VALUES ($1)", &blob).unwrap();
+        tx.commit().await.unwrap();
+        written += blob.len();
+        largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+    }
+    eprintln!("wal: {} MiB written, largest {} MiB in {:?}", written >> 20, largest >> 20, started.elapsed());
+    assert!(largest < 128 << 20, "the WAL grew to {} MiB for {} MiB written", largest >> 20, written >> 20);
+}

@@ -26,7 +26,7 @@
 //! *aplicar* held when the PAC refuses.
 //!
 //! A batch of documents of one company (a payroll period's receipts) stamps in sandbox through
-//! [`sellar_en_orden`] with predicted folios, one thread per core, and
+//! [`sellar_en_orden`] with predicted folios, on the sealing threads, and
 //! [`escribir_lote`], which takes the batch's folios in one statement, seals again any whose
 //! prediction missed, and writes the invoice rows, their XML and their type's persist effects
 //! ([`Efectos::al_persistir`]: the receipts, their events) in the caller's transaction.
@@ -843,6 +843,22 @@ fn ceder_prioridad() {
     }
 }
 
+/// Runs `sellar` on the sealing threads ([`Selladores`]), after the seals queued before it;
+/// its result comes on the receiver. A seal whose receiver is dropped before its turn is
+/// skipped (a request that hung up, a payroll run stopped part-way).
+fn en_selladores<R: Send + 'static>(
+    sellar: impl FnOnce() -> R + Send + 'static,
+) -> ApiResult<tokio::sync::oneshot::Receiver<R>> {
+    let (listo, sellado) = tokio::sync::oneshot::channel();
+    let trabajo: TrabajoDeSello = Box::new(move || {
+        if !listo.is_closed() {
+            let _ = listo.send(sellar());
+        }
+    });
+    selladores().cola.send(trabajo).map_err(|_| ApiError::internal("sello", "the sealing threads stopped"))?;
+    Ok(sellado)
+}
+
 /// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML (two
 /// RSA signatures, a fraction of a millisecond each) on the sealing threads ([`Selladores`]),
 /// after the seals queued before it.
@@ -853,11 +869,7 @@ pub async fn sellar_sandbox(
     pac: Arc<timbra_credentials::Credential>,
     datos: DatosTimbre,
 ) -> ApiResult<(Comprobante, Vec<u8>)> {
-    let (listo, sellado) = tokio::sync::oneshot::channel();
-    let trabajo: TrabajoDeSello = Box::new(move || {
-        let _ = listo.send(sellar_aqui(comprobante, folio, &csd, &pac, datos));
-    });
-    selladores().cola.send(trabajo).map_err(|_| ApiError::internal("sello", "the sealing threads stopped"))?;
+    let sellado = en_selladores(move || sellar_aqui(comprobante, folio, &csd, &pac, datos))?;
     sellado.await.map_err(|_| ApiError::internal("sello", "the seal failed on its thread"))?
 }
 
@@ -897,60 +909,61 @@ pub type Trabajo = (Comprobante, i64, DatosTimbre);
 /// misses), the sealed one, and its compressed XML.
 pub type SelladoEnOrden = (Comprobante, Comprobante, Vec<u8>);
 
-/// A run of sandbox seals on one blocking thread per core, read back in the order given.
+/// A run of sandbox seals on the sealing threads ([`Selladores`]), read back in the order
+/// given, with at most [`SellosEnOrden::EN_COLA`] of them queued ahead of the reader.
 ///
 /// A payroll period hands over a thousand documents at once. A blocking task per document
 /// started a thread per document: hundreds of threads signing at once, time-sliced, so the
 /// first chunk was ready only when nearly all were, and the writer's thread got a sliver of the
-/// CPU (its first chunk of 200 took 177 ms instead of 14). One thread per core, each sealing
-/// every n-th document, keeps the cores busy with finished work in order, and leaves the writer
-/// its share. Each thread stays a bounded number of documents ahead of the reader.
+/// CPU (its first chunk of 200 took 177 ms instead of 14). On the sealing threads the cores
+/// stay busy with finished work in order, the writer keeps its priority, and a period shares
+/// the cores with the invoices stamped meanwhile in order of arrival.
 pub struct SellosEnOrden {
-    hilos: Vec<tokio::sync::mpsc::Receiver<ApiResult<SelladoEnOrden>>>,
-    siguiente: usize,
+    por_sellar: std::vec::IntoIter<Trabajo>,
+    en_cola: std::collections::VecDeque<tokio::sync::oneshot::Receiver<ApiResult<SelladoEnOrden>>>,
+    csd: Arc<credenciales::Csd>,
+    pac: Arc<timbra_credentials::Credential>,
 }
 
 impl SellosEnOrden {
+    /// The most seals of a run queued ahead of its reader: enough that the sealing threads never
+    /// wait for it, few enough that a run stopped part-way leaves little work behind (queued
+    /// seals whose run was dropped are skipped).
+    const EN_COLA: usize = 32;
+
     /// The next document's result, in the order given; `None` after the last.
     pub async fn siguiente(&mut self) -> Option<ApiResult<SelladoEnOrden>> {
-        let hilo = self.siguiente % self.hilos.len();
-        self.siguiente += 1;
-        self.hilos[hilo].recv().await
+        while self.en_cola.len() < Self::EN_COLA
+            && let Some((comprobante, folio, datos)) = self.por_sellar.next()
+        {
+            let (csd, pac) = (self.csd.clone(), self.pac.clone());
+            let sellado = en_selladores(move || {
+                sellar_aqui(comprobante.clone(), folio, &csd, &pac, datos)
+                    .map(|(sellado, xml)| (comprobante, sellado, xml))
+            });
+            match sellado {
+                Ok(sellado) => self.en_cola.push_back(sellado),
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        let sellado = self.en_cola.pop_front()?;
+        Some(sellado.await.unwrap_or_else(|_| Err(ApiError::internal("sello", "the seal failed on its thread"))))
     }
 }
 
-/// Starts sealing `trabajos` ([`SellosEnOrden`]). Dropping the result stops the threads after
-/// the document each is sealing.
+/// Starts sealing `trabajos` ([`SellosEnOrden`]). Dropping the result drops the seals still
+/// queued.
 pub fn sellar_en_orden(
     trabajos: Vec<Trabajo>,
     csd: &Arc<credenciales::Csd>,
     pac: &Arc<timbra_credentials::Credential>,
 ) -> SellosEnOrden {
-    const ADELANTO: usize = 16;
-    let nucleos = std::thread::available_parallelism().map_or(2, usize::from).min(trabajos.len()).max(1);
-    let mut partes: Vec<Vec<Trabajo>> =
-        (0..nucleos).map(|_| Vec::with_capacity(trabajos.len() / nucleos + 1)).collect();
-    for (indice, trabajo) in trabajos.into_iter().enumerate() {
-        partes[indice % nucleos].push(trabajo);
+    SellosEnOrden {
+        por_sellar: trabajos.into_iter(),
+        en_cola: std::collections::VecDeque::with_capacity(SellosEnOrden::EN_COLA),
+        csd: csd.clone(),
+        pac: pac.clone(),
     }
-    let hilos = partes
-        .into_iter()
-        .map(|parte| {
-            let (enviar, recibir) = tokio::sync::mpsc::channel(ADELANTO);
-            let (csd, pac) = (csd.clone(), pac.clone());
-            tokio::task::spawn_blocking(move || {
-                for (comprobante, folio, datos) in parte {
-                    let hecho = sellar_aqui(comprobante.clone(), folio, &csd, &pac, datos)
-                        .map(|(sellado, xml)| (comprobante, sellado, xml));
-                    if enviar.blocking_send(hecho).is_err() {
-                        break;
-                    }
-                }
-            });
-            recibir
-        })
-        .collect();
-    SellosEnOrden { hilos, siguiente: 0 }
 }
 
 /// Writes the invoice row, its XML, its type's persist effects (`factura.timbrada` by default,

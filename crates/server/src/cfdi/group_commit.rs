@@ -310,9 +310,10 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
         let answer = sellado.fila.respuesta(&sellado.mode, registro, &sellado.uuid_api, sellado.timbrado_en, folio);
         outcomes.push(Outcome::Timbrado { folio, answer });
     }
-    cfdis.execute(&mut tx).await?;
-    xmls.execute(&mut tx).await?;
-    events::emit_many(&mut tx, &emissions).await?;
+    // Invoices, XML and events in one call on SQLite; the deliveries need the events' ids.
+    let (event_rows, event_ids) = events::event_rows(&emissions)?;
+    MultiInsert::execute_together(vec![cfdis, xmls, event_rows], &mut tx).await?;
+    events::deliver_many(&mut tx, &emissions, &event_ids).await?;
     drop(emissions);
     for (sellado, outcome) in batch.iter().zip(&outcomes) {
         if let (Some(efectos), Outcome::Timbrado { folio, .. }) = (&sellado.efectos, outcome) {

@@ -157,6 +157,15 @@ pub struct Emission<'a> {
 /// commit of stamps): the events, then the deliveries and their jobs for the webhooks
 /// subscribed, read once per company. Returns the event ids, in the order given.
 pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::DbResult<Vec<String>> {
+    let (events, event_ids) = event_rows(emissions)?;
+    events.execute(tx).await?;
+    deliver_many(tx, emissions, &event_ids).await?;
+    Ok(event_ids)
+}
+
+/// The first half of [`emit_many`], for a writer that sends the events' insert with its own
+/// ([`MultiInsert::execute_together`]): the insert of `emissions`, and their ids in order.
+pub fn event_rows(emissions: &[Emission<'_>]) -> crate::db::DbResult<(MultiInsert, Vec<String>)> {
     let mut events = MultiInsert::new("INSERT INTO events (id, empresa_id, type, data, created_at)", 5, "");
     let mut event_ids = Vec::with_capacity(emissions.len());
     for emission in emissions {
@@ -171,7 +180,12 @@ pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::Db
         ]);
         event_ids.push(id);
     }
-    events.execute(tx).await?;
+    Ok((events, event_ids))
+}
+
+/// The second half of [`emit_many`], once the events are inserted: the deliveries and their
+/// jobs for the webhooks subscribed, read once per company.
+pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[String]) -> crate::db::DbResult<()> {
     let mut subscribers: HashMap<&str, Vec<Subscriber>> = HashMap::new();
     for emission in emissions {
         if !subscribers.contains_key(emission.empresa_id) {
@@ -191,7 +205,7 @@ pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::Db
         "",
     );
     let mut jobs = Vec::new();
-    for (emission, event_id) in emissions.iter().zip(&event_ids) {
+    for (emission, event_id) in emissions.iter().zip(event_ids) {
         let event = emission.event.event_type();
         for webhook in subscribers.get(emission.empresa_id).map(Vec::as_slice).unwrap_or_default() {
             if subscribed(webhook.events.as_deref(), event) {
@@ -214,7 +228,7 @@ pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::Db
     }
     deliveries.execute(tx).await?;
     enqueue_many(tx, jobs).await?;
-    Ok(event_ids)
+    Ok(())
 }
 
 #[cfg(test)]

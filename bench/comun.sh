@@ -30,3 +30,15 @@ warm_up() {
   factura_de_prueba "$base" "$key" "$empresa"
   curl -sf "$base/api/cfdi/timbrar" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' -d "$body" >/dev/null
 }
+
+# RSA-2048 signatures per second on every core (`openssl speed -multi <cores>`, 5 s), the
+# stamping benches' physical limit. They take it before and after the load and divide by the
+# mean: on a shared 2-vCPU machine it drifted from 6,700 to 8,100 between two runs minutes
+# apart, and one reading before the load made the ratio swing with it.
+rsa_signs() { openssl speed -multi "$(nproc)" -seconds 5 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $(NF-1)}'; }
+# Prints the ceiling line from two readings ($1 before, $2 after) and sets signs to their mean;
+# $3 names what is stamped (invoices, receipts).
+ceiling() {
+  signs=$(python3 -c "print(round(($1 + $2) / 2, 1))")
+  echo "== ceiling: openssl speed -multi $(nproc) rsa2048 = $1 sign/s before, $2 after, mean $signs; / 2 = $(python3 -c "print(round($signs/2))") $3/s"
+}

@@ -64,10 +64,9 @@ periodo=$(curl -sf "$base/api/nomina/periodos" "${auth[@]}" \
   -d '{"fechaInicio":"2026-11-01","fechaFin":"2026-11-15","fechaPago":"2026-11-15","periodicidad":"QUINCENAL","diasPagados":15}' | json "['data']['id']")
 warm_up
 curl -sf -X POST "$base/api/nomina/periodos/$periodo" "${auth[@]}" -o "$data/calculo.json" -w '== calculate (HTTP): %{time_total} s\n'
-cores=$(nproc)
-signs=$(openssl speed -multi "$cores" -seconds 5 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $(NF-1)}')
-echo "== ceiling: openssl speed -multi $cores rsa2048 = $signs sign/s, / 2 = $(python3 -c "print(round($signs/2))") receipts/s"
+signs_before=$(rsa_signs)
 secs=$(curl -sf -X POST "$base/api/nomina/periodos/$periodo/timbrar" "${auth[@]}" -o "$data/timbrado.json" -w '%{time_total}')
+ceiling "$signs_before" "$(rsa_signs)" receipts
 timbrados=$(json "['data']['timbrados']" < "$data/timbrado.json")
 echo "== POST /api/nomina/periodos/{id}/timbrar: $timbrados of $n receipts in $secs s = $(python3 -c "print(round($timbrados/$secs))") receipts/s"
 echo "== ratio to the ceiling: $(python3 -c "print(f'{100*($timbrados/$secs)/($signs/2):.0f}%')")"

@@ -6,7 +6,8 @@
 # they run 1..N with no gap. Needs wrk and a release build.
 #
 # The ceiling is measured in the same run: `openssl speed -multi <cores> rsa2048` signatures
-# per second over 2 (two signatures per invoice); the script prints the ratio to it.
+# per second over 2 (two signatures per invoice), before and after the load (their mean,
+# `ceiling` in comun.sh); the script prints the ratio to it.
 # Usage: bench/timbrar.sh [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,12 +21,11 @@ wrk.method = "POST"
 wrk.headers["content-type"] = "application/json"
 wrk.body = '$body'
 LUA
-cores=$(nproc)
-signs=$(openssl speed -multi "$cores" -seconds 5 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $(NF-1)}')
-echo "== ceiling: openssl speed -multi $cores rsa2048 = $signs sign/s, / 2 = $(python3 -c "print(round($signs/2))") invoices/s"
+signs_before=$(rsa_signs)
 echo "== POST /api/cfdi/timbrar (sandbox, 2 conceptos), 32 connections, ${seconds}s"
 out=$(wrk -t2 -c32 -d"${seconds}s" --latency -s "$data/post.lua" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" \
   "$base/api/cfdi/timbrar")
+ceiling "$signs_before" "$(rsa_signs)" invoices
 echo "$out" | grep -E 'requests in|Requests/sec|50%|99%|Non-2xx'
 rate=$(echo "$out" | awk '/^Requests\/sec/ {print $2}')
 echo "== ratio to the ceiling: $(python3 -c "print(f'{100*$rate/($signs/2):.0f}%')")"

@@ -51,6 +51,8 @@ use crate::idempotency::{self, Key};
 /// 33 values a row, far under SQLite's and PostgreSQL's limits) and the time a batch holds
 /// the write turn.
 pub const MAX_BATCH: usize = 64;
+// A whole batch's inserts go to SQLite in one call (`MultiInsert::execute_together`).
+const _: () = assert!(MAX_BATCH <= crate::db::MAX_ROWS_TOGETHER);
 
 /// Stamps waiting for the writer; a full queue makes requests wait before it (backpressure).
 const QUEUE: usize = 1024;

@@ -859,6 +859,11 @@ fn en_selladores<R: Send + 'static>(
     Ok(sellado)
 }
 
+/// A seal whose thread dropped its answer (it panicked).
+fn sello_perdido() -> ApiError {
+    ApiError::internal("sello", "the seal failed on its thread")
+}
+
 /// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML (two
 /// RSA signatures, a fraction of a millisecond each) on the sealing threads ([`Selladores`]),
 /// after the seals queued before it.
@@ -870,7 +875,7 @@ pub async fn sellar_sandbox(
     datos: DatosTimbre,
 ) -> ApiResult<(Comprobante, Vec<u8>)> {
     let sellado = en_selladores(move || sellar_aqui(comprobante, folio, &csd, &pac, datos))?;
-    sellado.await.map_err(|_| ApiError::internal("sello", "the seal failed on its thread"))?
+    sellado.await.map_err(|_| sello_perdido())?
 }
 
 /// [`sellar_sandbox`] without waiting for a turn: for the writers' re-seals, which hold the
@@ -947,7 +952,7 @@ impl SellosEnOrden {
             }
         }
         let sellado = self.en_cola.pop_front()?;
-        Some(sellado.await.unwrap_or_else(|_| Err(ApiError::internal("sello", "the seal failed on its thread"))))
+        Some(sellado.await.unwrap_or_else(|_| Err(sello_perdido())))
     }
 }
 

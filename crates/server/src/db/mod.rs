@@ -573,9 +573,10 @@ impl MultiInsert {
         let mut values = self.values.into_iter();
         let mut rows_left = self.rows;
         let mut affected = 0;
+        let numbered = matches!(tx.exec(), Exec::Pg(_));
         while rows_left > 0 {
             let rows = (1usize << rows_left.ilog2()).min(MAX_ROWS_PER_STATEMENT);
-            let text = values_text(self.head, self.tail, self.columns, rows, matches!(tx.exec(), Exec::Pg(_)));
+            let text = values_text(self.head, self.tail, self.columns, rows, numbered);
             let chunk = values.by_ref().take(rows * self.columns);
             affected += match tx.exec() {
                 Exec::Sqlite(c) => run_values!(c, text, chunk),
@@ -614,7 +615,7 @@ impl MultiInsert {
 }
 
 /// The most rows an insert of [`MultiInsert::execute_together`] holds to go with the others:
-/// the group-commit writer's batch ([`crate::cfdi::group_commit::MAX_BATCH`]).
+/// at least the group-commit writer's batch ([`crate::cfdi::group_commit::MAX_BATCH`]).
 pub const MAX_ROWS_TOGETHER: usize = 64;
 
 /// The most rows one statement of a [`MultiInsert`] holds (a 33-column row binds 8,448 values

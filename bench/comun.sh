@@ -42,3 +42,6 @@ ceiling() {
   signs=$(python3 -c "print(round(($1 + $2) / 2, 1))")
   echo "== ceiling: openssl speed -multi $(nproc) rsa2048 = $1 sign/s before, $2 after, mean $signs; / 2 = $(python3 -c "print(round($signs/2))") $3/s"
 }
+# Prints the ratio of $1 (documents stamped per second) to the ceiling that `ceiling` set in
+# signs (two signatures per document).
+ratio() { echo "== ratio to the ceiling: $(python3 -c "print(f'{100*($1)/($signs/2):.0f}%')")"; }

@@ -69,7 +69,7 @@ secs=$(curl -sf -X POST "$base/api/nomina/periodos/$periodo/timbrar" "${auth[@]}
 ceiling "$signs_before" "$(rsa_signs)" receipts
 timbrados=$(json "['data']['timbrados']" < "$data/timbrado.json")
 echo "== POST /api/nomina/periodos/{id}/timbrar: $timbrados of $n receipts in $secs s = $(python3 -c "print(round($timbrados/$secs))") receipts/s"
-echo "== ratio to the ceiling: $(python3 -c "print(f'{100*($timbrados/$secs)/($signs/2):.0f}%')")"
+ratio "$timbrados/$secs"
 echo "== server peak RSS: $(grep VmHWM /proc/$server/status | awk '{print $2/1024 " MB"}')"
 python3 - "$data/timbra.db" <<'PY'
 import sqlite3, sys

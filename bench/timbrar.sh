@@ -28,7 +28,7 @@ out=$(wrk -t2 -c32 -d"${seconds}s" --latency -s "$data/post.lua" -H "authorizati
 ceiling "$signs_before" "$(rsa_signs)" invoices
 echo "$out" | grep -E 'requests in|Requests/sec|50%|99%|Non-2xx'
 rate=$(echo "$out" | awk '/^Requests\/sec/ {print $2}')
-echo "== ratio to the ceiling: $(python3 -c "print(f'{100*$rate/($signs/2):.0f}%')")"
+ratio "$rate"
 echo "== server peak RSS: $(grep VmHWM /proc/$server/status | awk '{print $2/1024 " MB"}')"
 python3 - "$data/timbra.db" <<'PY'
 import sqlite3, sys

@@ -160,11 +160,41 @@ pub fn build(app: AppState) -> Router {
         .merge(docs)
         .merge(operations)
         .layer(axum::extract::DefaultBodyLimit::max(app.config.max_body_bytes))
+        .layer(middleware::from_fn_with_state(app.config.max_body_bytes, limit_body))
         .layer(middleware::from_fn(envelope_and_mode))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal("handler panicked", "panic").into_response()))
         // Outermost: the request id and span cover everything below, and the status counted
         // is the one the client gets.
         .layer(middleware::from_fn(observability::track))
+}
+
+/// Bounds every body the process reads, whoever reads it: a declared `Content-Length` over the
+/// limit is refused before a byte of the body is read, and any other body is wrapped so that
+/// reading past the limit fails (axum's extractors turn that into 413; the dashboard's form
+/// reader too). `DefaultBodyLimit` alone covers only axum's own extractors, and the dashboard
+/// collects its forms itself (issue 28, finding 1: 200 MiB read before the CSRF refusal).
+async fn limit_body(State(limit): State<usize>, request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return body_too_large(request.uri().path(), limit);
+    }
+    next.run(request.map(|body| Body::new(http_body_util::Limited::new(body, limit)))).await
+}
+
+/// 413: `REQUEST_002` for the API, the dashboard's error page under `/panel`.
+pub fn body_too_large(path: &str, limit: usize) -> Response {
+    let error = ApiError::new(
+        Code::Request002,
+        format!("the request body is larger than {limit} bytes (TIMBRA_MAX_BODY_BYTES); send less"),
+    );
+    if path == "/panel" || path.starts_with("/panel/") {
+        return crate::panel::Fallo::Api(error).into_response();
+    }
+    error.into_response()
 }
 
 async fn not_found(uri: axum::http::Uri) -> Response {

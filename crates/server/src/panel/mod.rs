@@ -265,7 +265,7 @@ pub async fn leer_campos(headers: &HeaderMap, request: Request, app: &AppState) 
         .into_body()
         .collect()
         .await
-        .map_err(|_| ApiError::new(Code::Request002, "the form is too large"))?
+        .map_err(|_| ApiError::new(Code::Request002, "the form is larger than TIMBRA_MAX_BODY_BYTES"))?
         .to_bytes();
     let pairs = form_urlencoded_pairs(&bytes);
     Ok(Campos(pairs))

@@ -53,11 +53,12 @@ fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>
 /// Reads a pre-login form and checks its token against the `timbra_previo` cookie.
 async fn formulario_previo(app: &AppState, request: Request) -> Result<Campos, Fallo> {
     let headers = request.headers().clone();
-    let campos = leer_campos(&headers, request, app).await?;
+    // No pre-session cookie, no valid token: refused before the body is read at all.
     let esperado = match csrf::cookie(&headers, csrf::COOKIE_PREVIO) {
         Some(valor) => csrf::token_previo(app, valor)?,
         None => return Err(Fallo::Csrf),
     };
+    let campos = leer_campos(&headers, request, app).await?;
     csrf::comprobar(&headers, campos, &esperado)
 }
 

@@ -8,6 +8,7 @@ mod cli;
 mod docs;
 mod fiel;
 mod foundation;
+mod hardening;
 #[allow(dead_code)]
 mod harness;
 mod instances;

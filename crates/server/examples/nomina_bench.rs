@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use rust_decimal::Decimal;
 use timbra_server::config::Config;
-use timbra_server::db::{Money, empleados, incidencias, nomina};
 use timbra_server::nomina::calculo::{calcular_periodo, periodo_de, por_empleado, recibos_del_periodo};
-use timbra_server::sql;
 use timbra_server::state::AppState;
+use timbra_store::sql;
+use timbra_store::{Money, empleados, incidencias, nomina};
 
 fn resumen(nombre: &str, mut tiempos: Vec<Duration>) {
     tiempos.sort();

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use timbra_sat::CertificadosSat;
 use timbra_server::cfdi::recibidos::{self, Empresa};
 use timbra_server::config::Config;
-use timbra_server::sql;
 use timbra_server::state::AppState;
 use timbra_sim::sat::lote::{self, Firmantes};
+use timbra_store::sql;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use timbra_server::config::Config;
 use timbra_server::events::payloads::FacturaTimbrada;
 use timbra_server::events::{Event, emit};
-use timbra_server::sql;
 use timbra_server::state::AppState;
+use timbra_store::sql;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -9,6 +9,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use timbra_store::Paging;
+
 use crate::error::{ApiError, Code};
 
 /// A success answer: `{ success: true, [mode,] data }` with a status.
@@ -88,46 +90,19 @@ pub fn rows_before(page: i64, page_size: i64) -> Result<i64, ApiError> {
     })
 }
 
-/// Validated `page` and `pageSize` of a listing.
-#[derive(Clone, Copy, Debug)]
-pub struct Paging {
-    /// Page number from 1.
-    pub page: i64,
-    /// Items per page.
-    pub page_size: i64,
-}
-
-impl Paging {
-    /// Defaults page 1 and 20 items; `pageSize` at most `max`.
-    pub fn parse(page: Option<i64>, page_size: Option<i64>, max: i64) -> Result<Self, ApiError> {
-        let page = page.unwrap_or(1);
-        let page_size = page_size.unwrap_or(20);
-        if page < 1 {
-            return Err(ApiError::new(Code::Request001, "page starts at 1"));
-        }
-        if !(1..=max).contains(&page_size) {
-            return Err(ApiError::new(Code::Request001, format!("pageSize must be between 1 and {max}")));
-        }
-        rows_before(page, page_size)?;
-        Result::Ok(Self { page, page_size })
+/// The validated `page` and `pageSize` of a listing: page 1 and 20 items by default,
+/// `pageSize` at most `max`.
+pub fn parse_paging(page: Option<i64>, page_size: Option<i64>, max: i64) -> Result<Paging, ApiError> {
+    let page = page.unwrap_or(1);
+    let page_size = page_size.unwrap_or(20);
+    if page < 1 {
+        return Err(ApiError::new(Code::Request001, "page starts at 1"));
     }
-
-    /// Rows to skip.
-    pub fn offset(&self) -> i64 {
-        // `parse` checked that the product fits.
-        (self.page - 1).saturating_mul(self.page_size)
+    if !(1..=max).contains(&page_size) {
+        return Err(ApiError::new(Code::Request001, format!("pageSize must be between 1 and {max}")));
     }
-
-    /// The total of a listing whose page rows carry it (`(SELECT COUNT(*) …) AS total`):
-    /// `first` is the first row's. An empty first page means 0; an empty later page says
-    /// nothing, and `None` asks the caller to count.
-    pub fn total_leido(self, first: Option<Option<i64>>) -> Option<i64> {
-        match first {
-            Some(total) => Some(total.unwrap_or_default()),
-            None if self.page == 1 => Some(0),
-            None => None,
-        }
-    }
+    rows_before(page, page_size)?;
+    Paging::new(page, page_size).ok_or_else(|| ApiError::new(Code::Request001, "page is beyond any listing"))
 }
 
 /// JSON body extractor whose failures are REQUEST_001 / REQUEST_002 envelopes that say what to

@@ -7,7 +7,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::db::DbError;
+use timbra_store::DbError;
 
 /// Declares the code table once: the enum, its string and its status come from one line each.
 macro_rules! error_codes {
@@ -367,7 +367,7 @@ mod tests {
 
     #[test]
     fn the_storage_layer_classifies_once_and_the_table_maps_each_kind() {
-        use crate::db::DbError;
+        use timbra_store::DbError;
         let down = DbError::from(sqlx::Error::PoolClosed);
         assert!(matches!(down, DbError::Unavailable(_)));
         let down = ApiError::from(down);

@@ -16,9 +16,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::db::AsExec;
 use crate::error::{ApiError, ApiResult, Code};
-use crate::sql;
+use timbra_store::AsExec;
+use timbra_store::sql;
 
 /// Longest key accepted.
 pub const MAX_KEY: usize = 255;
@@ -122,7 +122,7 @@ pub async fn store(
     status: StatusCode,
     response: &str,
     now: time::OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> timbra_store::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
@@ -140,7 +140,7 @@ pub async fn store(
 /// Reserves `key` while a live cancellation waits for the PAC. `false` when another request
 /// holds or used the key: the caller rolls back and [`replay`]s.
 pub async fn reserve(
-    tx: &mut crate::db::Tx,
+    tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
     operation: &str,
@@ -152,7 +152,7 @@ pub async fn reserve(
 /// Reserves `key` for the live stamping attempt `referencia` (its id), inside the
 /// transaction that spends the folio, until the attempt is resolved.
 pub async fn reserve_for(
-    tx: &mut crate::db::Tx,
+    tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
     operation: &str,
@@ -168,7 +168,12 @@ pub async fn reserve_for(
 
 /// The answer of the request that holds or used `key`, for a request that lost the race for
 /// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002.
-pub async fn winner(db: &crate::db::Db, empresa_id: &str, key: &Key, now: time::OffsetDateTime) -> ApiResult<Response> {
+pub async fn winner(
+    db: &timbra_store::Db,
+    empresa_id: &str,
+    key: &Key,
+    now: time::OffsetDateTime,
+) -> ApiResult<Response> {
     let mut conn = db.conn().await?;
     replay(&mut conn, empresa_id, key, now).await?.ok_or_else(|| {
         ApiError::new(
@@ -183,12 +188,12 @@ pub async fn winner(db: &crate::db::Db, empresa_id: &str, key: &Key, now: time::
 /// or used the key. `ON CONFLICT DO NOTHING` rather than a unique violation: on PostgreSQL a
 /// failed statement would abort the whole batch.
 pub async fn claim(
-    tx: &mut crate::db::Tx,
+    tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
     operation: &str,
     now: time::OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> timbra_store::DbResult<bool> {
     let claimed = sql!(
         scalar_optional * tx,
         String,
@@ -205,7 +210,7 @@ pub async fn claim(
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.
-pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> crate::db::DbResult<u64> {
+pub async fn release(tx: &mut timbra_store::Tx, empresa_id: &str, key: &Key) -> timbra_store::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
@@ -221,7 +226,7 @@ pub async fn release(tx: &mut crate::db::Tx, empresa_id: &str, key: &Key) -> cra
 /// drops `tx` and answers [`winner`].
 #[allow(clippy::too_many_arguments)]
 pub async fn store_answer(
-    tx: &mut crate::db::Tx,
+    tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: Option<&Key>,
     operation: &str,

@@ -5,12 +5,10 @@ pub mod auth;
 pub mod cfdi;
 pub mod cfdi_cli;
 pub mod config;
-pub mod db;
 pub mod envelope;
 pub mod error;
 pub mod events;
 pub mod idempotency;
-pub mod ids;
 pub mod jobs;
 pub mod metrics;
 pub mod nomina;
@@ -30,8 +28,8 @@ use std::net::SocketAddr;
 use anyhow::Context;
 
 use crate::config::Config;
-use crate::db::Db;
 use crate::state::AppState;
+use timbra_store::Db;
 
 /// Opens (and creates) the data folder (mode 0700) and database (a SQLite file with mode
 /// 0600), and applies migrations.

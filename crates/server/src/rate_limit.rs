@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use sha2::Digest;
 
 use crate::config::RateLimitConfig;
-use crate::db::Db;
+use timbra_store::Db;
 
 /// A refill rate and a burst.
 #[derive(Clone, Copy, Debug)]

@@ -8,8 +8,8 @@ use std::time::Instant;
 use time::OffsetDateTime;
 
 use crate::config::Config;
-use crate::db::Db;
 use crate::rate_limit::RateLimiter;
+use timbra_store::Db;
 
 /// Shared application state (cheap to clone).
 #[derive(Clone)]

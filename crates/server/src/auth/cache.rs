@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
 
-use crate::db::{Backend, Db};
 use crate::state::AppState;
+use timbra_store::{Backend, Db};
 
 /// How long an entry is trusted without a change in this process.
 pub const TTL: Duration = Duration::from_secs(5);
@@ -188,7 +188,7 @@ pub async fn changed(app: &AppState) {
     }
     let notified = async {
         let mut conn = app.db.conn().await?;
-        crate::sql!(execute conn, "SELECT pg_notify($1, '')", CHANNEL)
+        timbra_store::sql!(execute conn, "SELECT pg_notify($1, '')", CHANNEL)
     }
     .await;
     if let Err(error) = notified {

@@ -13,8 +13,8 @@ use crate::auth::cache::{Access, KeyInfo};
 use crate::auth::roles::{Permission, Role};
 use crate::auth::secrets::sha256_hex;
 use crate::error::{ApiError, ApiResult, Code};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::sql;
 
 /// Name of the session cookie set by login.
 pub const SESSION_COOKIE: &str = "timbra_session";

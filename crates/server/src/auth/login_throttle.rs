@@ -14,8 +14,8 @@ use time::OffsetDateTime;
 
 use crate::auth::secrets::sha256_hex;
 use crate::error::{ApiError, ApiResult, Code};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::sql;
 
 /// Consecutive failed logins of one email before its first lock.
 pub const MAX_FAILURES: i64 = 10;

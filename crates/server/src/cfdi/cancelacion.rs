@@ -17,120 +17,62 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use timbra_cfdi::tipos::FolioFiscal;
 
-use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::pac_log::{self, PacCall};
 use crate::cfdi::{credenciales, fecha_cfdi, hora_local};
-use crate::db::{Tx, cfdis};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::Cancelacion;
 use crate::events::{self, Event};
 use crate::idempotency;
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::estados::{EstadoCancelacion, EstadoCfdi};
+use timbra_store::sql;
+use timbra_store::{Tx, cfdis};
 
-/// Where a cancellation stands (`cancellationStatus`, client-visible). Only SAT's status
-/// (`get_sat_status`) says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EstadoCancelacion {
-    /// The PAC accepted the request; SAT still shows the invoice in force (its status service
-    /// has not caught up, or does not know the UUID yet). The invoice stays TIMBRADO.
-    Solicitada,
-    /// SAT waits for the receiver's acceptance (`En proceso`). The invoice stays TIMBRADO.
-    Pendiente,
-    /// SAT cancelled it without acceptance (`Cancelado sin aceptación`): CANCELADO.
-    SinAceptacion,
-    /// The receiver accepted (`Cancelado con aceptación`): CANCELADO.
-    Aceptada,
-    /// The receiver did not answer within three business days (`Plazo vencido`): CANCELADO.
-    PlazoVencido,
-    /// The receiver rejected (`Solicitud rechazada`): the invoice stays TIMBRADO and may be
-    /// cancelled again.
-    Rechazada,
+/// What SAT's status fields say about a cancellation the PAC accepted (PROTOCOLS.md §3:
+/// `Estado`, `EsCancelable`, `EstatusCancelacion`).
+pub fn estado_de_sat(sat: &timbra_pac::EstadoSat) -> EstadoCancelacion {
+    let estatus = sat.estatus_cancelacion.trim().to_lowercase();
+    let estado = sat.estado.trim().to_lowercase();
+    if estatus == "plazo vencido" {
+        EstadoCancelacion::PlazoVencido
+    } else if estatus.starts_with("cancelado con") {
+        EstadoCancelacion::Aceptada
+    } else if estatus.starts_with("cancelado sin") {
+        EstadoCancelacion::SinAceptacion
+    } else if estado == "cancelado" {
+        // Cancelled without the detail: EsCancelable says which way it went.
+        if sat.es_cancelable.to_lowercase().contains("con aceptación") {
+            EstadoCancelacion::Aceptada
+        } else {
+            EstadoCancelacion::SinAceptacion
+        }
+    } else if estatus == "en proceso" {
+        EstadoCancelacion::Pendiente
+    } else if estatus.contains("rechazada") {
+        EstadoCancelacion::Rechazada
+    } else {
+        // Vigente with no cancellation status, or not found yet.
+        EstadoCancelacion::Solicitada
+    }
 }
 
-impl EstadoCancelacion {
-    /// The stored and published name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EstadoCancelacion::Solicitada => "SOLICITADA",
-            EstadoCancelacion::Pendiente => "PENDIENTE",
-            EstadoCancelacion::SinAceptacion => "SIN_ACEPTACION",
-            EstadoCancelacion::Aceptada => "ACEPTADA",
-            EstadoCancelacion::PlazoVencido => "PLAZO_VENCIDO",
-            EstadoCancelacion::Rechazada => "RECHAZADA",
+/// The events a move from `anterior` (`None`: a new request) to `estado` emits. They follow
+/// SAT's real state: `factura.cancelada` only when SAT says cancelled,
+/// `factura.cancelacion_pendiente` only when SAT waits for the receiver.
+fn eventos(estado: EstadoCancelacion, anterior: Option<EstadoCancelacion>) -> &'static [fn(Cancelacion) -> Event] {
+    if anterior == Some(estado) {
+        return &[];
+    }
+    match estado {
+        EstadoCancelacion::Solicitada => &[],
+        EstadoCancelacion::Pendiente => &[Event::FacturaCancelacionPendiente],
+        EstadoCancelacion::SinAceptacion => &[Event::FacturaCancelada],
+        // The receiver's silence past the deadline counts as acceptance.
+        EstadoCancelacion::Aceptada | EstadoCancelacion::PlazoVencido => {
+            &[Event::FacturaCancelacionAceptada, Event::FacturaCancelada]
         }
-    }
-
-    /// The state stored as `nombre`.
-    pub fn parse(nombre: &str) -> Option<Self> {
-        [
-            EstadoCancelacion::Solicitada,
-            EstadoCancelacion::Pendiente,
-            EstadoCancelacion::SinAceptacion,
-            EstadoCancelacion::Aceptada,
-            EstadoCancelacion::PlazoVencido,
-            EstadoCancelacion::Rechazada,
-        ]
-        .into_iter()
-        .find(|estado| estado.as_str() == nombre)
-    }
-
-    /// SAT says the invoice is cancelled: its status is CANCELADO.
-    pub fn cancelado(self) -> bool {
-        matches!(self, EstadoCancelacion::SinAceptacion | EstadoCancelacion::Aceptada | EstadoCancelacion::PlazoVencido)
-    }
-
-    /// Not final: the follow-up job keeps asking SAT, and a new request is refused.
-    pub fn en_curso(self) -> bool {
-        matches!(self, EstadoCancelacion::Solicitada | EstadoCancelacion::Pendiente)
-    }
-
-    /// What SAT's status fields say about a cancellation the PAC accepted (PROTOCOLS.md §3:
-    /// `Estado`, `EsCancelable`, `EstatusCancelacion`).
-    pub fn de_sat(sat: &timbra_pac::EstadoSat) -> Self {
-        let estatus = sat.estatus_cancelacion.trim().to_lowercase();
-        let estado = sat.estado.trim().to_lowercase();
-        if estatus == "plazo vencido" {
-            EstadoCancelacion::PlazoVencido
-        } else if estatus.starts_with("cancelado con") {
-            EstadoCancelacion::Aceptada
-        } else if estatus.starts_with("cancelado sin") {
-            EstadoCancelacion::SinAceptacion
-        } else if estado == "cancelado" {
-            // Cancelled without the detail: EsCancelable says which way it went.
-            if sat.es_cancelable.to_lowercase().contains("con aceptación") {
-                EstadoCancelacion::Aceptada
-            } else {
-                EstadoCancelacion::SinAceptacion
-            }
-        } else if estatus == "en proceso" {
-            EstadoCancelacion::Pendiente
-        } else if estatus.contains("rechazada") {
-            EstadoCancelacion::Rechazada
-        } else {
-            // Vigente with no cancellation status, or not found yet.
-            EstadoCancelacion::Solicitada
-        }
-    }
-
-    /// The events a move from `anterior` (`None`: a new request) to `self` emits. They follow
-    /// SAT's real state: `factura.cancelada` only when SAT says cancelled,
-    /// `factura.cancelacion_pendiente` only when SAT waits for the receiver.
-    fn eventos(self, anterior: Option<Self>) -> &'static [fn(Cancelacion) -> Event] {
-        if anterior == Some(self) {
-            return &[];
-        }
-        match self {
-            EstadoCancelacion::Solicitada => &[],
-            EstadoCancelacion::Pendiente => &[Event::FacturaCancelacionPendiente],
-            EstadoCancelacion::SinAceptacion => &[Event::FacturaCancelada],
-            // The receiver's silence past the deadline counts as acceptance.
-            EstadoCancelacion::Aceptada | EstadoCancelacion::PlazoVencido => {
-                &[Event::FacturaCancelacionAceptada, Event::FacturaCancelada]
-            }
-            EstadoCancelacion::Rechazada => &[Event::FacturaCancelacionRechazada],
-        }
+        EstadoCancelacion::Rechazada => &[Event::FacturaCancelacionRechazada],
     }
 }
 
@@ -157,7 +99,7 @@ pub async fn registrar(
     folio_sustitucion: Option<&str>,
     acuse_url: Option<&str>,
 ) -> ApiResult<()> {
-    let status = estado.cancelado().then_some(super::estados::EstadoCfdi::Cancelado.as_str());
+    let status = estado.cancelado().then_some(timbra_store::estados::EstadoCfdi::Cancelado.as_str());
     sql!(
         execute * tx,
         "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, motivo_cancelacion = $3, \
@@ -180,7 +122,7 @@ pub async fn registrar(
         motivo: Some(datos.motivo.to_owned()),
         cancellation_status: estado.as_str().to_owned(),
     };
-    for evento in estado.eventos(None) {
+    for evento in eventos(estado, None) {
         events::emit(tx, now, empresa_id, &evento(data.clone())).await?;
     }
     if estado.en_curso() {
@@ -334,7 +276,7 @@ pub async fn solicitar(
     let estado = match consultar_sat(pac.as_ref(), consultar, &consulta).await {
         // A rejection right after a new request is the previous request's: the receiver has
         // not seen this one yet.
-        Ok(sat) => match EstadoCancelacion::de_sat(&sat) {
+        Ok(sat) => match estado_de_sat(&sat) {
             EstadoCancelacion::Rechazada => EstadoCancelacion::Solicitada,
             estado => estado,
         },
@@ -463,7 +405,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         .cfdi(&cfdi_id, fila.serie.as_deref(), fila.folio_num)
         .recovery(reintenta_el_seguimiento);
     let estado = consultar_sat(pac.as_ref(), llamada, &consulta).await.map_err(|e| pac_log::summary(&e))?;
-    let nuevo = EstadoCancelacion::de_sat(&estado);
+    let nuevo = estado_de_sat(&estado);
     // SAT showing the invoice in force while the receiver decides says nothing new.
     if nuevo == anterior || nuevo == EstadoCancelacion::Solicitada {
         return Ok(None);
@@ -477,7 +419,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         if movidas == 1 {
             if nuevo.cancelado() {
                 // A payment's amounts go back with the CANCELADO it becomes.
-                crate::db::pagos::devolver(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
+                timbra_store::pagos::devolver(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
             }
             let data = Cancelacion {
                 cfdi_id: cfdi_id.clone(),
@@ -485,16 +427,16 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
                 motivo: fila.motivo_cancelacion.clone(),
                 cancellation_status: nuevo.as_str().to_owned(),
             };
-            for evento in nuevo.eventos(Some(anterior)) {
+            for evento in eventos(nuevo, Some(anterior)) {
                 events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
             }
             if nuevo.cancelado() {
                 // A payroll receipt follows its CFDI.
-                crate::db::nomina_timbrado::cancelado_por_cfdi(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
+                timbra_store::nomina_timbrado::cancelado_por_cfdi(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
             }
         }
         tx.commit().await?;
-        Ok::<_, crate::db::DbError>(())
+        Ok::<_, timbra_store::DbError>(())
     };
     escribir.await.map_err(|e| e.to_string())?;
     if nuevo.en_curso() {
@@ -533,13 +475,13 @@ mod tests {
             (sat("Cancelado", con, ""), Aceptada),
             (sat("Cancelado", sin, ""), SinAceptacion),
         ] {
-            assert_eq!(EstadoCancelacion::de_sat(&campos), esperado, "{campos:?}");
+            assert_eq!(estado_de_sat(&campos), esperado, "{campos:?}");
             assert_eq!(EstadoCancelacion::parse(esperado.as_str()), Some(esperado));
         }
         assert!(Solicitada.en_curso() && Pendiente.en_curso() && !Rechazada.en_curso());
         assert!(!Rechazada.cancelado() && PlazoVencido.cancelado() && !Solicitada.cancelado());
-        assert!(Pendiente.eventos(Some(Pendiente)).is_empty());
-        assert!(Solicitada.eventos(None).is_empty());
-        assert_eq!(Aceptada.eventos(Some(Pendiente)).len(), 2);
+        assert!(eventos(Pendiente, Some(Pendiente)).is_empty());
+        assert!(eventos(Solicitada, None).is_empty());
+        assert_eq!(eventos(Aceptada, Some(Pendiente)).len(), 2);
     }
 }

@@ -11,11 +11,12 @@
 //! by another instance) is read from the database.
 
 use crate::auth::cache::Memo;
-use crate::db::{DbConn, clientes, empresas};
 use crate::error::ApiResult;
 use crate::state::AppState;
+use timbra_store::{DbConn, clientes, empresas};
 
-use super::timbrado::{ClienteReceptor, EmpresaEmisora};
+use timbra_store::clientes::ClienteReceptor;
+use timbra_store::empresas::EmpresaEmisora;
 
 /// See the module documentation.
 #[derive(Default)]
@@ -84,7 +85,7 @@ pub async fn csd_id(app: &AppState, empresa_id: &str) -> ApiResult<Option<String
     }
     let generation = app.auth_cache.generation();
     let mut conn = app.db.conn().await?;
-    let id = crate::sql!(scalar_optional conn, String,
+    let id = timbra_store::sql!(scalar_optional conn, String,
         "SELECT id FROM certificados WHERE empresa_id = $1 AND kind = 'CSD'", empresa_id)?;
     if let Some(id) = &id {
         contexto.csd_ids.put(empresa_id.to_owned(), generation, id.clone());

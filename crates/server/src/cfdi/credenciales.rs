@@ -12,7 +12,8 @@ use time::{Duration, OffsetDateTime};
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::state::AppState;
-use crate::{ids, sql};
+use timbra_store::ids;
+use timbra_store::sql;
 
 /// RFC the sandbox stamper signs as (SAT's test PAC RFC).
 pub const RFC_PAC_SANDBOX: &str = "SPR190613I52";

@@ -8,7 +8,8 @@ use time::OffsetDateTime;
 use crate::cfdi::credenciales::{ReglasSubida, Subida, rfc3339};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
-use crate::{ids, sql};
+use timbra_store::ids;
+use timbra_store::sql;
 
 /// The stored FIEL's public facts (never the key).
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -42,17 +42,17 @@ use tokio::sync::{mpsc, oneshot};
 use super::folios::Turno;
 use super::pipeline::{self, Efectos, Fila, Registro};
 use super::{credenciales, xml_db};
-use crate::db::{Db, MultiInsert, Tx};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
+use timbra_store::{Db, MultiInsert, Tx};
 
 /// The most stamps one transaction writes: bounds the statement size (the invoice insert binds
 /// 33 values a row, far under SQLite's and PostgreSQL's limits) and the time a batch holds
 /// the write turn.
 pub const MAX_BATCH: usize = 64;
 // A whole batch's inserts go to SQLite in one call (`MultiInsert::execute_together`).
-const _: () = assert!(MAX_BATCH <= crate::db::MAX_ROWS_TOGETHER);
+const _: () = assert!(MAX_BATCH <= timbra_store::MAX_ROWS_TOGETHER);
 
 /// Stamps waiting for the writer; a full queue makes requests wait before it (backpressure).
 const QUEUE: usize = 1024;
@@ -273,7 +273,7 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
     let folios = take_folios(&mut tx, batch, &repetidos).await?;
     seal_again(batch, &folios).await?;
 
-    let mut cfdis = MultiInsert::new(pipeline::CFDIS_INSERT, pipeline::CFDIS_COLUMNS, "");
+    let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
     let mut xmls = MultiInsert::new(xml_db::INSERT, xml_db::COLUMNS, "");
     let mut emissions = Vec::with_capacity(batch.len());
     let mut outcomes = Vec::with_capacity(batch.len());

@@ -27,16 +27,17 @@ use time::OffsetDateTime;
 
 use super::pac_log::{self, PacCall};
 use super::pipeline::{Efectos, Peticion, Registro, Timbrado, persistir, siguiente_folio};
-use super::timbrado::{self, EmpresaEmisora};
+use super::timbrado;
 use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
-use crate::db::intentos::{self, Intento};
-use crate::db::timbres;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
 use crate::idempotency::{self, Key};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
+use timbra_store::empresas::EmpresaEmisora;
+use timbra_store::intentos::{self, Intento};
+use timbra_store::timbres;
 
 /// How long after a PAC call was sent an `ENVIADO` attempt is taken as abandoned (its process
 /// died): the PAC's timeout, the recovery calls, and a margin.
@@ -189,7 +190,7 @@ async fn resolver(
     respuesta: Result<TimbradoPac, PacError>,
     now: OffsetDateTime,
 ) -> ApiResult<Response> {
-    let clave = intento.clave();
+    let clave = clave(intento);
     let (serie, folio) = (&intento.serie, intento.folio);
     let timbrado = match respuesta {
         Ok(timbrado) => timbrado,
@@ -339,7 +340,8 @@ async fn conciliar(app: &AppState, job: &Claimed) -> Result<serde_json::Value, S
         let Some(intento) = intentos::leer(&mut conn, &intento_id).await.map_err(|e| e.to_string())? else {
             return Ok(json!({ "skipped": "no such attempt" }));
         };
-        let empresa = crate::db::empresas::emisora(&mut conn, &intento.empresa_id).await.map_err(|e| e.to_string())?;
+        let empresa =
+            timbra_store::empresas::emisora(&mut conn, &intento.empresa_id).await.map_err(|e| e.to_string())?;
         (intento, empresa)
     };
     match intento.status.as_str() {
@@ -356,9 +358,7 @@ async fn conciliar(app: &AppState, job: &Claimed) -> Result<serde_json::Value, S
     }
 }
 
-impl Intento {
-    /// The Idempotency-Key the attempt holds, as the request sent it.
-    fn clave(&self) -> Option<Key> {
-        Some(Key { key: self.idempotency_key.clone()?, request_hash: self.request_hash.clone().unwrap_or_default() })
-    }
+/// The Idempotency-Key the attempt holds, as the request sent it.
+fn clave(intento: &Intento) -> Option<Key> {
+    Some(Key { key: intento.idempotency_key.clone()?, request_hash: intento.request_hash.clone().unwrap_or_default() })
 }

@@ -6,7 +6,6 @@ pub mod cancelacion;
 pub mod contexto;
 pub mod credenciales;
 pub mod crypto;
-pub mod estados;
 pub mod fiel;
 pub mod folios;
 pub mod group_commit;

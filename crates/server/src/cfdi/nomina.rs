@@ -32,17 +32,17 @@ use utoipa::ToSchema;
 
 use super::links::Enlaces;
 use super::pipeline::{self, Escrito, Registro, SelladoLote};
-use super::timbrado::EmpresaEmisora;
 use super::{credenciales, fecha_cfdi, hora_local};
 use timbra_nomina::periodo::LineasRecibo;
+use timbra_store::empresas::EmpresaEmisora;
 
-use crate::db::nomina_timbrado::{self as db, ReciboFila};
-use crate::db::{Tx, empresas, intentos, timbres};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::ReciboTimbrado;
 use crate::events::{self, Emission, Event};
 use crate::nomina::Empleado;
 use crate::state::AppState;
+use timbra_store::nomina_timbrado::{self as db, ReciboFila};
+use timbra_store::{Tx, empresas, intentos, timbres};
 
 /// The serie payroll receipts carry (their folios run on their own, apart from invoices').
 pub const SERIE_NOMINA: &str = "N";
@@ -422,7 +422,7 @@ fn preparar_uno(
     let recibo = ReciboParaTimbrar::de(fila).map_err(falla)?;
     let comprobante =
         revisar(&recibo).and_then(|()| comprobante(empresa, registro_patronal, &recibo, fecha)).map_err(falla)?;
-    let cfdi_id = crate::ids::new_id();
+    let cfdi_id = timbra_store::ids::new_id();
     let xml_path =
         format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
     let registro = Registro {
@@ -454,7 +454,7 @@ pub async fn timbrar_periodo(
         let mut conn = app.db.conn().await?;
         let empresa = empresas::emisora(&mut conn, empresa_id).await?;
         let registro = empresas::registro_patronal(&mut conn, empresa_id).await?;
-        let periodo = crate::db::nomina::periodo(&mut conn, empresa_id, periodo_id).await?;
+        let periodo = timbra_store::nomina::periodo(&mut conn, empresa_id, periodo_id).await?;
         (empresa, registro, periodo)
     };
     let periodo = periodo.ok_or_else(|| ApiError::not_found("payroll period"))?;
@@ -733,7 +733,7 @@ async fn live(
         match pipeline::timbrar_con_registro(app, &peticion, comprobante, registro, Some(efectos)).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
-                let fila = crate::db::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
+                let fila = timbra_store::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
                 match fila {
                     Some(fila) if fila.cfdi_id.is_some() && fila.uuid.is_some() => timbrados.push(ReciboTimbradoOut {
                         recibo_id: recibo.id.clone(),
@@ -841,7 +841,8 @@ impl EfectosRecibo {
         for (empresa_id, periodo_id, now) in periodos {
             match &self.lote {
                 Some(tanda) if !tanda.ultima => {
-                    crate::db::nomina::set_status_periodo(tx, empresa_id, &periodo_id, "TIMBRADO_PARCIAL", now).await?;
+                    timbra_store::nomina::set_status_periodo(tx, empresa_id, &periodo_id, "TIMBRADO_PARCIAL", now)
+                        .await?;
                 }
                 _ => {
                     db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
@@ -922,7 +923,7 @@ pub async fn cancelar_recibo(
     // The period first: an id of another company is NOT_FOUND whatever the body says.
     {
         let mut conn = app.db.conn().await?;
-        crate::db::nomina::periodo(&mut conn, empresa_id, periodo_id).await?
+        timbra_store::nomina::periodo(&mut conn, empresa_id, periodo_id).await?
     }
     .ok_or_else(|| ApiError::not_found("payroll period"))?;
     let body: CancelarReciboBody = crate::routes::cfdi::parse_body(body)?;
@@ -930,7 +931,7 @@ pub async fn cancelar_recibo(
     let no_existe = || ApiError::not_found("payroll receipt of this period");
     let recibo = {
         let mut conn = app.db.conn().await?;
-        crate::db::nomina::recibo(&mut conn, empresa_id, recibo_id).await?
+        timbra_store::nomina::recibo(&mut conn, empresa_id, recibo_id).await?
     }
     .filter(|r| r.periodo_id == periodo_id)
     .ok_or_else(no_existe)?;
@@ -947,7 +948,7 @@ pub async fn cancelar_recibo(
     };
     let fila = {
         let mut conn = app.db.conn().await?;
-        crate::db::cfdis::por_cancelar(&mut conn, empresa_id, &cfdi_id).await?
+        timbra_store::cfdis::por_cancelar(&mut conn, empresa_id, &cfdi_id).await?
     }
     .ok_or_else(|| {
         ApiError::internal("nomina", format!("receipt {recibo_id} names CFDI {cfdi_id}, which is missing"))
@@ -959,7 +960,7 @@ pub async fn cancelar_recibo(
         let fecha = fecha_cfdi(hora_local(now.replace_nanosecond(0).unwrap_or(now)));
         let acuse = acuse_sandbox(&fila.emisor_rfc, &fila.uuid_xml, &fecha);
         let path = super::cancelacion::guardar_acuse(app, empresa_id, &cfdi_id, &fila, acuse.clone()).await?;
-        (super::cancelacion::EstadoCancelacion::SinAceptacion, acuse, path)
+        (timbra_store::estados::EstadoCancelacion::SinAceptacion, acuse, path)
     } else {
         let solicitada =
             super::cancelacion::solicitar(app, empresa_id, &cfdi_id, &fila, &motivo, sustitucion.as_deref(), now)

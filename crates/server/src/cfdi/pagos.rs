@@ -31,15 +31,15 @@ use timbra_cfdi::{Comprobante, Emisor, Receptor, validacion};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::estados::EstadoCfdi;
 use super::pipeline::{Documento, Efectos, Hecho, Registro};
-use super::timbrado::EmpresaEmisora;
 use super::{credenciales, fecha_cfdi, hora_local, leer_fecha_cfdi, xml_db};
-use crate::db::pagos::{self as db, Aplicacion, Relacionado, Saldo};
-use crate::db::{Money, Tx};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::state::AppState;
 use crate::validate::{self, RawAmount};
+use timbra_store::empresas::EmpresaEmisora;
+use timbra_store::estados::EstadoCfdi;
+use timbra_store::pagos::{self as db, Aplicacion, Relacionado, Saldo};
+use timbra_store::{Money, Tx};
 
 /// The Idempotency-Key operation name of payments.
 pub const OPERACION: &str = "cfdi.pagos.timbrar";
@@ -627,7 +627,7 @@ pub async fn preparar(
     // pipeline resends that attempt, so the balances are not read here.
     let reintento = !empresa.sandbox && {
         let mut conn = app.db.conn().await?;
-        crate::db::intentos::pendiente_por_hash(&mut conn, &empresa.id, request_hash).await?.is_some()
+        timbra_store::intentos::pendiente_por_hash(&mut conn, &empresa.id, request_hash).await?.is_some()
     };
     // The stored balances, read (cheap refusals before sealing): the stamp checks them again in
     // its transaction.
@@ -704,7 +704,7 @@ pub async fn preparar(
     };
     let serie = {
         let mut conn = app.db.conn().await?;
-        crate::db::empresas::serie_pagos(&mut conn, &empresa.id).await?
+        timbra_store::empresas::serie_pagos(&mut conn, &empresa.id).await?
     };
     let mut nuevo = NuevoComprobante::recepcion_de_pagos(
         &fecha_cfdi(fecha_local),

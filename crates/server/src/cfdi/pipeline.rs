@@ -45,15 +45,17 @@ use timbra_cfdi::{Comprobante, escritura, sello, timbre};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::timbrado::{self, EmpresaEmisora};
+use super::timbrado;
 use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi, xml_db};
-use crate::db::{Money, MultiInsert, Tx, Value};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
 use crate::state::AppState;
-use crate::{ids, sql};
+use timbra_store::empresas::EmpresaEmisora;
+use timbra_store::ids;
+use timbra_store::sql;
+use timbra_store::{Money, MultiInsert, Tx, Value};
 
 /// A prepared document: what a CFDI type gives the pipeline.
 pub struct Documento {
@@ -206,14 +208,6 @@ pub struct Registro {
     /// The Idempotency-Key operation name.
     pub operacion: &'static str,
 }
-
-/// The `cfdis` columns an invoice row is written with ([`Fila::valores`] gives them in order).
-pub const CFDIS_INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
-     folio, folio_num, fecha, fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, \
-     emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
-     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at)";
-/// How many columns [`CFDIS_INSERT`] names.
-pub const CFDIS_COLUMNS: usize = 33;
 
 /// The values of an invoice row that come from the sealed comprobante, read before the write
 /// transaction (an amount or date that does not parse fails the stamp there, alone) and the
@@ -371,7 +365,7 @@ impl Fila {
             folio: Some(folio.to_string()),
             folio_num: Some(folio),
             timbrado_en: Some(timbrado_en),
-            status: super::estados::EstadoCfdi::timbrado(registro.sandbox).as_str(),
+            status: timbra_store::estados::EstadoCfdi::timbrado(registro.sandbox).as_str(),
             cliente_id: registro.cliente_id.clone(),
             xml_path: Some(&registro.xml_path),
             now,
@@ -639,7 +633,7 @@ pub(super) async fn tomar_folios(
     serie: &str,
     cantidad: i64,
     now: OffsetDateTime,
-) -> crate::db::DbResult<i64> {
+) -> timbra_store::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -720,7 +714,7 @@ pub async fn escribir_lote(
             sellado.folio = folio;
         }
     }
-    let mut cfdis = MultiInsert::new(CFDIS_INSERT, CFDIS_COLUMNS, "");
+    let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
     let mut xmls = MultiInsert::new(xml_db::INSERT, xml_db::COLUMNS, "");
     for sellado in lote.iter() {
         let registro = &sellado.registro;
@@ -768,7 +762,7 @@ pub(super) async fn siguiente_folio(
     sandbox: bool,
     serie: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<i64> {
+) -> timbra_store::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -985,7 +979,7 @@ pub(super) async fn persistir(
 ) -> ApiResult<Response> {
     let empresa_id = &peticion.empresa.id;
     let fila = Fila::de(&timbrado.comprobante)?;
-    let mut cfdis = MultiInsert::new(CFDIS_INSERT, CFDIS_COLUMNS, "");
+    let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
     cfdis.row(fila.valores(
         empresa_id,
         registro,

@@ -11,6 +11,9 @@ use timbra_cfdi::{CfdiRelacionados, Comprobante, Emisor, InformacionGlobal, Rece
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use timbra_store::clientes::ClienteReceptor;
+use timbra_store::empresas::EmpresaEmisora;
+
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::validate::{self, RawAmount};
 use timbra_cfdi::tipos::{CampoTexto, Esquema, FolioFiscal, NOMBRE_PUBLICO_GENERAL, RFC_PUBLICO_GENERAL};
@@ -135,42 +138,6 @@ pub struct ImpuestoBody {
     /// Explicit base; default the line's importe minus descuento.
     #[schema(value_type = Option<String>)]
     pub base: Option<RawAmount>,
-}
-
-/// The issuing company, as stamping needs it.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct EmpresaEmisora {
-    /// Id.
-    pub id: String,
-    /// RFC.
-    pub rfc: String,
-    /// Legal name.
-    pub razon_social: String,
-    /// c_RegimenFiscal.
-    pub regimen_fiscal: String,
-    /// Postal code (LugarExpedicion).
-    pub codigo_postal: String,
-    /// Default series.
-    pub serie_predeterminada: String,
-    /// Mode.
-    pub sandbox: bool,
-}
-
-/// The customer, as stamping needs it.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct ClienteReceptor {
-    /// Id.
-    pub id: String,
-    /// RFC.
-    pub rfc: String,
-    /// Legal name.
-    pub razon_social: String,
-    /// c_RegimenFiscal.
-    pub regimen_fiscal: String,
-    /// DomicilioFiscalReceptor.
-    pub codigo_postal: String,
-    /// Default c_UsoCFDI.
-    pub uso_cfdi: String,
 }
 
 /// A built and validated invoice waiting for its folio and seal.

@@ -10,8 +10,8 @@ use time::OffsetDateTime;
 use crate::events::payloads::CertificadoPorExpirar;
 use crate::events::{self, Event};
 use crate::jobs::{Attempt, Claimed, Job};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::sql;
 
 /// How far ahead an expiry is announced (SPEC.md: "CSD expires in 30 days").
 pub const AVISO: Duration = Duration::from_secs(30 * 86_400);
@@ -42,7 +42,7 @@ impl Job for CertificadosPorExpirar {
 
 /// One transaction per certificate: the event and the mark on the row commit together, so a
 /// crash between two certificates neither loses nor repeats an announcement.
-async fn avisar(app: &AppState) -> crate::db::DbResult<usize> {
+async fn avisar(app: &AppState) -> timbra_store::DbResult<usize> {
     let now = app.clock.now();
     let limite = now + AVISO;
     let pendientes = {

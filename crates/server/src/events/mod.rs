@@ -10,10 +10,11 @@ pub use payloads::Event;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::db::{MultiInsert, Tx};
 use crate::jobs::{NewJob, enqueue, enqueue_many};
 use crate::webhooks::delivery::Deliver;
-use crate::{ids, sql};
+use timbra_store::ids;
+use timbra_store::sql;
+use timbra_store::{MultiInsert, Tx};
 
 macro_rules! event_types {
     ($( $variant:ident = $name:literal, $doc:literal; )*) => {
@@ -74,7 +75,7 @@ struct Subscriber {
 /// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
 /// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
-pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> crate::db::DbResult<String> {
+pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> timbra_store::DbResult<String> {
     let event_id = record(tx, now, empresa_id, event).await?;
     let event = event.event_type();
     let subscribers = sql!(
@@ -105,7 +106,12 @@ pub fn subscribed(events: Option<&str>, event: EventType) -> bool {
 }
 
 /// Writes the event row only (a ping is recorded, then delivered to one endpoint).
-pub async fn record(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> crate::db::DbResult<String> {
+pub async fn record(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &str,
+    event: &Event,
+) -> timbra_store::DbResult<String> {
     let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
     let id = ids::new_id();
     sql!(
@@ -127,7 +133,7 @@ pub async fn deliver(
     empresa_id: &str,
     webhook_id: &str,
     event_id: &str,
-) -> crate::db::DbResult<String> {
+) -> timbra_store::DbResult<String> {
     let id = ids::new_id();
     sql!(
         execute * tx,
@@ -156,7 +162,7 @@ pub struct Emission<'a> {
 /// [`emit`] for a batch, with one statement per table instead of several per event (group
 /// commit of stamps): the events, then the deliveries and their jobs for the webhooks
 /// subscribed, read once per company. Returns the event ids, in the order given.
-pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::DbResult<Vec<String>> {
+pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> timbra_store::DbResult<Vec<String>> {
     let (events, event_ids) = event_rows(emissions)?;
     events.execute(tx).await?;
     deliver_many(tx, emissions, &event_ids).await?;
@@ -165,7 +171,7 @@ pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> crate::db::Db
 
 /// The first half of [`emit_many`], for a writer that sends the events' insert with its own
 /// ([`MultiInsert::execute_together`]): the insert of `emissions`, and their ids in order.
-pub fn event_rows(emissions: &[Emission<'_>]) -> crate::db::DbResult<(MultiInsert, Vec<String>)> {
+pub fn event_rows(emissions: &[Emission<'_>]) -> timbra_store::DbResult<(MultiInsert, Vec<String>)> {
     let mut events = MultiInsert::new("INSERT INTO events (id, empresa_id, type, data, created_at)", 5, "");
     let mut event_ids = Vec::with_capacity(emissions.len());
     for emission in emissions {
@@ -185,7 +191,7 @@ pub fn event_rows(emissions: &[Emission<'_>]) -> crate::db::DbResult<(MultiInser
 
 /// The second half of [`emit_many`], once the events are inserted: the deliveries and their
 /// jobs for the webhooks subscribed, read once per company.
-pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[String]) -> crate::db::DbResult<()> {
+pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[String]) -> timbra_store::DbResult<()> {
     let mut subscribers: HashMap<&str, Vec<Subscriber>> = HashMap::new();
     for emission in emissions {
         if !subscribers.contains_key(emission.empresa_id) {

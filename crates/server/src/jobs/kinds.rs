@@ -5,8 +5,8 @@ use std::time::Duration;
 use time::macros::time;
 
 use super::{Attempt, Claimed, Job, Registry};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::sql;
 
 /// The kinds and the daily schedule. A feature adds its kinds here.
 pub fn registry() -> Registry {
@@ -40,7 +40,7 @@ impl Job for PurgeFinished {
         let before = app.clock.now() - Self::KEEP;
         let purged = async {
             let mut conn = app.db.conn().await?;
-            if app.db.backend() == crate::db::Backend::Postgres {
+            if app.db.backend() == timbra_store::Backend::Postgres {
                 // Buckets full again are the same as absent ones (crate::rate_limit::PgStore).
                 sql!(execute conn, "DELETE FROM rate_limits WHERE tat < extract(epoch FROM clock_timestamp())::float8")?;
             }

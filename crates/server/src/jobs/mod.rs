@@ -18,9 +18,10 @@ use std::time::Duration;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, MultiInsert, Tx};
 use crate::state::AppState;
-use crate::{ids, sql};
+use timbra_store::ids;
+use timbra_store::sql;
+use timbra_store::{AsExec, MultiInsert, Tx};
 
 /// A boxed, sendable future (the registry stores kinds as plain function pointers).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -58,7 +59,7 @@ pub trait Job: Send + Sync + 'static {
         _job: &'a Claimed,
         _attempt: &'a Attempt,
         _next: &'a Next,
-    ) -> impl Future<Output = crate::db::DbResult<()>> + Send + 'a {
+    ) -> impl Future<Output = timbra_store::DbResult<()>> + Send + 'a {
         async { Ok(()) }
     }
 }
@@ -109,7 +110,11 @@ impl NewJob {
 
 /// Writes a job, usually inside the transaction of the change that causes it. Returns its id,
 /// or `None` when a job with the same `dedupe_key` already exists.
-pub async fn enqueue<C: AsExec>(conn: &mut C, now: OffsetDateTime, job: NewJob) -> crate::db::DbResult<Option<String>> {
+pub async fn enqueue<C: AsExec>(
+    conn: &mut C,
+    now: OffsetDateTime,
+    job: NewJob,
+) -> timbra_store::DbResult<Option<String>> {
     enqueue_with_id(conn, now, &ids::new_id(), job).await
 }
 
@@ -120,7 +125,7 @@ pub async fn enqueue_with_id<C: AsExec>(
     now: OffsetDateTime,
     id: &str,
     job: NewJob,
-) -> crate::db::DbResult<Option<String>> {
+) -> timbra_store::DbResult<Option<String>> {
     let id = id.to_owned();
     let written = sql!(
         execute * conn,
@@ -140,7 +145,7 @@ pub async fn enqueue_with_id<C: AsExec>(
 
 /// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
 /// number written (jobs whose `dedupe_key` exists are not).
-pub async fn enqueue_many(tx: &mut Tx, jobs: Vec<(OffsetDateTime, NewJob)>) -> crate::db::DbResult<u64> {
+pub async fn enqueue_many(tx: &mut Tx, jobs: Vec<(OffsetDateTime, NewJob)>) -> timbra_store::DbResult<u64> {
     let mut insert = MultiInsert::new(
         "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)",
         11,
@@ -234,7 +239,7 @@ type RecordFn = for<'a> fn(
     &'a Claimed,
     &'a Attempt,
     &'a Next,
-) -> BoxFuture<'a, crate::db::DbResult<()>>;
+) -> BoxFuture<'a, timbra_store::DbResult<()>>;
 
 fn run_boxed<J: Job>(app: AppState, job: Claimed) -> BoxFuture<'static, Attempt> {
     Box::pin(J::run(app, job))
@@ -246,7 +251,7 @@ fn record_boxed<'a, J: Job>(
     job: &'a Claimed,
     attempt: &'a Attempt,
     next: &'a Next,
-) -> BoxFuture<'a, crate::db::DbResult<()>> {
+) -> BoxFuture<'a, timbra_store::DbResult<()>> {
     Box::pin(J::record(tx, now, job, attempt, next))
 }
 
@@ -304,11 +309,11 @@ impl Registry {
 
 /// A page of the company's jobs, newest first, optionally with one status, and how many match.
 pub async fn list_for_empresa(
-    conn: &mut crate::db::DbConn,
+    conn: &mut timbra_store::DbConn,
     empresa_id: &str,
     status: Option<&str>,
-    paging: &crate::envelope::Paging,
-) -> crate::db::DbResult<(Vec<crate::routes::jobs::JobOut>, i64)> {
+    paging: &timbra_store::Paging,
+) -> timbra_store::DbResult<(Vec<crate::routes::jobs::JobOut>, i64)> {
     let total = sql!(
         scalar_one * conn,
         i64,
@@ -319,7 +324,7 @@ pub async fn list_for_empresa(
     let items = sql!(
         fetch_all * conn,
         crate::routes::jobs::JobOut,
-        crate::db::with_limit(
+        timbra_store::with_limit(
             "SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
          WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3",
             paging.page_size
@@ -353,7 +358,7 @@ struct QueueRow {
 
 /// Queue depth and age by kind, over every company (the whole installation's queue: every
 /// instance on one database reports the same figures).
-pub async fn queue_stats(db: &crate::db::Db, now: OffsetDateTime) -> crate::db::DbResult<Vec<QueueStats>> {
+pub async fn queue_stats(db: &timbra_store::Db, now: OffsetDateTime) -> timbra_store::DbResult<Vec<QueueStats>> {
     let mut conn = db.conn().await?;
     let rows = sql!(
         fetch_all conn,

@@ -8,9 +8,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::{Attempt, Claimed, NewJob, Next, enqueue};
-use crate::db::Backend;
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::Backend;
+use timbra_store::sql;
 
 /// Claims due jobs and jobs whose lease expired. While running, `run_at` holds the lease end,
 /// so one index on (status, run_at) finds both.
@@ -28,7 +28,7 @@ const CLAIM_PG: &str = "UPDATE jobs SET status = 'running', attempts = attempts 
 /// Starts the configured workers; they stop claiming when `shutdown` turns true and finish the
 /// batch in hand (jobs cut short by a crash are taken again when their lease expires).
 pub fn start(app: &AppState, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
-    let process = crate::ids::new_id();
+    let process = timbra_store::ids::new_id();
     (0..app.config.jobs.workers)
         .map(|n| tokio::spawn(worker(app.clone(), format!("{process}/{n}"), n == 0, shutdown.clone())))
         .collect()
@@ -61,7 +61,7 @@ async fn worker(app: AppState, me: String, schedules: bool, mut shutdown: watch:
 
 /// Writes today's and tomorrow's occurrence of every daily job (once per day fleet-wide: the
 /// dedupe key names the day).
-pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> crate::db::DbResult<()> {
+pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> timbra_store::DbResult<()> {
     if app.jobs.daily_jobs().is_empty() {
         return Ok(());
     }
@@ -84,7 +84,7 @@ pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> crate::db::D
 }
 
 /// Claims one batch, runs it and records the outcomes. Returns how many jobs were claimed.
-pub async fn run_batch(app: &AppState, me: &str) -> crate::db::DbResult<i64> {
+pub async fn run_batch(app: &AppState, me: &str) -> timbra_store::DbResult<i64> {
     let now = app.clock.now();
     let lease_until = now + app.config.jobs.lease;
     let claim = match app.db.backend() {
@@ -92,7 +92,8 @@ pub async fn run_batch(app: &AppState, me: &str) -> crate::db::DbResult<i64> {
         Backend::Postgres => CLAIM_PG,
     };
     let mut tx = app.db.begin().await?;
-    let jobs = sql!(fetch_all tx, Claimed, crate::db::with_limit(claim, app.config.jobs.batch), lease_until, me, now)?;
+    let jobs =
+        sql!(fetch_all tx, Claimed, timbra_store::with_limit(claim, app.config.jobs.batch), lease_until, me, now)?;
     tx.commit().await?;
     if jobs.is_empty() {
         return Ok(0);

@@ -11,16 +11,16 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{Empleado, PeriodicidadPago, leer_fecha};
-use crate::db::empleados::EmpleadoRow;
-use crate::db::incidencias::Campos;
-use crate::db::nomina::{self, NuevoRecibo, PeriodoRow};
-use crate::db::{self as database, Money};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::{self, payloads::Event, payloads::NominaCalculada};
-use crate::ids;
 use crate::state::AppState;
 use timbra_nomina::periodo::{self, EmpleadoPeriodo, ExentosAnuales, Incidencia, Periodo};
 use timbra_nomina::{Parametros, calcular_con_parametros};
+use timbra_store::empleados::EmpleadoRow;
+use timbra_store::ids;
+use timbra_store::incidencias::Campos;
+use timbra_store::nomina::{self, NuevoRecibo, PeriodoRow};
+use timbra_store::{self as database, Money};
 
 /// An active employee of the periodicidad who got no receipt, and why.
 #[derive(Serialize, ToSchema, Debug, Clone, PartialEq, Eq)]
@@ -218,7 +218,7 @@ pub fn recibos_del_periodo(
 /// What each employee's other receipts of `anio` (by payment date, not cancelled) exempted
 /// under the yearly limits.
 async fn exentos_del_anio(
-    tx: &mut crate::db::Tx,
+    tx: &mut timbra_store::Tx,
     empresa_id: &str,
     periodo_id: &str,
     anio: i32,

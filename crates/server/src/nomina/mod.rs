@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::db::empleados::EmpleadoRow;
 use timbra_nomina::Periodicidad;
+use timbra_store::empleados::EmpleadoRow;
 
 /// The periodicities a company pays employees with, and their days (SPEC "Payroll period").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

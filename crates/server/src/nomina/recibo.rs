@@ -12,9 +12,9 @@ use utoipa::ToSchema;
 
 use super::Empleado;
 use crate::cfdi::links::Enlaces;
-use crate::db::nomina::ReciboRow;
 use crate::error::ApiError;
 use timbra_nomina::periodo::LineasRecibo;
+use timbra_store::nomina::ReciboRow;
 
 /// A payroll receipt.
 #[derive(Serialize, ToSchema, Debug)]

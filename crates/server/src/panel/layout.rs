@@ -124,10 +124,10 @@ pub async fn contexto(
 pub async fn empresa_actual(app: &AppState, sesion: &Sesion, id: &str) -> Result<EmpresaActual, Fallo> {
     let access = sesion.caller.authorize(app, id, Permission::CfdiView).await?;
     let mut conn = app.db.conn().await?;
-    let fila = crate::db::empresas::leer(&mut conn, &sesion.caller.user_id, id)
+    let fila = timbra_store::empresas::leer(&mut conn, &sesion.caller.user_id, id)
         .await?
         .ok_or_else(|| ApiError::new(Code::NotFound, "company not found"))?;
-    let saldo = crate::db::timbres::saldo(&mut conn, id).await?;
+    let saldo = timbra_store::timbres::saldo(&mut conn, id).await?;
     Ok(EmpresaActual {
         id: fila.id,
         rfc: fila.rfc,

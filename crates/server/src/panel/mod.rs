@@ -77,8 +77,8 @@ impl From<ApiError> for Fallo {
     }
 }
 
-impl From<crate::db::DbError> for Fallo {
-    fn from(error: crate::db::DbError) -> Self {
+impl From<timbra_store::DbError> for Fallo {
+    fn from(error: timbra_store::DbError) -> Self {
         Fallo::Api(error.into())
     }
 }
@@ -179,7 +179,7 @@ impl FromRequestParts<AppState> for Sesion {
         let csrf = csrf::token_de_sesion(app, session_id)?;
         let email = {
             let mut conn = app.db.conn().await?;
-            crate::db::users::email(&mut conn, &caller.user_id).await?
+            timbra_store::users::email(&mut conn, &caller.user_id).await?
         };
         Ok(Sesion { caller, csrf, email })
     }

@@ -9,13 +9,13 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::caller::{Caller, Credential};
 use crate::auth::roles::Permission;
 use crate::auth::secrets::{KEY_PREFIX_SHOWN, new_api_key, sha256_hex};
-use crate::db::users;
 use crate::envelope::{Json, Path, Query, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
-use crate::ids;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::auth::check_credentials;
 use crate::state::AppState;
+use timbra_store::ids;
+use timbra_store::users::{self, KeyRow};
 
 /// Body of key creation.
 #[derive(Deserialize, ToSchema, Default)]
@@ -55,7 +55,7 @@ pub struct CreatedKey {
 }
 
 /// A key in a listing: never the secret.
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KeyListItem {
     id: String,
@@ -72,8 +72,22 @@ pub struct KeyListItem {
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
     #[serde(skip)]
-    #[sqlx(default)]
     revoked_at: Option<OffsetDateTime>,
+}
+
+impl From<KeyRow> for KeyListItem {
+    fn from(row: KeyRow) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            key_prefix: row.key_prefix,
+            active: row.active,
+            last_used_at: row.last_used_at,
+            expires_at: row.expires_at,
+            created_at: row.created_at,
+            revoked_at: row.revoked_at,
+        }
+    }
 }
 
 /// Revocation answer.
@@ -237,7 +251,8 @@ pub async fn list(State(app): State<AppState>, caller: Caller) -> ApiResult<impl
     require_session(&caller)?;
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let mut keys = users::keys(&mut conn, &caller.user_id).await?;
+    let mut keys: Vec<KeyListItem> =
+        users::keys(&mut conn, &caller.user_id).await?.into_iter().map(KeyListItem::from).collect();
     for key in &mut keys {
         key.active = key.revoked_at.is_none() && key.expires_at.is_none_or(|at| at > now);
     }

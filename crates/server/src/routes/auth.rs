@@ -9,12 +9,12 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, Credential, SESSION_COOKIE};
 use crate::auth::login_throttle;
 use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
-use crate::db::users;
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
-use crate::ids;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::ids;
+use timbra_store::users;
 
 /// Registration body.
 #[derive(Deserialize, ToSchema)]

@@ -8,16 +8,18 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::AsExec;
-use crate::db::clientes::{self, Clientes};
-use crate::db::scoped;
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, validate};
+use crate::validate;
 use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
 use timbra_cfdi::tipos::CampoTexto;
+use timbra_store::AsExec;
+use timbra_store::clientes::{self, ClienteRow, Clientes};
+use timbra_store::ids;
+use timbra_store::scoped;
+use timbra_store::search::like_pattern;
 
 /// Customer body for create (all required but `usoCfdi` and `email`) and update (all optional).
 #[derive(Deserialize, ToSchema, Default)]
@@ -39,7 +41,7 @@ pub struct ClienteBody {
 }
 
 /// A customer.
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClienteOut {
     id: String,
@@ -55,10 +57,22 @@ pub struct ClienteOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     updated_at: OffsetDateTime,
-    /// The listing's total, when the query adds it (`… AS total`).
-    #[serde(skip)]
-    #[sqlx(default)]
-    pub(crate) total: Option<i64>,
+}
+
+impl From<ClienteRow> for ClienteOut {
+    fn from(row: ClienteRow) -> Self {
+        Self {
+            id: row.id,
+            rfc: row.rfc,
+            razon_social: row.razon_social,
+            regimen_fiscal: row.regimen_fiscal,
+            codigo_postal: row.codigo_postal,
+            uso_cfdi: row.uso_cfdi,
+            email: row.email,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
 }
 
 /// Listing parameters.
@@ -73,12 +87,6 @@ pub struct ListParams {
     pub q: Option<String>,
 }
 
-/// The lowercase text `q=` searches in, and the LIKE pattern for a query: `%`, `_` and `\` in
-/// the query are matched literally.
-pub fn search_text(parts: &[&str]) -> String {
-    parts.join(" ").to_lowercase()
-}
-
 /// Longest search text, in characters, of the listings.
 pub const MAX_SEARCH: usize = 200;
 
@@ -88,21 +96,6 @@ pub fn check_search(field: &str, q: Option<&str>) -> Result<(), ApiError> {
         return Err(ApiError::new(Code::Request001, format!("{field} has at most {MAX_SEARCH} characters")));
     }
     Ok(())
-}
-
-/// A `LIKE ... ESCAPE '\'` pattern that finds `q` anywhere.
-pub fn like_pattern(q: Option<&str>) -> String {
-    let q = q.map(str::trim).unwrap_or_default().to_lowercase();
-    let mut pattern = String::with_capacity(q.len() + 2);
-    pattern.push('%');
-    for c in q.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
 }
 
 struct Valid {
@@ -173,7 +166,10 @@ async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<ClienteOu
 }
 
 async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> ApiResult<ClienteOut> {
-    scoped::get::<Clientes>(conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("customer"))
+    scoped::get::<Clientes>(conn, empresa_id, id)
+        .await?
+        .map(ClienteOut::from)
+        .ok_or_else(|| ApiError::not_found("customer"))
 }
 
 impl Valid {
@@ -233,12 +229,12 @@ pub async fn list(
     Query(params): Query<ListParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;
     let (items, total) = scoped::page::<Clientes>(&mut conn, &empresa_id, &pattern, &paging).await?;
-    Ok(ok(Page::new(items, total, paging)))
+    Ok(ok(Page::new(items.into_iter().map(ClienteOut::from).collect(), total, paging)))
 }
 
 /// One customer.
@@ -318,17 +314,4 @@ pub async fn delete(
     tx.commit().await?;
     crate::auth::cache::changed(&app).await;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn like_patterns_escape_wildcards() {
-        assert_eq!(like_pattern(Some("Ab")), "%ab%");
-        assert_eq!(like_pattern(Some("100%_\\")), "%100\\%\\_\\\\%");
-        assert_eq!(like_pattern(None), "%%");
-        assert_eq!(search_text(&["IAÑL750210963", "Ñandú Éxito"]), "iañl750210963 ñandú éxito");
-    }
 }

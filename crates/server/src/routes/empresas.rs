@@ -8,13 +8,14 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::roles::{Permission, Role};
-use crate::db::empresas::{self, EmpresaRow};
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, validate};
+use crate::validate;
 use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
+use timbra_store::empresas::{self, EmpresaRow};
+use timbra_store::ids;
 
 /// Series used for invoices when none is given.
 const DEFAULT_SERIE: &str = "A";

@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::envelope::{Page, Paging, Query, ok};
+use crate::envelope::{Page, Query, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
@@ -64,7 +64,7 @@ pub async fn list(
     Query(params): Query<JobParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::JobView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     let status = match params.status.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(status @ ("queued" | "running" | "done" | "dead")) => Some(status.to_owned()),

@@ -12,14 +12,14 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::roles::{Permission, Role};
-use crate::db::memberships;
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::memberships::{self, MiembroRow};
 
 /// A member.
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MiembroOut {
     user_id: String,
@@ -30,6 +30,12 @@ pub struct MiembroOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
+}
+
+impl From<MiembroRow> for MiembroOut {
+    fn from(row: MiembroRow) -> Self {
+        Self { user_id: row.user_id, name: row.name, email: row.email, role: row.role, created_at: row.created_at }
+    }
 }
 
 /// Add a member.
@@ -69,7 +75,7 @@ fn may_grant(actor: Role, role: Role) -> ApiResult<()> {
 
 async fn members(app: &AppState, empresa_id: &str) -> ApiResult<Vec<MiembroOut>> {
     let mut conn = app.db.conn().await?;
-    Ok(memberships::de_empresa(&mut conn, empresa_id).await?)
+    Ok(memberships::de_empresa(&mut conn, empresa_id).await?.into_iter().map(MiembroOut::from).collect())
 }
 
 /// Lists the members (any role).
@@ -125,12 +131,12 @@ pub async fn add(
     member.map(created).ok_or_else(|| ApiError::not_found("member"))
 }
 
-async fn current_role(tx: &mut crate::db::Tx, empresa_id: &str, user_id: &str) -> ApiResult<Role> {
+async fn current_role(tx: &mut timbra_store::Tx, empresa_id: &str, user_id: &str) -> ApiResult<Role> {
     let role = memberships::rol(tx, empresa_id, user_id).await?;
     role.and_then(|r| Role::parse(&r)).ok_or_else(|| ApiError::not_found("member"))
 }
 
-async fn owners(tx: &mut crate::db::Tx, empresa_id: &str) -> ApiResult<i64> {
+async fn owners(tx: &mut timbra_store::Tx, empresa_id: &str) -> ApiResult<i64> {
     Ok(memberships::propietarios_activos(tx, empresa_id).await?)
 }
 

@@ -9,17 +9,19 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::AsExec;
-use crate::db::productos::{self, ProductoRow, Productos};
-use crate::db::scoped;
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::{ListParams, like_pattern};
+use crate::routes::clientes::ListParams;
 use crate::state::AppState;
+use crate::validate;
 use crate::validate::RawAmount;
-use crate::{ids, validate};
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
+use timbra_store::AsExec;
+use timbra_store::ids;
+use timbra_store::productos::{self, ProductoRow, Productos};
+use timbra_store::scoped;
+use timbra_store::search::like_pattern;
 
 /// Product body for create (all required but `ivaRate`) and update (all optional). Amounts are
 /// JSON numbers or strings, read exactly.
@@ -184,7 +186,7 @@ pub async fn list(
     Query(params): Query<ListParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     crate::routes::clientes::check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;

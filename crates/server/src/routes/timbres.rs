@@ -8,11 +8,11 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::timbres;
 use crate::envelope::{Json, created, ok};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::timbres;
 
 /// Most stamps one top-up may add.
 pub const MAX_RECARGA: i64 = 10_000_000;

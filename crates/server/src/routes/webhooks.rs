@@ -10,15 +10,16 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::scoped;
-use crate::db::webhooks::{self as webhooks_db, WebhookRow, Webhooks};
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::events::payloads::Ping;
 use crate::events::{self, Event, EventType};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
-use crate::{ids, webhooks};
+use crate::webhooks;
+use timbra_store::ids;
+use timbra_store::scoped;
+use timbra_store::webhooks::{self as webhooks_db, DeliveryRow, WebhookRow, Webhooks};
 
 /// Webhook body for create (`url` required) and update (all optional).
 #[derive(Deserialize, ToSchema, Default)]
@@ -78,7 +79,7 @@ impl From<WebhookRow> for WebhookOut {
 }
 
 /// One delivery attempt series of an event to an endpoint.
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryOut {
     id: String,
@@ -104,6 +105,25 @@ pub struct DeliveryOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     updated_at: OffsetDateTime,
+}
+
+impl From<DeliveryRow> for DeliveryOut {
+    fn from(row: DeliveryRow) -> Self {
+        Self {
+            id: row.id,
+            webhook_id: row.webhook_id,
+            event_id: row.event_id,
+            event_type: row.event_type,
+            status: row.status,
+            attempts: row.attempts,
+            next_retry_at: row.next_retry_at,
+            last_status_code: row.last_status_code,
+            last_latency_ms: row.last_latency_ms,
+            last_error: row.last_error,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
 }
 
 /// Listing parameters.
@@ -180,7 +200,7 @@ async fn load(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<WebhookOu
 async fn load_delivery(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<DeliveryOut> {
     let mut conn = app.db.conn().await?;
     let row = webhooks_db::entrega(&mut conn, empresa_id, id).await?;
-    row.ok_or_else(|| ApiError::not_found("delivery"))
+    row.map(DeliveryOut::from).ok_or_else(|| ApiError::not_found("delivery"))
 }
 
 /// Registers an endpoint; the answer carries the secret, shown only this once.
@@ -233,7 +253,7 @@ pub async fn list(
     Query(params): Query<ListParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     let mut conn = app.db.conn().await?;
     // Endpoints are not searched: the pattern that matches everything.
     let (rows, total) = scoped::page::<Webhooks>(&mut conn, &empresa_id, "%%", &paging).await?;
@@ -391,11 +411,11 @@ pub async fn deliveries(
     Query(params): Query<ListParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     load(&app, &empresa_id, &id).await?;
     let mut conn = app.db.conn().await?;
     let (items, total) = webhooks_db::entregas(&mut conn, &empresa_id, &id, &paging).await?;
-    Ok(ok(Page::new(items, total, paging)))
+    Ok(ok(Page::new(items.into_iter().map(DeliveryOut::from).collect(), total, paging)))
 }
 
 /// Sends a delivery's event again to its endpoint as a new delivery (fresh attempts).

@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use crate::config::WebhookConfig;
-use crate::db::Tx;
 use crate::jobs::{Attempt, Claimed, Job, Next};
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::Tx;
+use timbra_store::sql;
 
 /// Waits before the retries after failed attempts 1 to 5 (SPEC.md "Events").
 pub const RETRY_SCHEDULE: [Duration; 5] = [
@@ -152,7 +152,7 @@ impl Job for Deliver {
         job: &'a Claimed,
         attempt: &'a Attempt,
         next: &'a Next,
-    ) -> impl Future<Output = crate::db::DbResult<()>> + Send + 'a {
+    ) -> impl Future<Output = timbra_store::DbResult<()>> + Send + 'a {
         async move {
             let Ok(Payload { delivery_id }) = job.payload::<Self>() else {
                 return Ok(());

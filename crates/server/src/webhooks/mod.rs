@@ -11,8 +11,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::cfdi::crypto::MasterKey;
-use crate::sql;
 use crate::state::AppState;
+use timbra_store::sql;
 
 /// The signature header: `sha256=` and the lowercase hex HMAC-SHA-256 of the raw body, keyed
 /// with the webhook secret (its UTF-8 bytes, `whsec_` prefix included).

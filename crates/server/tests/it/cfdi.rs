@@ -155,7 +155,7 @@ async fn stamped_invoices_pass_sat_schema_cadena_and_both_seals() {
 /// The sandbox stamping certificate, as the installation stored it.
 pub(crate) async fn sandbox_pac_cer(app: &TestApp) -> Vec<u8> {
     let mut conn = app.db.conn().await.unwrap();
-    timbra_server::sql!(scalar_one conn, Vec<u8>, "SELECT cer FROM sandbox_pac WHERE id = 'default'").unwrap()
+    timbra_store::sql!(scalar_one conn, Vec<u8>, "SELECT cer FROM sandbox_pac WHERE id = 'default'").unwrap()
 }
 
 /// SAT's own tools on stamped XML files (path, text): one xmllint call over every file against
@@ -269,7 +269,7 @@ async fn csd_upload_checks_every_case_and_keeps_secrets_encrypted() {
 
             // At rest: neither the key nor the password appears in the row.
             let mut conn = app.db.conn().await.unwrap();
-            let (key_enc, password_enc) = timbra_server::sql!(fetch_one conn, (Vec<u8>, Vec<u8>),
+            let (key_enc, password_enc) = timbra_store::sql!(fetch_one conn, (Vec<u8>, Vec<u8>),
                 "SELECT key_enc, password_enc FROM certificados WHERE empresa_id = $1", &empresa).unwrap();
             drop(conn);
             assert!(!key_enc.windows(16).any(|w| valid.key_der_encrypted.windows(16).next() == Some(w)));
@@ -646,7 +646,7 @@ async fn intentos(app: &TestApp, empresa: &str) -> Vec<(i64, String)> {
         status: String,
     }
     let mut conn = app.db.conn().await.unwrap();
-    timbra_server::sql!(fetch_all conn, Intento,
+    timbra_store::sql!(fetch_all conn, Intento,
         "SELECT folio, status FROM intentos_timbrado WHERE empresa_id = $1 ORDER BY folio", empresa)
     .unwrap()
     .into_iter()
@@ -748,7 +748,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
             let events = event_types(&app, &empresa).await;
             assert_eq!(events.iter().filter(|t| *t == "timbres.saldo_bajo").count(), 1, "{events:?}");
             let mut conn = app.db.conn().await.unwrap();
-            let data = timbra_server::sql!(scalar_one conn, String,
+            let data = timbra_store::sql!(scalar_one conn, String,
                 "SELECT data FROM events WHERE empresa_id = $1 AND type = 'timbres.saldo_bajo'", &empresa).unwrap();
             let data: Value = serde_json::from_str(&data).unwrap();
             assert_eq!((data["saldo"].clone(), data["umbral"].clone()), (json!(1), json!(2)));
@@ -795,7 +795,7 @@ pub(crate) async fn cancelar(app: &TestApp, who: &As, id: &str, body: Value, key
 
 pub(crate) async fn event_types(app: &TestApp, empresa: &str) -> Vec<String> {
     let mut conn = app.db.conn().await.unwrap();
-    timbra_server::sql!(fetch_all conn, (String,), "SELECT type FROM events WHERE empresa_id = $1 ORDER BY created_at, id", empresa)
+    timbra_store::sql!(fetch_all conn, (String,), "SELECT type FROM events WHERE empresa_id = $1 ORDER BY created_at, id", empresa)
         .unwrap()
         .into_iter()
         .map(|(t,)| t)
@@ -1064,7 +1064,7 @@ async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp()
             unknown(&answer, 5);
             let intento = answer.body["error"]["details"]["intentoId"].as_str().unwrap().to_owned();
             let mut conn = app.db.conn().await.unwrap();
-            timbra_server::sql!(execute conn, "UPDATE intentos_timbrado SET status = 'ENVIADO' WHERE id = $1", &intento)
+            timbra_store::sql!(execute conn, "UPDATE intentos_timbrado SET status = 'ENVIADO' WHERE id = $1", &intento)
                 .unwrap();
             drop(conn);
             clock.advance(std::time::Duration::from_secs(120));
@@ -1102,7 +1102,7 @@ async fn a_batch_with_key_conflicts_and_missed_predictions_still_gives_gapless_f
         }
         let empresa = who.empresa.clone().unwrap();
         let mut conn = app.db.conn().await.unwrap();
-        timbra_server::sql!(execute conn, "UPDATE folios SET ultimo = 7 WHERE empresa_id = $1 AND serie = $2", &empresa, "A")
+        timbra_store::sql!(execute conn, "UPDATE folios SET ultimo = 7 WHERE empresa_id = $1 AND serie = $2", &empresa, "A")
             .unwrap();
         drop(conn);
 

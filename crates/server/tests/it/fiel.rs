@@ -125,7 +125,7 @@ async fn fiel_upload_checks_every_case_and_keeps_secrets_encrypted() {
 
             // One row per company (the upload replaced the previous one); secrets encrypted.
             let mut conn = app.db.conn().await.unwrap();
-            let rows: Vec<(Vec<u8>, Vec<u8>)> = timbra_server::sql!(fetch_all conn, (Vec<u8>, Vec<u8>),
+            let rows: Vec<(Vec<u8>, Vec<u8>)> = timbra_store::sql!(fetch_all conn, (Vec<u8>, Vec<u8>),
                 "SELECT key_enc, password_enc FROM fiel WHERE empresa_id = $1", &empresa).unwrap();
             drop(conn);
             assert_eq!(rows.len(), 1);

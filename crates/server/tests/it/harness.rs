@@ -10,8 +10,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::PgConnectOptions;
 use timbra_server::config::{Config, RateLimitConfig};
-use timbra_server::db::Db;
 use timbra_server::state::AppState;
+use timbra_store::Db;
 
 /// A running app and a client for it.
 pub struct TestApp {
@@ -102,7 +102,7 @@ async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
 /// A new empty schema on the test PostgreSQL; returns the search path that uses it.
 async fn fresh_schema(url: &str) -> String {
     let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = timbra_server::db::raw_pg_connection(url).await.expect("TIMBRA_TEST_POSTGRES_URL is not reachable");
+    let mut admin = timbra_store::raw_pg_connection(url).await.expect("TIMBRA_TEST_POSTGRES_URL is not reachable");
     sqlx::Executor::execute(&mut admin, sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await.unwrap();
     // Extensions are per database: the migrations' CREATE EXTENSION finds pg_trgm already made
     // (once, not raced by parallel tests) and its operator classes through the search path.

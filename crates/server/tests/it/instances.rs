@@ -312,20 +312,20 @@ async fn an_instance_killed_under_load_loses_nothing_and_the_other_takes_its_job
     })
     .await;
     drop(b);
-    let db = timbra_server::db::Db::connect(&database).await.unwrap();
+    let db = timbra_store::Db::connect(&database).await.unwrap();
     let mut conn = db.conn().await.unwrap();
     let folios: Vec<i64> = match &mut conn {
-        timbra_server::db::DbConn::Pg(conn) => {
+        timbra_store::DbConn::Pg(conn) => {
             sqlx::query_scalar("SELECT folio_num FROM cfdis ORDER BY folio_num").fetch_all(&mut **conn).await.unwrap()
         }
-        timbra_server::db::DbConn::Sqlite(_) => unreachable!(),
+        timbra_store::DbConn::Sqlite(_) => unreachable!(),
     };
     assert_eq!(folios, (1..=folios.len() as i64).collect::<Vec<_>>(), "folios gapless after the crash");
     let xml_rows: i64 = match &mut conn {
-        timbra_server::db::DbConn::Pg(conn) => {
+        timbra_store::DbConn::Pg(conn) => {
             sqlx::query_scalar("SELECT COUNT(*) FROM cfdi_xml").fetch_one(&mut **conn).await.unwrap()
         }
-        timbra_server::db::DbConn::Sqlite(_) => unreachable!(),
+        timbra_store::DbConn::Sqlite(_) => unreachable!(),
     };
     assert_eq!(xml_rows, folios.len() as i64, "one XML per invoice, none without");
 }

@@ -141,7 +141,7 @@ async fn daily_jobs_run_once_a_day_and_purge_finished_jobs() {
         async move {
             let count = async |sql: &'static str| -> i64 {
                 let mut conn = app.db.conn().await.unwrap();
-                timbra_server::sql!(scalar_one conn, i64, sql).unwrap()
+                timbra_store::sql!(scalar_one conn, i64, sql).unwrap()
             };
             wait_for(10, "today's and tomorrow's purge", async || {
                 count("SELECT COUNT(*) FROM jobs WHERE kind = 'jobs.purge'").await >= 2
@@ -152,7 +152,7 @@ async fn daily_jobs_run_once_a_day_and_purge_finished_jobs() {
             for (id, age) in [("old", 8), ("recent", 1)] {
                 let mut conn = app.db.conn().await.unwrap();
                 let when = now - time::Duration::days(age);
-                timbra_server::sql!(execute conn,
+                timbra_store::sql!(execute conn,
                     "INSERT INTO jobs (id, kind, payload, status, attempts, max_attempts, run_at, created_at, updated_at) \
                      VALUES ($1, 'test.kind', '{}', 'done', 1, 1, $2, $2, $2)", id, when).unwrap();
             }
@@ -243,10 +243,10 @@ async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_wit
     drop(server);
 
     // The database itself: invoices and XML rows pair up one to one, folios are 1..N.
-    let db = timbra_server::db::Db::connect(&format!("sqlite://{}/timbra.db", data.0.display())).await.unwrap();
+    let db = timbra_store::Db::connect(&format!("sqlite://{}/timbra.db", data.0.display())).await.unwrap();
     let mut conn = db.conn().await.unwrap();
-    let count = async |conn: &mut timbra_server::db::DbConn, sql: &'static str| -> i64 {
-        timbra_server::sql!(scalar_one * conn, i64, sql).unwrap()
+    let count = async |conn: &mut timbra_store::DbConn, sql: &'static str| -> i64 {
+        timbra_store::sql!(scalar_one * conn, i64, sql).unwrap()
     };
     let invoices = count(&mut conn, "SELECT COUNT(*) FROM cfdis").await;
     assert!(invoices >= i64::try_from(acknowledged.len()).unwrap());
@@ -288,9 +288,9 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[tokio::test]
 async fn writes_that_never_pause_keep_reusing_a_bounded_sqlite_wal() {
     let data = TempDir::new();
-    let db = timbra_server::db::Db::connect(&format!("sqlite://{}/wal.db", data.0.display())).await.unwrap();
+    let db = timbra_store::Db::connect(&format!("sqlite://{}/wal.db", data.0.display())).await.unwrap();
     let mut tx = db.begin().await.unwrap();
-    timbra_server::sql!(execute tx, "CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)").unwrap();
+    timbra_store::sql!(execute tx, "CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)").unwrap();
     tx.commit().await.unwrap();
 
     let wal = data.0.join("wal.db-wal");
@@ -301,7 +301,7 @@ async fn writes_that_never_pause_keep_reusing_a_bounded_sqlite_wal() {
     // the checkpointer's rounds).
     while written < 256 << 20 || started.elapsed() < Duration::from_secs(2) {
         let mut tx = db.begin().await.unwrap();
-        timbra_server::sql!(execute tx, "INSERT INTO blobs (data) VALUES ($1)", &blob).unwrap();
+        timbra_store::sql!(execute tx, "INSERT INTO blobs (data) VALUES ($1)", &blob).unwrap();
         tx.commit().await.unwrap();
         written += blob.len();
         largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));

@@ -492,7 +492,7 @@ async fn a_period_pays_every_active_employee_as_the_calculator_does() {
 
         // The event, in the same transaction.
         let mut conn = app.db.conn().await.unwrap();
-        let eventos = timbra_server::sql!(fetch_all conn, (String, String),
+        let eventos = timbra_store::sql!(fetch_all conn, (String, String),
             "SELECT type, data FROM events WHERE empresa_id = $1 AND type = 'nomina.calculada' ORDER BY created_at, id", &empresa)
         .unwrap();
         assert_eq!(eventos.len(), 1);
@@ -510,7 +510,7 @@ async fn a_period_pays_every_active_employee_as_the_calculator_does() {
         assert_eq!(periodo["recibos"].as_array().unwrap().len(), 2);
         assert!(periodo["recibos"].as_array().unwrap().iter().all(|r| !viejos.contains(&r["reciboId"].as_str().unwrap().to_owned())));
         assert_eq!(recibo(&periodo, &ana)["diasPagados"].to_string(), "11");
-        let eventos = timbra_server::sql!(scalar_one conn, i64,
+        let eventos = timbra_store::sql!(scalar_one conn, i64,
             "SELECT COUNT(*) FROM events WHERE empresa_id = $1 AND type = 'nomina.calculada'", &empresa)
         .unwrap();
         assert_eq!(eventos, 2);
@@ -526,7 +526,7 @@ async fn a_period_pays_every_active_employee_as_the_calculator_does() {
 
         // Once a receipt is stamped the period cannot be recalculated, and nothing changes.
         let stamped_id = recibo(&periodo, &ana)["reciboId"].as_str().unwrap().to_owned();
-        timbra_server::sql!(execute conn, "UPDATE nomina_recibos SET status = 'TIMBRADO_SANDBOX', uuid = 'SANDBOX-X' WHERE id = $1", &stamped_id)
+        timbra_store::sql!(execute conn, "UPDATE nomina_recibos SET status = 'TIMBRADO_SANDBOX', uuid = 'SANDBOX-X' WHERE id = $1", &stamped_id)
             .unwrap();
         let refused = app.post(&path, &who, json!(null)).await;
         refused.assert_error(409, "NOMINA_003");
@@ -612,7 +612,7 @@ async fn yearly_exemptions_count_the_earlier_periods_of_the_year() {
         // A cancelled receipt exempts nothing: the second gets the limit back.
         let mut conn = app.db.conn().await.unwrap();
         let primero = recibo(&app.get(&primera, &who).await.data(200).clone(), &id)["reciboId"].as_str().unwrap().to_owned();
-        timbra_server::sql!(execute conn, "UPDATE nomina_recibos SET status = 'CANCELADO' WHERE id = $1", &primero).unwrap();
+        timbra_store::sql!(execute conn, "UPDATE nomina_recibos SET status = 'CANCELADO' WHERE id = $1", &primero).unwrap();
         app.post(&segunda, &who, json!(null)).await.data(200);
         assert_eq!(prima(&app.get(&segunda, &who).await.data(200).clone()), ("0.00".into(), "1500.00".into()));
     })

@@ -142,7 +142,7 @@ async fn a_ppd_invoice_is_settled_by_two_payments_that_pass_sat_schema_cadena_an
 
         // factura.timbrada for payments: total 0, tipoComprobante P and monto.
         let mut conn = app.db.conn().await.unwrap();
-        let datos = timbra_server::sql!(fetch_all conn, (String,),
+        let datos = timbra_store::sql!(fetch_all conn, (String,),
             "SELECT data FROM events WHERE empresa_id = $1 AND type = 'factura.timbrada' ORDER BY created_at, id", &empresa).unwrap();
         drop(conn);
         let datos: Vec<Value> = datos.into_iter().map(|(d,)| serde_json::from_str(&d).unwrap()).collect();

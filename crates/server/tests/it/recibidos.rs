@@ -109,7 +109,7 @@ async fn sync_terminada(app: &TestApp, who: &As) -> Value {
         if tokio::time::Instant::now() >= deadline {
             let mut conn = app.db.conn().await.unwrap();
             let job = last["jobId"].as_str().unwrap_or_default();
-            let error = timbra_server::sql!(scalar_optional conn, Option<String>,
+            let error = timbra_store::sql!(scalar_optional conn, Option<String>,
                 "SELECT last_error FROM jobs WHERE id = $1", job)
             .unwrap();
             panic!("the sync did not end on {}: {last:#}; job error {error:?}", app.backend);
@@ -223,7 +223,7 @@ async fn sync_recibidos_stores_the_month_once_with_progress_quota_and_listing() 
                 .assert_error(400, "CANCEL_003");
             // Both seals verified on arrival (SAT's certificate is in TIMBRA_SAT_CERTS_DIR).
             let mut conn = app.db.conn().await.unwrap();
-            let checks: Vec<(String, String)> = timbra_server::sql!(fetch_all conn, (String, String),
+            let checks: Vec<(String, String)> = timbra_store::sql!(fetch_all conn, (String, String),
                 "SELECT verificacion_sello, verificacion_timbre FROM cfdis WHERE tipo = 'RECIBIDA'")
             .unwrap();
             drop(conn);
@@ -357,7 +357,7 @@ async fn quota_is_atomic_limits_syncs_and_downloads_and_resets_at_mexico_city_mi
             // 1,797 used today elsewhere with this RFC: three left.
             let dia = timbra_server::cfdi::recibidos::cuota::dia(clock.now());
             let mut conn = app.db.conn().await.unwrap();
-            timbra_server::sql!(execute conn,
+            timbra_store::sql!(execute conn,
                 "INSERT INTO sat_cuota (rfc, dia, usadas, concedidas, created_at, updated_at) VALUES ($1, $2, 1797, 0, $3, $3)",
                 RFC, &dia, clock.now()).unwrap();
             drop(conn);
@@ -574,7 +574,7 @@ async fn metadata_only_retries_on_a_durable_schedule_then_completes_or_becomes_p
             }
             // The retries are job rows with their run_at.
             let mut conn = app.db.conn().await.unwrap();
-            let queued = timbra_server::sql!(scalar_one conn, i64,
+            let queued = timbra_store::sql!(scalar_one conn, i64,
                 "SELECT COUNT(*) FROM jobs WHERE kind = 'sat.reintentar_xml' AND status = 'queued' AND empresa_id = $1",
                 &empresa_id)
             .unwrap();
@@ -734,10 +734,9 @@ async fn a_sync_killed_with_sigkill_resumes_from_its_saved_progress() {
     let listed = call(&server, Method::GET, "/api/cfdi?tipo=RECIBIDA", &who, None).await;
     assert_eq!(listed["data"]["total"], json!(4));
     let paquetes: Vec<String> = {
-        let db =
-            timbra_server::db::Db::connect(&format!("sqlite://{}", data.0.join("timbra.db").display())).await.unwrap();
+        let db = timbra_store::Db::connect(&format!("sqlite://{}", data.0.join("timbra.db").display())).await.unwrap();
         let mut conn = db.conn().await.unwrap();
-        let texto = timbra_server::sql!(scalar_one conn, String, "SELECT paquetes FROM sincronizaciones").unwrap();
+        let texto = timbra_store::sql!(scalar_one conn, String, "SELECT paquetes FROM sincronizaciones").unwrap();
         serde_json::from_str(&texto).unwrap()
     };
     assert_eq!(paquetes.len(), 4);

@@ -125,7 +125,7 @@ async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
             // A row nobody touched for a week: dropped when the next lock is imposed.
             let old = clock.now() - time::Duration::days(8);
             let mut conn = app.db.conn().await.unwrap();
-            timbra_server::sql!(execute conn,
+            timbra_store::sql!(execute conn,
                 "INSERT INTO login_throttle (email_digest, attempts, locks, locked_until, created_at, updated_at) \
                  VALUES ('stale', 3, 0, NULL, $1, $1)",
                 old)
@@ -143,7 +143,7 @@ async fn failed_logins_lock_the_email_from_any_address_and_the_lock_grows() {
             let wait = retry_after(&locked);
             assert!((1..=60).contains(&wait), "Retry-After {wait}");
             let mut conn = app.db.conn().await.unwrap();
-            let stale = timbra_server::sql!(scalar_one conn, i64,
+            let stale = timbra_store::sql!(scalar_one conn, i64,
                 "SELECT COUNT(*) FROM login_throttle WHERE email_digest = 'stale'")
             .unwrap();
             assert_eq!(stale, 0, "week-old rows are dropped");
@@ -269,7 +269,7 @@ async fn webhooks_refuse_embedded_and_reserved_private_addresses_at_registration
             {
                 let id = format!("wh-private-{n}");
                 let mut conn = app.db.conn().await.unwrap();
-                timbra_server::sql!(execute conn,
+                timbra_store::sql!(execute conn,
                     "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
                      VALUES ($1, $2, $3, NULL, NULL, 'whsec_x', $4, $5, $5)",
                     &id, &empresa, *url, true, now)
@@ -311,12 +311,12 @@ async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
         let id = created["id"].as_str().unwrap();
         let mut conn = app.db.conn().await.unwrap();
         let stored =
-            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
+            timbra_store::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
         assert!(stored.starts_with("enc:v1:") && !stored.contains(&secret[6..]), "{stored}");
         let rotated = app.post(&format!("/api/webhooks/{id}/rotate-secret"), &owner, json!({})).await.data(200).clone();
         let new_secret = rotated["secret"].as_str().unwrap();
         let stored =
-            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
+            timbra_store::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = $1", id).unwrap();
         assert!(stored.starts_with("enc:v1:") && !stored.contains(&new_secret[6..]), "{stored}");
         app.post(&format!("/api/webhooks/{id}/test"), &owner, json!({})).await.data(201);
         wait_for(10, "the sealed-secret delivery", async || receiver.accepted().len() == 1).await;
@@ -324,7 +324,7 @@ async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
 
         // A row written in clear before secrets were sealed still signs with its secret.
         let now = time::OffsetDateTime::now_utc();
-        timbra_server::sql!(execute conn,
+        timbra_store::sql!(execute conn,
             "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
              VALUES ('wh-legacy', $1, $2, NULL, NULL, 'whsec_legacy', $3, $4, $4)",
             &empresa, &receiver.url, true, now)
@@ -340,7 +340,7 @@ async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
         assert_eq!(timbra_server::webhooks::seal_stored_secrets(&state).await.unwrap(), 1);
         let mut conn = app.db.conn().await.unwrap();
         let stored =
-            timbra_server::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = 'wh-legacy'").unwrap();
+            timbra_store::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = 'wh-legacy'").unwrap();
         assert!(stored.starts_with("enc:v1:"));
         let master = state.cfdi.master().unwrap();
         assert_eq!(timbra_server::webhooks::open_secret(master, "wh-legacy", &stored).unwrap(), "whsec_legacy");
@@ -479,7 +479,7 @@ async fn the_data_folder_is_0700_and_the_database_files_0600() {
     let config = test_config(&data);
     let db = timbra_server::open(&config).await.unwrap();
     let mut conn = db.conn().await.unwrap();
-    timbra_server::sql!(execute conn, "CREATE TABLE probe (x INTEGER)").unwrap();
+    timbra_store::sql!(execute conn, "CREATE TABLE probe (x INTEGER)").unwrap();
     assert_eq!(mode(&data), 0o700);
     for file in ["timbra.db", "timbra.db-wal", "timbra.db-shm"] {
         assert_eq!(mode(&data.join(file)), 0o600, "{file}");

@@ -137,7 +137,7 @@ async fn a_bad_name_already_stored_is_refused_at_stamping_not_written() {
         let (who, empresa) = setup(&app, "guardado@example.com").await;
         // A name stored before these checks existed.
         let mut conn = app.db.conn().await.unwrap();
-        timbra_server::sql!(execute conn, "UPDATE empresas SET razon_social = $1 WHERE id = $2", "ESCUELA\u{7}KEMPER", &empresa)
+        timbra_store::sql!(execute conn, "UPDATE empresas SET razon_social = $1 WHERE id = $2", "ESCUELA\u{7}KEMPER", &empresa)
             .unwrap();
         drop(conn);
         let answer = app.post("/api/cfdi/timbrar", &who, factura(vec![concepto("Servicio", json!(1), json!(10))])).await;

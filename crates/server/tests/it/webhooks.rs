@@ -379,7 +379,7 @@ async fn stamping_and_an_expiring_csd_emit_their_events_once() {
             // The daily check announces the certificate once, however many days it runs.
             let runs = async || {
                 let mut conn = app.db.conn().await.unwrap();
-                timbra_server::sql!(scalar_one conn, i64,
+                timbra_store::sql!(scalar_one conn, i64,
                     "SELECT COUNT(*) FROM jobs WHERE kind = 'certificados.por_expirar' AND status = 'done'")
                 .unwrap()
             };

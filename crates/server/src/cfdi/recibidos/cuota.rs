@@ -7,9 +7,9 @@ use axum::http::{HeaderMap, HeaderValue};
 use time::OffsetDateTime;
 
 use crate::cfdi::hora_local;
-use crate::db::{self, Tx};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
+use timbra_store::{self as db, Tx};
 
 /// SAT's limit per RFC and day.
 pub const LIMITE_SAT: i64 = 2_000;
@@ -85,7 +85,7 @@ pub async fn leer(app: &AppState, rfc: &str) -> ApiResult<Cuota> {
 
 /// Reserves up to `cantidad` downloads for `rfc` in the caller's transaction (the count and
 /// the stored XML commit together); gives how many were granted.
-pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> crate::db::DbResult<i64> {
+pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> timbra_store::DbResult<i64> {
     if cantidad <= 0 {
         return Ok(0);
     }
@@ -94,7 +94,7 @@ pub async fn reservar(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime
 }
 
 /// Gives back reserved downloads that were not used.
-pub async fn devolver(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> crate::db::DbResult<()> {
+pub async fn devolver(tx: &mut Tx, rfc: &str, cantidad: i64, now: OffsetDateTime) -> timbra_store::DbResult<()> {
     db::sat_cuota::devolver(tx, rfc, &dia(now), cantidad, now).await.map(|_| ())
 }
 

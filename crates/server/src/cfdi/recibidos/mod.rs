@@ -20,11 +20,11 @@ use time::OffsetDateTime;
 
 use super::pipeline::{Cabecera, Fila};
 use super::{fiel, leer_fecha_cfdi, xml_db};
-use crate::db::{self, Tx};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, payloads};
-use crate::ids;
 use crate::state::AppState;
+use timbra_store::ids;
+use timbra_store::{self as db, Tx};
 
 /// The company a download works for.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ pub async fn guardar(
             folio: documento.comprobante.folio.clone(),
             folio_num: None,
             timbrado_en,
-            status: super::estados::EstadoCfdi::Timbrado.as_str(),
+            status: timbra_store::estados::EstadoCfdi::Timbrado.as_str(),
             cliente_id: None,
             xml_path: Some(&ruta),
             now,
@@ -267,8 +267,11 @@ pub async fn guardar_metadatos(
         &metadato.nombre_receptor,
     );
     let cfdi_id = ids::new_id();
-    let status =
-        if metadato.vigente() { super::estados::EstadoCfdi::Timbrado } else { super::estados::EstadoCfdi::Cancelado };
+    let status = if metadato.vigente() {
+        timbra_store::estados::EstadoCfdi::Timbrado
+    } else {
+        timbra_store::estados::EstadoCfdi::Cancelado
+    };
     let mut valores = fila.valores_de(&Cabecera {
         cfdi_id: &cfdi_id,
         empresa_id: &empresa.id,

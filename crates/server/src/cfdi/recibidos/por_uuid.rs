@@ -19,10 +19,10 @@ use timbra_sat::SatError;
 use time::OffsetDateTime;
 
 use super::{Empresa, cuota};
-use crate::db::{self, descargas_uuid, recibidos};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
+use timbra_store::{self as db, descargas_uuid, recibidos};
 
 /// Minutes from a metadata-only result (then from each failed retry) to the next retry:
 /// 8 retries over 7,170 minutes, about 5 days.
@@ -156,7 +156,7 @@ pub async fn descargar(app: &AppState, empresa: &Empresa, uuid: &str) -> ApiResu
     // FIEL problems are answered now, not by the job.
     super::cliente(app, empresa).await?;
     let now = app.clock.now();
-    let job_id = crate::ids::new_id();
+    let job_id = timbra_store::ids::new_id();
     let mut tx = app.db.begin().await?;
     descargas_uuid::crear(&mut tx, &job_id, &empresa.id, uuid, now).await?;
     let job = NewJob::of::<DescargarPorUuid>(&PorUuid { descarga_id: job_id.clone() }).for_empresa(&empresa.id);
@@ -234,7 +234,7 @@ impl Job for DescargarPorUuid {
             let texto = serde_json::to_string(&Guardada::de(&resultado)).unwrap_or_default();
             let mut conn = app.db.conn().await?;
             descargas_uuid::terminar(&mut conn, &descarga_id, status, &texto, app.clock.now()).await?;
-            Ok::<(), crate::db::DbError>(())
+            Ok::<(), timbra_store::DbError>(())
         }
         .await;
         match hecho {
@@ -343,7 +343,7 @@ async fn programar(
     numero: i64,
     at: OffsetDateTime,
     now: OffsetDateTime,
-) -> crate::db::DbResult<()> {
+) -> timbra_store::DbResult<()> {
     let job = NewJob::of::<ReintentarXml>(&Reintento { cfdi_id: cfdi_id.to_owned() })
         .for_empresa(empresa_id)
         .at(at)

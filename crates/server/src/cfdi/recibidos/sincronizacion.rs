@@ -17,10 +17,10 @@ use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::{Empresa, cuota};
 use crate::cfdi::hora_local;
-use crate::db::{self, sincronizaciones};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
+use timbra_store::{self as db, sincronizaciones};
 
 /// The job of one synchronization (payload: the synchronization's id, which is the job's).
 pub struct SincronizarRecibidos;
@@ -103,8 +103,8 @@ enum Falla {
     Definitiva(ApiError),
 }
 
-impl From<crate::db::DbError> for Falla {
-    fn from(error: crate::db::DbError) -> Self {
+impl From<timbra_store::DbError> for Falla {
+    fn from(error: timbra_store::DbError) -> Self {
         Falla::Transitoria(error.to_string())
     }
 }
@@ -257,7 +257,7 @@ pub async fn iniciar(app: &AppState, empresa: &Empresa, anio: i64, mes: i64) -> 
         )
         .with_details(serde_json::json!({ "jobId": en_curso.id })));
     }
-    let job_id = crate::ids::new_id();
+    let job_id = timbra_store::ids::new_id();
     if let Err(error) = sincronizaciones::crear(&mut tx, &job_id, &empresa.id, anio, mes, now).await {
         if error.is_duplicate() {
             return Err(ApiError::new(Code::Sync002, "a synchronization is already running for this company"));

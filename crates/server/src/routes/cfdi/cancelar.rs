@@ -16,14 +16,14 @@ use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::cancelacion;
-use crate::cfdi::cancelacion::EstadoCancelacion;
-use crate::cfdi::estados::EstadoCfdi;
-use crate::db::cfdis;
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::cfdis;
+use timbra_store::estados::EstadoCancelacion;
+use timbra_store::estados::EstadoCfdi;
 
 /// Cancellation request.
 #[derive(Deserialize, ToSchema)]

@@ -180,7 +180,7 @@ pub async fn acuse(
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let path = {
         let mut conn = app.db.conn().await?;
-        crate::db::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?
+        timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?
     }
     .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
     let bytes = read_file(&app, &path).await?;

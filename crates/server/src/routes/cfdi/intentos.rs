@@ -12,11 +12,11 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::intentos::{self, Filtro, IntentoRow};
-use crate::envelope::{Page, Paging, Query, ok};
+use crate::envelope::{Page, Query, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::intentos::{self, Filtro, IntentoRow};
 
 /// Most numbers one explanation covers.
 pub const MAX_FOLIOS: i64 = 1000;
@@ -125,7 +125,7 @@ pub async fn intentos(
     Query(params): Query<IntentosParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::CfdiIntentos).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     rango(params.desde, params.hasta)?;
     let filtro = Filtro {
         serie: serie_de(params.serie),

@@ -11,13 +11,13 @@ use super::MAX_LIMIT;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::credenciales::rfc3339;
-use crate::cfdi::estados::EstadoCfdi;
 use crate::cfdi::{hora_local, links};
-use crate::db::cfdis::{self, CfdiRow, Filtro};
 use crate::envelope::{Query, ok};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::cfdis::{self, CfdiRow, Filtro};
+use timbra_store::estados::EstadoCfdi;
 
 /// Listing parameters.
 #[derive(Deserialize, IntoParams, Default)]

@@ -45,7 +45,7 @@ async fn cargar(
     app: &crate::state::AppState,
     empresa_id: &str,
     id: &str,
-) -> ApiResult<(crate::db::cfdis::CfdiRow, String)> {
+) -> ApiResult<(timbra_store::cfdis::CfdiRow, String)> {
     let mut conn = app.db.conn().await?;
-    crate::db::cfdis::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("invoice"))
+    timbra_store::cfdis::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("invoice"))
 }

@@ -10,12 +10,14 @@ use super::parse_body;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::pipeline::{self, TimbradoOut};
-use crate::cfdi::timbrado::{self, ClienteReceptor, EmpresaEmisora, Preparado, TimbrarBody};
+use crate::cfdi::timbrado::{self, Preparado, TimbrarBody};
 use crate::cfdi::{contexto, hora_local};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::clientes::ClienteReceptor;
+use timbra_store::empresas::EmpresaEmisora;
 use time::OffsetDateTime;
 
 /// Stamps an invoice (FACTURADOR or higher).

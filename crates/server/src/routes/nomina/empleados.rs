@@ -10,20 +10,22 @@ use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::AsExec;
-use crate::db::empleados::{self, Empleados};
-use crate::db::scoped;
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::nomina::{Empleado, PeriodicidadPago, leer_fecha};
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::{ListParams, check_search, like_pattern};
+use crate::routes::clientes::{ListParams, check_search};
 use crate::state::AppState;
+use crate::validate;
 use crate::validate::RawAmount;
-use crate::{ids, validate};
 use timbra_cfdi::tipos::{CampoTexto, Esquema, Persona, Rfc};
 use timbra_nomina::catalogos;
 use timbra_nomina::identificadores::{validar_curp, validar_nss};
+use timbra_store::AsExec;
+use timbra_store::empleados::{self, Empleados};
+use timbra_store::ids;
+use timbra_store::scoped;
+use timbra_store::search::like_pattern;
 
 /// A catalog key sent as a string or a whole number (`riesgoPuesto: 1` or `"1"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -551,7 +553,7 @@ pub async fn list(
     Query(params): Query<ListParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     check_search("q", params.q.as_deref())?;
     let pattern = like_pattern(params.q.as_deref());
     let mut conn = app.db.conn().await?;

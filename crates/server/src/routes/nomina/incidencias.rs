@@ -10,18 +10,19 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::empleados::Empleados;
-use crate::db::incidencias::{self, IncidenciaRow};
-use crate::db::{Money, scoped};
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::nomina::leer_fecha;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use crate::validate;
 use crate::validate::RawAmount;
-use crate::{ids, validate};
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
 use timbra_nomina::catalogos;
+use timbra_store::empleados::Empleados;
+use timbra_store::ids;
+use timbra_store::incidencias::{self, IncidenciaRow};
+use timbra_store::{Money, scoped};
 
 /// The kinds of incidence and the fields each takes.
 const TIPOS: [(&str, &[&str]); 7] = [
@@ -449,7 +450,7 @@ pub async fn list(
     Query(params): Query<IncidenciaParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     let status = params.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if !["", "PENDIENTE", "APROBADA", "RECHAZADA"].contains(&status.as_str()) {
         return Err(ApiError::new(Code::Request001, "status is PENDIENTE, APROBADA or RECHAZADA"));

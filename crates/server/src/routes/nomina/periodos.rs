@@ -9,16 +9,16 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::db::nomina::{self, NuevoPeriodo, PeriodoRow};
-use crate::envelope::{Json, Page, Paging, Path, Query, created, ok};
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
-use crate::ids;
 use crate::nomina::calculo::{self, Calculado};
 use crate::nomina::recibo::ReciboOut;
 use crate::nomina::{PeriodicidadPago, leer_fecha};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use timbra_nomina::Parametros;
+use timbra_store::ids;
+use timbra_store::nomina::{self, NuevoPeriodo, PeriodoRow};
 
 /// Period body (SPEC: all required).
 #[derive(Deserialize, ToSchema, Default)]
@@ -290,7 +290,7 @@ pub async fn list(
     Query(params): Query<PeriodoParams>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let paging = Paging::parse(params.page, params.page_size, 100)?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
     let status = params.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if !["", "ABIERTO", "CALCULADO", "TIMBRADO", "TIMBRADO_PARCIAL"].contains(&status.as_str()) {
         return Err(ApiError::new(Code::Request001, "status is ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL"));

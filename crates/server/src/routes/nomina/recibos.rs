@@ -16,7 +16,7 @@ use crate::state::AppState;
 async fn cfdi_del_recibo(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<String> {
     let recibo = {
         let mut conn = app.db.conn().await?;
-        crate::db::nomina::recibo(&mut conn, empresa_id, id).await?
+        timbra_store::nomina::recibo(&mut conn, empresa_id, id).await?
     }
     .ok_or_else(|| ApiError::not_found("receipt"))?;
     recibo.cfdi_id.ok_or_else(|| {

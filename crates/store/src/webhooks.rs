@@ -3,10 +3,9 @@
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::{DbConn, with_limit};
-use crate::envelope::Paging;
-use crate::routes::webhooks::DeliveryOut;
+use crate::Paging;
 use crate::sql;
+use crate::{DbConn, with_limit};
 
 /// A stored endpoint (its secret is read only by delivery and rotation).
 #[derive(sqlx::FromRow)]
@@ -62,7 +61,7 @@ pub struct NuevoWebhook<'a> {
 }
 
 /// Registers an endpoint.
-pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
@@ -89,7 +88,7 @@ pub async fn actualizar(
     description: Option<&str>,
     active: bool,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE webhooks SET url = $1, events = $2, description = $3, active = $4, updated_at = $5 \
@@ -111,7 +110,7 @@ pub async fn cambiar_secreto(
     id: &str,
     sealed: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE webhooks SET secret = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND deleted_at IS NULL",
@@ -132,10 +131,10 @@ macro_rules! select_deliveries {
 }
 
 /// Delivery `id`, when its endpoint is the company's.
-pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<DeliveryOut>> {
+pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<DeliveryRow>> {
     sql!(
         fetch_optional * conn,
-        DeliveryOut,
+        DeliveryRow,
         concat!(select_deliveries!(), "WHERE d.id = $1 AND w.empresa_id = $2"),
         id,
         empresa_id
@@ -148,12 +147,12 @@ pub async fn entregas(
     empresa_id: &str,
     webhook_id: &str,
     paging: &Paging,
-) -> crate::db::DbResult<(Vec<DeliveryOut>, i64)> {
+) -> crate::DbResult<(Vec<DeliveryRow>, i64)> {
     let total =
         sql!(scalar_one * conn, i64, "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1", webhook_id)?;
     let items = sql!(
         fetch_all * conn,
-        DeliveryOut,
+        DeliveryRow,
         with_limit(
             concat!(
                 select_deliveries!(),
@@ -167,4 +166,33 @@ pub async fn entregas(
         paging.offset()
     )?;
     Ok((items, total))
+}
+
+/// A stored row of `DeliveryOut` (the API answers it as `DeliveryOut`).
+#[derive(sqlx::FromRow)]
+pub struct DeliveryRow {
+    /// `id`.
+    pub id: String,
+    /// `webhook_id`.
+    pub webhook_id: String,
+    /// `event_id`.
+    pub event_id: String,
+    /// `event_type`.
+    pub event_type: String,
+    /// `pending` (waiting for its first or next attempt), `succeeded` or `failed` (no retries left).
+    pub status: String,
+    /// Attempts made so far.
+    pub attempts: i64,
+    /// `next_retry_at`.
+    pub next_retry_at: Option<OffsetDateTime>,
+    /// HTTP status of the last answer, if one came.
+    pub last_status_code: Option<i64>,
+    /// Milliseconds the last attempt took.
+    pub last_latency_ms: Option<i64>,
+    /// Why the last attempt failed.
+    pub last_error: Option<String>,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
+    /// `updated_at`.
+    pub updated_at: OffsetDateTime,
 }

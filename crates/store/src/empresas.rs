@@ -3,9 +3,8 @@
 
 use time::OffsetDateTime;
 
-use crate::cfdi::timbrado::EmpresaEmisora;
-use crate::db::{DbConn, Tx};
 use crate::sql;
+use crate::{DbConn, Tx};
 
 /// A company as its member sees it.
 #[derive(sqlx::FromRow)]
@@ -54,17 +53,17 @@ macro_rules! select_empresa {
 }
 
 /// The companies `user_id` belongs to, oldest first.
-pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> crate::db::DbResult<Vec<EmpresaRow>> {
+pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> crate::DbResult<Vec<EmpresaRow>> {
     sql!(fetch_all * conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), user_id)
 }
 
 /// Company `id`, when `user_id` belongs to it.
-pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> crate::db::DbResult<Option<EmpresaRow>> {
+pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> crate::DbResult<Option<EmpresaRow>> {
     sql!(fetch_optional * conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), user_id, id)
 }
 
 /// Whether `user_id` already belongs to a company with `rfc` (RFCs are unique per account).
-pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> crate::db::DbResult<bool> {
+pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> crate::DbResult<bool> {
     let existing = sql!(
         scalar_optional * tx,
         String,
@@ -106,7 +105,7 @@ pub async fn crear(
     datos: &Datos<'_>,
     propietario: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<()> {
+) -> crate::DbResult<()> {
     sql!(
         execute * tx,
         "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
@@ -137,12 +136,7 @@ pub async fn crear(
 }
 
 /// Replaces company `id`'s editable fields.
-pub async fn actualizar(
-    conn: &mut DbConn,
-    id: &str,
-    datos: &Datos<'_>,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn actualizar(conn: &mut DbConn, id: &str, datos: &Datos<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
@@ -161,17 +155,17 @@ pub async fn actualizar(
 }
 
 /// Marks company `id` deleted.
-pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
 }
 
 /// The serie company `id` stamps payments with.
-pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> crate::db::DbResult<String> {
+pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT serie_pagos FROM empresas WHERE id = $1", id)
 }
 
 /// The issuing company as stamping needs it.
-pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::db::DbResult<EmpresaEmisora> {
+pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::DbResult<EmpresaEmisora> {
     sql!(
         fetch_one * conn,
         EmpresaEmisora,
@@ -181,7 +175,26 @@ pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Empresa
 }
 
 /// The company's employer registration (registro patronal), when it has one.
-pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<String>> {
+pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<String>> {
     Ok(sql!(scalar_optional * conn, Option<String>, "SELECT registro_patronal FROM empresas WHERE id = $1", id)?
         .flatten())
+}
+
+/// The issuing company, as stamping needs it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct EmpresaEmisora {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// Postal code (LugarExpedicion).
+    pub codigo_postal: String,
+    /// Default series.
+    pub serie_predeterminada: String,
+    /// Mode.
+    pub sandbox: bool,
 }

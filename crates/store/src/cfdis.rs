@@ -4,9 +4,17 @@
 use sqlx::{AssertSqlSafe, FromRow};
 use time::OffsetDateTime;
 
-use crate::cfdi::estados::EstadoCfdi;
-use crate::db::{Backend, DbConn, Exec, Money};
+use crate::estados::EstadoCfdi;
 use crate::sql;
+use crate::{Backend, DbConn, Exec, Money};
+
+/// The `cfdis` columns an invoice row is written with (the server's `pipeline::Fila::valores` gives them in order).
+pub const CFDIS_INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
+     folio, folio_num, fecha, fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, \
+     emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
+     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at)";
+/// How many columns [`CFDIS_INSERT`] names.
+pub const CFDIS_COLUMNS: usize = 33;
 
 /// An invoice as listed and shown (the `conceptos` JSON is read apart, for the detail only).
 #[derive(FromRow)]
@@ -71,8 +79,8 @@ macro_rules! bind_args {
     }};
 }
 
-async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> crate::db::DbResult<Vec<CfdiRow>> {
-    match crate::db::AsExec::exec(conn) {
+async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> crate::DbResult<Vec<CfdiRow>> {
+    match crate::AsExec::exec(conn) {
         Exec::Sqlite(c) => {
             Ok(bind_args!(sqlx::query_as::<sqlx::Sqlite, CfdiRow>(AssertSqlSafe(sql)), args).fetch_all(c).await?)
         }
@@ -82,9 +90,9 @@ async fn fetch_rows(conn: &mut DbConn, sql: String, args: Vec<Arg>) -> crate::db
     }
 }
 
-async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> crate::db::DbResult<i64> {
+async fn count_rows(conn: &mut DbConn, sql: String, args: &[Arg]) -> crate::DbResult<i64> {
     let args = args.iter().cloned();
-    match crate::db::AsExec::exec(conn) {
+    match crate::AsExec::exec(conn) {
         Exec::Sqlite(c) => {
             Ok(bind_args!(sqlx::query_scalar::<sqlx::Sqlite, i64>(AssertSqlSafe(sql)), args).fetch_one(c).await?)
         }
@@ -146,7 +154,7 @@ pub async fn listar(
     filtro: &Filtro,
     limit: i64,
     offset: i64,
-) -> crate::db::DbResult<(Vec<CfdiRow>, i64)> {
+) -> crate::DbResult<(Vec<CfdiRow>, i64)> {
     let mut filter = String::from("WHERE empresa_id = $1");
     let mut args = vec![Arg::Text(empresa_id.to_owned())];
     let mut push = |filter: &mut String, clause: &str, arg: Arg| {
@@ -249,7 +257,7 @@ pub async fn listar(
 }
 
 /// One invoice of the company, with its `conceptos` JSON.
-pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<(CfdiRow, String)>> {
+pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<(CfdiRow, String)>> {
     let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
     let Some(row) =
         fetch_rows(conn, sql, vec![Arg::Text(id.to_owned()), Arg::Text(empresa_id.to_owned())]).await?.pop()
@@ -290,7 +298,7 @@ pub struct PorCancelar {
 }
 
 /// The invoice `id` of the company, as cancellation needs it.
-pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<PorCancelar>> {
+pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<PorCancelar>> {
     sql!(
         fetch_optional * conn,
         PorCancelar,
@@ -302,11 +310,7 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crat
 }
 
 /// The status of the invoice the company issued with XML UUID `uuid_xml`.
-pub async fn status_emitida(
-    conn: &mut DbConn,
-    empresa_id: &str,
-    uuid_xml: &str,
-) -> crate::db::DbResult<Option<String>> {
+pub async fn status_emitida(conn: &mut DbConn, empresa_id: &str, uuid_xml: &str) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * conn,
         String,
@@ -317,7 +321,7 @@ pub async fn status_emitida(
 }
 
 /// Where the cancellation acuse of invoice `id` is stored, if it has one.
-pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<String>> {
+pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<String>> {
     let url = sql!(
         scalar_optional * conn,
         Option<String>,
@@ -355,7 +359,7 @@ pub struct PorSeguir {
 
 /// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
 /// carries its company).
-pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<PorSeguir>> {
+pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<PorSeguir>> {
     sql!(
         fetch_optional * conn,
         PorSeguir,
@@ -368,13 +372,13 @@ pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Opti
 /// Moves a cancellation from `anterior` to `nuevo` (and the invoice to CANCELADO when
 /// `cancelado`); 0 rows when someone else moved it first.
 pub async fn avanzar_cancelacion(
-    tx: &mut crate::db::Tx,
+    tx: &mut crate::Tx,
     id: &str,
     anterior: &str,
     nuevo: &str,
     cancelado: bool,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     let status = cancelado.then_some(EstadoCfdi::Cancelado.as_str());
     sql!(
         execute * tx,

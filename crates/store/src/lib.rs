@@ -1,4 +1,6 @@
-//! The database: SQLite (embedded default) or PostgreSQL (production), behind one enum.
+//! timbra's storage: SQLite (embedded default) or PostgreSQL (production), behind one enum;
+//! every query and transaction body, the migrations, and the row structs. No HTTP: the
+//! services above call these functions with typed values and get rows or [`DbError`] back.
 //!
 //! Every query is written once with `$N` placeholders, which both backends accept, and run
 //! through the [`sql!`](crate::sql) macro, which binds the same arguments on whichever backend
@@ -11,16 +13,20 @@ pub mod descargas_uuid;
 pub mod empleados;
 pub mod empresas;
 mod error;
+pub mod estados;
+pub mod ids;
 pub mod incidencias;
 pub mod intentos;
 pub mod memberships;
 pub mod nomina;
 pub mod nomina_timbrado;
+mod paging;
 pub mod pagos;
 pub mod productos;
 pub mod recibidos;
 pub mod sat_cuota;
 pub mod scoped;
+pub mod search;
 pub mod sincronizaciones;
 pub mod timbres;
 pub mod users;
@@ -39,6 +45,9 @@ use time::OffsetDateTime;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use error::{DbError, DbResult};
+pub use paging::Paging;
+/// The driver, for [`sql!`]'s expansion in other crates.
+pub use sqlx;
 
 /// A connection pool to one of the two supported databases.
 #[derive(Clone, Debug)]
@@ -162,7 +171,7 @@ pub enum Backend {
 
 impl Db {
     /// Connects to `url` (`sqlite:` path or `postgres://`), creating the SQLite file if missing.
-    pub async fn connect(url: &str) -> crate::db::DbResult<Self> {
+    pub async fn connect(url: &str) -> crate::DbResult<Self> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let options = PgConnectOptions::from_str(url)?;
             Self::connect_pg(options).await
@@ -209,7 +218,7 @@ impl Db {
     }
 
     /// Connects to PostgreSQL with explicit options (tests set a per-test `search_path`).
-    pub async fn connect_pg(options: PgConnectOptions) -> crate::db::DbResult<Self> {
+    pub async fn connect_pg(options: PgConnectOptions) -> crate::DbResult<Self> {
         // A request waits at most 5 s for a connection: with the database down it gets a 503
         // in seconds instead of hanging for sqlx's default 30.
         let pool = PgPoolOptions::new()
@@ -237,7 +246,7 @@ impl Db {
     }
 
     /// Takes a connection from the pool for one or more single statements.
-    pub async fn conn(&self) -> crate::db::DbResult<DbConn> {
+    pub async fn conn(&self) -> crate::DbResult<DbConn> {
         Ok(match self {
             Db::Sqlite(pool, _) => DbConn::Sqlite(pool.acquire().await?),
             Db::Pg(pool) => match pool.acquire().await {
@@ -255,7 +264,7 @@ impl Db {
     /// the file lock in SQLite's busy handler, whose growing sleeps (up to 100 ms) made the
     /// tail latency of concurrent stamping. A transaction must not start another one while
     /// open (it would wait for itself; after [`WRITER_WAIT`] it gets an error).
-    pub async fn begin(&self) -> crate::db::DbResult<Tx> {
+    pub async fn begin(&self) -> crate::DbResult<Tx> {
         Ok(match self {
             Db::Sqlite(_, writers) => {
                 let turn = tokio::time::timeout(WRITER_WAIT, writers.turn.clone().lock_owned())
@@ -282,7 +291,7 @@ impl Db {
     }
 
     /// Answers when the database does (`/readyz`).
-    pub async fn ping(&self) -> crate::db::DbResult<()> {
+    pub async fn ping(&self) -> crate::DbResult<()> {
         let mut conn = self.conn().await?;
         crate::sql!(scalar_one conn, i32, "SELECT 1").map(drop)
     }
@@ -321,7 +330,7 @@ enum TxInner {
 
 impl Tx {
     /// Commits.
-    pub async fn commit(self) -> crate::db::DbResult<()> {
+    pub async fn commit(self) -> crate::DbResult<()> {
         match self.inner {
             TxInner::Sqlite(tx) => Ok(tx.commit().await?),
             TxInner::Pg(tx) => Ok(tx.commit().await?),
@@ -372,42 +381,42 @@ impl AsExec for Tx {
 #[macro_export]
 macro_rules! sql {
     (execute $conn:expr, $sql:expr $(, $arg:expr)* $(,)?) => {{
-        match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::db::DbError::from),
-            $crate::db::Exec::Pg(c) => sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::db::DbError::from),
+        match $crate::AsExec::exec(&mut $conn) {
+            $crate::Exec::Sqlite(c) => $crate::sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::DbError::from),
+            $crate::Exec::Pg(c) => $crate::sqlx::query($sql)$(.bind($arg))*.execute(c).await.map(|r| r.rows_affected()).map_err($crate::DbError::from),
         }
     }};
     (scalar_one $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
-        match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::db::DbError::from),
-            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::db::DbError::from),
+        match $crate::AsExec::exec(&mut $conn) {
+            $crate::Exec::Sqlite(c) => $crate::sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::DbError::from),
+            $crate::Exec::Pg(c) => $crate::sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_one(c).await.map_err($crate::DbError::from),
         }
     }};
     (scalar_optional $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
-        match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
-            $crate::db::Exec::Pg(c) => sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::db::DbError::from),
+        match $crate::AsExec::exec(&mut $conn) {
+            $crate::Exec::Sqlite(c) => $crate::sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::DbError::from),
+            $crate::Exec::Pg(c) => $crate::sqlx::query_scalar::<_, $ty>($sql)$(.bind($arg))*.fetch_optional(c).await.map_err($crate::DbError::from),
         }
     }};
     (fetch_packed $conn:expr, $ty:ty, $columns:expr, $from:expr, $order:expr $(, $arg:expr)* $(,)?) => {{
-        match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => {
+        match $crate::AsExec::exec(&mut $conn) {
+            $crate::Exec::Sqlite(c) => {
                 let select = format!("SELECT json_group_array(json_array({}) {}) {}", $columns, $order, $from);
-                match sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_one(c).await {
-                    Ok(packed) => $crate::db::unpack::<$ty>(&packed),
-                    Err(error) => Err($crate::db::DbError::from(error)),
+                match $crate::sqlx::query_scalar::<_, String>($crate::sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_one(c).await {
+                    Ok(packed) => $crate::unpack::<$ty>(&packed),
+                    Err(error) => Err($crate::DbError::from(error)),
                 }
             }
-            $crate::db::Exec::Pg(c) => {
+            $crate::Exec::Pg(c) => {
                 let select = format!("SELECT {} {} {}", $columns, $from, $order);
-                sqlx::query_as::<_, $ty>(sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_all(c).await.map_err($crate::db::DbError::from)
+                $crate::sqlx::query_as::<_, $ty>($crate::sqlx::AssertSqlSafe(select))$(.bind($arg))*.fetch_all(c).await.map_err($crate::DbError::from)
             }
         }
     }};
     ($verb:ident $conn:expr, $ty:ty, $sql:expr $(, $arg:expr)* $(,)?) => {{
-        match $crate::db::AsExec::exec(&mut $conn) {
-            $crate::db::Exec::Sqlite(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::db::DbError::from),
-            $crate::db::Exec::Pg(c) => sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::db::DbError::from),
+        match $crate::AsExec::exec(&mut $conn) {
+            $crate::Exec::Sqlite(c) => $crate::sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::DbError::from),
+            $crate::Exec::Pg(c) => $crate::sqlx::query_as::<_, $ty>($sql)$(.bind($arg))*.$verb(c).await.map_err($crate::DbError::from),
         }
     }};
 }
@@ -569,7 +578,7 @@ impl MultiInsert {
     /// once per connection and kept in its statement cache. A text per batch size was prepared
     /// on every batch instead (a 33-column insert of 20 rows costs more to compile than to run).
     /// They run in one transaction, so the split is not visible to anyone.
-    pub async fn execute(self, tx: &mut Tx) -> crate::db::DbResult<u64> {
+    pub async fn execute(self, tx: &mut Tx) -> crate::DbResult<u64> {
         let mut values = self.values.into_iter();
         let mut rows_left = self.rows;
         let mut affected = 0;
@@ -594,7 +603,7 @@ impl MultiInsert {
     /// batch, the thread waking for each (0.8 context switches per stamp). A list per batch
     /// size is prepared once per connection and kept in its statement cache. Otherwise, and on
     /// PostgreSQL (whose extended protocol takes one statement a message), one by one.
-    pub async fn execute_together(inserts: Vec<MultiInsert>, tx: &mut Tx) -> crate::db::DbResult<()> {
+    pub async fn execute_together(inserts: Vec<MultiInsert>, tx: &mut Tx) -> crate::DbResult<()> {
         let inserts: Vec<MultiInsert> = inserts.into_iter().filter(|insert| !insert.is_empty()).collect();
         let together = inserts.len() > 1 && inserts.iter().all(|insert| insert.rows <= MAX_ROWS_TOGETHER);
         if let (true, Exec::Sqlite(conn)) = (together, tx.exec()) {
@@ -615,7 +624,7 @@ impl MultiInsert {
 }
 
 /// The most rows an insert of [`MultiInsert::execute_together`] holds to go with the others:
-/// at least the group-commit writer's batch ([`crate::cfdi::group_commit::MAX_BATCH`]).
+/// at least the group-commit writer's batch (the server's `group_commit::MAX_BATCH`).
 pub const MAX_ROWS_TOGETHER: usize = 64;
 
 /// The most rows one statement of a [`MultiInsert`] holds (a 33-column row binds 8,448 values
@@ -709,7 +718,7 @@ impl<'r> sqlx::Decode<'r, Postgres> for Money {
 /// time, a thread wake-up each (about 6 µs a row here): a query of thousands of rows on a hot
 /// path (a payroll period's employees and incidences) is one value instead. Decimal columns
 /// come as strings, which [`Money`] reads exactly; booleans as 0 or 1 ([`int_bool`]).
-pub fn unpack<T: serde::de::DeserializeOwned>(json: &str) -> crate::db::DbResult<Vec<T>> {
+pub fn unpack<T: serde::de::DeserializeOwned>(json: &str) -> crate::DbResult<Vec<T>> {
     serde_json::from_str(json).map_err(|e| DbError::Other(sqlx::Error::Decode(Box::new(e))))
 }
 
@@ -733,6 +742,6 @@ pub fn with_limit(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
 }
 
 /// Opens a single connection, for the migrate command and tests that create schemas.
-pub async fn raw_pg_connection(url: &str) -> crate::db::DbResult<PgConnection> {
+pub async fn raw_pg_connection(url: &str) -> crate::DbResult<PgConnection> {
     Ok(PgConnection::connect(url).await?)
 }

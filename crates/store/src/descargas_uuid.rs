@@ -4,8 +4,8 @@
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Tx};
 use crate::sql;
+use crate::{AsExec, Tx};
 
 /// A download by UUID.
 #[derive(Clone, Debug, FromRow)]
@@ -23,13 +23,7 @@ pub struct Descarga {
 }
 
 /// Writes a RUNNING download (in the transaction that enqueues its job).
-pub async fn crear(
-    tx: &mut Tx,
-    id: &str,
-    empresa_id: &str,
-    uuid: &str,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn crear(tx: &mut Tx, id: &str, empresa_id: &str, uuid: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO descargas_uuid (id, empresa_id, uuid, estado, created_at, updated_at) VALUES ($1, $2, $3, 'RUNNING', $4, $4)",
@@ -41,7 +35,7 @@ pub async fn crear(
 }
 
 /// Download `id` (any company: the job reads it).
-pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<Descarga>> {
+pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,
@@ -51,7 +45,7 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Optio
 }
 
 /// Download `id` of the company (another company's is "not found").
-pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<Descarga>> {
+pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,
@@ -68,7 +62,7 @@ pub async fn terminar(
     http_status: i64,
     respuesta: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE descargas_uuid SET estado = 'DONE', http_status = $1, respuesta = $2, updated_at = $3 WHERE id = $4",

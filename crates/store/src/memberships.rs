@@ -3,15 +3,14 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{DbConn, Tx};
-use crate::routes::miembros::MiembroOut;
 use crate::sql;
+use crate::{DbConn, Tx};
 
 /// The company's members who still have an account, oldest first.
-pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> crate::db::DbResult<Vec<MiembroOut>> {
+pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> crate::DbResult<Vec<MiembroRow>> {
     sql!(
         fetch_all * conn,
-        MiembroOut,
+        MiembroRow,
         "SELECT m.user_id, u.name, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id \
          WHERE m.empresa_id = $1 AND u.deleted_at IS NULL ORDER BY m.created_at, m.user_id",
         empresa_id
@@ -19,7 +18,7 @@ pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> crate::db::DbRes
 }
 
 /// The id of the active user with this (lower-case) email.
-pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> crate::db::DbResult<Option<String>> {
+pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * tx,
         String,
@@ -29,7 +28,7 @@ pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> crate::db::DbR
 }
 
 /// The stored role of `user_id` in the company, if a member.
-pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::db::DbResult<Option<String>> {
+pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * tx,
         String,
@@ -40,7 +39,7 @@ pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::db::DbR
 }
 
 /// How many PROPIETARIO members with an account the company has.
-pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> crate::db::DbResult<i64> {
+pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> crate::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -57,7 +56,7 @@ pub async fn agregar(
     user_id: &str,
     role: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO memberships (empresa_id, user_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -75,7 +74,7 @@ pub async fn cambiar_rol(
     user_id: &str,
     role: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE memberships SET role = $1, updated_at = $2 WHERE empresa_id = $3 AND user_id = $4",
@@ -87,6 +86,21 @@ pub async fn cambiar_rol(
 }
 
 /// Removes `user_id` from the company.
-pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::db::DbResult<u64> {
+pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbResult<u64> {
     sql!(execute * tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", empresa_id, user_id)
+}
+
+/// A stored row of `MiembroOut` (the API answers it as `MiembroOut`).
+#[derive(sqlx::FromRow)]
+pub struct MiembroRow {
+    /// `user_id`.
+    pub user_id: String,
+    /// `name`.
+    pub name: String,
+    /// `email`.
+    pub email: String,
+    /// `role`.
+    pub role: String,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
 }

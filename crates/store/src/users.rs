@@ -3,9 +3,8 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{DbConn, Tx};
-use crate::routes::api_keys::KeyListItem;
 use crate::sql;
+use crate::{DbConn, Tx};
 
 /// An account as login needs it.
 #[derive(sqlx::FromRow)]
@@ -28,7 +27,7 @@ pub async fn crear(
     email: &str,
     password_hash: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -42,7 +41,7 @@ pub async fn crear(
 }
 
 /// The active account with this email (any case).
-pub async fn por_email(conn: &mut DbConn, email: &str) -> crate::db::DbResult<Option<UserRow>> {
+pub async fn por_email(conn: &mut DbConn, email: &str) -> crate::DbResult<Option<UserRow>> {
     sql!(
         fetch_optional * conn,
         UserRow,
@@ -52,12 +51,12 @@ pub async fn por_email(conn: &mut DbConn, email: &str) -> crate::db::DbResult<Op
 }
 
 /// The email of account `id`.
-pub async fn email(conn: &mut DbConn, id: &str) -> crate::db::DbResult<String> {
+pub async fn email(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT email FROM users WHERE id = $1", id)
 }
 
 /// Soft-deletes account `id` and ends its sessions (its keys then answer AUTH_002).
-pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::db::DbResult<()> {
+pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::DbResult<()> {
     sql!(execute * tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)?;
     sql!(execute * tx, "DELETE FROM sessions WHERE user_id = $1", id)?;
     Ok(())
@@ -70,7 +69,7 @@ pub async fn abrir_sesion(
     user_id: &str,
     expires_at: OffsetDateTime,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO sessions (id, user_id, expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -82,12 +81,12 @@ pub async fn abrir_sesion(
 }
 
 /// Ends session `id`.
-pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> crate::db::DbResult<u64> {
+pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> crate::DbResult<u64> {
     sql!(execute * conn, "DELETE FROM sessions WHERE id = $1", id)
 }
 
 /// Whether `user_id` belongs to the (not deleted) company `empresa_id`.
-pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> crate::db::DbResult<bool> {
+pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> crate::DbResult<bool> {
     let role = sql!(
         scalar_optional * conn,
         String,
@@ -120,7 +119,7 @@ pub struct NuevaKey<'a> {
 }
 
 /// Stores a new API key.
-pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO api_keys (id, user_id, name, key_hash, key_prefix, empresa_ids, scopes, expires_at, created_at, updated_at) \
@@ -143,7 +142,7 @@ pub async fn revocar_key(
     id: &str,
     user_id: Option<&str>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     match user_id {
         Some(user_id) => sql!(
             execute * conn,
@@ -157,12 +156,34 @@ pub async fn revocar_key(
 }
 
 /// The keys of `user_id`, newest first (`active` is computed by the caller).
-pub async fn keys(conn: &mut DbConn, user_id: &str) -> crate::db::DbResult<Vec<KeyListItem>> {
+pub async fn keys(conn: &mut DbConn, user_id: &str) -> crate::DbResult<Vec<KeyRow>> {
     sql!(
         fetch_all * conn,
-        KeyListItem,
+        KeyRow,
         "SELECT id, name, key_prefix, FALSE AS active, last_used_at, expires_at, created_at, revoked_at \
          FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
         user_id
     )
+}
+
+/// A stored row of `KeyListItem` (the API answers it as `KeyListItem`).
+#[derive(sqlx::FromRow)]
+pub struct KeyRow {
+    /// `id`.
+    pub id: String,
+    /// `name`.
+    pub name: String,
+    /// `key_prefix`.
+    pub key_prefix: String,
+    /// `active`.
+    pub active: bool,
+    /// `last_used_at`.
+    pub last_used_at: Option<OffsetDateTime>,
+    /// `expires_at`.
+    pub expires_at: Option<OffsetDateTime>,
+    /// `created_at`.
+    pub created_at: OffsetDateTime,
+    /// `revoked_at`.
+    #[sqlx(default)]
+    pub revoked_at: Option<OffsetDateTime>,
 }

@@ -4,9 +4,9 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Money, Tx, with_limit};
-use crate::envelope::Paging;
+use crate::Paging;
 use crate::sql;
+use crate::{AsExec, DbConn, Money, Tx, with_limit};
 
 /// An incidence's own fields: what it says happened, and what a period's calculation reads
 /// (in the order of [`CAMPOS`]).
@@ -97,7 +97,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO incidencias (id, empresa_id, empleado_id, tipo, fecha, status, horas, dias, tipo_incapacidad, domingos, \
@@ -122,7 +122,7 @@ pub async fn insert(
 }
 
 /// The company's incidence `id`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<IncidenciaRow>> {
+pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<IncidenciaRow>> {
     let select = format!("SELECT {CAMPOS}, {ESTADO} FROM incidencias WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -135,7 +135,7 @@ pub async fn decidir(
     id: &str,
     status: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> crate::DbResult<bool> {
     let changed = sql!(
         execute * tx,
         "UPDATE incidencias SET status = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4 AND status = 'PENDIENTE'",
@@ -167,7 +167,7 @@ pub async fn page(
     empresa_id: &str,
     filtro: &Filtro<'_>,
     paging: &Paging,
-) -> crate::db::DbResult<(Vec<IncidenciaRow>, i64)> {
+) -> crate::DbResult<(Vec<IncidenciaRow>, i64)> {
     const FILTER: &str = "empresa_id = $1 AND ($2 = '' OR empleado_id = $2) AND ($3 = '' OR status = $3) \
          AND ($4 = '' OR tipo = $4) AND ($5 = '' OR fecha >= $5) AND ($6 = '' OR fecha <= $6)";
     let select = with_limit(
@@ -214,7 +214,7 @@ pub async fn aprobadas(
     empresa_id: &str,
     desde: &str,
     hasta: &str,
-) -> crate::db::DbResult<Vec<Campos>> {
+) -> crate::DbResult<Vec<Campos>> {
     sql!(
         fetch_packed * conn,
         Campos,

@@ -6,9 +6,9 @@
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Tx};
-use crate::envelope::Paging;
+use crate::Paging;
 use crate::sql;
+use crate::{AsExec, DbConn, Tx};
 
 /// Sent to the PAC, no answer recorded yet (or the process died while waiting).
 pub const ENVIADO: &str = "ENVIADO";
@@ -54,7 +54,7 @@ const COLUMNAS: &str = "SELECT id, empresa_id, serie, folio, status, xml_sellado
      cliente_id, xml_path, operacion, updated_at FROM intentos_timbrado ";
 
 /// Records a new attempt, `ENVIADO`.
-pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO intentos_timbrado (id, empresa_id, serie, folio, status, xml_sellado, request_hash, idempotency_key, \
@@ -77,7 +77,7 @@ pub async fn insertar(tx: &mut Tx, intento: &Intento, now: OffsetDateTime) -> cr
 }
 
 /// Attempt `id`.
-pub async fn leer(conn: &mut DbConn, id: &str) -> crate::db::DbResult<Option<Intento>> {
+pub async fn leer(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<Intento>> {
     sql!(fetch_optional * conn, Intento, sqlx::AssertSqlSafe(format!("{COLUMNAS}WHERE id = $1")), id)
 }
 
@@ -86,7 +86,7 @@ pub async fn pendiente_por_hash(
     conn: &mut DbConn,
     empresa_id: &str,
     request_hash: &str,
-) -> crate::db::DbResult<Option<Intento>> {
+) -> crate::DbResult<Option<Intento>> {
     let select = format!(
         "{COLUMNAS}WHERE empresa_id = $1 AND request_hash = $2 AND status IN ('{ENVIADO}', '{SIN_RESPUESTA}') \
          ORDER BY created_at LIMIT 1"
@@ -101,7 +101,7 @@ pub async fn tomar_para_reenvio(
     id: &str,
     now: OffsetDateTime,
     abandonado_antes: OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> crate::DbResult<bool> {
     let tomados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'ENVIADO', updated_at = $2 \
@@ -114,7 +114,7 @@ pub async fn tomar_para_reenvio(
 }
 
 /// The outcome is unknown.
-pub async fn sin_respuesta(tx: &mut Tx, id: &str, error: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn sin_respuesta(tx: &mut Tx, id: &str, error: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'SIN_RESPUESTA', error = $2, updated_at = $3 \
@@ -132,7 +132,7 @@ pub async fn rechazado(
     pac_code: Option<&str>,
     error: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> crate::DbResult<bool> {
     let cambiados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'RECHAZADO', pac_code = $2, error = $3, updated_at = $4 \
@@ -146,7 +146,7 @@ pub async fn rechazado(
 }
 
 /// Stamped; `false` when the attempt was already resolved (by an identical request or the job).
-pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::db::DbResult<bool> {
+pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::DbResult<bool> {
     let cambiados = sql!(
         execute * tx,
         "UPDATE intentos_timbrado SET status = 'TIMBRADO', error = NULL, updated_at = $2 \
@@ -158,7 +158,7 @@ pub async fn timbrado(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::db::
 }
 
 /// The status and last change of attempt `id`, for the idempotency check.
-pub async fn estado(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<(String, OffsetDateTime)>> {
+pub async fn estado(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<(String, OffsetDateTime)>> {
     #[derive(sqlx::FromRow)]
     struct Estado {
         status: String,
@@ -217,7 +217,7 @@ pub async fn pagina(
     empresa_id: &str,
     filtro: &Filtro,
     paging: &Paging,
-) -> crate::db::DbResult<(Vec<IntentoRow>, i64)> {
+) -> crate::DbResult<(Vec<IntentoRow>, i64)> {
     let total = sql!(
         scalar_one * conn,
         i64,
@@ -231,7 +231,7 @@ pub async fn pagina(
     let items = sql!(
         fetch_all * conn,
         IntentoRow,
-        crate::db::with_limit(
+        crate::with_limit(
             &format!(
                 "SELECT i.id, i.serie, i.folio, i.status, i.pac_code, i.error, c.id AS cfdi_id, c.uuid, i.created_at, \
              i.updated_at {FROM_WHERE} ORDER BY i.serie, i.folio LIMIT {{limit}} OFFSET $6"
@@ -270,7 +270,7 @@ pub async fn usos(
     serie: &str,
     desde: i64,
     hasta: i64,
-) -> crate::db::DbResult<(Vec<FolioCfdi>, Vec<IntentoRow>)> {
+) -> crate::DbResult<(Vec<FolioCfdi>, Vec<IntentoRow>)> {
     let cfdis = sql!(
         fetch_all * conn,
         FolioCfdi,
@@ -304,7 +304,7 @@ pub async fn usos(
 }
 
 /// The last folio the serie used in this mode (0 when none).
-pub async fn ultimo_folio(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> crate::db::DbResult<i64> {
+pub async fn ultimo_folio(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> crate::DbResult<i64> {
     let ultimo = sql!(
         scalar_optional * conn,
         i64,

@@ -3,11 +3,11 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{DbConn, Tx};
+use crate::{DbConn, Tx};
 use crate::{ids, sql};
 
 /// The company's balance (0 before its first top-up).
-pub async fn saldo(conn: &mut DbConn, empresa_id: &str) -> crate::db::DbResult<i64> {
+pub async fn saldo(conn: &mut DbConn, empresa_id: &str) -> crate::DbResult<i64> {
     Ok(sql!(scalar_optional * conn, i64, "SELECT saldo FROM timbres_saldo WHERE empresa_id = $1", empresa_id)?
         .unwrap_or(0))
 }
@@ -20,7 +20,7 @@ pub async fn recargar(
     concepto: &str,
     user_id: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<i64> {
+) -> crate::DbResult<i64> {
     sql!(
         execute * tx,
         "INSERT INTO timbres_saldo (empresa_id, saldo, updated_at) VALUES ($1, $2, $3) \
@@ -35,7 +35,7 @@ pub async fn recargar(
 
 /// Takes one stamp for a live stamp about to be sent; the balance left, or `None` when there
 /// was none (QUOTA_001). The row stays locked until `tx` ends.
-pub async fn tomar(tx: &mut Tx, empresa_id: &str, now: OffsetDateTime) -> crate::db::DbResult<Option<i64>> {
+pub async fn tomar(tx: &mut Tx, empresa_id: &str, now: OffsetDateTime) -> crate::DbResult<Option<i64>> {
     sql!(
         scalar_optional * tx,
         i64,
@@ -46,7 +46,7 @@ pub async fn tomar(tx: &mut Tx, empresa_id: &str, now: OffsetDateTime) -> crate:
 }
 
 /// Gives back the stamp a refused attempt took.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn devolver(tx: &mut Tx, empresa_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE timbres_saldo SET saldo = saldo + 1, updated_at = $2 WHERE empresa_id = $1",
@@ -63,7 +63,7 @@ pub async fn movimiento(
     concepto: &str,
     user_id: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)",

@@ -3,10 +3,8 @@
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::cfdi::timbrado::ClienteReceptor;
-use crate::db::{DbConn, Tx};
-use crate::routes::clientes::ClienteOut;
 use crate::sql;
+use crate::{DbConn, Tx};
 
 /// The customers table, for [`super::scoped`].
 pub struct Clientes;
@@ -15,10 +13,36 @@ impl ScopedTable for Clientes {
     const TABLE: &'static str = "clientes";
     const COLUMNS: &'static str =
         "id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at";
-    type Row = ClienteOut;
-    fn total(row: &ClienteOut) -> Option<i64> {
+    type Row = ClienteRow;
+    fn total(row: &ClienteRow) -> Option<i64> {
         row.total
     }
+}
+
+/// A stored customer.
+#[derive(sqlx::FromRow)]
+pub struct ClienteRow {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// DomicilioFiscalReceptor.
+    pub codigo_postal: String,
+    /// Default c_UsoCFDI.
+    pub uso_cfdi: String,
+    /// Where invoices are sent.
+    pub email: Option<String>,
+    /// Created.
+    pub created_at: OffsetDateTime,
+    /// Last changed.
+    pub updated_at: OffsetDateTime,
+    /// A listing's total, when the query adds it (`… AS total`).
+    #[sqlx(default)]
+    pub total: Option<i64>,
 }
 
 /// A customer's validated fields.
@@ -39,7 +63,7 @@ pub struct Datos<'a> {
 
 /// The lower-case text `q=` searches in.
 fn search_text(datos: &Datos<'_>) -> String {
-    crate::routes::clientes::search_text(&[datos.rfc, datos.razon_social])
+    crate::search::search_text(&[datos.rfc, datos.razon_social])
 }
 
 /// Inserts customer `id` (a unique violation means the RFC is taken in the company).
@@ -49,7 +73,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
@@ -74,7 +98,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
@@ -93,7 +117,7 @@ pub async fn update(
 }
 
 /// Customer `id` of the company, as an invoice's receiver.
-pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<ClienteReceptor>> {
+pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<ClienteReceptor>> {
     sql!(
         fetch_optional * conn,
         ClienteReceptor,
@@ -101,4 +125,21 @@ pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::d
         id,
         empresa_id
     )
+}
+
+/// The customer, as stamping needs it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ClienteReceptor {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: String,
+    /// DomicilioFiscalReceptor.
+    pub codigo_postal: String,
+    /// Default c_UsoCFDI.
+    pub uso_cfdi: String,
 }

@@ -5,8 +5,8 @@ use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::{AsExec, Money, Tx};
 use crate::sql;
+use crate::{AsExec, Money, Tx};
 
 /// A stored employee (also read by field order from a packed SQLite row, see [`activos`]).
 #[derive(sqlx::FromRow, serde::Deserialize, Clone, Debug)]
@@ -52,7 +52,7 @@ pub struct EmpleadoRow {
     /// c_Estado where the work is done.
     pub clave_ent_fed: String,
     /// Active (not terminated).
-    #[serde(deserialize_with = "crate::db::int_bool")]
+    #[serde(deserialize_with = "crate::int_bool")]
     pub activo: bool,
     /// Termination date (AAAA-MM-DD) while inactive.
     pub fecha_baja: Option<String>,
@@ -132,7 +132,7 @@ pub struct Datos<'a> {
 }
 
 fn search_text(datos: &Datos<'_>) -> String {
-    crate::routes::clientes::search_text(&[datos.num_empleado, datos.nombre, datos.rfc, datos.curp])
+    crate::search::search_text(&[datos.num_empleado, datos.nombre, datos.rfc, datos.curp])
 }
 
 /// Inserts employee `id` (a unique violation means the RFC or the number is taken).
@@ -142,7 +142,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO empleados (id, empresa_id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
@@ -184,7 +184,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE empleados SET num_empleado = $1, nombre = $2, rfc = $3, curp = $4, nss = $5, codigo_postal = $6, \
@@ -228,7 +228,7 @@ pub async fn desactivar(
     id: &str,
     fecha_baja: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> crate::DbResult<bool> {
     let changed = sql!(
         execute * tx,
         "UPDATE empleados SET activo = $1, fecha_baja = COALESCE(fecha_baja, $2), updated_at = $3 \
@@ -250,7 +250,7 @@ pub async fn ocupados(
     rfc: &str,
     num_empleado: &str,
     except_id: &str,
-) -> crate::db::DbResult<(bool, bool)> {
+) -> crate::DbResult<(bool, bool)> {
     let rows = sql!(
         fetch_all * conn,
         (String, String),
@@ -269,7 +269,7 @@ pub async fn activos(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodicidad: &str,
-) -> crate::db::DbResult<Vec<EmpleadoRow>> {
+) -> crate::DbResult<Vec<EmpleadoRow>> {
     sql!(
         fetch_packed * conn,
         EmpleadoRow,

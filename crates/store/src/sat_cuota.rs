@@ -4,8 +4,8 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Tx};
 use crate::sql;
+use crate::{AsExec, Tx};
 
 /// Reserves up to `cantidad` downloads under `limite`; gives (granted, used after).
 pub async fn reservar(
@@ -15,7 +15,7 @@ pub async fn reservar(
     cantidad: i64,
     limite: i64,
     now: OffsetDateTime,
-) -> crate::db::DbResult<(i64, i64)> {
+) -> crate::DbResult<(i64, i64)> {
     sql!(
         execute * tx,
         "INSERT INTO sat_cuota (rfc, dia, usadas, concedidas, created_at, updated_at) VALUES ($1, $2, 0, 0, $3, $3) \
@@ -42,13 +42,7 @@ pub async fn reservar(
 }
 
 /// Gives back downloads reserved but not used (a duplicate met while storing).
-pub async fn devolver(
-    tx: &mut Tx,
-    rfc: &str,
-    dia: &str,
-    cantidad: i64,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn devolver(tx: &mut Tx, rfc: &str, dia: &str, cantidad: i64, now: OffsetDateTime) -> crate::DbResult<u64> {
     if cantidad <= 0 {
         return Ok(0);
     }
@@ -64,7 +58,7 @@ pub async fn devolver(
 }
 
 /// Downloads counted for `rfc` on `dia`.
-pub async fn usadas(conn: &mut impl AsExec, rfc: &str, dia: &str) -> crate::db::DbResult<i64> {
+pub async fn usadas(conn: &mut impl AsExec, rfc: &str, dia: &str) -> crate::DbResult<i64> {
     Ok(sql!(scalar_optional * conn, i64, "SELECT usadas FROM sat_cuota WHERE rfc = $1 AND dia = $2", rfc, dia)?
         .unwrap_or(0))
 }

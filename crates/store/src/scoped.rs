@@ -8,9 +8,9 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, FromRow};
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, with_limit};
-use crate::envelope::Paging;
+use crate::Paging;
 use crate::sql;
+use crate::{AsExec, DbConn, with_limit};
 
 /// A table with `id`, `empresa_id` and `created_at` columns, and `search_text` (the lower-case
 /// text `q=` searches in) when it is searched.
@@ -40,7 +40,7 @@ pub async fn page<T: ScopedTable>(
     empresa_id: &str,
     pattern: &str,
     paging: &Paging,
-) -> crate::db::DbResult<(Vec<T::Row>, i64)> {
+) -> crate::DbResult<(Vec<T::Row>, i64)> {
     let (table, columns) = (T::TABLE, T::COLUMNS);
     // One statement reads the page and, in a subquery run once, the total; without `q` both come
     // straight from the (empresa_id, created_at, id) index, with no per-row LIKE.
@@ -80,7 +80,7 @@ pub async fn get<T: ScopedTable>(
     conn: &mut impl AsExec,
     empresa_id: &str,
     id: &str,
-) -> crate::db::DbResult<Option<T::Row>> {
+) -> crate::DbResult<Option<T::Row>> {
     let live = no_borradas::<T>();
     let select = format!("SELECT {} FROM {} WHERE id = $1 AND empresa_id = $2{live}", T::COLUMNS, T::TABLE);
     sql!(fetch_optional * conn, T::Row, AssertSqlSafe(select), id, empresa_id)
@@ -92,7 +92,7 @@ pub async fn delete<T: ScopedTable>(
     empresa_id: &str,
     id: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<bool> {
+) -> crate::DbResult<bool> {
     let deleted = if T::SOFT_DELETE {
         let delete = format!(
             "UPDATE {} SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND empresa_id = $2 AND deleted_at IS NULL",

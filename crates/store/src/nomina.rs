@@ -3,9 +3,9 @@
 
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Money, MultiInsert, Tx, Value, with_limit};
-use crate::envelope::Paging;
+use crate::Paging;
 use crate::sql;
+use crate::{AsExec, DbConn, Money, MultiInsert, Tx, Value, with_limit};
 
 /// A stored pay period.
 #[derive(sqlx::FromRow, Clone, Debug)]
@@ -63,7 +63,7 @@ pub async fn insert_periodo(
     id: &str,
     periodo: &NuevoPeriodo<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO nomina_periodos (id, empresa_id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
@@ -87,7 +87,7 @@ pub async fn traslapado(
     periodicidad: &str,
     fecha_inicio: &str,
     fecha_fin: &str,
-) -> crate::db::DbResult<Option<PeriodoRow>> {
+) -> crate::DbResult<Option<PeriodoRow>> {
     let select = format!(
         "SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE empresa_id = $1 AND periodicidad = $2 \
          AND fecha_inicio <= $3 AND fecha_fin >= $4 ORDER BY fecha_inicio LIMIT 1"
@@ -104,7 +104,7 @@ pub async fn traslapado(
 }
 
 /// The company's period `id`.
-pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<PeriodoRow>> {
+pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<PeriodoRow>> {
     let select = format!("SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, PeriodoRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -112,7 +112,7 @@ pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crat
 /// The company's period `id`, locked for the rest of the transaction on PostgreSQL (SQLite's
 /// write transaction is exclusive already): two calculations of one period run one after the
 /// other.
-pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<PeriodoRow>> {
+pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::DbResult<Option<PeriodoRow>> {
     // Touching the row takes its lock on PostgreSQL before it is read.
     sql!(execute * tx, "UPDATE nomina_periodos SET status = status WHERE id = $1 AND empresa_id = $2", id, empresa_id)?;
     periodo(tx, empresa_id, id).await
@@ -124,7 +124,7 @@ pub async fn periodos(
     empresa_id: &str,
     status: &str,
     paging: &Paging,
-) -> crate::db::DbResult<(Vec<PeriodoRow>, i64)> {
+) -> crate::DbResult<(Vec<PeriodoRow>, i64)> {
     const FILTER: &str = "empresa_id = $1 AND ($2 = '' OR status = $2)";
     let select = with_limit(
         &format!(
@@ -155,7 +155,7 @@ pub async fn marcar_calculado(
     recibos: i64,
     total_nomina: Money,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_periodos SET status = 'CALCULADO', recibos_calculados = $1, total_nomina = $2, calculado_at = $3, \
@@ -175,7 +175,7 @@ pub async fn set_status_periodo(
     id: &str,
     status: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_periodos SET status = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4",
@@ -301,7 +301,7 @@ pub async fn insert_recibos(
     periodo_id: &str,
     recibos: Vec<NuevoRecibo>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<()> {
+) -> crate::DbResult<()> {
     const HEAD: &str = "INSERT INTO nomina_recibos (id, empresa_id, periodo_id, empleado_id, empleado_nombre, status, \
          dias_pagados, total_percepciones, total_gravado, total_exento, total_deducciones, total_otros_pagos, isr_retenido, \
          subsidio_causado, imss_empleado, neto, lineas, empleado, calculo, entrada, exento_aguinaldo, exento_ptu, \
@@ -365,7 +365,7 @@ pub async fn exentos_anuales(
     periodo_id: &str,
     desde: &str,
     hasta: &str,
-) -> crate::db::DbResult<Vec<ExentosRow>> {
+) -> crate::DbResult<Vec<ExentosRow>> {
     sql!(
         fetch_all * conn,
         ExentosRow,
@@ -382,7 +382,7 @@ pub async fn exentos_anuales(
 
 /// Deletes period `periodo_id`'s receipts that were never stamped (CALCULADO, PENDIENTE), before
 /// a recalculation writes new ones; gives how many.
-pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str) -> crate::db::DbResult<u64> {
+pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 AND status IN ('CALCULADO', 'PENDIENTE') \
@@ -393,7 +393,7 @@ pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str
 }
 
 /// How many of period `periodo_id`'s receipts were stamped (stamped, or cancelled after).
-pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> crate::db::DbResult<i64> {
+pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> crate::DbResult<i64> {
     sql!(
         scalar_one * conn,
         i64,
@@ -405,11 +405,7 @@ pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_
 }
 
 /// Period `periodo_id`'s receipts, by employee name.
-pub async fn recibos(
-    conn: &mut impl AsExec,
-    empresa_id: &str,
-    periodo_id: &str,
-) -> crate::db::DbResult<Vec<ReciboRow>> {
+pub async fn recibos(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> crate::DbResult<Vec<ReciboRow>> {
     let select = format!(
         "SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 ORDER BY empleado_nombre, id"
     );
@@ -417,7 +413,7 @@ pub async fn recibos(
 }
 
 /// The company's receipt `id`.
-pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::db::DbResult<Option<ReciboRow>> {
+pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<ReciboRow>> {
     let select = format!("SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }

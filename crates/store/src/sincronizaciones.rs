@@ -5,8 +5,8 @@
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Tx};
 use crate::sql;
+use crate::{AsExec, Tx};
 
 /// The job is working (or waiting for SAT between polls).
 pub const RUNNING: &str = "RUNNING";
@@ -63,7 +63,7 @@ pub async fn crear(
     anio: i64,
     mes: i64,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO sincronizaciones (id, empresa_id, anio, mes, estado, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -77,12 +77,12 @@ pub async fn crear(
 }
 
 /// Synchronization `id`.
-pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<Sincronizacion>> {
+pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<Sincronizacion>> {
     sql!(fetch_optional * conn, Sincronizacion, sqlx::AssertSqlSafe(format!("{COLUMNS}WHERE id = $1")), id)
 }
 
 /// The company's latest synchronization.
-pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::DbResult<Option<Sincronizacion>> {
+pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Sincronizacion>> {
     sql!(
         fetch_optional * conn,
         Sincronizacion,
@@ -92,7 +92,7 @@ pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::DbRe
 }
 
 /// The company's running synchronization, if any.
-pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::DbResult<Option<Sincronizacion>> {
+pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Sincronizacion>> {
     sql!(
         fetch_optional * conn,
         Sincronizacion,
@@ -104,7 +104,7 @@ pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::Db
 }
 
 /// When the company's last successful synchronization ended.
-pub async fn ultima_terminada(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::DbResult<Option<OffsetDateTime>> {
+pub async fn ultima_terminada(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<OffsetDateTime>> {
     Ok(sql!(
         scalar_optional * conn,
         Option<OffsetDateTime>,
@@ -120,7 +120,7 @@ pub async fn solicitud(
     id: &str,
     id_solicitud: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE sincronizaciones SET id_solicitud = $1, updated_at = $2 WHERE id = $3",
@@ -137,7 +137,7 @@ pub async fn paquetes(
     paquetes: &str,
     cfdi_total: i64,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE sincronizaciones SET paquetes = $1, cfdi_total = $2, updated_at = $3 WHERE id = $4",
@@ -156,7 +156,7 @@ pub async fn paquete_hecho(
     nuevos: i64,
     ilegibles: i64,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE sincronizaciones SET paquetes_hechos = paquetes_hechos + 1, cfdi_hechos = cfdi_hechos + $1, \
@@ -176,7 +176,7 @@ pub async fn terminar(
     estado: &str,
     error: Option<(&str, &str)>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE sincronizaciones SET estado = $1, error_code = $2, error_message = $3, finished_at = $4, updated_at = $4 \

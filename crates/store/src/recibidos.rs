@@ -5,8 +5,8 @@
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, MultiInsert, Tx, Value};
 use crate::sql;
+use crate::{AsExec, MultiInsert, Tx, Value};
 
 /// `xmlDownloadStatus`: the XML is stored.
 pub const COMPLETE: &str = "COMPLETE";
@@ -22,7 +22,7 @@ const INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comp
      emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
      receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at, xml_download_status, xml_retry_count, \
      xml_next_retry_at, verificacion_sello, verificacion_timbre)";
-const COLUMNS: usize = crate::cfdi::pipeline::CFDIS_COLUMNS + 5;
+const COLUMNS: usize = crate::cfdis::CFDIS_COLUMNS + 5;
 
 /// The last five values of a received row.
 pub fn extra(
@@ -42,7 +42,7 @@ pub fn extra(
 }
 
 /// Writes a received row unless the company already holds its UUID; whether it was written.
-pub async fn insertar(tx: &mut Tx, valores: Vec<Value>) -> crate::db::DbResult<bool> {
+pub async fn insertar(tx: &mut Tx, valores: Vec<Value>) -> crate::DbResult<bool> {
     let mut insert = MultiInsert::new(INSERT, COLUMNS, "ON CONFLICT DO NOTHING");
     insert.row(valores);
     Ok(insert.execute(tx).await? > 0)
@@ -60,7 +60,7 @@ pub struct Guardada {
 }
 
 /// The company's received invoice with this UUID (upper case), if stored.
-pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &str, uuid: &str) -> crate::db::DbResult<Option<Guardada>> {
+pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &str, uuid: &str) -> crate::DbResult<Option<Guardada>> {
     sql!(
         fetch_optional * conn,
         Guardada,
@@ -72,7 +72,7 @@ pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &str, uuid: &str) -> c
 }
 
 /// Removes a metadata-only row that its XML replaces (the new row keeps its id).
-pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::db::DbResult<u64> {
+pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM cfdis WHERE id = $1 AND empresa_id = $2 AND tipo = 'RECIBIDA' AND xml_url IS NULL",
@@ -88,7 +88,7 @@ pub async fn reintento_fallido(
     id: &str,
     reintentos: i64,
     proximo: Option<OffsetDateTime>,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     let estado = if proximo.is_some() { METADATA_ONLY } else { PERMANENT_METADATA_ONLY };
     sql!(
         execute * tx,
@@ -108,7 +108,7 @@ pub async fn contar_reintento(
     empresa_id: &str,
     id: &str,
     reintentos: i64,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE cfdis SET xml_retry_count = $1 WHERE id = $2 AND empresa_id = $3 AND xml_url IS NULL",
@@ -132,7 +132,7 @@ pub struct PorReintentar {
 }
 
 /// The received row `id` (the retry job's payload names it; the row carries its company).
-pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::db::DbResult<Option<PorReintentar>> {
+pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<PorReintentar>> {
     sql!(
         fetch_optional * conn,
         PorReintentar,
@@ -142,6 +142,6 @@ pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::db::DbRe
 }
 
 /// How many received invoices the company holds.
-pub async fn total(conn: &mut impl AsExec, empresa_id: &str) -> crate::db::DbResult<i64> {
+pub async fn total(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<i64> {
     sql!(scalar_one * conn, i64, "SELECT COUNT(*) FROM cfdis WHERE empresa_id = $1 AND tipo = 'RECIBIDA'", empresa_id)
 }

@@ -6,8 +6,8 @@ use rust_decimal::Decimal;
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, DbConn, Money, Tx};
 use crate::sql;
+use crate::{AsExec, DbConn, Money, Tx};
 
 /// A payment line that holds its amount.
 pub const APLICADO: &str = "APLICADO";
@@ -53,11 +53,7 @@ pub struct Relacionado {
 }
 
 /// The company's issued invoice whose XML UUID is `uuid_xml` (upper case).
-pub async fn relacionado(
-    conn: &mut DbConn,
-    empresa_id: &str,
-    uuid_xml: &str,
-) -> crate::db::DbResult<Option<Relacionado>> {
+pub async fn relacionado(conn: &mut DbConn, empresa_id: &str, uuid_xml: &str) -> crate::DbResult<Option<Relacionado>> {
     sql!(
         fetch_optional * conn,
         Relacionado,
@@ -80,7 +76,7 @@ pub struct Saldo {
 }
 
 /// The balance of invoice `cfdi_id` of the company, as of `tx`.
-pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<Saldo>> {
+pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<Saldo>> {
     sql!(
         fetch_optional * conn,
         Saldo,
@@ -99,7 +95,7 @@ pub async fn mover(
     anterior: Saldo,
     nuevo: Saldo,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET saldo_insoluto = $1, ultima_parcialidad = $2, pendiente = $3, updated_at = $4 \
@@ -117,12 +113,7 @@ pub async fn mover(
 
 /// Takes the write lock of the balance row of a PPD invoice until `tx` ends (no row: not PPD,
 /// nothing to hold).
-pub async fn bloquear_saldo(
-    tx: &mut Tx,
-    empresa_id: &str,
-    cfdi_id: &str,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn bloquear_saldo(tx: &mut Tx, empresa_id: &str, cfdi_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET updated_at = $3 WHERE cfdi_id = $1 AND empresa_id = $2",
@@ -134,7 +125,7 @@ pub async fn bloquear_saldo(
 
 /// Why the invoice can no longer be paid, read in `tx` (after its balance row was locked):
 /// cancelled, or its cancellation in progress; `None` when it can.
-pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<&'static str>> {
+pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<&'static str>> {
     let (status, estado_cancelacion) = sql!(
         fetch_one * tx,
         (String, Option<String>),
@@ -142,13 +133,13 @@ pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::d
         cfdi_id,
         empresa_id
     )?;
-    if !crate::cfdi::estados::EstadoCfdi::parse(&status).is_some_and(crate::cfdi::estados::EstadoCfdi::vigente) {
+    if !crate::estados::EstadoCfdi::parse(&status).is_some_and(crate::estados::EstadoCfdi::vigente) {
         return Ok(Some("was cancelled"));
     }
     let en_curso = estado_cancelacion
         .as_deref()
-        .and_then(crate::cfdi::cancelacion::EstadoCancelacion::parse)
-        .is_some_and(crate::cfdi::cancelacion::EstadoCancelacion::en_curso);
+        .and_then(crate::estados::EstadoCancelacion::parse)
+        .is_some_and(crate::estados::EstadoCancelacion::en_curso);
     Ok(en_curso.then_some("is being cancelled"))
 }
 
@@ -171,12 +162,7 @@ pub struct Aplicacion<'a> {
 }
 
 /// Records `a`, APLICADO.
-pub async fn aplicar(
-    tx: &mut Tx,
-    empresa_id: &str,
-    a: &Aplicacion<'_>,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn aplicar(tx: &mut Tx, empresa_id: &str, a: &Aplicacion<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO pagos_doctos (pago_id, cfdi_id, empresa_id, num_parcialidad, imp_saldo_ant, imp_pagado, \
@@ -205,7 +191,7 @@ struct Aplicada {
 /// DEVUELTO; the installment counter goes back only where the payment was the last one, so its
 /// replacement can take the same number. Nothing for an id that applied nothing (any other
 /// CFDI). Returns how many invoices got their amount back.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> crate::db::DbResult<u64> {
+pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     let aplicadas = sql!(
         fetch_all * tx,
         Aplicada,
@@ -268,7 +254,7 @@ pub struct PagoAplicado {
 }
 
 /// The stamped, not cancelled payments applied to invoice `cfdi_id`, by installment.
-pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Vec<PagoAplicado>> {
+pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Vec<PagoAplicado>> {
     sql!(
         fetch_all * conn,
         PagoAplicado,
@@ -282,11 +268,7 @@ pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> cra
 
 /// A payment that holds an amount of an invoice: its UUID when stamped, else (live, waiting for
 /// the PAC) its attempt's id.
-pub async fn pagos_vigentes(
-    conn: &mut impl AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
-) -> crate::db::DbResult<Vec<String>> {
+pub async fn pagos_vigentes(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -319,7 +301,7 @@ pub struct DoctoDePago {
 }
 
 /// The invoices payment `pago_id` applied to.
-pub async fn doctos_de(conn: &mut DbConn, empresa_id: &str, pago_id: &str) -> crate::db::DbResult<Vec<DoctoDePago>> {
+pub async fn doctos_de(conn: &mut DbConn, empresa_id: &str, pago_id: &str) -> crate::DbResult<Vec<DoctoDePago>> {
     sql!(
         fetch_all * conn,
         DoctoDePago,

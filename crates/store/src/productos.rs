@@ -4,8 +4,8 @@ use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
-use crate::db::{Money, Tx};
 use crate::sql;
+use crate::{Money, Tx};
 
 /// A stored product.
 #[derive(sqlx::FromRow)]
@@ -59,7 +59,7 @@ pub struct Datos<'a> {
 }
 
 fn search_text(datos: &Datos<'_>) -> String {
-    crate::routes::clientes::search_text(&[datos.clave_prod_serv, datos.descripcion])
+    crate::search::search_text(&[datos.clave_prod_serv, datos.descripcion])
 }
 
 /// Inserts product `id`.
@@ -69,7 +69,7 @@ pub async fn insert(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
@@ -93,7 +93,7 @@ pub async fn update(
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \

@@ -5,8 +5,8 @@
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
-use crate::db::{AsExec, Money, MultiInsert, Tx};
 use crate::sql;
+use crate::{AsExec, Money, MultiInsert, Tx};
 
 /// A receipt to stamp, with its period's dates and whether its employee is active.
 #[derive(sqlx::FromRow, Clone, Debug)]
@@ -48,7 +48,7 @@ pub async fn por_timbrar(
     conn: &mut impl AsExec,
     empresa_id: &str,
     periodo_id: &str,
-) -> crate::db::DbResult<Vec<ReciboFila>> {
+) -> crate::DbResult<Vec<ReciboFila>> {
     sql!(
         fetch_all * conn,
         ReciboFila,
@@ -71,7 +71,7 @@ pub async fn marcar_pendiente(
     id: &str,
     detalle: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'PENDIENTE', detalle_errores = $1, updated_at = $2 \
@@ -84,7 +84,7 @@ pub async fn marcar_pendiente(
 }
 
 /// Links receipt `id` to the live attempt about to be sent.
-pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> crate::db::DbResult<u64> {
+pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET intento_id = $1 WHERE id = $2 AND empresa_id = $3",
@@ -112,7 +112,7 @@ pub struct ReciboTimbrado<'a> {
 
 /// Receipts `recibos` stamped: TIMBRADO (TIMBRADO_SANDBOX) with their CFDI and UUID, in one
 /// statement however many (a sandbox chunk is 64), each scoped by its company.
-pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> crate::db::DbResult<u64> {
+pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> crate::DbResult<u64> {
     // `UPDATE … FROM (VALUES …)`: SQLite (3.33+) and PostgreSQL both name the list's columns
     // column1, column2, …
     let mut update = MultiInsert::new(
@@ -135,12 +135,7 @@ pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> cr
 }
 
 /// Receipt `id` cancelled.
-pub async fn marcar_cancelado(
-    tx: &mut Tx,
-    empresa_id: &str,
-    id: &str,
-    now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+pub async fn marcar_cancelado(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3",
@@ -156,7 +151,7 @@ pub async fn cancelado_por_cfdi(
     empresa_id: &str,
     cfdi_id: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE empresa_id = $2 AND cfdi_id = $3",
@@ -167,7 +162,7 @@ pub async fn cancelado_por_cfdi(
 }
 
 /// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
-pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::db::DbResult<Option<(String, String)>> {
+pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<(String, String)>> {
     sql!(
         fetch_optional * tx,
         (String, String),
@@ -185,7 +180,7 @@ pub async fn actualizar_status_periodo(
     empresa_id: &str,
     periodo_id: &str,
     now: OffsetDateTime,
-) -> crate::db::DbResult<String> {
+) -> crate::DbResult<String> {
     let (sin_timbrar, timbrados): (i64, i64) = sql!(
         fetch_one * tx,
         (i64, i64),

@@ -195,7 +195,7 @@ async fn sync_recibidos_stores_the_month_once_with_progress_quota_and_listing() 
             assert_eq!(status["totalRecibidos"], json!(5));
             assert_eq!(
                 status["progress"],
-                json!({ "paquetesHechos": 3, "paquetesTotal": 3, "cfdiHechos": 5, "cfdiTotal": 5, "cfdiNuevos": 5 })
+                json!({ "paquetesHechos": 3, "paquetesTotal": 3, "cfdiHechos": 5, "cfdiTotal": 5, "cfdiNuevos": 5, "cfdiIlegibles": 0 })
             );
 
             let listed = recibidas_listadas(&app, &who).await;

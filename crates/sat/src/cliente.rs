@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use crate::error::SatError;
 use crate::mensajes::{self, SolicitudAceptada, SolicitudEmitidos, SolicitudRecibidos, Token, Verificacion};
-use crate::paquete::{self, CertificadosSat, Paquete};
+use crate::paquete::{self, CertificadosSat, LimitesPaquete, Paquete};
 
 /// SAT's production authentication service (PROTOCOLS.md §1.1).
 pub const URL_AUTENTICACION: &str =
@@ -49,6 +49,9 @@ pub struct SatConfig {
     pub timeout: Duration,
     /// Connection timeout.
     pub connect_timeout: Duration,
+    /// What reading one package may cost ([`LimitesPaquete`]; the server reads them from
+    /// `TIMBRA_SAT_PACKAGE_MAX_*`).
+    pub limites_paquete: LimitesPaquete,
 }
 
 impl SatConfig {
@@ -63,6 +66,7 @@ impl SatConfig {
             carpeta_certificados: None,
             timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(10),
+            limites_paquete: LimitesPaquete::default(),
         }
     }
 
@@ -382,13 +386,13 @@ impl ClienteSat {
         Ok(bytes)
     }
 
-    /// Reads a downloaded package with this client's SAT certificates
-    /// ([`paquete::leer_paquete`]).
+    /// Reads a downloaded package with this client's SAT certificates and package limits
+    /// ([`paquete::leer_paquete_con_limites`]). Blocking: call it from a blocking thread.
     ///
     /// # Errors
-    /// [`SatError::PaqueteVacio`], [`SatError::Parseo`].
+    /// [`SatError::PaqueteVacio`], [`SatError::Parseo`], [`SatError::PaqueteExcedido`].
     pub fn leer_paquete(&self, bytes: &[u8]) -> Result<Paquete, SatError> {
-        paquete::leer_paquete(bytes, &self.certificados)
+        paquete::leer_paquete_con_limites(bytes, &self.certificados, &self.config.limites_paquete)
     }
 
     async fn llamar(

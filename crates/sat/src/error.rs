@@ -76,6 +76,17 @@ pub enum SatError {
     /// The package came empty (no bytes, or a ZIP without CFDI or metadata).
     #[error("SAT entregó un paquete vacío")]
     PaqueteVacio,
+    /// The package went over a limit of [`crate::paquete::LimitesPaquete`] while it was
+    /// decompressed (a ZIP bomb, or a package larger than this installation accepts).
+    #[error("el paquete excede el límite de {limite} ({maximo}){}", entrada.as_ref().map(|e| format!(" en {e:?}")).unwrap_or_default())]
+    PaqueteExcedido {
+        /// Which limit.
+        limite: crate::paquete::LimitePaquete,
+        /// Its configured value.
+        maximo: u64,
+        /// The entry being read when it was passed (`None`: the package's directory).
+        entrada: Option<String>,
+    },
     /// The package or a document in it could not be read.
     #[error("no se pudo leer {que}: {motivo}")]
     Parseo {
@@ -113,6 +124,7 @@ impl SatError {
     /// | polls exhausted | `VERIFICA_TIMEOUT` |
     /// | empty package | `EMPTY_PACKAGE` |
     /// | unreadable package or document | `PARSE_ERROR` |
+    /// | package over a limit (ZIP bomb) | `PAQUETE_001` |
     /// | authentication refused | `SAT_AUTH` |
     /// | network, HTTP, unexpected answer, timeout | `SAT_UNAVAILABLE` |
     /// | bad request or configuration, signing failure | `FIEL_999` |
@@ -136,6 +148,7 @@ impl SatError {
             SatError::VerificaTimeout { .. } => "VERIFICA_TIMEOUT".into(),
             SatError::PaqueteVacio => "EMPTY_PACKAGE".into(),
             SatError::Parseo { .. } => "PARSE_ERROR".into(),
+            SatError::PaqueteExcedido { .. } => "PAQUETE_001".into(),
             SatError::Fault { .. } | SatError::Respuesta(_) | SatError::Transporte(_) | SatError::Timeout(_) => {
                 "SAT_UNAVAILABLE".into()
             }

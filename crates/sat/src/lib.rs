@@ -30,7 +30,8 @@ pub use mensajes::{
     TipoSolicitud, Token, Verificacion,
 };
 pub use paquete::{
-    CertificadosSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, EstadoTimbre, Metadato, Paquete, leer_paquete,
+    CertificadosSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, EstadoTimbre, LimitePaquete, LimitesPaquete,
+    Metadato, Paquete, leer_paquete, leer_paquete_con_limites,
 };
 
 #[cfg(test)]

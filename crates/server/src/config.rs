@@ -46,7 +46,8 @@ pub struct Config {
     /// SAT's descarga masiva (received invoices): `TIMBRA_SAT_AUTH_URL`,
     /// `TIMBRA_SAT_SOLICITA_URL`, `TIMBRA_SAT_VERIFICA_URL`, `TIMBRA_SAT_DESCARGA_URL` (SAT's
     /// production URLs by default), `TIMBRA_SAT_POLL_SECONDS` (60) between verification polls,
-    /// `TIMBRA_SAT_CERTS_DIR` (SAT's stamping certificates to verify `SelloSAT`).
+    /// `TIMBRA_SAT_CERTS_DIR` (SAT's stamping certificates to verify `SelloSAT`), and what
+    /// reading one package may cost (`TIMBRA_SAT_PACKAGE_MAX_*`, [`limites_paquete`]).
     pub sat: timbra_sat::SatConfig,
     /// `TIMBRA_SAT_WAIT_SECONDS` (default 30): how long a download by UUID waits for SAT before
     /// answering 202 with a `jobId` to poll.
@@ -197,13 +198,49 @@ impl Config {
                     .context("TIMBRA_WEBHOOK_TIMEOUT_SECONDS must be a positive number of seconds")?,
                 allow_private: parse(&lookup, "TIMBRA_WEBHOOKS_ALLOW_PRIVATE", false)?,
             },
-            sat: timbra_sat::SatConfig::desde(&lookup).map_err(|error| anyhow::anyhow!("{error}"))?,
+            sat: timbra_sat::SatConfig {
+                limites_paquete: limites_paquete(&lookup)?,
+                ..timbra_sat::SatConfig::desde(&lookup).map_err(|error| anyhow::anyhow!("{error}"))?
+            },
             sat_espera: Duration::try_from_secs_f64(parse(&lookup, "TIMBRA_SAT_WAIT_SECONDS", 30.0)?)
                 .ok()
                 .context("TIMBRA_SAT_WAIT_SECONDS must be a number of seconds")?,
             clock: test_clock(&lookup)?,
         })
     }
+}
+
+/// The variable that sets each limit of a SAT package (the guide's Security section).
+pub fn variable_limite_paquete(limite: timbra_sat::LimitePaquete) -> &'static str {
+    match limite {
+        timbra_sat::LimitePaquete::Entradas => "TIMBRA_SAT_PACKAGE_MAX_ENTRIES",
+        timbra_sat::LimitePaquete::BytesEntrada => "TIMBRA_SAT_PACKAGE_MAX_ENTRY_BYTES",
+        timbra_sat::LimitePaquete::BytesPaquete => "TIMBRA_SAT_PACKAGE_MAX_BYTES",
+        timbra_sat::LimitePaquete::Proporcion => "TIMBRA_SAT_PACKAGE_MAX_RATIO",
+    }
+}
+
+/// What reading one SAT package may cost: `TIMBRA_SAT_PACKAGE_MAX_ENTRIES` (200,000: SAT's
+/// CFDI per request), `TIMBRA_SAT_PACKAGE_MAX_ENTRY_BYTES` (50 MiB),
+/// `TIMBRA_SAT_PACKAGE_MAX_BYTES` (256 MiB: a package is held in memory until it is stored)
+/// and `TIMBRA_SAT_PACKAGE_MAX_RATIO` (100, decompressed to compressed). Each at least 1.
+fn limites_paquete(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<timbra_sat::LimitesPaquete> {
+    use timbra_sat::LimitePaquete;
+    let defaults = timbra_sat::LimitesPaquete::default();
+    let leer = |limite: LimitePaquete, default: u64| -> anyhow::Result<u64> {
+        let name = variable_limite_paquete(limite);
+        let value: u64 = parse(lookup, name, default)?;
+        if value == 0 {
+            bail!("{name}=0: a package limit must be at least 1");
+        }
+        Ok(value)
+    };
+    Ok(timbra_sat::LimitesPaquete {
+        entradas: leer(LimitePaquete::Entradas, defaults.entradas)?,
+        bytes_entrada: leer(LimitePaquete::BytesEntrada, defaults.bytes_entrada)?,
+        bytes_paquete: leer(LimitePaquete::BytesPaquete, defaults.bytes_paquete)?,
+        proporcion: leer(LimitePaquete::Proporcion, defaults.proporcion)?,
+    })
 }
 
 /// FOR TESTS ONLY: `TIMBRA_TEST_CLOCK_OFFSET_SECONDS` (default 0) moves "now" ahead and
@@ -240,6 +277,18 @@ mod tests {
         assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(config.database_url, "sqlite://./data/timbra.db");
         assert!(config.rate_limit.enabled);
+    }
+
+    #[test]
+    fn sat_package_limits_have_pinned_defaults_and_read_their_variables() {
+        let limites = Config::from_lookup(|_| None).unwrap().sat.limites_paquete;
+        assert_eq!((limites.bytes_entrada, limites.proporcion), (50 * 1024 * 1024, 100));
+        assert_eq!((limites.entradas, limites.bytes_paquete), (200_000, 256 * 1024 * 1024));
+        let config = Config::from_lookup(|name| (name == "TIMBRA_SAT_PACKAGE_MAX_RATIO").then(|| "20".into())).unwrap();
+        assert_eq!(config.sat.limites_paquete.proporcion, 20);
+        let error =
+            Config::from_lookup(|name| (name == "TIMBRA_SAT_PACKAGE_MAX_ENTRIES").then(|| "0".into())).unwrap_err();
+        assert!(error.to_string().contains("TIMBRA_SAT_PACKAGE_MAX_ENTRIES"));
     }
 
     #[test]

@@ -85,6 +85,7 @@ error_codes! {
     VerificaTimeout = "VERIFICA_TIMEOUT", OK, "tax authority did not finish the request within 5 minutes";
     EmptyPackage = "EMPTY_PACKAGE", OK, "tax authority package came empty";
     ParseError = "PARSE_ERROR", OK, "XML downloaded but could not be parsed";
+    Paquete001 = "PAQUETE_001", BAD_GATEWAY, "a package SAT delivered went over a limit while it was decompressed (entries, bytes per entry or package, compression ratio: the message names the limit and its TIMBRA_SAT_PACKAGE_MAX_* variable); nothing of it was stored";
     Sat5002 = "SAT_5002", OK, "permitted requests exhausted (tax-authority rate limit)";
     Sat5004 = "SAT_5004", OK, "no information found (UUID absent, or caller is not the recipient)";
     Sat5005 = "SAT_5005", OK, "identical request already in process; reuse the earlier job";
@@ -312,6 +313,10 @@ impl ApiError {
                 "SAT did not finish the request in time; it may finish later: try again later".to_owned()
             }
             Code::EmptyPackage => "SAT delivered an empty package; try again later".to_owned(),
+            Code::Paquete001 => match error {
+                SatError::PaqueteExcedido { limite, maximo, entrada } => paquete_excedido(*limite, *maximo, entrada),
+                _ => format!("SAT answered {codigo}"),
+            },
             Code::SatUnavailable | Code::SatAuth => format!("SAT did not answer usably ({codigo}); retry later"),
             _ => format!("SAT answered {codigo}"),
         };
@@ -325,6 +330,26 @@ impl ApiError {
         }
         Self::new(code, message).with_details(Value::Object(details))
     }
+}
+
+/// The message of PAQUETE_001: which limit, its value and the variable that sets it.
+fn paquete_excedido(limite: timbra_sat::LimitePaquete, maximo: u64, entrada: &Option<String>) -> String {
+    use timbra_sat::LimitePaquete;
+    let variable = crate::config::variable_limite_paquete(limite);
+    // The entry's name is the package author's text: quoted and escaped, never raw.
+    let en = entrada.as_ref().map(|nombre| format!(" (entry {nombre:?})")).unwrap_or_default();
+    let limite = match limite {
+        LimitePaquete::Entradas => format!("it has more than {maximo} entries"),
+        LimitePaquete::BytesEntrada => format!("an entry{en} decompresses to more than {maximo} bytes"),
+        LimitePaquete::BytesPaquete => format!("its entries decompress to more than {maximo} bytes in all{en}"),
+        LimitePaquete::Proporcion => {
+            format!("it decompresses to more than {maximo} times its compressed size{en} (a ZIP bomb)")
+        }
+    };
+    format!(
+        "SAT's package was refused: {limite}, over {variable}; nothing of it was stored. Raise {variable} if SAT's \
+         packages are really this large, and synchronize again"
+    )
 }
 
 impl IntoResponse for ApiError {

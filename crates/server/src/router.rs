@@ -163,6 +163,7 @@ pub fn build(app: AppState) -> Router {
         .layer(middleware::from_fn_with_state(app.config.max_body_bytes, limit_body))
         .layer(middleware::from_fn(envelope_and_mode))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal("handler panicked", "panic").into_response()))
+        .layer(middleware::map_response(nosniff))
         // Outermost: the request id and span cover everything below, and the status counted
         // is the one the client gets.
         .layer(middleware::from_fn(observability::track))
@@ -288,4 +289,12 @@ async fn wrap_plain_error(response: Response) -> Response {
     let mut error = ApiError::new(code, message).into_response();
     *error.status_mut() = status;
     error.map(Body::new)
+}
+
+/// Every answer, pages, JSON, files and errors alike, carries `X-Content-Type-Options:
+/// nosniff`: a browser never reads a body as another type than the one declared (issue 28: a
+/// received CFDI served as XML must never become a page of this origin).
+async fn nosniff(mut response: Response) -> Response {
+    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }

@@ -148,6 +148,57 @@ pub async fn paquetes(
     )
 }
 
+/// A CFDI of a synchronization's package that was not stored, and why.
+#[derive(Clone, Debug, FromRow)]
+pub struct Ilegible {
+    /// The entry's name in SAT's ZIP.
+    pub nombre: String,
+    /// Why it was not stored.
+    pub motivo: String,
+}
+
+/// How many refused CFDI a synchronization lists (the count, `cfdi_ilegibles`, is exact).
+pub const ILEGIBLES_LISTADOS: usize = 100;
+
+/// Records the CFDI of one package that were not stored, in the transaction that counts the
+/// package (at most [`ILEGIBLES_LISTADOS`] per package; names cut to 200 characters).
+pub async fn agregar_ilegibles(
+    tx: &mut Tx,
+    id: &str,
+    ilegibles: &[Ilegible],
+    now: OffsetDateTime,
+) -> crate::DbResult<()> {
+    for ilegible in ilegibles.iter().take(ILEGIBLES_LISTADOS) {
+        let nombre: String = ilegible.nombre.chars().take(200).collect();
+        let motivo: String = ilegible.motivo.chars().take(500).collect();
+        sql!(
+            execute * tx,
+            "INSERT INTO sincronizaciones_ilegibles (id, sincronizacion_id, nombre, motivo, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+            crate::ids::new_id(),
+            id,
+            nombre,
+            motivo,
+            now
+        )?;
+    }
+    Ok(())
+}
+
+/// The first [`ILEGIBLES_LISTADOS`] CFDI synchronization `id` did not store.
+pub async fn ilegibles(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Vec<Ilegible>> {
+    sql!(
+        fetch_all * conn,
+        Ilegible,
+        crate::with_limit(
+            "SELECT nombre, motivo FROM sincronizaciones_ilegibles WHERE sincronizacion_id = $1 ORDER BY created_at, id \
+             LIMIT {limit}",
+            ILEGIBLES_LISTADOS as i64
+        ),
+        id
+    )
+}
+
 /// One more package stored (in the transaction that stored its CFDI).
 pub async fn paquete_hecho(
     tx: &mut Tx,

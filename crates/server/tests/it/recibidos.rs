@@ -22,21 +22,21 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::harness::{Answer, As, Server, TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};
 
-const RFC: &str = "EKU9003173C9";
+pub(crate) const RFC: &str = "EKU9003173C9";
 const MASTER_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
 /// The issuer of the received invoices and SAT's stamping certificate (generated once).
-static FIRMANTES: LazyLock<Firmantes> = LazyLock::new(|| Firmantes::generar().unwrap());
+pub(crate) static FIRMANTES: LazyLock<Firmantes> = LazyLock::new(|| Firmantes::generar().unwrap());
 
 /// The month before the system clock's (a month that has ended, in Mexico City).
-fn mes_pasado() -> (i32, u8, PrimitiveDateTime) {
+pub(crate) fn mes_pasado() -> (i32, u8, PrimitiveDateTime) {
     let local = OffsetDateTime::now_utc().to_offset(time::UtcOffset::from_hms(-6, 0, 0).unwrap());
     let primero = local.date().replace_day(1).unwrap().previous_day().unwrap().replace_day(1).unwrap();
     (primero.year(), u8::from(primero.month()), primero.with_hms(9, 0, 0).unwrap())
 }
 
 /// `cantidad` invoices received by [`RFC`] in the previous month.
-fn recibidas(cantidad: usize) -> Vec<DocumentoSim> {
+pub(crate) fn recibidas(cantidad: usize) -> Vec<DocumentoSim> {
     let (_, _, desde) = mes_pasado();
     lote::recibidos(&FIRMANTES, RFC, "ESCUELA KEMPER URGATE", desde, cantidad).unwrap()
 }
@@ -54,13 +54,13 @@ fn fiel_body() -> Value {
 }
 
 /// A SAT simulator on loopback, and a folder with SAT's stamping certificate.
-struct Sat {
-    sim: SatSim,
+pub(crate) struct Sat {
+    pub(crate) sim: SatSim,
     base: String,
     certs: TempDir,
 }
 
-async fn sat(ajuste: impl FnOnce(&mut SatSimConfig)) -> Sat {
+pub(crate) async fn sat(ajuste: impl FnOnce(&mut SatSimConfig)) -> Sat {
     let mut config = SatSimConfig { consultas_aceptada: 1, consultas_en_proceso: 1, ..SatSimConfig::default() };
     ajuste(&mut config);
     let sim = SatSim::new(config);
@@ -74,7 +74,7 @@ async fn sat(ajuste: impl FnOnce(&mut SatSimConfig)) -> Sat {
 }
 
 /// The app pointed at the simulator, on a clock tests move.
-fn configurar(sat: &Sat, clock: &Clock) -> impl Fn(&mut Config) + use<> {
+pub(crate) fn configurar(sat: &Sat, clock: &Clock) -> impl Fn(&mut Config) + use<> {
     let (base, certs, clock) = (sat.base.clone(), sat.certs.0.clone(), clock.clone());
     move |config: &mut Config| {
         config.sat = timbra_sat::SatConfig::con_base(&base);
@@ -88,7 +88,7 @@ fn configurar(sat: &Sat, clock: &Clock) -> impl Fn(&mut Config) + use<> {
 }
 
 /// A company of [`RFC`] with its FIEL, and who calls.
-async fn empresa(app: &TestApp, email: &str) -> (String, As) {
+pub(crate) async fn empresa(app: &TestApp, email: &str) -> (String, As) {
     let (_, key) = app.user(email).await;
     let empresa = app.empresa(&key, RFC).await;
     app.post(&format!("/api/empresas/{empresa}/fiel"), &As::key(&key), fiel_body()).await.data(201);
@@ -99,7 +99,7 @@ fn header(answer: &Answer, name: &str) -> i64 {
     answer.headers.get(name).unwrap_or_else(|| panic!("{name} missing")).to_str().unwrap().parse().unwrap()
 }
 
-async fn sync_terminada(app: &TestApp, who: &As) -> Value {
+pub(crate) async fn sync_terminada(app: &TestApp, who: &As) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
         let last = app.get("/api/cfdi/sync-recibidos", who).await.data(200).clone();
@@ -137,7 +137,7 @@ async fn pedir(app: &TestApp, who: &As, body: Value) -> Answer {
     last.unwrap()
 }
 
-async fn recibidas_listadas(app: &TestApp, who: &As) -> Vec<Value> {
+pub(crate) async fn recibidas_listadas(app: &TestApp, who: &As) -> Vec<Value> {
     let list = app.get("/api/cfdi?tipo=RECIBIDA&includeDownloadUrls=true&limit=100", who).await;
     list.data(200)["cfdis"].as_array().unwrap().clone()
 }
@@ -195,7 +195,7 @@ async fn sync_recibidos_stores_the_month_once_with_progress_quota_and_listing() 
             assert_eq!(status["totalRecibidos"], json!(5));
             assert_eq!(
                 status["progress"],
-                json!({ "paquetesHechos": 3, "paquetesTotal": 3, "cfdiHechos": 5, "cfdiTotal": 5, "cfdiNuevos": 5 })
+                json!({ "paquetesHechos": 3, "paquetesTotal": 3, "cfdiHechos": 5, "cfdiTotal": 5, "cfdiNuevos": 5, "cfdiIlegibles": 0 })
             );
 
             let listed = recibidas_listadas(&app, &who).await;

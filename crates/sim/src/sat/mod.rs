@@ -224,6 +224,10 @@ pub struct SatSimConfig {
     pub vigencia_paquete: Duration,
     /// Each `Descargar` answers this late (a slow SAT; tests stop a process mid-download).
     pub retraso_descarga: std::time::Duration,
+    /// Every package of a finished request is these bytes instead of its CFDI: a hostile
+    /// package, as an impersonated SAT or a proxy swapping packages would serve (tests of the
+    /// reader's limits, such as a ZIP bomb).
+    pub paquete_alterado: Option<Arc<Vec<u8>>>,
 }
 
 impl Default for SatSimConfig {
@@ -241,6 +245,7 @@ impl Default for SatSimConfig {
             descargas_por_paquete: 2,
             vigencia_paquete: Duration::hours(72),
             retraso_descarga: std::time::Duration::ZERO,
+            paquete_alterado: None,
         }
     }
 }
@@ -652,7 +657,11 @@ impl SatSim {
                 let metadatos = solicitud.tipo == Tipo::Metadata
                     || (solicitud.tipo == Tipo::Folio
                         && grupo.iter().all(|d| config.uuids_solo_metadatos.contains(&d.uuid)));
-                let base64 = if vacio { String::new() } else { STANDARD.encode(zip_de(&id_paquete, grupo, metadatos)) };
+                let base64 = match &config.paquete_alterado {
+                    _ if vacio => String::new(),
+                    Some(bytes) => STANDARD.encode(bytes.as_slice()),
+                    None => STANDARD.encode(zip_de(&id_paquete, grupo, metadatos)),
+                };
                 paquetes.insert(
                     id_paquete.clone(),
                     PaqueteSim { rfc: solicitud.rfc.clone(), base64, descargas: 0, creado: ahora },

@@ -6,7 +6,8 @@
 //! * [`por_uuid`]: download by UUID (answered inline, or as a job to poll after
 //!   `TIMBRA_SAT_WAIT_SECONDS`), metadata-only results and their background retries;
 //! * [`cuota`]: the daily download quota per RFC;
-//! * here: the SAT client for a company and [`guardar`], which stores the documents of a
+//! * here: the SAT client for a company, [`leer_paquete`] (a package read off the async
+//!   runtime, under the configured limits) and [`guardar`], which stores the documents of a
 //!   package (row and XML in one transaction with the quota they spend).
 
 pub mod cuota;
@@ -15,7 +16,7 @@ pub mod sincronizacion;
 
 use std::sync::Arc;
 
-use timbra_sat::{ClienteSat, DocumentoCfdi, EstadoSello, EstadoTimbre};
+use timbra_sat::{ClienteSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, EstadoTimbre, Paquete, SatError};
 use time::OffsetDateTime;
 
 use super::pipeline::{Cabecera, Fila};
@@ -65,6 +66,18 @@ pub async fn cliente(app: &AppState, empresa: &Empresa) -> ApiResult<ClienteSat>
     Ok(cliente)
 }
 
+/// Reads a downloaded package on the blocking pool: inflating and verifying every seal is CPU
+/// work (seconds for a large package) that must not hold an async worker, and the reader
+/// stops at the first of the configured limits (`TIMBRA_SAT_PACKAGE_MAX_*`). The outer error
+/// is the blocking task's own failure; the inner one is the package's (map it with
+/// `ApiError::sat`).
+pub async fn leer_paquete(cliente: &ClienteSat, bytes: Vec<u8>) -> ApiResult<Result<Paquete, SatError>> {
+    let cliente = cliente.clone();
+    tokio::task::spawn_blocking(move || cliente.leer_paquete(&bytes))
+        .await
+        .map_err(|error| ApiError::internal("reading a SAT package", error))
+}
+
 /// How many verification polls fit in `ventana` with the configured pause.
 pub fn consultas(app: &AppState, ventana: std::time::Duration) -> u32 {
     let pausa = app.config.sat.pausa_verificacion.as_secs_f64().max(0.01);
@@ -107,7 +120,8 @@ pub struct Guardado {
     pub sin_cuota: i64,
     /// Documents of another receiver (never stored).
     pub ajenos: i64,
-    /// Documents whose amounts or dates could not be read.
+    /// Documents not stored because they could not be read (the package's, and those whose
+    /// amounts or dates could not be read).
     pub ilegibles: i64,
 }
 
@@ -132,16 +146,22 @@ struct PorGuardar<'a> {
 /// Stores `documentos` (received by `empresa`) in one transaction: each new UUID's row and XML,
 /// metadata-only rows completed (same id, `cfdi.xml_disponible`), UUIDs already stored
 /// skipped; the quota spent for what is written, never beyond the day's limit.
-/// `sincronizacion` counts the package as done in the same transaction.
+/// `sincronizacion` counts the package as done in the same transaction, with the package's
+/// `ilegibles` (entries refused by the reader) and the documents whose amounts or dates could
+/// not be read listed with their reason.
 pub async fn guardar(
     app: &AppState,
     empresa: &Empresa,
     documentos: &[DocumentoCfdi],
-    ilegibles_paquete: i64,
+    ilegibles_paquete: &[DocumentoIlegible],
     sincronizacion: Option<&str>,
 ) -> ApiResult<Guardado> {
     let now = app.clock.now();
-    let mut guardado = Guardado { ilegibles: ilegibles_paquete, ..Guardado::default() };
+    let mut guardado = Guardado { ilegibles: ilegibles_paquete.len() as i64, ..Guardado::default() };
+    let mut ilegibles: Vec<db::sincronizaciones::Ilegible> = ilegibles_paquete
+        .iter()
+        .map(|i| db::sincronizaciones::Ilegible { nombre: i.nombre.clone(), motivo: i.motivo.clone() })
+        .collect();
     let mut tx = app.db.begin().await?;
     let mut pendientes = Vec::with_capacity(documentos.len());
     for documento in documentos {
@@ -161,7 +181,13 @@ pub async fn guardar(
         };
         match Fila::de(&documento.comprobante) {
             Ok(fila) => pendientes.push(PorGuardar { documento, fila, completa }),
-            Err(_) => guardado.ilegibles += 1,
+            Err(_) => {
+                guardado.ilegibles += 1;
+                ilegibles.push(db::sincronizaciones::Ilegible {
+                    nombre: documento.nombre.clone(),
+                    motivo: "amounts or dates could not be read".to_owned(),
+                });
+            }
         }
     }
     let pedidas = pendientes.len() as i64;
@@ -226,6 +252,7 @@ pub async fn guardar(
     }
     cuota::devolver(&mut tx, &empresa.rfc, concedidas - usadas, now).await?;
     if let Some(id) = sincronizacion {
+        db::sincronizaciones::agregar_ilegibles(&mut tx, id, &ilegibles, now).await?;
         db::sincronizaciones::paquete_hecho(
             &mut tx,
             id,

@@ -271,7 +271,7 @@ pub async fn obtener(app: &AppState, empresa: &Empresa, uuid: &str) -> ApiResult
     let mut paquete = timbra_sat::Paquete { documentos: Vec::new(), ilegibles: Vec::new(), metadatos: Vec::new() };
     for id_paquete in &verificacion.ids_paquetes {
         let bytes = crate::metrics::metrics().sat_call("descarga", cliente.descargar(id_paquete)).await.map_err(sat)?;
-        let leido = cliente.leer_paquete(&bytes).map_err(sat)?;
+        let leido = super::leer_paquete(&cliente, bytes).await?.map_err(sat)?;
         paquete.documentos.extend(leido.documentos);
         paquete.ilegibles.extend(leido.ilegibles);
         paquete.metadatos.extend(leido.metadatos);
@@ -289,7 +289,7 @@ pub async fn obtener(app: &AppState, empresa: &Empresa, uuid: &str) -> ApiResult
         if !documento.comprobante.receptor.rfc.eq_ignore_ascii_case(&empresa.rfc) {
             return Err(ajeno(&documento.comprobante.receptor.rfc));
         }
-        let guardado = super::guardar(app, empresa, std::slice::from_ref(documento), 0, None).await?;
+        let guardado = super::guardar(app, empresa, std::slice::from_ref(documento), &[], None).await?;
         if guardado.sin_cuota > 0 {
             return Err(cuota::leer(app, &empresa.rfc).await?.agotada());
         }

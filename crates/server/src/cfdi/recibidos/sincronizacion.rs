@@ -206,8 +206,10 @@ async fn avanzar(app: &AppState, id: &str) -> Result<Paso, Falla> {
     let hechos = usize::try_from(fila.paquetes_hechos).unwrap_or(0);
     for id_paquete in paquetes.iter().skip(hechos) {
         let bytes = crate::metrics::metrics().sat_call("descarga", cliente.descargar(id_paquete)).await.map_err(sat)?;
-        let leido = cliente.leer_paquete(&bytes).map_err(sat)?;
-        let guardado = super::guardar(app, &empresa, &leido.documentos, leido.ilegibles.len() as i64, Some(id)).await?;
+        // A package over a limit ends the synchronization FAILED (PAQUETE_001) before anything
+        // of it is stored: the package is stored whole, in one transaction, or not at all.
+        let leido = super::leer_paquete(&cliente, bytes).await?.map_err(sat)?;
+        let guardado = super::guardar(app, &empresa, &leido.documentos, &leido.ilegibles, Some(id)).await?;
         tracing::info!(
             sincronizacion.id = %id, sat.id_paquete = %id_paquete, cfdi.nuevos = guardado.nuevos.len(),
             cfdi.ya_guardados = guardado.ya_guardados.len(), cfdi.sin_cuota = guardado.sin_cuota,
@@ -285,6 +287,9 @@ pub struct Estado {
     pub total_recibidos: i64,
     /// The latest synchronization, if any.
     pub ultima: Option<sincronizaciones::Sincronizacion>,
+    /// The latest synchronization's CFDI that were read but not stored, with the reason (the
+    /// first [`sincronizaciones::ILEGIBLES_LISTADOS`]).
+    pub ilegibles: Vec<sincronizaciones::Ilegible>,
 }
 
 /// The company's synchronization status.
@@ -296,11 +301,16 @@ pub async fn estado(app: &AppState, empresa_id: &str) -> ApiResult<Estado> {
         Some(sincronizaciones::FAILED) => "FAILED",
         _ => "IDLE",
     };
+    let ilegibles = match &ultima {
+        Some(ultima) if ultima.cfdi_ilegibles > 0 => sincronizaciones::ilegibles(&mut conn, &ultima.id).await?,
+        _ => Vec::new(),
+    };
     Ok(Estado {
         sync_status,
         last_sync_at: sincronizaciones::ultima_terminada(&mut conn, empresa_id).await?,
         total_recibidos: db::recibidos::total(&mut conn, empresa_id).await?,
         ultima,
+        ilegibles,
     })
 }
 

@@ -15,18 +15,36 @@ use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
-fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> Response {
+/// A downloaded file: always an attachment, never rendered by the browser. The name is built
+/// from checked characters only, so the header always builds; the page's origin is never
+/// lent to the document (issue 28: a received CFDI's UUID with a line break made the header
+/// fail, it was dropped, and an XHTML script in the Addenda ran inline).
+fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> ApiResult<Response> {
     let content_type = if path.ends_with(".pdf") { "application/pdf" } else { "application/xml; charset=utf-8" };
-    let disposition = format!("attachment; filename=\"{name}\"");
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", nombre_de_descarga(name)))
+        .map_err(|error| ApiError::internal("Content-Disposition", error))?;
     let mut response = bytes.into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    // Taxpayers' documents: never sniffed into another type, never kept by shared caches.
-    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
-    if let Ok(value) = HeaderValue::from_str(&disposition) {
-        response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
-    }
-    response
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CONTENT_DISPOSITION, disposition);
+    // Taxpayers' documents: never sniffed into another type, never kept by shared caches, and
+    // opened directly (a link's target) they run nothing and reach nothing.
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
+    Ok(response)
+}
+
+/// A download's file name from letters, digits, `.`, `-` and `_` only (anything else becomes
+/// `_`), at most 100 characters: no quote, `;`, line break or path separator can reach the
+/// header, whatever a stored UUID holds.
+fn nombre_de_descarga(name: &str) -> String {
+    let nombre: String = name
+        .chars()
+        .take(100)
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .collect();
+    if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
 }
 
 /// A stored file: a stamped XML from the database ([`xml_db`]), anything else (PDFs, acuses,
@@ -63,7 +81,7 @@ pub(crate) async fn xml_de(app: &AppState, empresa_id: &str, id: &str) -> ApiRes
     let (row, _) = cargar(app, empresa_id, id).await?;
     let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let bytes = read_file(app, &path).await?;
-    Ok(file_response(bytes, &path, &format!("{}.xml", row.uuid)))
+    file_response(bytes, &path, &format!("{}.xml", row.uuid))
 }
 
 /// The printed representation of an invoice (PDF with the verification QR), rendered from the
@@ -90,7 +108,7 @@ pub(crate) async fn pdf_de(app: &AppState, empresa_id: &str, id: &str) -> ApiRes
     let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let path = ruta_pdf(&xml_path);
     let bytes = pdf_guardado(app, &path).await?;
-    Ok(file_response(bytes, &path, &format!("{}.pdf", row.uuid)))
+    file_response(bytes, &path, &format!("{}.pdf", row.uuid))
 }
 
 /// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there
@@ -136,7 +154,7 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
     if path.ends_with(".xml") {
         let mut conn = app.db.conn().await?;
         if let Some(xml) = xml_db::leer(&mut conn, &path).await? {
-            return Ok(file_response(xml, &path, &name));
+            return file_response(xml, &path, &name);
         }
     }
     // In a bucket: the client downloads from S3 itself, once the file is there.
@@ -149,7 +167,7 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
         let present = storage.exists(&path).await.map_err(|e| ApiError::storage(e, "file"))?;
         if !present && path.ends_with(".pdf") {
             let bytes = pdf_guardado(&app, &path).await?;
-            return Ok(file_response(bytes, &path, &name));
+            return file_response(bytes, &path, &name);
         }
         if !present {
             return Err(ApiError::not_found("file"));
@@ -161,7 +179,7 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
         return Ok(response);
     }
     let bytes = if path.ends_with(".pdf") { pdf_guardado(&app, &path).await? } else { read_file(&app, &path).await? };
-    Ok(file_response(bytes, &path, &name))
+    file_response(bytes, &path, &name)
 }
 
 /// SAT's acuse of an invoice's cancellation (live), as the PAC returned it.
@@ -184,5 +202,27 @@ pub async fn acuse(
     }
     .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
     let bytes = read_file(&app, &path).await?;
-    Ok(file_response(bytes, &path, &format!("{id}.acuse.xml")))
+    file_response(bytes, &path, &format!("{id}.acuse.xml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_names_keep_only_checked_characters() {
+        assert_eq!(
+            nombre_de_descarga("5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"),
+            "5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"
+        );
+        assert_eq!(nombre_de_descarga("5FB2822E\n0CCF.xml"), "5FB2822E_0CCF.xml");
+        assert_eq!(nombre_de_descarga("../../x.xml"), ".._.._x.xml");
+        assert_eq!(nombre_de_descarga("Q\"; filename=evil.html; x=\".xml"), "Q___filename_evil.html__x__.xml");
+        assert_eq!(nombre_de_descarga("../"), "cfdi");
+        for name in ["a\r\nb", "ñ\"é", "\u{0}"] {
+            let response = file_response(Vec::new(), "x.xml", name).unwrap();
+            let disposition = response.headers()[header::CONTENT_DISPOSITION].to_str().unwrap();
+            assert!(disposition.starts_with("attachment; filename=\""), "{disposition}");
+        }
+    }
 }

@@ -51,6 +51,18 @@ pub struct SyncProgress {
     cfdi_total: Option<i64>,
     /// CFDI stored new (the rest were held already, or unreadable).
     cfdi_nuevos: i64,
+    /// CFDI read but not stored: not a readable CFDI 4.0, or a folio fiscal that is not SAT's
+    /// form (listed in `ilegibles`).
+    cfdi_ilegibles: i64,
+}
+
+/// A CFDI of the latest synchronization that was not stored.
+#[derive(Serialize, ToSchema)]
+pub struct SyncIlegible {
+    /// The entry's name in SAT's package (its author's text: display it escaped).
+    nombre: String,
+    /// Why it was not stored.
+    motivo: String,
 }
 
 /// Why the latest synchronization failed.
@@ -77,6 +89,9 @@ pub struct SyncStatus {
     month: Option<i64>,
     progress: Option<SyncProgress>,
     error: Option<SyncError>,
+    /// The latest synchronization's CFDI that were read but not stored, with the reason (the
+    /// first 100; `progress.cfdiIlegibles` counts them all).
+    ilegibles: Vec<SyncIlegible>,
 }
 
 /// A SAT endpoint: authorizes cfdi:descargar, runs `respuesta` for the company and adds the
@@ -146,7 +161,8 @@ fn leer_body(bytes: &[u8]) -> ApiResult<SyncBody> {
 }
 
 /// The company's synchronization status: `syncStatus`, `lastSyncAt`, `totalRecibidos`, and the
-/// latest synchronization's progress (packages and CFDI done of total) or error.
+/// latest synchronization's progress (packages and CFDI done of total), its error, and the CFDI
+/// it read but did not store (`ilegibles`, each with its reason).
 #[utoipa::path(get, path = "/cfdi/sync-recibidos", tag = "cfdi", params(("x-empresa-id" = String, Header)),
     responses(
         (status = 200, description = "Status (quota headers X-SAT-Downloads-*)", body = Envelope<SyncStatus>),
@@ -176,10 +192,16 @@ pub async fn sync_recibidos_status(
                 cfdi_hechos: s.cfdi_hechos,
                 cfdi_total: s.cfdi_total,
                 cfdi_nuevos: s.cfdi_nuevos,
+                cfdi_ilegibles: s.cfdi_ilegibles,
             }),
             error: ultima.as_ref().and_then(|s| {
                 Some(SyncError { code: s.error_code.clone()?, message: s.error_message.clone().unwrap_or_default() })
             }),
+            ilegibles: estado
+                .ilegibles
+                .into_iter()
+                .map(|i| SyncIlegible { nombre: i.nombre, motivo: i.motivo })
+                .collect(),
         })
         .into_response())
     })

@@ -5,6 +5,11 @@
 //! the invoice does. Only successful answers are kept: a request that failed may be retried
 //! with the same key.
 //!
+//! A key is bound to its first use: the operation (`cfdi.timbrar`, `cfdi.pagos.timbrar`,
+//! `cfdi.cancelar`) and, for an operation on an existing invoice, that invoice. The same key
+//! on another operation or invoice is refused with 409 IDEMPOTENCY_001 naming the first use
+//! (`details.route`, `details.cfdiId`), before the body is validated.
+//!
 //! A live stamp or cancellation waits for the PAC outside any transaction, so its key is first
 //! *reserved* (status [`IN_PROGRESS`]; for a stamp, in the transaction that spends the folio): a
 //! second request with the same key meanwhile gets 409 IDEMPOTENCY_002 instead of reaching the
@@ -16,9 +21,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::error::{ApiError, ApiResult, Code};
+use serde_json::json;
 use timbra_store::AsExec;
-use timbra_store::sql;
+use timbra_store::idempotency_keys::{self, NewAnswer, StoredAnswer};
+
+use crate::error::{ApiError, ApiResult, Code};
 
 /// Longest key accepted.
 pub const MAX_KEY: usize = 255;
@@ -38,6 +45,28 @@ pub struct Key {
     pub request_hash: String,
 }
 
+/// What a key is used for: its operation and, for an operation on an existing invoice (a
+/// cancellation), that invoice.
+#[derive(Clone, Copy, Debug)]
+pub struct Uso<'a> {
+    /// `cfdi.timbrar`, `cfdi.pagos.timbrar`, `cfdi.cancelar`, ...
+    pub operation: &'a str,
+    /// The invoice acted on.
+    pub cfdi_id: Option<&'a str>,
+}
+
+impl<'a> Uso<'a> {
+    /// A use that creates a document (a stamp).
+    pub fn de(operation: &'a str) -> Self {
+        Self { operation, cfdi_id: None }
+    }
+
+    /// A use on the existing invoice `cfdi_id`.
+    pub fn sobre(operation: &'a str, cfdi_id: &'a str) -> Self {
+        Self { operation, cfdi_id: Some(cfdi_id) }
+    }
+}
+
 /// The `Idempotency-Key` header, if sent (REQUEST_001 when empty or too long).
 pub fn from_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Key>> {
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
@@ -51,30 +80,71 @@ pub fn from_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Key>> 
     Ok(Some(Key { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
 }
 
-#[derive(sqlx::FromRow)]
-struct Stored {
-    request_hash: String,
-    status: i64,
-    response: String,
-    created_at: time::OffsetDateTime,
+/// The route a stored operation answers on, as the API documents it.
+fn route(operation: &str, cfdi_id: Option<&str>) -> String {
+    match operation {
+        "cfdi.timbrar" => "POST /api/cfdi/timbrar".to_owned(),
+        "cfdi.pagos.timbrar" => "POST /api/cfdi/pagos/timbrar".to_owned(),
+        "cfdi.cancelar" => format!("POST /api/cfdi/{}/cancelar", cfdi_id.unwrap_or("{id}")),
+        other => other.to_owned(),
+    }
+}
+
+/// IDEMPOTENCY_001 when `stored` was another operation or acted on another invoice than `uso`:
+/// the key is bound to its first use. Keys stored before the invoice was recorded (no
+/// `cfdi_id`) are judged by the operation alone.
+fn misma_operacion(stored: &StoredAnswer, uso: Uso<'_>) -> ApiResult<()> {
+    let mismo_cfdi = match (stored.cfdi_id.as_deref(), uso.cfdi_id) {
+        (Some(primero), Some(ahora)) => primero == ahora,
+        _ => true,
+    };
+    if stored.operation == uso.operation && mismo_cfdi {
+        return Ok(());
+    }
+    // A stamp's invoice is in its stored answer (`data.cfdiId`).
+    let cfdi_id = stored.cfdi_id.clone().or_else(|| {
+        serde_json::from_str::<serde_json::Value>(&stored.response)
+            .ok()
+            .and_then(|answer| answer["data"]["cfdiId"].as_str().map(str::to_owned))
+    });
+    let route = route(&stored.operation, stored.cfdi_id.as_deref());
+    Err(ApiError::new(
+        Code::Idempotency001,
+        format!("this Idempotency-Key was first used on {route}; use a new key for another operation or invoice"),
+    )
+    .with_details(json!({ "route": route, "cfdiId": cfdi_id })))
 }
 
 /// The stored answer for `key`, replayed, or `None` when the key is new (or its reservation
-/// was abandoned, which is then removed).
+/// was abandoned, which is then removed). A key used for another operation or invoice than
+/// `uso` is refused (IDEMPOTENCY_001), whatever the body.
 pub async fn replay(
     conn: &mut impl AsExec,
     empresa_id: &str,
     key: &Key,
+    uso: Uso<'_>,
     now: time::OffsetDateTime,
 ) -> ApiResult<Option<Response>> {
-    let stored = sql!(
-        fetch_optional * conn,
-        Stored,
-        "SELECT request_hash, status, response, created_at FROM idempotency_keys WHERE empresa_id = $1 AND key = $2",
-        empresa_id,
-        &key.key
-    )?;
-    let Some(stored) = stored else { return Ok(None) };
+    let Some(stored) = idempotency_keys::get(conn, empresa_id, &key.key).await? else { return Ok(None) };
+    misma_operacion(&stored, uso)?;
+    replay_stored(conn, empresa_id, key, stored, now).await
+}
+
+fn en_curso() -> ApiError {
+    ApiError::new(
+        Code::Idempotency002,
+        "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
+    )
+}
+
+/// [`replay`] of a stored key whose use was already checked.
+async fn replay_stored(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    key: &Key,
+    stored: StoredAnswer,
+    now: time::OffsetDateTime,
+) -> ApiResult<Option<Response>> {
     if stored.request_hash != key.request_hash {
         return Err(ApiError::new(
             Code::Idempotency001,
@@ -89,19 +159,9 @@ pub async fn replay(
     }
     if stored.status == IN_PROGRESS {
         if now - stored.created_at < ABANDONED_AFTER {
-            return Err(ApiError::new(
-                Code::Idempotency002,
-                "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
-            ));
+            return Err(en_curso());
         }
-        sql!(
-            execute * conn,
-            "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3 AND created_at = $4",
-            empresa_id,
-            &key.key,
-            IN_PROGRESS,
-            stored.created_at
-        )?;
+        idempotency_keys::delete_if_unchanged(conn, empresa_id, &key.key, IN_PROGRESS, stored.created_at).await?;
         return Ok(None);
     }
     let status = u16::try_from(stored.status).ok().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
@@ -111,6 +171,26 @@ pub async fn replay(
     Ok(Some(response))
 }
 
+fn fila<'a>(
+    empresa_id: &'a str,
+    key: &'a Key,
+    uso: Uso<'a>,
+    status: i64,
+    response: &'a str,
+    now: time::OffsetDateTime,
+) -> NewAnswer<'a> {
+    NewAnswer {
+        empresa_id,
+        key: &key.key,
+        operation: uso.operation,
+        cfdi_id: uso.cfdi_id,
+        request_hash: &key.request_hash,
+        status,
+        response,
+        now,
+    }
+}
+
 /// Records the answer given for `key` (inside the operation's transaction). A unique
 /// violation means a concurrent request with the same key won; the caller rolls back and
 /// replays it.
@@ -118,23 +198,12 @@ pub async fn store(
     conn: &mut impl AsExec,
     empresa_id: &str,
     key: &Key,
-    operation: &str,
+    uso: Uso<'_>,
     status: StatusCode,
     response: &str,
     now: time::OffsetDateTime,
 ) -> timbra_store::DbResult<u64> {
-    sql!(
-        execute * conn,
-        "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        empresa_id,
-        &key.key,
-        operation,
-        &key.request_hash,
-        i64::from(status.as_u16()),
-        response,
-        now
-    )
+    idempotency_keys::insert(conn, &fila(empresa_id, key, uso, i64::from(status.as_u16()), response, now)).await
 }
 
 /// Reserves `key` while a live cancellation waits for the PAC. `false` when another request
@@ -143,10 +212,10 @@ pub async fn reserve(
     tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
-    operation: &str,
+    uso: Uso<'_>,
     now: time::OffsetDateTime,
 ) -> ApiResult<bool> {
-    reserve_for(tx, empresa_id, key, operation, "", now).await
+    reserve_for(tx, empresa_id, key, uso, "", now).await
 }
 
 /// Reserves `key` for the live stamping attempt `referencia` (its id), inside the
@@ -155,32 +224,36 @@ pub async fn reserve_for(
     tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
-    operation: &str,
+    uso: Uso<'_>,
     referencia: &str,
     now: time::OffsetDateTime,
 ) -> ApiResult<bool> {
-    let processing = StatusCode::from_u16(IN_PROGRESS as u16).unwrap_or(StatusCode::ACCEPTED);
-    match store(tx, empresa_id, key, operation, processing, referencia, now).await {
+    match idempotency_keys::insert(tx, &fila(empresa_id, key, uso, IN_PROGRESS, referencia, now)).await {
         Err(error) if error.is_duplicate() => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }
 }
 
 /// The answer of the request that holds or used `key`, for a request that lost the race for
-/// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002.
+/// it (its own transaction already dropped): a replay, or IDEMPOTENCY_001/_002. `uso` is the
+/// losing request's; `None` when it resolves the very attempt that holds the key (a live
+/// stamp's retry), whose use is the key's own.
 pub async fn winner(
     db: &timbra_store::Db,
     empresa_id: &str,
     key: &Key,
+    uso: Option<Uso<'_>>,
     now: time::OffsetDateTime,
 ) -> ApiResult<Response> {
     let mut conn = db.conn().await?;
-    replay(&mut conn, empresa_id, key, now).await?.ok_or_else(|| {
-        ApiError::new(
-            Code::Idempotency002,
-            "a request with this Idempotency-Key is still waiting for the PAC; retry in a few seconds",
-        )
-    })
+    let uso = match uso {
+        Some(uso) => uso,
+        None => match idempotency_keys::get(&mut conn, empresa_id, &key.key).await? {
+            Some(stored) => return replay_stored(&mut conn, empresa_id, key, stored, now).await?.ok_or_else(en_curso),
+            None => return Err(en_curso()),
+        },
+    };
+    replay(&mut conn, empresa_id, key, uso, now).await?.ok_or_else(en_curso)
 }
 
 /// Claims `key` for a sandbox stamp of a batch (`cfdi::group_commit`), inside the batch's
@@ -191,33 +264,15 @@ pub async fn claim(
     tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: &Key,
-    operation: &str,
+    uso: Uso<'_>,
     now: time::OffsetDateTime,
 ) -> timbra_store::DbResult<bool> {
-    let claimed = sql!(
-        scalar_optional * tx,
-        String,
-        "INSERT INTO idempotency_keys (empresa_id, key, operation, request_hash, status, response, created_at) \
-         VALUES ($1, $2, $3, $4, $5, '', $6) ON CONFLICT (empresa_id, key) DO NOTHING RETURNING key",
-        empresa_id,
-        &key.key,
-        operation,
-        &key.request_hash,
-        IN_PROGRESS,
-        now
-    )?;
-    Ok(claimed.is_some())
+    idempotency_keys::insert_if_new(tx, &fila(empresa_id, key, uso, IN_PROGRESS, "", now)).await
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.
 pub async fn release(tx: &mut timbra_store::Tx, empresa_id: &str, key: &Key) -> timbra_store::DbResult<u64> {
-    sql!(
-        execute * tx,
-        "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
-        empresa_id,
-        &key.key,
-        IN_PROGRESS
-    )
+    idempotency_keys::delete_with_status(tx, empresa_id, &key.key, IN_PROGRESS).await
 }
 
 /// Stores the finished `answer` under `key` (when a key was sent; `reservada` when
@@ -229,7 +284,7 @@ pub async fn store_answer(
     tx: &mut timbra_store::Tx,
     empresa_id: &str,
     key: Option<&Key>,
-    operation: &str,
+    uso: Uso<'_>,
     status: StatusCode,
     answer: &str,
     now: time::OffsetDateTime,
@@ -237,17 +292,10 @@ pub async fn store_answer(
 ) -> ApiResult<bool> {
     let Some(key) = key else { return Ok(true) };
     if reservada {
-        sql!(
-            execute * tx,
-            "UPDATE idempotency_keys SET status = $1, response = $2 WHERE empresa_id = $3 AND key = $4",
-            i64::from(status.as_u16()),
-            answer,
-            empresa_id,
-            &key.key
-        )?;
+        idempotency_keys::set_answer(tx, empresa_id, &key.key, i64::from(status.as_u16()), answer).await?;
         return Ok(true);
     }
-    match store(tx, empresa_id, key, operation, status, answer, now).await {
+    match store(tx, empresa_id, key, uso, status, answer, now).await {
         Err(error) if error.is_duplicate() => Ok(false),
         other => other.map(|_| true).map_err(ApiError::from),
     }

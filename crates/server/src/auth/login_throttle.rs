@@ -10,12 +10,10 @@
 
 use std::time::Duration;
 
-use time::OffsetDateTime;
-
 use crate::auth::secrets::sha256_hex;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
-use timbra_store::sql;
+use timbra_store::login_throttle;
 
 /// Consecutive failed logins of one email before its first lock.
 pub const MAX_FAILURES: i64 = 10;
@@ -30,9 +28,8 @@ const IN_FLIGHT: time::Duration = time::Duration::seconds(30);
 
 /// A password check that was allowed to run; report how it ended with [`succeeded`] or
 /// [`failed`].
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct Attempt {
-    #[sqlx(skip)]
     digest: String,
     attempts: i64,
     locks: i64,
@@ -54,24 +51,16 @@ pub async fn begin(app: &AppState, email: &str) -> ApiResult<Attempt> {
     let digest = digest(email);
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
-    let counted = sql!(fetch_optional conn, Attempt,
-        "INSERT INTO login_throttle (email_digest, attempts, locks, locked_until, created_at, updated_at) \
-         VALUES ($1, 1, 0, NULL, $2, $2) \
-         ON CONFLICT (email_digest) DO UPDATE SET \
-           attempts = CASE WHEN login_throttle.updated_at < $3 THEN 1 ELSE login_throttle.attempts + 1 END, \
-           locks = CASE WHEN login_throttle.updated_at < $3 THEN 0 ELSE login_throttle.locks END, \
-           updated_at = $2 \
-         WHERE (login_throttle.locked_until IS NULL OR login_throttle.locked_until <= $2) \
-           AND (login_throttle.attempts < $4 + login_throttle.locks OR login_throttle.updated_at < $5) \
-         RETURNING attempts, locks",
-        &digest, now, now - FORGET_AFTER, MAX_FAILURES, now - IN_FLIGHT)?;
-    if let Some(mut attempt) = counted {
-        attempt.digest = digest;
-        return Ok(attempt);
+    let window = login_throttle::Window {
+        now,
+        forget_before: now - FORGET_AFTER,
+        max_failures: MAX_FAILURES,
+        in_flight_before: now - IN_FLIGHT,
+    };
+    if let Some(counted) = login_throttle::count(&mut conn, &digest, &window).await? {
+        return Ok(Attempt { digest, attempts: counted.attempts, locks: counted.locks });
     }
-    let locked_until = sql!(scalar_optional conn, Option<OffsetDateTime>,
-        "SELECT locked_until FROM login_throttle WHERE email_digest = $1", &digest)?
-    .flatten();
+    let locked_until = login_throttle::locked_until(&mut conn, &digest).await?;
     // Not locked but refused: other checks of this email are running right now.
     let wait = locked_until.map_or(time::Duration::seconds(1), |until| until - now);
     let seconds = u64::try_from(wait.whole_seconds()).unwrap_or(0) + u64::from(wait.subsec_nanoseconds() > 0);
@@ -87,7 +76,7 @@ pub async fn begin(app: &AppState, email: &str) -> ApiResult<Attempt> {
 /// The check found the right password: the email's failures are forgotten.
 pub async fn succeeded(app: &AppState, attempt: &Attempt) -> ApiResult<()> {
     let mut conn = app.db.conn().await?;
-    sql!(execute conn, "DELETE FROM login_throttle WHERE email_digest = $1", &attempt.digest)?;
+    login_throttle::forget(&mut conn, &attempt.digest).await?;
     Ok(())
 }
 
@@ -99,17 +88,11 @@ pub async fn failed(app: &AppState, attempt: &Attempt) -> ApiResult<()> {
     let now = app.clock.now();
     let until = now + lock_length(attempt.locks);
     let mut conn = app.db.conn().await?;
-    // `locks = $4`: of two checks failing at once, one imposes the lock.
-    sql!(execute conn,
-        "UPDATE login_throttle SET locks = locks + 1, locked_until = $1, updated_at = $2 \
-         WHERE email_digest = $3 AND locks = $4",
-        until, now, &attempt.digest, attempt.locks)?;
+    login_throttle::lock(&mut conn, &attempt.digest, attempt.locks, until, now).await?;
     tracing::warn!(login.locks = attempt.locks + 1, "login locked after repeated failures");
     // Rows of emails nobody tried for a week (and not locked) count for nothing: dropping them
     // here, when a lock is imposed, keeps the table as small as the recent failures.
-    sql!(execute conn,
-        "DELETE FROM login_throttle WHERE updated_at < $1 AND (locked_until IS NULL OR locked_until <= $2)",
-        now - FORGET_AFTER, now)?;
+    login_throttle::purge(&mut conn, now - FORGET_AFTER, now).await?;
     Ok(())
 }
 

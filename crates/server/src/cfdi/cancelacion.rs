@@ -313,17 +313,17 @@ pub async fn cerrar(
     mut tx: Tx,
     empresa_id: &str,
     clave: Option<&idempotency::Key>,
-    operacion: &str,
+    uso: idempotency::Uso<'_>,
     answer: String,
     now: OffsetDateTime,
     reservada: bool,
 ) -> ApiResult<Response> {
-    if !idempotency::store_answer(&mut tx, empresa_id, clave, operacion, StatusCode::OK, &answer, now, reservada)
+    if !idempotency::store_answer(&mut tx, empresa_id, clave, uso, StatusCode::OK, &answer, now, reservada)
         .await?
         && let Some(clave) = clave
     {
         drop(tx);
-        return idempotency::winner(&app.db, empresa_id, clave, now).await;
+        return idempotency::winner(&app.db, empresa_id, clave, Some(uso), now).await;
     }
     tx.commit().await?;
     Ok(idempotency::answer(StatusCode::OK, answer))

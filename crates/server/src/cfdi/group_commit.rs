@@ -44,7 +44,7 @@ use super::pipeline::{self, Efectos, Fila, Registro};
 use super::{credenciales, xml_db};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Emission, Event};
-use crate::idempotency::{self, Key};
+use crate::idempotency::{self, Key, Uso};
 use timbra_store::{Db, MultiInsert, Tx};
 
 /// The most stamps one transaction writes: bounds the statement size (the invoice insert binds
@@ -256,7 +256,10 @@ fn answer_all(db: &Db, sellados: Vec<Sellado>, answers: Vec<Answer>, outcomes: V
                 let db = db.clone();
                 tokio::spawn(async move {
                     let replayed = match &sellado.clave {
-                        Some(clave) => idempotency::winner(&db, &sellado.empresa_id, clave, sellado.now).await,
+                        Some(clave) => {
+                            let uso = idempotency::Uso::de(sellado.registro.operacion);
+                            idempotency::winner(&db, &sellado.empresa_id, clave, Some(uso), sellado.now).await
+                        }
                         None => Err(ApiError::internal("group commit", "a stamp without key lost its key")),
                     };
                     let _ = answer.send(replayed);
@@ -339,7 +342,7 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
                 &mut tx,
                 &sellado.empresa_id,
                 Some(clave),
-                registro.operacion,
+                idempotency::Uso::de(registro.operacion),
                 StatusCode::CREATED,
                 answer,
                 sellado.now,
@@ -360,7 +363,7 @@ async fn claim_keys(tx: &mut Tx, batch: &[Sellado]) -> ApiResult<Vec<bool>> {
     for (sellado, repetido) in batch.iter().zip(repetidos.iter_mut()) {
         let Some(clave) = &sellado.clave else { continue };
         let nueva = claimed.insert((sellado.empresa_id.as_str(), clave.key.as_str()))
-            && idempotency::claim(tx, &sellado.empresa_id, clave, sellado.registro.operacion, sellado.now).await?;
+            && idempotency::claim(tx, &sellado.empresa_id, clave, Uso::de(sellado.registro.operacion), sellado.now).await?;
         *repetido = !nueva;
     }
     Ok(repetidos)

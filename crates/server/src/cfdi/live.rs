@@ -32,7 +32,7 @@ use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
-use crate::idempotency::{self, Key};
+use crate::idempotency::{self, Key, Uso};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
 use timbra_store::empresas::EmpresaEmisora;
@@ -106,11 +106,11 @@ pub(super) async fn timbrar(
     };
     intentos::insertar(&mut tx, &intento, now).await?;
     if let Some(clave) = peticion.clave
-        && !idempotency::reserve_for(&mut tx, empresa_id, clave, registro.operacion, &intento.id, now).await?
+        && !idempotency::reserve_for(&mut tx, empresa_id, clave, Uso::de(registro.operacion), &intento.id, now).await?
     {
         // Another request with this key got there first: nothing of this one is kept.
         drop(tx);
-        return idempotency::winner(&app.db, empresa_id, clave, now).await;
+        return idempotency::winner(&app.db, empresa_id, clave, Some(Uso::de(registro.operacion)), now).await;
     }
     // Found by the job if this process dies before the answer is recorded.
     let conciliar = NewJob::of::<ConciliarIntento>(&Conciliacion { intento_id: intento.id.clone() })
@@ -235,7 +235,7 @@ async fn resolver(
         // Another request or the job recorded this stamp first.
         drop(tx);
         return match &clave {
-            Some(clave) => idempotency::winner(&app.db, &intento.empresa_id, clave, now).await,
+            Some(clave) => idempotency::winner(&app.db, &intento.empresa_id, clave, None, now).await,
             None => Err(ApiError::new(
                 Code::Idempotency002,
                 format!(

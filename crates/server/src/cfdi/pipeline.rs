@@ -1006,7 +1006,7 @@ pub(super) async fn persistir(
         &mut tx,
         empresa_id,
         peticion.clave,
-        registro.operacion,
+        idempotency::Uso::de(registro.operacion),
         StatusCode::CREATED,
         &answer,
         peticion.now,
@@ -1016,7 +1016,8 @@ pub(super) async fn persistir(
     match peticion.clave {
         Some(clave) if !guardada => {
             drop(tx);
-            idempotency::winner(&app.db, empresa_id, clave, peticion.now).await
+            idempotency::winner(&app.db, empresa_id, clave, Some(idempotency::Uso::de(registro.operacion)), peticion.now)
+                .await
         }
         _ => {
             tx.commit().await?;

@@ -402,6 +402,51 @@ async fn idempotency_key_replays_the_first_answer_and_refuses_another_body() {
     .await;
 }
 
+/// Issue 28, finding 6: before, the same key and body on X's cancellation then Y's replayed
+/// X's answer and left Y in force, and a stamp's key on the payments route replayed the invoice.
+#[tokio::test]
+async fn an_idempotency_key_is_bound_to_its_operation_and_invoice() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "idem-bound@example.com").await;
+        let x = timbrar(&app, &who, &factura(&cliente), None).await.data(201)["cfdiId"].as_str().unwrap().to_owned();
+        let y = timbrar(&app, &who, &factura(&cliente), None).await.data(201)["cfdiId"].as_str().unwrap().to_owned();
+        let motivo = json!({ "motivo": "02" });
+        cancelar(&app, &who, &x, motivo.clone(), Some("cancel-1")).await.data(200);
+        // The same key and body on X again: the first answer, replayed.
+        let again = cancelar(&app, &who, &x, motivo.clone(), Some("cancel-1")).await;
+        assert_eq!(again.headers["idempotent-replayed"], "true");
+        // On Y: refused, naming the first use; Y stays in force.
+        let otra = cancelar(&app, &who, &y, motivo.clone(), Some("cancel-1")).await;
+        otra.assert_error(409, "IDEMPOTENCY_001");
+        assert_eq!(otra.body["error"]["details"]["route"], json!(format!("POST /api/cfdi/{x}/cancelar")));
+        assert_eq!(otra.body["error"]["details"]["cfdiId"], json!(x));
+        assert_eq!(app.get(&format!("/api/cfdi/{y}"), &who).await.data(200)["status"], json!("TIMBRADO_SANDBOX"));
+        // Before the body is validated: an empty body on Y gets the same 409, not REQUEST_001.
+        cancelar(&app, &who, &y, json!({}), Some("cancel-1")).await.assert_error(409, "IDEMPOTENCY_001");
+
+        // A stamp's key on the payments route: refused, naming the invoice it stamped.
+        let stamped = timbrar(&app, &who, &factura(&cliente), Some("pedido-7")).await.data(201).clone();
+        let pago = app
+            .client
+            .post(format!("{}/api/cfdi/pagos/timbrar", app.base))
+            .bearer_auth(who.key.as_deref().unwrap())
+            .header("x-empresa-id", who.empresa.as_deref().unwrap())
+            .header("Idempotency-Key", "pedido-7")
+            .json(&factura(&cliente))
+            .send()
+            .await
+            .unwrap();
+        let pago = TestApp::read(pago).await;
+        pago.assert_error(409, "IDEMPOTENCY_001");
+        assert_eq!(pago.body["error"]["details"]["route"], json!("POST /api/cfdi/timbrar"));
+        assert_eq!(pago.body["error"]["details"]["cfdiId"], stamped["cfdiId"]);
+        // And on a cancellation.
+        cancelar(&app, &who, &y, motivo, Some("pedido-7")).await.assert_error(409, "IDEMPOTENCY_001");
+        assert_eq!(app.get(&format!("/api/cfdi/{y}"), &who).await.data(200)["status"], json!("TIMBRADO_SANDBOX"));
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn two_hundred_concurrent_stamps_get_folios_1_to_200() {
     each_backend(|app: TestApp| async move {

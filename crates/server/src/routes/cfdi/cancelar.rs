@@ -81,7 +81,8 @@ pub async fn cancelar(
     let clave = idempotency::from_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+        let uso = idempotency::Uso::sobre(OPERACION, &id);
+        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, uso, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
@@ -103,6 +104,7 @@ pub async fn cancelar(
     crate::cfdi::pagos::exigir_sin_pagos(&app, &empresa_id, &id).await?;
     let now = app.clock.now();
     let datos = cancelacion::Datos { cfdi_id: &id, uuid: &fila.uuid, motivo: &motivo };
+    let uso = idempotency::Uso::sobre(OPERACION, &id);
 
     if fila.sandbox {
         // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
@@ -111,15 +113,15 @@ pub async fn cancelar(
         let estado = EstadoCancelacion::SinAceptacion;
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;
         let answer = respuesta(&id, &fila.uuid, estado, None, access.mode());
-        cancelacion::cerrar(&app, tx, &empresa_id, clave.as_ref(), OPERACION, answer, now, false).await
+        cancelacion::cerrar(&app, tx, &empresa_id, clave.as_ref(), uso, answer, now, false).await
     } else {
         // As in live stamping, the key is held while the PAC answers, so a second request with it
         // meanwhile gets IDEMPOTENCY_002 instead of a second cancellation request.
         if let Some(clave) = &clave {
             let mut tx = app.db.begin().await?;
-            if !idempotency::reserve(&mut tx, &empresa_id, clave, OPERACION, now).await? {
+            if !idempotency::reserve(&mut tx, &empresa_id, clave, uso, now).await? {
                 drop(tx);
-                return idempotency::winner(&app.db, &empresa_id, clave, now).await;
+                return idempotency::winner(&app.db, &empresa_id, clave, Some(uso), now).await;
             }
             tx.commit().await?;
         }
@@ -140,7 +142,7 @@ pub async fn cancelar(
         cancelacion::registrar(&mut tx, now, &empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
             .await?;
         let answer = respuesta(&id, &fila.uuid, estado, Some(&acuse_path), access.mode());
-        cancelacion::cerrar(&app, tx, &empresa_id, clave.as_ref(), OPERACION, answer, now, clave.is_some()).await
+        cancelacion::cerrar(&app, tx, &empresa_id, clave.as_ref(), uso, answer, now, clave.is_some()).await
     }
 }
 

@@ -48,7 +48,8 @@ pub async fn timbrar_pago(
     let clave = idempotency::from_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+        let uso = idempotency::Uso::de(crate::cfdi::pagos::OPERACION);
+        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, uso, app.clock.now()).await? {
             return Ok(replayed);
         }
     }

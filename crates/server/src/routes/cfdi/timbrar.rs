@@ -48,7 +48,8 @@ pub async fn timbrar(
     let clave = idempotency::from_headers(&headers, &body)?;
     if let Some(clave) = &clave {
         let mut conn = app.db.conn().await?;
-        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, app.clock.now()).await? {
+        let uso = idempotency::Uso::de(OPERACION);
+        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, uso, app.clock.now()).await? {
             return Ok(replayed);
         }
     }
@@ -62,7 +63,7 @@ pub async fn timbrar(
         comprobante: preparado.comprobante,
         serie: preparado.serie,
         cliente_id: cliente.map(|c| c.id),
-        operacion: "cfdi.timbrar",
+        operacion: OPERACION,
     };
     let peticion = pipeline::Peticion {
         empresa: &empresa,
@@ -110,3 +111,6 @@ pub async fn preparar_factura(
     let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
     Ok(Factura { empresa, cliente, preparado, fecha_local })
 }
+
+/// The Idempotency-Key operation name of an invoice's stamp.
+const OPERACION: &str = "cfdi.timbrar";

@@ -210,20 +210,11 @@ pub struct PgStore {
     pool: sqlx::PgPool,
 }
 
-/// Draws a token: `granted` and how far ahead of now the bucket's arrival time is.
-const TAKE: &str = "INSERT INTO rate_limits AS r (bucket, tat, granted)      VALUES ($1, extract(epoch FROM clock_timestamp())::float8 + $2, true)      ON CONFLICT (bucket) DO UPDATE SET      granted = GREATEST(r.tat, EXCLUDED.tat - $2) - (EXCLUDED.tat - $2) <= $3,      tat = CASE WHEN GREATEST(r.tat, EXCLUDED.tat - $2) - (EXCLUDED.tat - $2) <= $3      THEN GREATEST(r.tat, EXCLUDED.tat - $2) + $2 ELSE r.tat END      RETURNING granted, tat - extract(epoch FROM clock_timestamp())::float8";
-const PEEK: &str = "SELECT tat - extract(epoch FROM clock_timestamp())::float8 FROM rate_limits WHERE bucket = $1";
-
 impl PgStore {
     async fn take(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
         let interval = rule.interval().as_secs_f64();
         let tolerance = rule.tolerance().as_secs_f64();
-        let answer = sqlx::query_as::<_, (bool, f64)>(TAKE)
-            .bind(&key[..])
-            .bind(interval)
-            .bind(tolerance)
-            .fetch_one(&self.pool)
-            .await;
+        let answer = timbra_store::rate_limits::take(&self.pool, &key[..], interval, tolerance).await;
         match answer {
             Ok((true, _)) => Ok(()),
             Ok((false, ahead)) => Err(wait(ahead - tolerance)),
@@ -236,7 +227,7 @@ impl PgStore {
 
     async fn peek(&self, key: &[u8; 32], rule: Rule) -> Result<(), Duration> {
         let tolerance = rule.tolerance().as_secs_f64();
-        match sqlx::query_scalar::<_, f64>(PEEK).bind(&key[..]).fetch_optional(&self.pool).await {
+        match timbra_store::rate_limits::peek(&self.pool, &key[..]).await {
             Ok(Some(ahead)) if ahead > tolerance => Err(wait(ahead - tolerance)),
             Ok(_) => Ok(()),
             Err(error) => {

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 
 use crate::estados::EstadoCfdi;
 use crate::sql;
-use crate::{Backend, DbConn, Exec, Money};
+use crate::{Backend, DbConn, Exec, Money, Tx};
 
 /// The `cfdis` columns an invoice row is written with (the server's `pipeline::Fila::valores` gives them in order).
 pub const CFDIS_INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
@@ -389,5 +389,43 @@ pub async fn avanzar_cancelacion(
         cancelado.then_some(now),
         id,
         anterior
+    )
+}
+
+/// A cancellation's state recorded on its invoice.
+pub struct Cancelacion<'a> {
+    /// The invoice's new `status` when SAT says it is cancelled; `None` keeps it.
+    pub status: Option<&'a str>,
+    /// `estado_cancelacion`.
+    pub estado: &'a str,
+    /// SAT's motivo (01–04).
+    pub motivo: &'a str,
+    /// The replacing invoice's UUID (motivo 01).
+    pub folio_sustitucion: Option<&'a str>,
+    /// Storage path of SAT's acuse.
+    pub acuse_url: Option<&'a str>,
+    /// When it was cancelled, once it is.
+    pub fecha_cancelacion: Option<OffsetDateTime>,
+}
+
+/// Records `cancelacion` on invoice `cfdi_id` of the company.
+pub async fn registrar_cancelacion(
+    tx: &mut Tx,
+    empresa_id: &str,
+    cfdi_id: &str,
+    cancelacion: &Cancelacion<'_>,
+) -> crate::DbResult<u64> {
+    sql!(
+        execute * tx,
+        "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, motivo_cancelacion = $3, \
+         folio_sustitucion = $4, acuse_url = $5, fecha_cancelacion = $6 WHERE id = $7 AND empresa_id = $8",
+        cancelacion.status,
+        cancelacion.estado,
+        cancelacion.motivo,
+        cancelacion.folio_sustitucion,
+        cancelacion.acuse_url,
+        cancelacion.fecha_cancelacion,
+        cfdi_id,
+        empresa_id
     )
 }

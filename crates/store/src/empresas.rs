@@ -159,6 +159,11 @@ pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> crate::
     sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
 }
 
+/// The company's RFC.
+pub async fn rfc(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
+    sql!(scalar_one * conn, String, "SELECT rfc FROM empresas WHERE id = $1", id)
+}
+
 /// The serie company `id` stamps payments with.
 pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT serie_pagos FROM empresas WHERE id = $1", id)

@@ -302,16 +302,3 @@ pub async fn usos(
     };
     Ok((cfdis, intentos))
 }
-
-/// The last folio the serie used in this mode (0 when none).
-pub async fn ultimo_folio(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> crate::DbResult<i64> {
-    let ultimo = sql!(
-        scalar_optional * conn,
-        i64,
-        "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
-        empresa_id,
-        sandbox,
-        serie
-    )?;
-    Ok(ultimo.unwrap_or(0))
-}

@@ -7,6 +7,8 @@
 //! is connected. Row types only use column types both drivers decode the same way (`String`,
 //! `i64`, `bool`, `OffsetDateTime`, and [`Money`] for decimals).
 
+pub mod certificados;
+pub mod cfdi_xml;
 pub mod cfdis;
 pub mod clientes;
 pub mod descargas_uuid;
@@ -14,10 +16,14 @@ pub mod empleados;
 pub mod empresas;
 mod error;
 pub mod estados;
+pub mod events;
+pub mod fiel;
+pub mod folios;
 pub mod idempotency_keys;
 pub mod ids;
 pub mod incidencias;
 pub mod intentos;
+pub mod jobs;
 pub mod login_throttle;
 pub mod memberships;
 pub mod nomina;
@@ -25,6 +31,7 @@ pub mod nomina_timbrado;
 mod paging;
 pub mod pagos;
 pub mod productos;
+pub mod rate_limits;
 pub mod recibidos;
 pub mod sat_cuota;
 pub mod scoped;
@@ -741,6 +748,11 @@ impl<'de> serde::Deserialize<'de> for Money {
 /// spent a sixth of its time in the parser. `limit` is a validated integer, never request text.
 pub fn with_limit(sql: &str, limit: i64) -> sqlx::AssertSqlSafe<String> {
     sqlx::AssertSqlSafe(sql.replace("{limit}", &limit.to_string()))
+}
+
+/// PostgreSQL's `NOTIFY` on `channel` (other instances listening forget what they cached).
+pub async fn notify(conn: &mut DbConn, channel: &str) -> DbResult<u64> {
+    sql!(execute * conn, "SELECT pg_notify($1, '')", channel)
 }
 
 /// Opens a single connection, for the migrate command and tests that create schemas.

@@ -29,7 +29,9 @@ pub struct Window {
 /// Counts one check for `digest` unless the email is locked or has as many checks running as
 /// it may fail: `None` then.
 pub async fn count(conn: &mut DbConn, digest: &str, window: &Window) -> DbResult<Option<Counted>> {
-    sql!(fetch_optional * conn, Counted,
+    sql!(
+        fetch_optional * conn,
+        Counted,
         "INSERT INTO login_throttle (email_digest, attempts, locks, locked_until, created_at, updated_at) \
          VALUES ($1, 1, 0, NULL, $2, $2) \
          ON CONFLICT (email_digest) DO UPDATE SET \
@@ -39,7 +41,12 @@ pub async fn count(conn: &mut DbConn, digest: &str, window: &Window) -> DbResult
          WHERE (login_throttle.locked_until IS NULL OR login_throttle.locked_until <= $2) \
            AND (login_throttle.attempts < $4 + login_throttle.locks OR login_throttle.updated_at < $5) \
          RETURNING attempts, locks",
-        digest, window.now, window.forget_before, window.max_failures, window.in_flight_before)
+        digest,
+        window.now,
+        window.forget_before,
+        window.max_failures,
+        window.in_flight_before
+    )
 }
 
 /// Until when `digest` is locked, if it is.
@@ -60,16 +67,30 @@ pub async fn forget(conn: &mut DbConn, digest: &str) -> DbResult<u64> {
 
 /// Locks `digest` until `until` when it still has `locks` locks (of two checks failing at
 /// once, one imposes the lock).
-pub async fn lock(conn: &mut DbConn, digest: &str, locks: i64, until: OffsetDateTime, now: OffsetDateTime) -> DbResult<u64> {
-    sql!(execute * conn,
+pub async fn lock(
+    conn: &mut DbConn,
+    digest: &str,
+    locks: i64,
+    until: OffsetDateTime,
+    now: OffsetDateTime,
+) -> DbResult<u64> {
+    sql!(
+        execute * conn,
         "UPDATE login_throttle SET locks = locks + 1, locked_until = $1, updated_at = $2 \
          WHERE email_digest = $3 AND locks = $4",
-        until, now, digest, locks)
+        until,
+        now,
+        digest,
+        locks
+    )
 }
 
 /// Drops the rows not updated since `before` and not locked at `now`.
 pub async fn purge(conn: &mut DbConn, before: OffsetDateTime, now: OffsetDateTime) -> DbResult<u64> {
-    sql!(execute * conn,
+    sql!(
+        execute * conn,
         "DELETE FROM login_throttle WHERE updated_at < $1 AND (locked_until IS NULL OR locked_until <= $2)",
-        before, now)
+        before,
+        now
+    )
 }

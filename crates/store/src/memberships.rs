@@ -104,3 +104,24 @@ pub struct MiembroRow {
     /// `created_at`.
     pub created_at: OffsetDateTime,
 }
+
+/// A user's standing in a company (the auth cache keeps it).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Access {
+    /// The company's sandbox flag.
+    pub sandbox: bool,
+    /// The stored role name.
+    pub role: String,
+}
+
+/// `user_id`'s standing in the company: `None` when not a member or the company is deleted.
+pub async fn access(conn: &mut DbConn, empresa_id: &str, user_id: &str) -> crate::DbResult<Option<Access>> {
+    sql!(
+        fetch_optional * conn,
+        Access,
+        "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
+         WHERE e.id = $1 AND e.deleted_at IS NULL",
+        empresa_id,
+        user_id
+    )
+}

@@ -187,3 +187,63 @@ pub struct KeyRow {
     #[sqlx(default)]
     pub revoked_at: Option<OffsetDateTime>,
 }
+
+/// An API key as authentication reads it, with its owner's deletion.
+#[derive(sqlx::FromRow)]
+pub struct StoredKey {
+    /// Id.
+    pub id: String,
+    /// Owner.
+    pub user_id: String,
+    /// JSON list of the companies it is narrowed to.
+    pub empresa_ids: Option<String>,
+    /// JSON list of the scopes it is narrowed to.
+    pub scopes: Option<String>,
+    /// When it expires.
+    pub expires_at: Option<OffsetDateTime>,
+    /// When it was revoked.
+    pub revoked_at: Option<OffsetDateTime>,
+    /// When it was last used (recorded at most once a minute).
+    pub last_used_at: Option<OffsetDateTime>,
+    /// When its owner deleted the account.
+    pub user_deleted_at: Option<OffsetDateTime>,
+}
+
+/// The key whose secret has this SHA-256 digest.
+pub async fn key_by_hash(conn: &mut DbConn, digest: &str) -> crate::DbResult<Option<StoredKey>> {
+    sql!(
+        fetch_optional * conn,
+        StoredKey,
+        "SELECT k.id, k.user_id, k.empresa_ids, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, \
+         u.deleted_at AS user_deleted_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
+        digest
+    )
+}
+
+/// Records that key `key_id` was used at `now`, unless it was already after `threshold`.
+pub async fn touch_key(
+    conn: &mut DbConn,
+    key_id: &str,
+    now: OffsetDateTime,
+    threshold: OffsetDateTime,
+) -> crate::DbResult<u64> {
+    sql!(
+        execute * conn,
+        "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
+        now,
+        key_id,
+        threshold
+    )
+}
+
+/// The user of the open session `session_id` (the digest of its token), when its account exists.
+pub async fn session_user(conn: &mut DbConn, session_id: &str, now: OffsetDateTime) -> crate::DbResult<Option<String>> {
+    sql!(
+        scalar_optional * conn,
+        String,
+        "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id \
+         WHERE s.id = $1 AND s.expires_at > $2 AND u.deleted_at IS NULL",
+        session_id,
+        now
+    )
+}

@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 use super::scoped::ScopedTable;
 use crate::Paging;
 use crate::sql;
-use crate::{DbConn, with_limit};
+use crate::{DbConn, Tx, with_limit};
 
 /// A stored endpoint (its secret is read only by delivery and rotation).
 #[derive(sqlx::FromRow)]
@@ -195,4 +195,88 @@ pub struct DeliveryRow {
     pub created_at: OffsetDateTime,
     /// `updated_at`.
     pub updated_at: OffsetDateTime,
+}
+
+/// The webhooks whose secret is still stored in clear (written by a version before secrets
+/// were sealed): `(id, secret)`.
+pub async fn secrets_in_clear(conn: &mut DbConn) -> crate::DbResult<Vec<(String, String)>> {
+    sql!(fetch_all * conn, (String, String), "SELECT id, secret FROM webhooks WHERE secret NOT LIKE 'enc:%'")
+}
+
+/// Replaces webhook `id`'s secret `clear` with `sealed` (0 rows when it changed meanwhile).
+pub async fn seal_secret(conn: &mut DbConn, id: &str, clear: &str, sealed: &str) -> crate::DbResult<u64> {
+    sql!(execute * conn, "UPDATE webhooks SET secret = $1 WHERE id = $2 AND secret = $3", sealed, id, clear)
+}
+
+/// What a delivery is sent with: its endpoint and its event.
+#[derive(sqlx::FromRow)]
+pub struct DeliveryTarget {
+    /// The endpoint's id.
+    pub webhook_id: String,
+    /// Its URL.
+    pub url: String,
+    /// Its secret as stored (sealed, or clear from an older version).
+    pub secret: String,
+    /// Whether it is active.
+    pub active: bool,
+    /// When it was deleted.
+    pub deleted_at: Option<OffsetDateTime>,
+    /// The event's id.
+    pub event_id: String,
+    /// The event's dotted type.
+    pub event_type: String,
+    /// The event's payload JSON.
+    pub data: String,
+    /// When the event happened.
+    pub created_at: OffsetDateTime,
+}
+
+/// The endpoint and event of delivery `id`.
+pub async fn delivery_target(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<DeliveryTarget>> {
+    sql!(
+        fetch_optional * conn,
+        DeliveryTarget,
+        "SELECT w.id AS webhook_id, w.url, w.secret, w.active, w.deleted_at, e.id AS event_id, e.type AS event_type, e.data, e.created_at \
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id \
+         WHERE d.id = $1",
+        id
+    )
+}
+
+/// A delivery attempt's outcome.
+pub struct DeliveryOutcome<'a> {
+    /// pending, succeeded or failed.
+    pub status: &'a str,
+    /// Attempts made so far.
+    pub attempts: i64,
+    /// When the next attempt runs.
+    pub next_retry_at: Option<OffsetDateTime>,
+    /// HTTP status of the answer, if one came.
+    pub last_status_code: Option<i64>,
+    /// How long the attempt took.
+    pub last_latency_ms: Option<i64>,
+    /// Why it failed.
+    pub last_error: Option<&'a str>,
+}
+
+/// Records the outcome of delivery `id`'s latest attempt.
+pub async fn record_delivery(
+    tx: &mut Tx,
+    id: &str,
+    outcome: &DeliveryOutcome<'_>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
+    sql!(
+        execute * tx,
+        "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_retry_at = $3, last_status_code = $4, \
+         last_latency_ms = $5, last_error = $6, updated_at = $7 WHERE id = $8",
+        outcome.status,
+        outcome.attempts,
+        outcome.next_retry_at,
+        outcome.last_status_code,
+        outcome.last_latency_ms,
+        outcome.last_error,
+        now,
+        id
+    )
 }

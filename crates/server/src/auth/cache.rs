@@ -50,13 +50,7 @@ pub struct KeyInfo {
 }
 
 /// A user's standing in a company: `None` when they are not a member (or it is deleted).
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct Access {
-    /// The company's sandbox flag.
-    pub sandbox: bool,
-    /// The stored role name.
-    pub role: String,
-}
+pub use timbra_store::memberships::Access;
 
 /// Remembered answers by key.
 type Map<K, T> = Mutex<HashMap<K, Entry<T>>>;
@@ -188,7 +182,7 @@ pub async fn changed(app: &AppState) {
     }
     let notified = async {
         let mut conn = app.db.conn().await?;
-        timbra_store::sql!(execute conn, "SELECT pg_notify($1, '')", CHANNEL)
+        timbra_store::notify(&mut conn, CHANNEL).await
     }
     .await;
     if let Err(error) = notified {

@@ -9,12 +9,11 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use time::OffsetDateTime;
 
-use crate::auth::cache::{Access, KeyInfo};
+use crate::auth::cache::KeyInfo;
 use crate::auth::roles::{Permission, Role};
 use crate::auth::secrets::sha256_hex;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
-use timbra_store::sql;
 
 /// Name of the session cookie set by login.
 pub const SESSION_COOKIE: &str = "timbra_session";
@@ -90,18 +89,6 @@ impl EmpresaAccess {
     }
 }
 
-#[derive(sqlx::FromRow)]
-struct KeyRow {
-    id: String,
-    user_id: String,
-    empresa_ids: Option<String>,
-    scopes: Option<String>,
-    expires_at: Option<OffsetDateTime>,
-    revoked_at: Option<OffsetDateTime>,
-    last_used_at: Option<OffsetDateTime>,
-    user_deleted_at: Option<OffsetDateTime>,
-}
-
 impl Caller {
     /// Whether the caller came with an API key (some operations need a session).
     pub fn is_session(&self) -> bool {
@@ -133,10 +120,7 @@ impl Caller {
             None => {
                 let generation = app.auth_cache.generation();
                 let mut conn = app.db.conn().await?;
-                let access = sql!(fetch_optional conn, Access,
-                    "SELECT e.sandbox, m.role FROM empresas e JOIN memberships m ON m.empresa_id = e.id AND m.user_id = $2 \
-                     WHERE e.id = $1 AND e.deleted_at IS NULL",
-                    empresa_id, &self.user_id)?;
+                let access = timbra_store::memberships::access(&mut conn, empresa_id, &self.user_id).await?;
                 app.auth_cache.remember_access(&self.user_id, empresa_id, generation, access.clone());
                 access
             }
@@ -236,10 +220,7 @@ pub async fn authenticate(app: &AppState, headers: &HeaderMap) -> ApiResult<(Str
     if let Some(token) = session_token(headers) {
         let session_id = sha256_hex(token);
         let mut conn = app.db.conn().await?;
-        let user_id = sql!(scalar_optional conn, String,
-            "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id \
-             WHERE s.id = $1 AND s.expires_at > $2 AND u.deleted_at IS NULL",
-            &session_id, now)?;
+        let user_id = timbra_store::users::session_user(&mut conn, &session_id, now).await?;
         return match user_id {
             Some(user_id) => Ok((user_id, Credential::Session { session_id })),
             None => Err(ApiError::new(Code::Auth001, "the session expired or was closed; log in again")),
@@ -255,10 +236,7 @@ fn invalid_key() -> ApiError {
 /// The key with this digest, as stored.
 async fn read_key(app: &AppState, digest: &str) -> ApiResult<Option<KeyInfo>> {
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, KeyRow,
-        "SELECT k.id, k.user_id, k.empresa_ids, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, \
-         u.deleted_at AS user_deleted_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
-        digest)?;
+    let row = timbra_store::users::key_by_hash(&mut conn, digest).await?;
     let Some(row) = row else { return Ok(None) };
     let list = |json: Option<String>, what: &str| {
         json.map(|json| serde_json::from_str::<Vec<String>>(&json)).transpose().map_err(|e| ApiError::internal(what, e))
@@ -296,9 +274,7 @@ async fn touch_key(app: &AppState, key_id: &str, stored: Option<OffsetDateTime>,
     let threshold = now - EVERY;
     let result = async {
         let mut conn = app.db.conn().await?;
-        sql!(execute conn,
-            "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
-            now, key_id, threshold)
+        timbra_store::users::touch_key(&mut conn, key_id, now, threshold).await
     }
     .await;
     if let Err(error) = result {

@@ -26,7 +26,6 @@ use crate::idempotency;
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
 use timbra_store::estados::{EstadoCancelacion, EstadoCfdi};
-use timbra_store::sql;
 use timbra_store::{Tx, cfdis};
 
 /// What SAT's status fields say about a cancellation the PAC accepted (PROTOCOLS.md §3:
@@ -100,19 +99,15 @@ pub async fn registrar(
     acuse_url: Option<&str>,
 ) -> ApiResult<()> {
     let status = estado.cancelado().then_some(timbra_store::estados::EstadoCfdi::Cancelado.as_str());
-    sql!(
-        execute * tx,
-        "UPDATE cfdis SET status = COALESCE($1, status), estado_cancelacion = $2, motivo_cancelacion = $3, \
-         folio_sustitucion = $4, acuse_url = $5, fecha_cancelacion = $6 WHERE id = $7 AND empresa_id = $8",
+    let cancelacion = cfdis::Cancelacion {
         status,
-        estado.as_str(),
-        datos.motivo,
+        estado: estado.as_str(),
+        motivo: datos.motivo,
         folio_sustitucion,
         acuse_url,
-        estado.cancelado().then_some(now),
-        datos.cfdi_id,
-        empresa_id
-    )?;
+        fecha_cancelacion: estado.cancelado().then_some(now),
+    };
+    cfdis::registrar_cancelacion(tx, empresa_id, datos.cfdi_id, &cancelacion).await?;
     if estado.cancelado() {
         super::pagos::devolver(tx, empresa_id, datos.cfdi_id, now).await?;
     }
@@ -318,8 +313,7 @@ pub async fn cerrar(
     now: OffsetDateTime,
     reservada: bool,
 ) -> ApiResult<Response> {
-    if !idempotency::store_answer(&mut tx, empresa_id, clave, uso, StatusCode::OK, &answer, now, reservada)
-        .await?
+    if !idempotency::store_answer(&mut tx, empresa_id, clave, uso, StatusCode::OK, &answer, now, reservada).await?
         && let Some(clave) = clave
     {
         drop(tx);

@@ -85,8 +85,7 @@ pub async fn csd_id(app: &AppState, empresa_id: &str) -> ApiResult<Option<String
     }
     let generation = app.auth_cache.generation();
     let mut conn = app.db.conn().await?;
-    let id = timbra_store::sql!(scalar_optional conn, String,
-        "SELECT id FROM certificados WHERE empresa_id = $1 AND kind = 'CSD'", empresa_id)?;
+    let id = timbra_store::certificados::csd_id(&mut conn, empresa_id).await?;
     if let Some(id) = &id {
         contexto.csd_ids.put(empresa_id.to_owned(), generation, id.clone());
     }

@@ -12,8 +12,8 @@ use time::{Duration, OffsetDateTime};
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::state::AppState;
+use timbra_store::certificados::{self, SandboxPacRow};
 use timbra_store::ids;
-use timbra_store::sql;
 
 /// RFC the sandbox stamper signs as (SAT's test PAC RFC).
 pub const RFC_PAC_SANDBOX: &str = "SPR190613I52";
@@ -29,16 +29,6 @@ pub struct Csd {
     pub vigencia_fin: OffsetDateTime,
     /// Certificate and key.
     pub credential: Credential,
-}
-
-#[derive(sqlx::FromRow)]
-struct CertRow {
-    id: String,
-    origen: String,
-    vigencia_fin: OffsetDateTime,
-    cer: Vec<u8>,
-    key_enc: Vec<u8>,
-    password_enc: Vec<u8>,
 }
 
 /// An upload that passed every check, ready to store.
@@ -169,7 +159,7 @@ pub async fn revisar_para_empresa(
     password: Option<String>,
 ) -> ApiResult<Subida> {
     let mut conn = app.db.conn().await?;
-    let rfc = sql!(scalar_one conn, String, "SELECT rfc FROM empresas WHERE id = $1", empresa_id)?;
+    let rfc = timbra_store::empresas::rfc(&mut conn, empresa_id).await?;
     drop(conn);
     let now = app.clock.now();
     tokio::task::spawn_blocking(move || {
@@ -196,14 +186,19 @@ pub async fn guardar(app: &AppState, empresa_id: &str, origen: &str, subida: &Su
     let mut tx = app.db.begin().await?;
     // An upload replaces whatever was there; a generated sandbox CSD replaces only an expired
     // generated one (the unique index refuses it otherwise).
-    sql!(execute tx,
-        "DELETE FROM certificados WHERE empresa_id = $1 AND kind = 'CSD' AND ($2 = 'UPLOAD' OR (origen = 'SANDBOX' AND vigencia_fin <= $3))",
-        empresa_id, origen, app.clock.now())?;
-    sql!(execute tx,
-        "INSERT INTO certificados (id, empresa_id, kind, origen, no_certificado, rfc, vigencia_inicio, vigencia_fin, cer, key_enc, password_enc, created_at) \
-         VALUES ($1, $2, 'CSD', $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        &id, empresa_id, origen, certificate.no_certificado(), certificate.rfc(), certificate.not_before(),
-        certificate.not_after(), certificate.der().to_vec(), key_enc, password_enc, app.clock.now())?;
+    let csd = certificados::NewCsd {
+        id: &id,
+        empresa_id,
+        origen,
+        no_certificado: certificate.no_certificado(),
+        rfc: certificate.rfc(),
+        vigencia_inicio: certificate.not_before(),
+        vigencia_fin: certificate.not_after(),
+        cer: certificate.der().to_vec(),
+        key_enc,
+        password_enc,
+    };
+    certificados::replace_csd(&mut tx, csd, app.clock.now()).await?;
     tx.commit().await?;
     // Stamps here and on other instances read the company's CSD id again (`cfdi::contexto`).
     crate::auth::cache::changed(app).await;
@@ -220,8 +215,7 @@ pub async fn csd_activo(app: &AppState, empresa_id: &str) -> ApiResult<Option<Ar
         return Ok(Some(csd.clone()));
     }
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, CertRow,
-        "SELECT id, origen, vigencia_fin, cer, key_enc, password_enc FROM certificados WHERE id = $1", &id)?;
+    let row = certificados::get(&mut conn, &id).await?;
     drop(conn);
     let Some(row) = row else { return Ok(None) };
     let master = app.cfdi.master()?;
@@ -274,13 +268,6 @@ pub async fn csd_sandbox(app: &AppState, empresa_id: &str, rfc: &str, nombre: &s
     csd_activo(app, empresa_id).await?.ok_or_else(|| ApiError::internal("sandbox csd", "not stored"))
 }
 
-#[derive(sqlx::FromRow)]
-struct PacRow {
-    cer: Vec<u8>,
-    key_enc: Vec<u8>,
-    password_enc: Vec<u8>,
-}
-
 /// The installation's sandbox stamping credential: generated once, kept in the database
 /// (encrypted like a CSD) so every instance signs with the same certificate.
 pub async fn pac_sandbox(app: &AppState) -> ApiResult<Arc<Credential>> {
@@ -290,8 +277,7 @@ pub async fn pac_sandbox(app: &AppState) -> ApiResult<Arc<Credential>> {
 async fn cargar_pac_sandbox(app: &AppState) -> ApiResult<Credential> {
     let master = app.cfdi.master()?;
     let mut conn = app.db.conn().await?;
-    let row =
-        sql!(fetch_optional conn, PacRow, "SELECT cer, key_enc, password_enc FROM sandbox_pac WHERE id = 'default'")?;
+    let row = certificados::sandbox_pac(&mut conn).await?;
     let row = match row {
         Some(row) => row,
         None => {
@@ -311,16 +297,17 @@ async fn cargar_pac_sandbox(app: &AppState) -> ApiResult<Credential> {
                 .map_err(|e| ApiError::internal("seal", e))?;
             let password_enc =
                 master.seal(&generated.password, "sandbox_pac/password").map_err(|e| ApiError::internal("seal", e))?;
-            let inserted = sql!(execute conn,
-                "INSERT INTO sandbox_pac (id, cer, key_enc, password_enc, created_at) VALUES ('default', $1, $2, $3, $4)",
-                generated.cer_der, key_enc, password_enc, now);
+            let generado = SandboxPacRow { cer: generated.cer_der, key_enc, password_enc };
+            let inserted = certificados::insert_sandbox_pac(&mut conn, &generado, now).await;
             match inserted {
                 Err(error) if error.is_duplicate() => {}
                 other => {
                     other?;
                 }
             }
-            sql!(fetch_one conn, PacRow, "SELECT cer, key_enc, password_enc FROM sandbox_pac WHERE id = 'default'")?
+            certificados::sandbox_pac(&mut conn)
+                .await?
+                .ok_or_else(|| ApiError::internal("sandbox pac", "not stored"))?
         }
     };
     let key = master.open(&row.key_enc, "sandbox_pac/key").map_err(|e| ApiError::internal("sandbox key", e))?;

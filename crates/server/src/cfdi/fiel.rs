@@ -3,34 +3,14 @@
 //! with the codes SPEC.md gives (MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT).
 
 use timbra_credentials::{CertificateKind, Credential};
-use time::OffsetDateTime;
 
 use crate::cfdi::credenciales::{ReglasSubida, Subida, rfc3339};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::state::AppState;
 use timbra_store::ids;
-use timbra_store::sql;
 
-/// The stored FIEL's public facts (never the key).
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct FielGuardada {
-    /// `NoCertificado`.
-    pub no_certificado: String,
-    /// RFC of the certificate.
-    pub rfc: String,
-    /// End of validity.
-    pub vigencia_fin: OffsetDateTime,
-}
-
-#[derive(sqlx::FromRow)]
-struct FielRow {
-    id: String,
-    rfc: String,
-    vigencia_fin: OffsetDateTime,
-    cer: Vec<u8>,
-    key_enc: Vec<u8>,
-    password_enc: Vec<u8>,
-}
+pub use timbra_store::fiel::FielGuardada;
+use timbra_store::fiel::{self as fiel_db, FielRow, NewFiel};
 
 /// The FIEL route's rules (`/fiel`): missing fields FIEL_001, not a certificate FIEL_002, a
 /// CSD FIEL_005, another RFC FIEL_004, expired FIEL_003, then key, password and pair FIEL_002.
@@ -61,12 +41,18 @@ pub async fn guardar(app: &AppState, empresa_id: &str, subida: &Subida) -> ApiRe
     let certificate = subida.credential.certificate();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    sql!(execute tx, "DELETE FROM fiel WHERE empresa_id = $1", empresa_id)?;
-    sql!(execute tx,
-        "INSERT INTO fiel (id, empresa_id, no_certificado, rfc, vigencia_inicio, vigencia_fin, cer, key_enc, password_enc, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
-        &id, empresa_id, certificate.no_certificado(), certificate.rfc(), certificate.not_before(),
-        certificate.not_after(), certificate.der().to_vec(), key_enc, password_enc, now)?;
+    let fiel = NewFiel {
+        id: &id,
+        empresa_id,
+        no_certificado: certificate.no_certificado(),
+        rfc: certificate.rfc(),
+        vigencia_inicio: certificate.not_before(),
+        vigencia_fin: certificate.not_after(),
+        cer: certificate.der().to_vec(),
+        key_enc,
+        password_enc,
+    };
+    fiel_db::replace(&mut tx, fiel, now).await?;
     tx.commit().await?;
     tracing::info!(empresa.id = %empresa_id, fiel.no_certificado = %certificate.no_certificado(), "fiel stored");
     Ok(id)
@@ -75,8 +61,7 @@ pub async fn guardar(app: &AppState, empresa_id: &str, subida: &Subida) -> ApiRe
 /// The stored FIEL's public facts, if any.
 pub async fn guardada(app: &AppState, empresa_id: &str) -> ApiResult<Option<FielGuardada>> {
     let mut conn = app.db.conn().await?;
-    Ok(sql!(fetch_optional conn, FielGuardada,
-        "SELECT no_certificado, rfc, vigencia_fin FROM fiel WHERE empresa_id = $1", empresa_id)?)
+    Ok(fiel_db::guardada(&mut conn, empresa_id).await?)
 }
 
 /// The stored FIEL checked for use, not opened yet (see [`FielRevisada::abrir`]).
@@ -91,8 +76,7 @@ pub struct FielRevisada {
 /// (the company's RFC changed after the upload).
 pub async fn revisar(app: &AppState, empresa_id: &str, empresa_rfc: &str) -> ApiResult<FielRevisada> {
     let mut conn = app.db.conn().await?;
-    let row = sql!(fetch_optional conn, FielRow,
-        "SELECT id, rfc, vigencia_fin, cer, key_enc, password_enc FROM fiel WHERE empresa_id = $1", empresa_id)?;
+    let row = fiel_db::get(&mut conn, empresa_id).await?;
     drop(conn);
     let Some(row) = row else {
         return Err(ApiError::new(

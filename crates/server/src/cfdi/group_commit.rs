@@ -39,12 +39,13 @@ use timbra_cfdi::timbre::DatosTimbre;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 
+use super::credenciales;
 use super::folios::Turno;
 use super::pipeline::{self, Efectos, Fila, Registro};
-use super::{credenciales, xml_db};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key, Uso};
+use timbra_store::cfdi_xml;
 use timbra_store::{Db, MultiInsert, Tx};
 
 /// The most stamps one transaction writes: bounds the statement size (the invoice insert binds
@@ -277,7 +278,7 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
     seal_again(batch, &folios).await?;
 
     let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
-    let mut xmls = MultiInsert::new(xml_db::INSERT, xml_db::COLUMNS, "");
+    let mut xmls = MultiInsert::new(cfdi_xml::INSERT, cfdi_xml::COLUMNS, "");
     let mut emissions = Vec::with_capacity(batch.len());
     let mut outcomes = Vec::with_capacity(batch.len());
     for (sellado, folio) in batch.iter().zip(&folios) {
@@ -298,7 +299,7 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
             sellado.timbrado_en,
             sellado.now,
         ));
-        xmls.row(xml_db::valores(
+        xmls.row(cfdi_xml::valores(
             &registro.cfdi_id,
             &sellado.empresa_id,
             &registro.xml_path,
@@ -363,7 +364,8 @@ async fn claim_keys(tx: &mut Tx, batch: &[Sellado]) -> ApiResult<Vec<bool>> {
     for (sellado, repetido) in batch.iter().zip(repetidos.iter_mut()) {
         let Some(clave) = &sellado.clave else { continue };
         let nueva = claimed.insert((sellado.empresa_id.as_str(), clave.key.as_str()))
-            && idempotency::claim(tx, &sellado.empresa_id, clave, Uso::de(sellado.registro.operacion), sellado.now).await?;
+            && idempotency::claim(tx, &sellado.empresa_id, clave, Uso::de(sellado.registro.operacion), sellado.now)
+                .await?;
         *repetido = !nueva;
     }
     Ok(repetidos)
@@ -383,7 +385,7 @@ async fn take_folios(tx: &mut Tx, batch: &[Sellado], repetidos: &[bool]) -> ApiR
         indices.sort_by_key(|&index| batch[index].folio_sellado);
         let count = i64::try_from(indices.len()).map_err(|e| ApiError::internal("group commit", e))?;
         let Some(now) = indices.iter().map(|&index| batch[index].now).max() else { continue };
-        let ultimo = pipeline::tomar_folios(tx, empresa_id, true, serie, count, now).await?;
+        let ultimo = timbra_store::folios::tomar(tx, empresa_id, true, serie, count, now).await?;
         for (folio, index) in (ultimo - count + 1..).zip(indices) {
             folios[index] = Some(folio);
         }

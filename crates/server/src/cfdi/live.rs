@@ -28,13 +28,14 @@ use time::OffsetDateTime;
 use super::pac_log::{self, PacCall};
 use super::pipeline::{Efectos, Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado;
-use super::{credenciales, hora_local, leer_fecha_cfdi, xml_db};
+use super::{credenciales, hora_local, leer_fecha_cfdi};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
 use crate::events::{self, Event};
 use crate::idempotency::{self, Key, Uso};
 use crate::jobs::{self, Attempt, Claimed, Job, NewJob};
 use crate::state::AppState;
+use timbra_store::cfdi_xml;
 use timbra_store::empresas::EmpresaEmisora;
 use timbra_store::intentos::{self, Intento};
 use timbra_store::timbres;
@@ -260,7 +261,7 @@ async fn resolver(
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let stamped = Timbrado {
         comprobante,
-        xml_comprimido: xml_db::comprimir(&timbrado.xml),
+        xml_comprimido: cfdi_xml::comprimir(&timbrado.xml),
         folio,
         uuid_xml: uuid.clone(),
         uuid_api: uuid,

@@ -19,7 +19,6 @@ pub mod recibidos;
 pub mod storage;
 pub mod timbrado;
 pub mod vencimiento;
-pub mod xml_db;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -32,10 +32,11 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::pipeline::{Documento, Efectos, Hecho, Registro};
-use super::{credenciales, fecha_cfdi, hora_local, leer_fecha_cfdi, xml_db};
+use super::{credenciales, fecha_cfdi, hora_local, leer_fecha_cfdi};
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::state::AppState;
 use crate::validate::{self, RawAmount};
+use timbra_store::cfdi_xml;
 use timbra_store::empresas::EmpresaEmisora;
 use timbra_store::estados::EstadoCfdi;
 use timbra_store::pagos::{self as db, Aplicacion, Relacionado, Saldo};
@@ -601,7 +602,7 @@ async fn factura(app: &AppState, r: &Relacionado) -> ApiResult<Comprobante> {
     let path = r.xml_url.as_deref().ok_or_else(|| ApiError::internal("pago", "invoice without XML"))?;
     let bytes = {
         let mut conn = app.db.conn().await?;
-        xml_db::leer(&mut conn, path).await?
+        cfdi_xml::leer(&mut conn, path).await?
     };
     let bytes = match bytes {
         Some(bytes) => bytes,

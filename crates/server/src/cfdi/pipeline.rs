@@ -8,7 +8,7 @@
 //!    ([`group_commit`]) takes the folio inside it; live (`cfdi::live`) is two-phase:
 //!    *reserve* (stamp, folio, sealed attempt and Idempotency-Key committed) → *PAC call* →
 //!    *persist*, or an unknown outcome is kept and reconciled.
-//! 6. **persist**: the invoice row, its XML (compressed, [`xml_db`]), its type's persist
+//! 6. **persist**: the invoice row, its XML (compressed, `timbra_store::cfdi_xml`), its type's persist
 //!    effects ([`Efectos::al_persistir`]: `factura.timbrada` by default) and the idempotent
 //!    answer, in one transaction: a batch of sandbox stamps at a time
 //!    ([`group_commit`]), one live stamp at a time ([`persistir`]).
@@ -46,15 +46,15 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::timbrado;
-use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi, xml_db};
+use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key};
 use crate::state::AppState;
+use timbra_store::cfdi_xml;
 use timbra_store::empresas::EmpresaEmisora;
 use timbra_store::ids;
-use timbra_store::sql;
 use timbra_store::{Money, MultiInsert, Tx, Value};
 
 /// A prepared document: what a CFDI type gives the pipeline.
@@ -185,7 +185,7 @@ pub struct TimbradoOut {
 /// A stamped document on its way to the database.
 pub(super) struct Timbrado {
     pub(super) comprobante: Comprobante,
-    /// The XML as stored ([`xml_db::comprimir`]).
+    /// The XML as stored ([`cfdi_xml::comprimir`]).
     pub(super) xml_comprimido: Vec<u8>,
     pub(super) folio: i64,
     pub(super) uuid_xml: String,
@@ -341,7 +341,7 @@ impl Fila {
         }
     }
 
-    /// The row, in the order of [`CFDIS_INSERT`].
+    /// The row, in the order of `timbra_store::cfdis::CFDIS_INSERT`.
     #[allow(clippy::too_many_arguments)]
     pub fn valores(
         &self,
@@ -373,7 +373,7 @@ impl Fila {
     }
 
     /// The row of any invoice (issued here or received from SAT), in the order of
-    /// [`CFDIS_INSERT`].
+    /// `timbra_store::cfdis::CFDIS_INSERT`.
     pub fn valores_de(&self, cabecera: &Cabecera<'_>) -> Vec<Value> {
         vec![
             cabecera.cfdi_id.into(),
@@ -618,33 +618,7 @@ pub fn timbre_sandbox(fecha_local: OffsetDateTime) -> DatosTimbre {
 /// The last folio taken of (`empresa_id`, mode, `serie`), 0 before the first.
 pub async fn ultimo_folio(app: &AppState, empresa_id: &str, sandbox: bool, serie: &str) -> ApiResult<i64> {
     let mut conn = app.db.conn().await?;
-    let ultimo = sql!(scalar_optional conn, i64,
-        "SELECT ultimo FROM folios WHERE empresa_id = $1 AND sandbox = $2 AND serie = $3",
-        empresa_id, sandbox, serie)?;
-    Ok(ultimo.unwrap_or(0))
-}
-
-/// Takes `cantidad` folios of (`empresa_id`, mode, `serie`) in one statement; the last of
-/// them (the batch has `ultimo - cantidad + 1 ..= ultimo`).
-pub(super) async fn tomar_folios(
-    tx: &mut Tx,
-    empresa_id: &str,
-    sandbox: bool,
-    serie: &str,
-    cantidad: i64,
-    now: OffsetDateTime,
-) -> timbra_store::DbResult<i64> {
-    sql!(
-        scalar_one * tx,
-        i64,
-        "INSERT INTO folios (empresa_id, sandbox, serie, ultimo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) \
-         ON CONFLICT (empresa_id, sandbox, serie) DO UPDATE SET ultimo = folios.ultimo + $4, updated_at = $5 RETURNING ultimo",
-        empresa_id,
-        sandbox,
-        serie,
-        cantidad,
-        now
-    )
+    Ok(timbra_store::folios::ultimo(&mut conn, empresa_id, sandbox, serie).await?)
 }
 
 /// A document of a sandbox batch, sealed with a predicted folio ([`sellar_en_orden`]).
@@ -691,7 +665,7 @@ pub async fn escribir_lote(
         return Ok(());
     }
     let cantidad = i64::try_from(lote.len()).map_err(|e| ApiError::internal("lote", e))?;
-    let ultimo = tomar_folios(tx, empresa_id, true, serie, cantidad, now).await?;
+    let ultimo = timbra_store::folios::tomar(tx, empresa_id, true, serie, cantidad, now).await?;
     let mut resellos = Vec::new();
     for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
         if sellado.folio != folio {
@@ -715,7 +689,7 @@ pub async fn escribir_lote(
         }
     }
     let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
-    let mut xmls = MultiInsert::new(xml_db::INSERT, xml_db::COLUMNS, "");
+    let mut xmls = MultiInsert::new(cfdi_xml::INSERT, cfdi_xml::COLUMNS, "");
     for sellado in lote.iter() {
         let registro = &sellado.registro;
         let uuid_api = sellado.uuid_api();
@@ -728,7 +702,7 @@ pub async fn escribir_lote(
             timbrado_en,
             now,
         ));
-        xmls.row(xml_db::valores(
+        xmls.row(cfdi_xml::valores(
             &registro.cfdi_id,
             empresa_id,
             &registro.xml_path,
@@ -763,16 +737,7 @@ pub(super) async fn siguiente_folio(
     serie: &str,
     now: OffsetDateTime,
 ) -> timbra_store::DbResult<i64> {
-    sql!(
-        scalar_one * tx,
-        i64,
-        "INSERT INTO folios (empresa_id, sandbox, serie, ultimo, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4) \
-         ON CONFLICT (empresa_id, sandbox, serie) DO UPDATE SET ultimo = folios.ultimo + 1, updated_at = $4 RETURNING ultimo",
-        empresa_id,
-        sandbox,
-        serie,
-        now
-    )
+    timbra_store::folios::tomar(tx, empresa_id, sandbox, serie, 1, now).await
 }
 
 /// A seal to make on one of [`Selladores`]' threads.
@@ -897,7 +862,7 @@ fn sellar_aqui(
     comprobante.folio = Some(folio.to_string());
     sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
     timbre::timbrar(&mut comprobante, datos, pac).map_err(|e| ApiError::internal("timbre", e))?;
-    let comprimido = xml_db::comprimir(&escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?);
+    let comprimido = cfdi_xml::comprimir(&escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?);
     Ok((comprobante, comprimido))
 }
 
@@ -990,8 +955,15 @@ pub(super) async fn persistir(
         peticion.now,
     ));
     cfdis.execute(&mut tx).await?;
-    xml_db::guardar(&mut tx, &registro.cfdi_id, empresa_id, &registro.xml_path, &timbrado.xml_comprimido, peticion.now)
-        .await?;
+    cfdi_xml::guardar(
+        &mut tx,
+        &registro.cfdi_id,
+        empresa_id,
+        &registro.xml_path,
+        &timbrado.xml_comprimido,
+        peticion.now,
+    )
+    .await?;
     let escrito = Escrito {
         empresa_id,
         registro,
@@ -1016,8 +988,14 @@ pub(super) async fn persistir(
     match peticion.clave {
         Some(clave) if !guardada => {
             drop(tx);
-            idempotency::winner(&app.db, empresa_id, clave, Some(idempotency::Uso::de(registro.operacion)), peticion.now)
-                .await
+            idempotency::winner(
+                &app.db,
+                empresa_id,
+                clave,
+                Some(idempotency::Uso::de(registro.operacion)),
+                peticion.now,
+            )
+            .await
         }
         _ => {
             tx.commit().await?;

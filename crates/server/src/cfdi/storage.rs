@@ -2,7 +2,7 @@
 //! one implementation, [`ObjectStorage`], over `object_store`, so a local folder (the default,
 //! `{data_dir}/files`) and an S3-compatible bucket (`TIMBRA_STORAGE_URL=s3://bucket/prefix`)
 //! go through the same code. Stamped XML is not here: it is committed with its invoice
-//! (`cfdi::xml_db`), so a stamp never depends on this storage being up.
+//! (`timbra_store::cfdi_xml`), so a stamp never depends on this storage being up.
 
 use std::future::Future;
 use std::io;

@@ -5,25 +5,14 @@
 
 use std::time::Duration;
 
-use time::OffsetDateTime;
-
 use crate::events::payloads::CertificadoPorExpirar;
 use crate::events::{self, Event};
 use crate::jobs::{Attempt, Claimed, Job};
 use crate::state::AppState;
-use timbra_store::sql;
+use timbra_store::certificados;
 
 /// How far ahead an expiry is announced (SPEC.md: "CSD expires in 30 days").
 pub const AVISO: Duration = Duration::from_secs(30 * 86_400);
-
-#[derive(sqlx::FromRow)]
-struct PorExpirar {
-    id: String,
-    empresa_id: String,
-    no_certificado: String,
-    rfc: String,
-    vigencia_fin: OffsetDateTime,
-}
 
 /// Daily job: announces uploaded CSDs that expire within [`AVISO`].
 pub struct CertificadosPorExpirar;
@@ -47,20 +36,12 @@ async fn avisar(app: &AppState) -> timbra_store::DbResult<usize> {
     let limite = now + AVISO;
     let pendientes = {
         let mut conn = app.db.conn().await?;
-        sql!(fetch_all conn, PorExpirar,
-            "SELECT c.id, c.empresa_id, c.no_certificado, c.rfc, c.vigencia_fin FROM certificados c \
-             JOIN empresas e ON e.id = c.empresa_id \
-             WHERE c.kind = 'CSD' AND c.origen = 'UPLOAD' AND c.aviso_por_expirar_at IS NULL \
-             AND c.vigencia_fin > $1 AND c.vigencia_fin <= $2 AND e.deleted_at IS NULL \
-             ORDER BY c.vigencia_fin",
-            now, limite)?
+        certificados::por_expirar(&mut conn, now, limite).await?
     };
     let mut avisados = 0;
     for cert in &pendientes {
         let mut tx = app.db.begin().await?;
-        let marcados = sql!(execute tx,
-            "UPDATE certificados SET aviso_por_expirar_at = $1 WHERE id = $2 AND aviso_por_expirar_at IS NULL",
-            now, &cert.id)?;
+        let marcados = certificados::marcar_aviso(&mut tx, &cert.id, now).await?;
         if marcados == 1 {
             let aviso = CertificadoPorExpirar {
                 empresa_id: cert.empresa_id.clone(),

@@ -12,8 +12,8 @@ use time::OffsetDateTime;
 
 use crate::jobs::{NewJob, enqueue, enqueue_many};
 use crate::webhooks::delivery::Deliver;
+use timbra_store::events::{self as store_events, EventRow, Subscriber};
 use timbra_store::ids;
-use timbra_store::sql;
 use timbra_store::{MultiInsert, Tx};
 
 macro_rules! event_types {
@@ -66,25 +66,13 @@ impl Serialize for EventType {
     }
 }
 
-#[derive(sqlx::FromRow)]
-struct Subscriber {
-    id: String,
-    events: Option<String>,
-}
-
 /// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
 /// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
 pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> timbra_store::DbResult<String> {
     let event_id = record(tx, now, empresa_id, event).await?;
     let event = event.event_type();
-    let subscribers = sql!(
-        fetch_all * tx,
-        Subscriber,
-        "SELECT id, events FROM webhooks WHERE empresa_id = $1 AND active = $2 AND deleted_at IS NULL ORDER BY id",
-        empresa_id,
-        true
-    )?;
+    let subscribers = store_events::subscribers(tx, empresa_id).await?;
     for webhook in subscribers {
         if subscribed(webhook.events.as_deref(), event) {
             deliver(tx, now, empresa_id, &webhook.id, &event_id).await?;
@@ -114,15 +102,8 @@ pub async fn record(
 ) -> timbra_store::DbResult<String> {
     let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
     let id = ids::new_id();
-    sql!(
-        execute * tx,
-        "INSERT INTO events (id, empresa_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)",
-        &id,
-        empresa_id,
-        event.event_type().as_str(),
-        &data,
-        now
-    )?;
+    let row = EventRow { id: &id, empresa_id, event_type: event.event_type().as_str(), data: &data, now };
+    store_events::insert_event(tx, &row).await?;
     Ok(id)
 }
 
@@ -135,15 +116,7 @@ pub async fn deliver(
     event_id: &str,
 ) -> timbra_store::DbResult<String> {
     let id = ids::new_id();
-    sql!(
-        execute * tx,
-        "INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_retry_at, created_at, updated_at) \
-         VALUES ($1, $2, $3, 'pending', 0, $4, $4, $4)",
-        &id,
-        webhook_id,
-        event_id,
-        now
-    )?;
+    store_events::insert_delivery(tx, &id, webhook_id, event_id, now).await?;
     let payload = crate::webhooks::delivery::Payload { delivery_id: id.clone() };
     enqueue(tx, now, NewJob::of::<Deliver>(&payload).for_empresa(empresa_id)).await?;
     Ok(id)
@@ -172,18 +145,19 @@ pub async fn emit_many(tx: &mut Tx, emissions: &[Emission<'_>]) -> timbra_store:
 /// The first half of [`emit_many`], for a writer that sends the events' insert with its own
 /// ([`MultiInsert::execute_together`]): the insert of `emissions`, and their ids in order.
 pub fn event_rows(emissions: &[Emission<'_>]) -> timbra_store::DbResult<(MultiInsert, Vec<String>)> {
-    let mut events = MultiInsert::new("INSERT INTO events (id, empresa_id, type, data, created_at)", 5, "");
+    let mut events = store_events::events_insert();
     let mut event_ids = Vec::with_capacity(emissions.len());
     for emission in emissions {
         let data = emission.event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
         let id = ids::new_id();
-        events.row(vec![
-            id.clone().into(),
-            emission.empresa_id.into(),
-            emission.event.event_type().as_str().into(),
-            data.into(),
-            emission.now.into(),
-        ]);
+        let row = EventRow {
+            id: &id,
+            empresa_id: emission.empresa_id,
+            event_type: emission.event.event_type().as_str(),
+            data: &data,
+            now: emission.now,
+        };
+        store_events::push_event(&mut events, &row);
         event_ids.push(id);
     }
     Ok((events, event_ids))
@@ -195,21 +169,11 @@ pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[
     let mut subscribers: HashMap<&str, Vec<Subscriber>> = HashMap::new();
     for emission in emissions {
         if !subscribers.contains_key(emission.empresa_id) {
-            let found = sql!(
-                fetch_all * tx,
-                Subscriber,
-                "SELECT id, events FROM webhooks WHERE empresa_id = $1 AND active = $2 AND deleted_at IS NULL ORDER BY id",
-                emission.empresa_id,
-                true
-            )?;
+            let found = store_events::subscribers(tx, emission.empresa_id).await?;
             subscribers.insert(emission.empresa_id, found);
         }
     }
-    let mut deliveries = MultiInsert::new(
-        "INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempts, next_retry_at, created_at, updated_at)",
-        8,
-        "",
-    );
+    let mut deliveries = store_events::deliveries_insert();
     let mut jobs = Vec::new();
     for (emission, event_id) in emissions.iter().zip(event_ids) {
         let event = emission.event.event_type();
@@ -217,16 +181,7 @@ pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[
             if subscribed(webhook.events.as_deref(), event) {
                 let id = ids::new_id();
                 let now = emission.now;
-                deliveries.row(vec![
-                    id.clone().into(),
-                    webhook.id.as_str().into(),
-                    event_id.as_str().into(),
-                    "pending".into(),
-                    0i64.into(),
-                    now.into(),
-                    now.into(),
-                    now.into(),
-                ]);
+                store_events::push_delivery(&mut deliveries, &id, &webhook.id, event_id, now);
                 let payload = crate::webhooks::delivery::Payload { delivery_id: id };
                 jobs.push((now, NewJob::of::<Deliver>(&payload).for_empresa(emission.empresa_id)));
             }

@@ -6,7 +6,6 @@ use time::macros::time;
 
 use super::{Attempt, Claimed, Job, Registry};
 use crate::state::AppState;
-use timbra_store::sql;
 
 /// The kinds and the daily schedule. A feature adds its kinds here.
 pub fn registry() -> Registry {
@@ -42,9 +41,9 @@ impl Job for PurgeFinished {
             let mut conn = app.db.conn().await?;
             if app.db.backend() == timbra_store::Backend::Postgres {
                 // Buckets full again are the same as absent ones (crate::rate_limit::PgStore).
-                sql!(execute conn, "DELETE FROM rate_limits WHERE tat < extract(epoch FROM clock_timestamp())::float8")?;
+                timbra_store::jobs::purge_full_rate_buckets(&mut conn).await?;
             }
-            sql!(execute conn, "DELETE FROM jobs WHERE status = 'done' AND updated_at < $1", before)
+            timbra_store::jobs::purge_done(&mut conn, before).await
         }
         .await;
         match purged {

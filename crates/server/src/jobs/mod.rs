@@ -20,8 +20,7 @@ use time::OffsetDateTime;
 
 use crate::state::AppState;
 use timbra_store::ids;
-use timbra_store::sql;
-use timbra_store::{AsExec, MultiInsert, Tx};
+use timbra_store::{AsExec, Tx};
 
 /// A boxed, sendable future (the registry stores kinds as plain function pointers).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -126,51 +125,42 @@ pub async fn enqueue_with_id<C: AsExec>(
     id: &str,
     job: NewJob,
 ) -> timbra_store::DbResult<Option<String>> {
-    let id = id.to_owned();
-    let written = sql!(
-        execute * conn,
-        "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6, $7, $8, $8) ON CONFLICT (dedupe_key) DO NOTHING",
-        &id,
-        job.kind,
-        &job.empresa_id,
-        job.payload.to_string(),
-        job.max_attempts.max(1),
-        job.run_at.unwrap_or(now),
-        &job.dedupe_key,
-        now
-    )?;
-    Ok((written > 0).then_some(id))
+    let payload = job.payload.to_string();
+    let row = timbra_store::jobs::NewJobRow {
+        id,
+        kind: job.kind,
+        empresa_id: job.empresa_id.as_deref(),
+        payload: &payload,
+        max_attempts: job.max_attempts,
+        run_at: job.run_at.unwrap_or(now),
+        dedupe_key: job.dedupe_key.as_deref(),
+    };
+    let written = timbra_store::jobs::insert(conn, &row, now).await?;
+    Ok((written > 0).then(|| id.to_owned()))
 }
 
 /// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
 /// number written (jobs whose `dedupe_key` exists are not).
 pub async fn enqueue_many(tx: &mut Tx, jobs: Vec<(OffsetDateTime, NewJob)>) -> timbra_store::DbResult<u64> {
-    let mut insert = MultiInsert::new(
-        "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)",
-        11,
-        "ON CONFLICT (dedupe_key) DO NOTHING",
-    );
+    let mut insert = timbra_store::jobs::many();
     for (now, job) in jobs {
-        insert.row(vec![
-            ids::new_id().into(),
-            job.kind.into(),
-            job.empresa_id.into(),
-            job.payload.to_string().into(),
-            "queued".into(),
-            0i64.into(),
-            job.max_attempts.max(1).into(),
-            job.run_at.unwrap_or(now).into(),
-            job.dedupe_key.into(),
-            now.into(),
-            now.into(),
-        ]);
+        let (id, payload) = (ids::new_id(), job.payload.to_string());
+        let row = timbra_store::jobs::NewJobRow {
+            id: &id,
+            kind: job.kind,
+            empresa_id: job.empresa_id.as_deref(),
+            payload: &payload,
+            max_attempts: job.max_attempts,
+            run_at: job.run_at.unwrap_or(now),
+            dedupe_key: job.dedupe_key.as_deref(),
+        };
+        timbra_store::jobs::push(&mut insert, &row, now);
     }
     insert.execute(tx).await
 }
 
 /// A job claimed by a worker.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug)]
 pub struct Claimed {
     /// Job id.
     pub id: String,
@@ -184,6 +174,13 @@ pub struct Claimed {
     pub attempts: i64,
     /// Runs allowed.
     pub max_attempts: i64,
+}
+
+impl From<timbra_store::jobs::ClaimedRow> for Claimed {
+    fn from(row: timbra_store::jobs::ClaimedRow) -> Self {
+        let timbra_store::jobs::ClaimedRow { id, kind, empresa_id, payload, attempts, max_attempts } = row;
+        Self { id, kind, empresa_id, payload, attempts, max_attempts }
+    }
 }
 
 impl Claimed {
@@ -307,35 +304,6 @@ impl Registry {
     }
 }
 
-/// A page of the company's jobs, newest first, optionally with one status, and how many match.
-pub async fn list_for_empresa(
-    conn: &mut timbra_store::DbConn,
-    empresa_id: &str,
-    status: Option<&str>,
-    paging: &timbra_store::Paging,
-) -> timbra_store::DbResult<(Vec<crate::routes::jobs::JobOut>, i64)> {
-    let total = sql!(
-        scalar_one * conn,
-        i64,
-        "SELECT COUNT(*) FROM jobs WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2)",
-        empresa_id,
-        status
-    )?;
-    let items = sql!(
-        fetch_all * conn,
-        crate::routes::jobs::JobOut,
-        timbra_store::with_limit(
-            "SELECT id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at FROM jobs \
-         WHERE empresa_id = $1 AND ($2 IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT {limit} OFFSET $3",
-            paging.page_size
-        ),
-        empresa_id,
-        status,
-        paging.offset()
-    )?;
-    Ok((items, total))
-}
-
 /// The queue of one job kind, as `/metrics` reports it.
 pub struct QueueStats {
     /// The job kind.
@@ -348,25 +316,11 @@ pub struct QueueStats {
     pub oldest_due_seconds: f64,
 }
 
-#[derive(sqlx::FromRow)]
-struct QueueRow {
-    kind: String,
-    status: String,
-    jobs: i64,
-    oldest_due: Option<OffsetDateTime>,
-}
-
 /// Queue depth and age by kind, over every company (the whole installation's queue: every
 /// instance on one database reports the same figures).
 pub async fn queue_stats(db: &timbra_store::Db, now: OffsetDateTime) -> timbra_store::DbResult<Vec<QueueStats>> {
     let mut conn = db.conn().await?;
-    let rows = sql!(
-        fetch_all conn,
-        QueueRow,
-        "SELECT kind, status, COUNT(*) AS jobs, MIN(CASE WHEN run_at <= $1 THEN run_at END) AS oldest_due FROM jobs \
-         WHERE status IN ('queued', 'running') GROUP BY kind, status ORDER BY kind",
-        now
-    )?;
+    let rows = timbra_store::jobs::queue(&mut conn, now).await?;
     let mut stats: Vec<QueueStats> = Vec::new();
     for row in rows {
         if stats.last().is_none_or(|last| last.kind != row.kind) {

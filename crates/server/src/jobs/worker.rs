@@ -9,22 +9,8 @@ use tokio::task::JoinHandle;
 
 use super::{Attempt, Claimed, NewJob, Next, enqueue};
 use crate::state::AppState;
-use timbra_store::Backend;
-use timbra_store::sql;
 
 /// Claims due jobs and jobs whose lease expired. While running, `run_at` holds the lease end,
-/// so one index on (status, run_at) finds both.
-const CLAIM_SQLITE: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
-     locked_by = $2, updated_at = $3 \
-     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT {limit}) \
-     RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
-/// The same on PostgreSQL, where several processes claim at once without waiting on each other.
-const CLAIM_PG: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = $1, run_at = $1, \
-     locked_by = $2, updated_at = $3 \
-     WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'running') AND run_at <= $3 ORDER BY run_at LIMIT {limit} \
-     FOR UPDATE SKIP LOCKED) \
-     RETURNING id, kind, empresa_id, payload, attempts, max_attempts";
-
 /// Starts the configured workers; they stop claiming when `shutdown` turns true and finish the
 /// batch in hand (jobs cut short by a crash are taken again when their lease expires).
 pub fn start(app: &AppState, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
@@ -87,13 +73,13 @@ pub async fn schedule_daily(app: &AppState, now: OffsetDateTime) -> timbra_store
 pub async fn run_batch(app: &AppState, me: &str) -> timbra_store::DbResult<i64> {
     let now = app.clock.now();
     let lease_until = now + app.config.jobs.lease;
-    let claim = match app.db.backend() {
-        Backend::Sqlite => CLAIM_SQLITE,
-        Backend::Postgres => CLAIM_PG,
-    };
     let mut tx = app.db.begin().await?;
-    let jobs =
-        sql!(fetch_all tx, Claimed, timbra_store::with_limit(claim, app.config.jobs.batch), lease_until, me, now)?;
+    let jobs: Vec<Claimed> =
+        timbra_store::jobs::claim(&mut tx, app.db.backend(), app.config.jobs.batch, lease_until, me, now)
+            .await?
+            .into_iter()
+            .map(Claimed::from)
+            .collect();
     tx.commit().await?;
     if jobs.is_empty() {
         return Ok(0);
@@ -143,10 +129,8 @@ pub async fn run_batch(app: &AppState, me: &str) -> timbra_store::DbResult<i64> 
             Next::Dead => ("dead", now),
         };
         // Only the holder of the lease records; a worker whose lease expired lost the job.
-        let recorded = sql!(execute tx,
-            "UPDATE jobs SET status = $1, run_at = $2, lease_until = NULL, locked_by = NULL, last_error = $3, updated_at = $4 \
-             WHERE id = $5 AND locked_by = $6 AND status = 'running'",
-            status, run_at, &attempt.error, now, &job.id, me)?;
+        let recorded =
+            timbra_store::jobs::record(&mut tx, &job.id, me, status, run_at, attempt.error.as_deref(), now).await?;
         if let Some(kind) = kind
             && recorded > 0
         {

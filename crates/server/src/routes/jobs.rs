@@ -13,9 +13,10 @@ use crate::envelope::{Page, Query, ok, parse_paging};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
+use timbra_store::jobs::JobRow;
 
 /// A background job.
-#[derive(Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobOut {
     id: String,
@@ -36,6 +37,13 @@ pub struct JobOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     updated_at: OffsetDateTime,
+}
+
+impl From<JobRow> for JobOut {
+    fn from(row: JobRow) -> Self {
+        let JobRow { id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at } = row;
+        Self { id, kind, status, attempts, max_attempts, run_at, last_error, created_at, updated_at }
+    }
 }
 
 /// Listing parameters.
@@ -76,6 +84,7 @@ pub async fn list(
         }
     };
     let mut conn = app.db.conn().await?;
-    let (items, total) = crate::jobs::list_for_empresa(&mut conn, &empresa_id, status.as_deref(), &paging).await?;
+    let (items, total) = timbra_store::jobs::page(&mut conn, &empresa_id, status.as_deref(), &paging).await?;
+    let items: Vec<JobOut> = items.into_iter().map(JobOut::from).collect();
     Ok(ok(Page::new(items, total, paging)))
 }

@@ -12,7 +12,7 @@ use crate::config::WebhookConfig;
 use crate::jobs::{Attempt, Claimed, Job, Next};
 use crate::state::AppState;
 use timbra_store::Tx;
-use timbra_store::sql;
+use timbra_store::webhooks as webhooks_db;
 
 /// Waits before the retries after failed attempts 1 to 5 (SPEC.md "Events").
 pub const RETRY_SCHEDULE: [Duration; 5] = [
@@ -63,19 +63,6 @@ impl reqwest::dns::Resolve for PublicOnly {
 /// The job: deliver one `webhook_deliveries` row.
 pub struct Deliver;
 
-#[derive(sqlx::FromRow)]
-struct Target {
-    webhook_id: String,
-    url: String,
-    secret: String,
-    active: bool,
-    deleted_at: Option<OffsetDateTime>,
-    event_id: String,
-    event_type: String,
-    data: String,
-    created_at: OffsetDateTime,
-}
-
 /// The body sent: `{ id, type, created, data }`.
 pub fn envelope(event_id: &str, event_type: &str, created: OffsetDateTime, data: &str) -> Result<Vec<u8>, String> {
     let data: Value = serde_json::from_str(data).map_err(|error| format!("stored event data is not JSON: {error}"))?;
@@ -110,11 +97,7 @@ impl Job for Deliver {
         };
         let target = async {
             let mut conn = app.db.conn().await?;
-            sql!(fetch_optional conn, Target,
-                "SELECT w.id AS webhook_id, w.url, w.secret, w.active, w.deleted_at, e.id AS event_id, e.type AS event_type, e.data, e.created_at \
-                 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id \
-                 WHERE d.id = $1",
-                &payload.delivery_id)
+            webhooks_db::delivery_target(&mut conn, &payload.delivery_id).await
         }
         .await;
         let target = match target {
@@ -167,19 +150,15 @@ impl Job for Deliver {
                 Next::Retry(_) => "retry",
                 Next::Dead => "failed",
             });
-            sql!(
-                execute * tx,
-                "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_retry_at = $3, last_status_code = $4, \
-                 last_latency_ms = $5, last_error = $6, updated_at = $7 WHERE id = $8",
+            let outcome = webhooks_db::DeliveryOutcome {
                 status,
-                job.attempts,
+                attempts: job.attempts,
                 next_retry_at,
-                attempt.info["statusCode"].as_i64(),
-                attempt.info["latencyMs"].as_i64(),
-                &attempt.error,
-                now,
-                &delivery_id
-            )?;
+                last_status_code: attempt.info["statusCode"].as_i64(),
+                last_latency_ms: attempt.info["latencyMs"].as_i64(),
+                last_error: attempt.error.as_deref(),
+            };
+            webhooks_db::record_delivery(tx, &delivery_id, &outcome, now).await?;
             Ok(())
         }
     }

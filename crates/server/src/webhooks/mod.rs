@@ -12,7 +12,6 @@ use sha2::Sha256;
 
 use crate::cfdi::crypto::MasterKey;
 use crate::state::AppState;
-use timbra_store::sql;
 
 /// The signature header: `sha256=` and the lowercase hex HMAC-SHA-256 of the raw body, keyed
 /// with the webhook secret (its UTF-8 bytes, `whsec_` prefix included).
@@ -55,13 +54,11 @@ pub fn open_secret(master: &MasterKey, webhook_id: &str, stored: &str) -> Result
 pub async fn seal_stored_secrets(app: &AppState) -> anyhow::Result<u64> {
     let master = app.cfdi.master().map_err(|error| anyhow::anyhow!("master key: {}", error.message))?;
     let mut conn = app.db.conn().await?;
-    let clear: Vec<(String, String)> = sql!(fetch_all conn, (String, String),
-        "SELECT id, secret FROM webhooks WHERE secret NOT LIKE 'enc:%'")?;
+    let clear = timbra_store::webhooks::secrets_in_clear(&mut conn).await?;
     let mut sealed = 0;
     for (id, secret) in clear {
         let stored = seal_secret(master, &id, &secret).map_err(anyhow::Error::msg)?;
-        sealed +=
-            sql!(execute conn, "UPDATE webhooks SET secret = $1 WHERE id = $2 AND secret = $3", &stored, &id, &secret)?;
+        sealed += timbra_store::webhooks::seal_secret(&mut conn, &id, &secret, &stored).await?;
     }
     Ok(sealed)
 }

@@ -174,7 +174,7 @@ async fn daily_jobs_run_once_a_day_and_purge_finished_jobs() {
 
 /// Stamping under load, then SIGKILL: every stamp acknowledged with 201 has its XML after the
 /// restart, every invoice the database holds has its XML, no XML exists without its invoice
-/// (the XML is committed with its record, `cfdi/xml_db.rs`), and the folios run 1..N.
+/// (the XML is committed with its record, `store/src/cfdi_xml.rs`), and the folios run 1..N.
 #[tokio::test]
 async fn kill_9_under_stamping_load_leaves_no_invoice_without_xml_and_no_xml_without_invoice() {
     use reqwest::Method;

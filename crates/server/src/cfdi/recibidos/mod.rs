@@ -20,10 +20,11 @@ use timbra_sat::{ClienteSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, Esta
 use time::OffsetDateTime;
 
 use super::pipeline::{Cabecera, Fila};
-use super::{fiel, leer_fecha_cfdi, xml_db};
+use super::{fiel, leer_fecha_cfdi};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, payloads};
 use crate::state::AppState;
+use timbra_store::cfdi_xml;
 use timbra_store::ids;
 use timbra_store::{self as db, Tx};
 
@@ -234,7 +235,7 @@ pub async fn guardar(
             guardado.ya_guardados.push((cfdi_id, documento.uuid.clone()));
             continue;
         }
-        xml_db::guardar(&mut tx, &cfdi_id, &empresa.id, &ruta, &xml_db::comprimir(&documento.xml), now).await?;
+        cfdi_xml::guardar(&mut tx, &cfdi_id, &empresa.id, &ruta, &cfdi_xml::comprimir(&documento.xml), now).await?;
         usadas += 1;
         if pendiente.completa.is_some() {
             let evento = payloads::Event::CfdiXmlDisponible(payloads::XmlDisponible {

@@ -9,11 +9,11 @@ use super::cargar;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::links::{self, ruta_pdf};
-use crate::cfdi::xml_db;
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::ErrorBody;
 use crate::state::AppState;
+use timbra_store::cfdi_xml;
 
 /// A downloaded file: always an attachment, never rendered by the browser. The name is built
 /// from checked characters only, so the header always builds; the page's origin is never
@@ -47,12 +47,12 @@ fn nombre_de_descarga(name: &str) -> String {
     if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
 }
 
-/// A stored file: a stamped XML from the database ([`xml_db`]), anything else (PDFs, acuses,
+/// A stored file: a stamped XML from the database (`timbra_store::cfdi_xml`), anything else (PDFs, acuses,
 /// XML stamped before the table existed) from the file storage.
 pub(super) async fn read_file(app: &AppState, path: &str) -> ApiResult<Vec<u8>> {
     if path.ends_with(".xml") {
         let mut conn = app.db.conn().await?;
-        if let Some(xml) = xml_db::leer(&mut conn, path).await? {
+        if let Some(xml) = cfdi_xml::leer(&mut conn, path).await? {
             return Ok(xml);
         }
     }
@@ -153,7 +153,7 @@ pub async fn descarga(State(app): State<AppState>, Path(token): Path<String>) ->
     let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
     if path.ends_with(".xml") {
         let mut conn = app.db.conn().await?;
-        if let Some(xml) = xml_db::leer(&mut conn, &path).await? {
+        if let Some(xml) = cfdi_xml::leer(&mut conn, &path).await? {
             return file_response(xml, &path, &name);
         }
     }

@@ -218,7 +218,7 @@ pub async fn folios(
             .with_details(serde_json::json!({ "field": "desde" })));
     }
     let mut conn = app.db.conn().await?;
-    let ultimo_folio = intentos::ultimo_folio(&mut conn, &empresa_id, access.sandbox, &serie).await?;
+    let ultimo_folio = timbra_store::folios::ultimo(&mut conn, &empresa_id, access.sandbox, &serie).await?;
     let hasta = params.hasta.unwrap_or(ultimo_folio.max(desde));
     rango(Some(desde), Some(hasta))?;
     if hasta - desde + 1 > MAX_FOLIOS {

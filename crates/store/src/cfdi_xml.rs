@@ -16,8 +16,7 @@ use flate2::write::DeflateEncoder;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use time::OffsetDateTime;
 
-use timbra_store::sql;
-use timbra_store::{AsExec, Tx, Value};
+use crate::{AsExec, Tx, Value, sql};
 
 /// The XML deflated (fast level: it is on the stamping path). Each thread keeps one compressor
 /// and resets it: a new one allocates and zeroes about 300 KB of tables, which cost more than
@@ -69,7 +68,7 @@ pub async fn guardar(
     path: &str,
     comprimido: &[u8],
     now: OffsetDateTime,
-) -> timbra_store::DbResult<u64> {
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO cfdi_xml (cfdi_id, empresa_id, path, xml_deflate, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -82,7 +81,7 @@ pub async fn guardar(
 }
 
 /// The XML stored at `path`, or `None` when this table does not hold it.
-pub async fn leer(conn: &mut impl AsExec, path: &str) -> timbra_store::DbResult<Option<Vec<u8>>> {
+pub async fn leer(conn: &mut impl AsExec, path: &str) -> crate::DbResult<Option<Vec<u8>>> {
     let comprimido = sql!(scalar_optional * conn, Vec<u8>, "SELECT xml_deflate FROM cfdi_xml WHERE path = $1", path)?;
     Ok(comprimido
         .map(|bytes| descomprimir(&bytes).map_err(|error| sqlx::Error::Decode(Box::new(error))))

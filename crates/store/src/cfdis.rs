@@ -295,6 +295,8 @@ pub struct PorCancelar {
     pub serie: Option<String>,
     /// Folio number (logs).
     pub folio_num: Option<i64>,
+    /// c_TipoDeComprobante (I, E, T, P, N): which document type's cancellation effects apply.
+    pub tipo_comprobante: String,
 }
 
 /// The invoice `id` of the company, as cancellation needs it.
@@ -303,7 +305,7 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crat
         fetch_optional * conn,
         PorCancelar,
         "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, \
-         serie, folio_num FROM cfdis WHERE id = $1 AND empresa_id = $2",
+         serie, folio_num, tipo_comprobante FROM cfdis WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )
@@ -355,6 +357,8 @@ pub struct PorSeguir {
     pub motivo_cancelacion: Option<String>,
     /// Where the cancellation stands.
     pub estado_cancelacion: Option<String>,
+    /// c_TipoDeComprobante (I, E, T, P, N).
+    pub tipo_comprobante: String,
 }
 
 /// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
@@ -364,7 +368,7 @@ pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<P
         fetch_optional * conn,
         PorSeguir,
         "SELECT empresa_id, uuid, uuid_xml, emisor_rfc, receptor_rfc, total, serie, folio_num, motivo_cancelacion, \
-         estado_cancelacion FROM cfdis WHERE id = $1",
+         estado_cancelacion, tipo_comprobante FROM cfdis WHERE id = $1",
         id
     )
 }

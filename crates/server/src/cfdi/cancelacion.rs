@@ -18,7 +18,7 @@ use axum::response::Response;
 use timbra_cfdi::tipos::FolioFiscal;
 
 use crate::cfdi::pac_log::{self, PacCall};
-use crate::cfdi::{credenciales, fecha_cfdi, hora_local};
+use crate::cfdi::{credenciales, fecha_cfdi, hora_local, tipos};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::Cancelacion;
 use crate::events::{self, Event};
@@ -58,6 +58,13 @@ pub fn estado_de_sat(sat: &timbra_pac::EstadoSat) -> EstadoCancelacion {
 
 /// The events a move from `anterior` (`None`: a new request) to `estado` emits. They follow
 /// SAT's real state: `factura.cancelada` only when SAT says cancelled,
+/// The document type whose cancellation effects apply to a CFDI of `tipo_comprobante`.
+fn tipo_de(tipo_comprobante: &str) -> ApiResult<&'static tipos::TipoDocumento> {
+    tipos::por_tipo_comprobante(tipo_comprobante).ok_or_else(|| {
+        ApiError::internal("cancellation", format!("no document type stamps TipoDeComprobante {tipo_comprobante:?}"))
+    })
+}
+
 /// `factura.cancelacion_pendiente` only when SAT waits for the receiver.
 fn eventos(estado: EstadoCancelacion, anterior: Option<EstadoCancelacion>) -> &'static [fn(Cancelacion) -> Event] {
     if anterior == Some(estado) {
@@ -83,6 +90,8 @@ pub struct Datos<'a> {
     pub uuid: &'a str,
     /// c_MotivoCancelacion.
     pub motivo: &'a str,
+    /// Its c_TipoDeComprobante: whose cancellation effects apply ([`tipos`]).
+    pub tipo_comprobante: &'a str,
 }
 
 /// Records a cancellation request in `tx` in the state SAT showed right after it: the invoice
@@ -109,7 +118,7 @@ pub async fn registrar(
     };
     cfdis::registrar_cancelacion(tx, empresa_id, datos.cfdi_id, &cancelacion).await?;
     if estado.cancelado() {
-        super::pagos::devolver(tx, empresa_id, datos.cfdi_id, now).await?;
+        (tipo_de(datos.tipo_comprobante)?.al_cancelar)(tx, empresa_id, datos.cfdi_id, now).await?;
     }
     let data = Cancelacion {
         cfdi_id: datos.cfdi_id.to_owned(),
@@ -405,6 +414,7 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
         return Ok(None);
     }
     let now = app.clock.now();
+    let tipo = tipo_de(&fila.tipo_comprobante).map_err(|e| e.message)?;
     let escribir = async {
         let mut tx = app.db.begin().await?;
         let movidas =
@@ -412,8 +422,9 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
                 .await?;
         if movidas == 1 {
             if nuevo.cancelado() {
-                // A payment's amounts go back with the CANCELADO it becomes.
-                timbra_store::pagos::devolver(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
+                // What the type holds goes back with the CANCELADO it becomes (a payment's
+                // amounts, a payroll receipt's status).
+                (tipo.al_cancelar)(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
             }
             let data = Cancelacion {
                 cfdi_id: cfdi_id.clone(),
@@ -424,15 +435,11 @@ async fn seguir(app: &AppState, job: &Claimed) -> Result<Option<serde_json::Valu
             for evento in eventos(nuevo, Some(anterior)) {
                 events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
             }
-            if nuevo.cancelado() {
-                // A payroll receipt follows its CFDI.
-                timbra_store::nomina_timbrado::cancelado_por_cfdi(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
-            }
         }
         tx.commit().await?;
-        Ok::<_, timbra_store::DbError>(())
+        Ok::<_, ApiError>(())
     };
-    escribir.await.map_err(|e| e.to_string())?;
+    escribir.await.map_err(|e| format!("{}: {}", e.code.as_str(), e.message))?;
     if nuevo.en_curso() {
         // SOLICITADA → PENDIENTE recorded; SAT now waits for the receiver.
         return Ok(None);

@@ -28,6 +28,7 @@ use time::OffsetDateTime;
 use super::pac_log::{self, PacCall};
 use super::pipeline::{Efectos, Peticion, Registro, Timbrado, persistir, siguiente_folio};
 use super::timbrado;
+use super::tipos::{self, TipoDocumento};
 use super::{credenciales, hora_local, leer_fecha_cfdi};
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::SaldoBajo;
@@ -217,7 +218,7 @@ async fn resolver(
                     .await?;
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
-                if let (_, Some(efectos)) = tipo_guardado(intento.operacion.as_deref()) {
+                if let Some(efectos) = tipo_guardado(intento)?.efectos_guardados {
                     efectos.devolver(&mut tx, &intento.empresa_id, &intento.id, now).await?;
                 }
                 if let Some(clave) = &clave {
@@ -269,7 +270,8 @@ async fn resolver(
     };
     let xml_path =
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
-    let (operacion, efectos) = tipo_guardado(intento.operacion.as_deref());
+    let tipo = tipo_guardado(intento)?;
+    let (operacion, efectos) = (tipo.operacion, tipo.efectos_guardados);
     let registro = Registro {
         cfdi_id: intento.id.clone(),
         sandbox: false,
@@ -291,15 +293,13 @@ async fn resolver(
     persistir(app, tx, &peticion, &registro, stamped, true, efectos).await
 }
 
-/// The document type of a stored attempt, by its operation name: the static name (the
-/// Idempotency-Key operation) and the type's stamp-time hooks. An attempt is resolved in
-/// another request or by the job, where only this name says what it stamps.
-fn tipo_guardado(operacion: Option<&str>) -> (&'static str, Option<&'static dyn Efectos>) {
-    match operacion {
-        Some(super::pagos::OPERACION) => (super::pagos::OPERACION, Some(&super::pagos::EFECTOS_GUARDADOS)),
-        Some(super::nomina::OPERACION) => (super::nomina::OPERACION, Some(&super::nomina::EFECTOS_RECIBO)),
-        _ => ("cfdi.timbrar", None),
-    }
+/// The document type of a stored attempt, by its operation name ([`tipos::por_operacion`]): an
+/// attempt is resolved in another request or by the job, where only this name says what it
+/// stamps. A name no type claims is an error, never taken for an invoice.
+fn tipo_guardado(intento: &Intento) -> ApiResult<&'static TipoDocumento> {
+    tipos::por_operacion(intento.operacion.as_deref()).ok_or_else(|| {
+        ApiError::internal("live attempt", format!("{} has an unknown operation {:?}", intento.id, intento.operacion))
+    })
 }
 
 /// What a [`ConciliarIntento`] job carries.

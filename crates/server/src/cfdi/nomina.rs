@@ -794,6 +794,20 @@ struct Tanda {
 /// The hooks of a receipt known only by its stored attempt (`cfdi::live`).
 pub(super) static EFECTOS_RECIBO: EfectosRecibo = EfectosRecibo { lote: None };
 
+/// A payroll receipt (type N): stamped by period, `POST /api/nomina/periodos/{id}/timbrar`.
+pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
+    operacion: OPERACION,
+    tipos_comprobante: &["N"],
+    efectos_guardados: Some(&EFECTOS_RECIBO),
+    // The receipt follows its CFDI.
+    al_cancelar: |tx, empresa_id, cfdi_id, now| {
+        Box::pin(async move {
+            timbra_store::nomina_timbrado::cancelado_por_cfdi(tx, empresa_id, cfdi_id, now).await?;
+            Ok(())
+        })
+    },
+};
+
 impl EfectosRecibo {
     async fn persistir(&self, tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()> {
         let mut emisiones = Vec::with_capacity(escritos.len());
@@ -955,7 +969,12 @@ pub async fn cancelar_recibo(
     })?;
     let (motivo, sustitucion) = super::cancelacion::revisar(app, empresa_id, &fila, motivo, folio_sustitucion).await?;
     let now = app.clock.now();
-    let datos = super::cancelacion::Datos { cfdi_id: &cfdi_id, uuid: &fila.uuid, motivo: &motivo };
+    let datos = super::cancelacion::Datos {
+        cfdi_id: &cfdi_id,
+        uuid: &fila.uuid,
+        motivo: &motivo,
+        tipo_comprobante: &fila.tipo_comprobante,
+    };
     let (estado, acuse, acuse_path) = if fila.sandbox {
         let fecha = fecha_cfdi(hora_local(now.replace_nanosecond(0).unwrap_or(now)));
         let acuse = acuse_sandbox(&fila.emisor_rfc, &fila.uuid_xml, &fecha);

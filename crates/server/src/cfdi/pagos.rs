@@ -823,6 +823,14 @@ impl Efectos for PagoGuardado {
     }
 }
 
+/// A payment CFDI (type P): `POST /api/cfdi/pagos/timbrar`.
+pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
+    operacion: OPERACION,
+    tipos_comprobante: &["P"],
+    efectos_guardados: Some(&EFECTOS_GUARDADOS),
+    al_cancelar: |tx, empresa_id, cfdi_id, now| Box::pin(devolver(tx, empresa_id, cfdi_id, now)),
+};
+
 /// Gives back to the invoices what payment `pago_id` applied (its stamp was refused, or it
 /// was cancelled), in the caller's transaction; nothing for any other CFDI.
 pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> ApiResult<()> {

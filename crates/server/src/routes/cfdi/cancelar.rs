@@ -103,7 +103,12 @@ pub async fn cancelar(
         cancelacion::revisar(&app, &empresa_id, &fila, &body.motivo, body.folio_sustitucion.as_deref()).await?;
     crate::cfdi::pagos::exigir_sin_pagos(&app, &empresa_id, &id).await?;
     let now = app.clock.now();
-    let datos = cancelacion::Datos { cfdi_id: &id, uuid: &fila.uuid, motivo: &motivo };
+    let datos = cancelacion::Datos {
+        cfdi_id: &id,
+        uuid: &fila.uuid,
+        motivo: &motivo,
+        tipo_comprobante: &fila.tipo_comprobante,
+    };
     let uso = idempotency::Uso::sobre(OPERACION, &id);
 
     if fila.sandbox {

@@ -1,0 +1,76 @@
+//! The registry of stamped document types: what varies by type beyond the pipeline's common
+//! steps, found here by the name stored with a live attempt (its operation) or by the
+//! `TipoDeComprobante` of a stored CFDI, instead of per-type switches in the pipeline, live
+//! reconciliation and cancellation.
+//!
+//! A new document type is one module with its `TIPO` and one line in [`TIPOS`].
+
+use timbra_store::Tx;
+use time::OffsetDateTime;
+
+use super::pipeline::{Efectos, Hecho};
+
+/// One stamped document type.
+pub struct TipoDocumento {
+    /// The operation name stored with its live attempts and Idempotency-Keys.
+    pub operacion: &'static str,
+    /// The `TipoDeComprobante` values of the CFDI it stamps (Anexo 20, c_TipoDeComprobante).
+    pub tipos_comprobante: &'static [&'static str],
+    /// Its stamp-time hooks when only a stored live attempt is at hand (resolved by a later
+    /// request or the reconciliation job); `None`: the pipeline's defaults.
+    pub efectos_guardados: Option<&'static dyn Efectos>,
+    /// What SAT's cancellation of one of its CFDI undoes, in the transaction that records it
+    /// (a payment gives its amounts back, a payroll receipt is cancelled with its CFDI).
+    pub al_cancelar: for<'a> fn(&'a mut Tx, &'a str, &'a str, OffsetDateTime) -> Hecho<'a>,
+}
+
+/// Nothing to undo.
+pub fn sin_efectos<'a>(_tx: &'a mut Tx, _empresa_id: &'a str, _cfdi_id: &'a str, _now: OffsetDateTime) -> Hecho<'a> {
+    Box::pin(async { Ok(()) })
+}
+
+/// An invoice (ingreso, egreso, traslado): `POST /api/cfdi/timbrar`.
+pub static FACTURA: TipoDocumento = TipoDocumento {
+    operacion: "cfdi.timbrar",
+    tipos_comprobante: &["I", "E", "T"],
+    efectos_guardados: None,
+    al_cancelar: sin_efectos,
+};
+
+/// Every document type the service stamps.
+pub static TIPOS: [&TipoDocumento; 3] = [&FACTURA, &super::pagos::TIPO, &super::nomina::TIPO];
+
+/// The type of a stored live attempt by its operation name. Attempts stored before the name
+/// was recorded (migration 0012) carry none: only invoices were stamped live then.
+pub fn por_operacion(operacion: Option<&str>) -> Option<&'static TipoDocumento> {
+    match operacion {
+        None => Some(&FACTURA),
+        Some(operacion) => TIPOS.iter().copied().find(|tipo| tipo.operacion == operacion),
+    }
+}
+
+/// The type of a stored CFDI by its `TipoDeComprobante`.
+pub fn por_tipo_comprobante(tipo_comprobante: &str) -> Option<&'static TipoDocumento> {
+    TIPOS.iter().copied().find(|tipo| tipo.tipos_comprobante.contains(&tipo_comprobante))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_letters_are_each_one_types() {
+        for (i, tipo) in TIPOS.iter().enumerate() {
+            assert!(std::ptr::eq(por_operacion(Some(tipo.operacion)).unwrap(), *tipo));
+            for letra in tipo.tipos_comprobante {
+                assert!(std::ptr::eq(por_tipo_comprobante(letra).unwrap(), *tipo), "{letra}");
+                assert!(TIPOS[i + 1..].iter().all(|otro| !otro.tipos_comprobante.contains(letra)), "{letra}");
+            }
+        }
+        assert!(por_operacion(Some("cfdi.otra")).is_none());
+        assert!(std::ptr::eq(por_operacion(None).unwrap(), &FACTURA));
+        for letra in ["I", "E", "T", "P", "N"] {
+            assert!(por_tipo_comprobante(letra).is_some(), "{letra}");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! downloads and cancellation.
 //!
 //! The preview runs the stamping code's own preparation
-//! ([`preparar_factura`](crate::routes::cfdi::preparar_factura): the cfdi crate's validation,
+//! ([`preparar_factura`](crate::routes::cfdi::timbrar::preparar_factura): the cfdi crate's validation,
 //! tax and rounding rules) on the form as typed and shows the comprobante's totals, so what
 //! the person sees is what the stamp will carry; the browser does no arithmetic.
 
@@ -291,7 +291,7 @@ async fn calcular(app: &AppState, sesion: &Sesion, empresa_id: &str, campos: &Ca
     let factura = async {
         sesion.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(cuerpo_factura(campos))?;
-        cfdi::preparar_factura(app, empresa_id, body, app.clock.now()).await
+        cfdi::timbrar::preparar_factura(app, empresa_id, body, app.clock.now()).await
     }
     .await;
     let factura = match factura {
@@ -359,7 +359,7 @@ pub async fn timbrar(State(app): State<AppState>, headers: HeaderMap, formulario
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let body = Bytes::from(cuerpo_factura(&campos).to_string());
-    let answer = cfdi::timbrar(
+    let answer = cfdi::timbrar::timbrar(
         State(app.clone()),
         ctx.sesion.caller.clone(),
         EmpresaHeader(empresa_id.clone()),
@@ -420,8 +420,13 @@ pub async fn lista(
     let resultado = async {
         let params = ApiQuery(cuerpo(query)?);
         datos(
-            cfdi::list(State(app.clone()), ctx.sesion.caller.clone(), EmpresaHeader(empresa.id.clone()), params)
-                .await?,
+            cfdi::listar::list(
+                State(app.clone()),
+                ctx.sesion.caller.clone(),
+                EmpresaHeader(empresa.id.clone()),
+                params,
+            )
+            .await?,
         )
         .await
     }
@@ -489,8 +494,13 @@ pub async fn lista(
 async fn leer(app: &AppState, ctx: &Contexto, id: &str) -> Result<Value, ApiError> {
     let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
     datos(
-        cfdi::get(State(app.clone()), ctx.sesion.caller.clone(), EmpresaHeader(empresa_id), Path(id.to_owned()))
-            .await?,
+        cfdi::obtener::get(
+            State(app.clone()),
+            ctx.sesion.caller.clone(),
+            EmpresaHeader(empresa_id),
+            Path(id.to_owned()),
+        )
+        .await?,
     )
     .await
 }
@@ -574,7 +584,7 @@ pub async fn cancelar(
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let body = Bytes::from(campos.objeto(&["motivo", "folioSustitucion"]).to_string());
-    let result = cfdi::cancelar(
+    let result = cfdi::cancelar::cancelar(
         State(app.clone()),
         ctx.sesion.caller.clone(),
         EmpresaHeader(empresa_id),
@@ -605,9 +615,9 @@ async fn descarga(
     let (state, caller, empresa, path) =
         (State(app.clone()), ctx.sesion.caller.clone(), EmpresaHeader(empresa_id), Path(id));
     Ok(if pdf {
-        cfdi::pdf(state, caller, empresa, path).await?
+        cfdi::archivos::pdf(state, caller, empresa, path).await?
     } else {
-        cfdi::xml(state, caller, empresa, path).await?
+        cfdi::archivos::xml(state, caller, empresa, path).await?
     })
 }
 

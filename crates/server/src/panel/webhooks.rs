@@ -463,7 +463,7 @@ fn tipo_trabajo(kind: &str) -> String {
 
 /// The SAT synchronization of received invoices, when the person may see it and it exists.
 async fn sincronizacion(app: &AppState, sesion: &Sesion, empresa_id: &str) -> Option<Value> {
-    let answer = crate::routes::cfdi::sync_recibidos_status(
+    let answer = crate::routes::cfdi::recibidos::sync_recibidos_status(
         State(app.clone()),
         sesion.caller.clone(),
         empresa_header(empresa_id),

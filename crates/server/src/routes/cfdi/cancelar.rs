@@ -79,12 +79,10 @@ pub async fn cancelar(
 ) -> ApiResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(clave) = &clave {
-        let mut conn = app.db.conn().await?;
-        let uso = idempotency::Uso::sobre(OPERACION, &id);
-        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, uso, app.clock.now()).await? {
-            return Ok(replayed);
-        }
+    if let Some(replayed) =
+        super::replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &id)).await?
+    {
+        return Ok(replayed);
     }
     // The invoice first: an id of another company is CANCEL_002 whatever the body says.
     let fila = {

@@ -1,30 +1,25 @@
 //! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing
-//! (`listar`), detail (`obtener`), downloads of XML, PDF, acuse and signed links (`descargas`), cancellation
-//! (`cancelar`), the live stamping attempts with the explanation of every folio
-//! (`intentos`), and received invoices from SAT: month synchronization (`recibidos`) and
-//! download by UUID (`descargar`). Their SQL lives in `db::cfdis`; stamping itself in `cfdi::pipeline`.
+//! (`listar`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
+//! (`archivos`), cancellation (`cancelar`), the live stamping attempts with the explanation of
+//! every folio (`intentos`), and received invoices from SAT: month synchronization
+//! (`recibidos`) and download by UUID (`por_uuid`). Their SQL lives in `timbra_store::cfdis`;
+//! stamping itself in `cfdi::pipeline`.
 
-mod cancelar;
-mod descargar;
-mod descargas;
-mod intentos;
-mod listar;
-mod obtener;
-mod pagos;
-mod recibidos;
-mod timbrar;
+pub mod archivos;
+pub mod cancelar;
+pub mod intentos;
+pub mod listar;
+pub mod obtener;
+pub mod pagos;
+pub mod por_uuid;
+pub mod recibidos;
+pub mod timbrar;
 
-pub use cancelar::*;
-pub use descargar::*;
-pub use descargas::*;
-pub use intentos::*;
-pub use listar::*;
-pub use obtener::*;
-pub use pagos::*;
-pub use recibidos::*;
-pub use timbrar::*;
+use axum::response::Response;
 
 use crate::error::{ApiError, ApiResult, Code};
+use crate::idempotency::{self, Key, Uso};
+use crate::state::AppState;
 
 /// Most items a listing page may hold.
 pub const MAX_LIMIT: i64 = 1000;
@@ -40,12 +35,22 @@ pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> ApiRes
     })
 }
 
-/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies).
-async fn cargar(
-    app: &crate::state::AppState,
+/// The answer a request with this Idempotency-Key already got for `uso`, looked up before the
+/// body is read: its replay, IDEMPOTENCY_001 for another body or another use, or `None` for a
+/// new key (or none).
+pub(crate) async fn replayed(
+    app: &AppState,
     empresa_id: &str,
-    id: &str,
-) -> ApiResult<(timbra_store::cfdis::CfdiRow, String)> {
+    clave: Option<&Key>,
+    uso: Uso<'_>,
+) -> ApiResult<Option<Response>> {
+    let Some(clave) = clave else { return Ok(None) };
+    let mut conn = app.db.conn().await?;
+    idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await
+}
+
+/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies).
+async fn cargar(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<(timbra_store::cfdis::CfdiRow, String)> {
     let mut conn = app.db.conn().await?;
     timbra_store::cfdis::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("invoice"))
 }

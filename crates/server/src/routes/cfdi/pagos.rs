@@ -46,12 +46,10 @@ pub async fn timbrar_pago(
 ) -> ApiResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(clave) = &clave {
-        let mut conn = app.db.conn().await?;
-        let uso = idempotency::Uso::de(crate::cfdi::pagos::OPERACION);
-        if let Some(replayed) = idempotency::replay(&mut conn, &empresa_id, clave, uso, app.clock.now()).await? {
-            return Ok(replayed);
-        }
+    if let Some(replayed) =
+        super::replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::de(crate::cfdi::pagos::OPERACION)).await?
+    {
+        return Ok(replayed);
     }
     let bytes = body;
     let body: PagoBody = parse_body(&bytes)?;

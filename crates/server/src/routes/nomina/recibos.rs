@@ -9,7 +9,7 @@ use crate::auth::roles::Permission;
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::openapi::ErrorBody;
-use crate::routes::cfdi::{pdf_de, xml_de};
+use crate::routes::cfdi::archivos::{pdf_de, xml_de};
 use crate::state::AppState;
 
 /// The CFDI id of the company's stamped receipt `id`.

@@ -919,6 +919,16 @@ fn acuse_sandbox(rfc_emisor: &str, uuid: &str, fecha: &str) -> String {
     )
 }
 
+/// NOT_FOUND when the company has no payroll period `periodo_id` (checked before a body is
+/// read: an id of another company is NOT_FOUND whatever the body says).
+pub async fn exigir_periodo(app: &AppState, empresa_id: &str, periodo_id: &str) -> ApiResult<()> {
+    let mut conn = app.db.conn().await?;
+    timbra_store::nomina::periodo(&mut conn, empresa_id, periodo_id)
+        .await?
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found("payroll period"))
+}
+
 /// Cancels the receipt `body` names (a [`CancelarReciboBody`]) of period `periodo_id` with the invoices' rules and guarantees
 /// (`cfdi::cancelacion`): the same motivo and folioSustitucion checks, live through the PAC
 /// with SAT's acuse stored; the receipt becomes CANCELADO when SAT says the CFDI is, and the
@@ -931,16 +941,10 @@ pub async fn cancelar_recibo(
     app: &AppState,
     empresa_id: &str,
     periodo_id: &str,
-    body: &[u8],
+    body: &CancelarReciboBody,
     user_id: &str,
 ) -> ApiResult<CancelacionRecibo> {
-    // The period first: an id of another company is NOT_FOUND whatever the body says.
-    {
-        let mut conn = app.db.conn().await?;
-        timbra_store::nomina::periodo(&mut conn, empresa_id, periodo_id).await?
-    }
-    .ok_or_else(|| ApiError::not_found("payroll period"))?;
-    let body: CancelarReciboBody = crate::routes::cfdi::parse_body(body)?;
+    exigir_periodo(app, empresa_id, periodo_id).await?;
     let (recibo_id, motivo, folio_sustitucion) = (&body.recibo_id, &body.motivo, body.folio_sustitucion.as_deref());
     let no_existe = || ApiError::not_found("payroll receipt of this period");
     let recibo = {

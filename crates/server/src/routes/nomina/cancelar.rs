@@ -33,6 +33,8 @@ pub async fn cancelar(
     body: Bytes,
 ) -> ApiResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    nomina::exigir_periodo(&app, &empresa_id, &id).await?;
+    let body: CancelarReciboBody = crate::routes::cfdi::parse_body(&body)?;
     let data = nomina::cancelar_recibo(&app, &empresa_id, &id, &body, &caller.user_id).await?;
     Ok(ok(data).with_mode(access.mode()).into_response())
 }

@@ -22,7 +22,7 @@ use crate::error::{ApiError, Code};
 use crate::observability;
 use crate::rate_limit::Bucket;
 use crate::routes::{
-    api_keys, auth, certificados, cfdi, clientes, docs, empresas, fiel, jobs, miembros, nomina, productos, timbres,
+    api_keys, auth, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina, productos, timbres,
     webhooks,
 };
 use crate::state::AppState;
@@ -76,8 +76,8 @@ pub fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(api_keys::revoke_by_path))
         .routes(routes!(empresas::create, empresas::list))
         .routes(routes!(empresas::get, empresas::update, empresas::delete))
-        .routes(routes!(miembros::list, miembros::add))
-        .routes(routes!(miembros::update, miembros::remove))
+        .routes(routes!(memberships::list, memberships::add))
+        .routes(routes!(memberships::update, memberships::remove))
         .routes(routes!(clientes::create, clientes::list))
         .routes(routes!(clientes::get, clientes::update, clientes::delete))
         .routes(routes!(productos::create, productos::list))

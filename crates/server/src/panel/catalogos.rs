@@ -12,7 +12,7 @@ use maud::{Markup, html};
 use serde_json::{Value, json};
 
 use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas};
-use super::{Campos, Formulario, Pagina, Sesion, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
 use crate::auth::caller::EmpresaHeader;
 use crate::envelope::{Json, Path, Query as ApiQuery};
 use crate::error::ApiError;
@@ -155,7 +155,7 @@ impl Catalogo {
     pub async fn listar(
         self,
         app: &AppState,
-        sesion: &Sesion,
+        sesion: &Session,
         empresa_id: &str,
         params: Value,
     ) -> Result<Value, ApiError> {
@@ -168,7 +168,7 @@ impl Catalogo {
         }
     }
 
-    async fn leer(self, app: &AppState, sesion: &Sesion, empresa_id: &str, id: &str) -> Result<Value, ApiError> {
+    async fn leer(self, app: &AppState, sesion: &Session, empresa_id: &str, id: &str) -> Result<Value, ApiError> {
         let (state, caller, empresa, path) =
             (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
         match self {
@@ -180,7 +180,7 @@ impl Catalogo {
     async fn guardar(
         self,
         app: &AppState,
-        sesion: &Sesion,
+        sesion: &Session,
         empresa_id: &str,
         id: Option<&str>,
         body: Value,
@@ -208,7 +208,7 @@ impl Catalogo {
         datos(answer).await
     }
 
-    async fn borrar(self, app: &AppState, sesion: &Sesion, empresa_id: &str, id: &str) -> Result<(), ApiError> {
+    async fn borrar(self, app: &AppState, sesion: &Session, empresa_id: &str, id: &str) -> Result<(), ApiError> {
         let (state, caller, empresa, path) =
             (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
         match self {
@@ -284,7 +284,7 @@ fn formulario(
 async fn lista(
     catalogo: Catalogo,
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -321,7 +321,7 @@ async fn lista(
 async fn nuevo(
     catalogo: Catalogo,
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -373,7 +373,7 @@ fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Value, campos: &C
 async fn ficha(
     catalogo: Catalogo,
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,

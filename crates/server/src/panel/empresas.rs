@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::layout::{
     Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, seleccion,
 };
-use super::{Campos, Formulario, Pagina, Sesion, cuerpo, datos, html_con, html_ok, redirigir, texto};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, redirigir, texto};
 use crate::envelope::{Json, Path};
 use crate::error::ApiError;
 use crate::routes;
@@ -57,7 +57,7 @@ const ROLES: &[(&str, &str)] = &[
 /// `GET /panel`: the home page of the current company.
 pub async fn tablero(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -139,7 +139,7 @@ fn pagina_lista(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
 /// `GET /panel/empresas`.
 pub async fn lista(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -184,13 +184,14 @@ struct Detalle {
     miembros: Vec<Value>,
 }
 
-async fn leer_detalle(app: &AppState, sesion: &Sesion, id: &str) -> Result<Detalle, ApiError> {
+async fn leer_detalle(app: &AppState, sesion: &Session, id: &str) -> Result<Detalle, ApiError> {
     let empresa =
         datos(routes::empresas::get(State(app.clone()), sesion.caller.clone(), Path(id.to_owned())).await?).await?;
     let fiel =
         datos(routes::fiel::estado(State(app.clone()), sesion.caller.clone(), Path(id.to_owned())).await?).await?;
     // Members are listed to ADMINISTRADOR and up; lower roles see the page without them.
-    let miembros = match routes::miembros::list(State(app.clone()), sesion.caller.clone(), Path(id.to_owned())).await {
+    let miembros = match routes::memberships::list(State(app.clone()), sesion.caller.clone(), Path(id.to_owned())).await
+    {
         Ok(answer) => datos(answer).await?.as_array().cloned().unwrap_or_default(),
         Err(_) => Vec::new(),
     };
@@ -340,7 +341,7 @@ fn form_certificado(ctx: &Contexto, action: &str, boton: &str, errores: &Errores
 
 async fn render_detalle(
     app: &AppState,
-    sesion: Sesion,
+    sesion: Session,
     headers: &HeaderMap,
     id: &str,
     aviso: Option<&str>,
@@ -372,7 +373,7 @@ async fn render_detalle(
 /// `GET /panel/empresas/{id}`.
 pub async fn detalle(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
@@ -486,7 +487,7 @@ pub async fn agregar_miembro(
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let result = match cuerpo(campos.objeto(&["email", "role"])) {
-        Ok(body) => routes::miembros::add(State(app.clone()), sesion.caller.clone(), Path(id.clone()), Json(body))
+        Ok(body) => routes::memberships::add(State(app.clone()), sesion.caller.clone(), Path(id.clone()), Json(body))
             .await
             .map(|_| ()),
         Err(error) => Err(error),
@@ -508,11 +509,14 @@ pub async fn cambiar_miembro(
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let result = match cuerpo(campos.objeto(&["role"])) {
-        Ok(body) => {
-            routes::miembros::update(State(app.clone()), sesion.caller.clone(), Path((id.clone(), user_id)), Json(body))
-                .await
-                .map(|_| ())
-        }
+        Ok(body) => routes::memberships::update(
+            State(app.clone()),
+            sesion.caller.clone(),
+            Path((id.clone(), user_id)),
+            Json(body),
+        )
+        .await
+        .map(|_| ()),
         Err(error) => Err(error),
     };
     match result {
@@ -531,7 +535,7 @@ pub async fn quitar_miembro(
     formulario: Formulario,
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let result = routes::miembros::remove(State(app.clone()), sesion.caller.clone(), Path((id.clone(), user_id)))
+    let result = routes::memberships::remove(State(app.clone()), sesion.caller.clone(), Path((id.clone(), user_id)))
         .await
         .map(|_| ());
     match result {

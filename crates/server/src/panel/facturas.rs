@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::catalogos::Catalogo;
 use super::layout::{Contexto, Errores, caja_errores, contexto, csrf_oculto, error_api, pagina};
-use super::{Campos, Formulario, Pagina, Sesion, cuerpo, datos, html_con, html_ok, pesos, pesos_de, redirigir, texto};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos, pesos_de, redirigir, texto};
 use crate::auth::caller::EmpresaHeader;
 use crate::auth::roles::Permission;
 use crate::envelope::{Path, Query as ApiQuery};
@@ -277,7 +277,7 @@ async fn pagina_nueva(
 /// `GET /panel/facturas/nueva`.
 pub async fn nueva(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -287,7 +287,7 @@ pub async fn nueva(
 }
 
 /// The totals of the comprobante the form would stamp, or what keeps it from being built.
-async fn calcular(app: &AppState, sesion: &Sesion, empresa_id: &str, campos: &Campos) -> Markup {
+async fn calcular(app: &AppState, sesion: &Session, empresa_id: &str, campos: &Campos) -> Markup {
     let factura = async {
         sesion.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(cuerpo_factura(campos))?;
@@ -405,7 +405,7 @@ fn estado(factura: &Value) -> String {
 /// `GET /panel/facturas`: the list with filters and search.
 pub async fn lista(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -562,7 +562,7 @@ fn pagina_detalle(ctx: &Contexto, f: &Value, campos: &Campos, errores: &Errores)
 /// `GET /panel/facturas/{id}`: the invoice with its full UUID, downloads and cancellation.
 pub async fn detalle(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
@@ -605,7 +605,7 @@ pub async fn cancelar(
 
 async fn descarga(
     app: AppState,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     id: String,
     pdf: bool,
@@ -624,7 +624,7 @@ async fn descarga(
 /// `GET /panel/facturas/{id}/xml`: the API's XML download.
 pub async fn descargar_xml(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {
@@ -634,7 +634,7 @@ pub async fn descargar_xml(
 /// `GET /panel/facturas/{id}/pdf`: the API's PDF download.
 pub async fn descargar_pdf(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {

@@ -12,7 +12,7 @@ use maud::{DOCTYPE, Markup, html};
 use serde_json::Value;
 use sha2::Digest;
 
-use super::{EMPRESA_COOKIE, Fallo, Sesion, csrf, datos, redirigir, texto, textos};
+use super::{EMPRESA_COOKIE, Fallo, Session, csrf, datos, redirigir, texto, textos};
 use crate::auth::roles::{Permission, Role};
 use crate::error::{ApiError, Code};
 use crate::routes;
@@ -67,7 +67,7 @@ pub struct EmpresaActual {
 /// Everything the shell needs: the person, their companies, the current one, the notice.
 pub struct Contexto {
     /// The session.
-    pub sesion: Sesion,
+    pub sesion: Session,
     /// The person's companies (the API's `GET /api/empresas` items).
     pub empresas: Vec<Value>,
     /// The company chosen (query `empresa`, else the cookie, else the first).
@@ -97,7 +97,7 @@ impl Contexto {
 /// does not belong to is a 404; a stale cookie is ignored.
 pub async fn contexto(
     app: &AppState,
-    sesion: Sesion,
+    sesion: Session,
     headers: &HeaderMap,
     params: &HashMap<String, String>,
 ) -> Result<Contexto, Fallo> {
@@ -121,7 +121,7 @@ pub async fn contexto(
 
 /// The company `id` as the person may see it: the same role check as the API (404 page when
 /// they have no role there).
-pub async fn empresa_actual(app: &AppState, sesion: &Sesion, id: &str) -> Result<EmpresaActual, Fallo> {
+pub async fn empresa_actual(app: &AppState, sesion: &Session, id: &str) -> Result<EmpresaActual, Fallo> {
     let access = sesion.caller.authorize(app, id, Permission::CfdiView).await?;
     let mut conn = app.db.conn().await?;
     let fila = timbra_store::empresas::leer(&mut conn, &sesion.caller.user_id, id)
@@ -436,7 +436,7 @@ pub fn seleccion(
 }
 
 /// The hidden CSRF field of a form.
-pub fn csrf_oculto(sesion: &Sesion) -> Markup {
+pub fn csrf_oculto(sesion: &Session) -> Markup {
     html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
 }
 
@@ -459,7 +459,7 @@ pub fn paginas(ruta: &str, q: Option<&str>, lista: &Value) -> Markup {
 /// as every page) and goes back to the dashboard.
 pub async fn cambiar_empresa(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, Fallo> {
     let id = params.get("id").cloned().unwrap_or_default();

@@ -8,12 +8,12 @@
 //! [`Caller::authorize`](crate::auth::caller::Caller::authorize); a company the person does not
 //! belong to is a 404 page. Forms carry a CSRF token ([`csrf`]).
 
+pub mod api_keys;
 pub mod catalogos;
 pub mod csrf;
 pub mod empresas;
 pub mod facturas;
 pub mod layout;
-pub mod llaves;
 pub mod nomina;
 pub mod sesion;
 pub mod textos;
@@ -52,7 +52,7 @@ pub fn router() -> Router<AppState> {
         .merge(empresas::rutas())
         .merge(catalogos::rutas())
         .merge(facturas::rutas())
-        .merge(llaves::rutas())
+        .merge(api_keys::rutas())
         .merge(webhooks::rutas())
         .merge(nomina::rutas())
 }
@@ -156,7 +156,7 @@ pub fn pagina_no_encontrada() -> Response {
 
 /// A logged-in person on a dashboard page: the session (never an API key) and its CSRF token.
 #[derive(Clone)]
-pub struct Sesion {
+pub struct Session {
     /// The caller as the API sees it (credential: the session).
     pub caller: Caller,
     /// The form token of this session.
@@ -165,7 +165,7 @@ pub struct Sesion {
     pub email: String,
 }
 
-impl FromRequestParts<AppState> for Sesion {
+impl FromRequestParts<AppState> for Session {
     type Rejection = Fallo;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
@@ -181,7 +181,7 @@ impl FromRequestParts<AppState> for Sesion {
             let mut conn = app.db.conn().await?;
             timbra_store::users::email(&mut conn, &caller.user_id).await?
         };
-        Ok(Sesion { caller, csrf, email })
+        Ok(Session { caller, csrf, email })
     }
 }
 
@@ -217,7 +217,7 @@ impl Campos {
 /// `X-CSRF-Token`, which htmx sends); without one the answer is the 403 page.
 pub struct Formulario {
     /// Who sent it.
-    pub sesion: Sesion,
+    pub sesion: Session,
     /// What they sent.
     pub campos: Campos,
 }
@@ -227,7 +227,7 @@ impl FromRequest<AppState> for Formulario {
 
     async fn from_request(request: Request, app: &AppState) -> Result<Self, Self::Rejection> {
         let (mut parts, body) = request.into_parts();
-        let sesion = Sesion::from_request_parts(&mut parts, app).await?;
+        let sesion = Session::from_request_parts(&mut parts, app).await?;
         let campos = leer_campos(&parts.headers, Request::from_parts(parts.clone(), body), app).await?;
         let campos = csrf::comprobar(&parts.headers, campos, &sesion.csrf)?;
         Ok(Formulario { sesion, campos })

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::layout::{
     Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas, seleccion,
 };
-use super::{Campos, Formulario, Pagina, Sesion, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
 use crate::auth::caller::EmpresaHeader;
 use crate::envelope::{Json, Path, Query as ApiQuery};
 use crate::error::ApiError;
@@ -236,7 +236,7 @@ fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&Value>, 
 /// `GET /panel/nomina`: the calculator.
 async fn calculadora(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -382,7 +382,7 @@ fn cuerpo_empleado(campos: &Campos, edicion: bool) -> Value {
 /// `GET /panel/nomina/empleados`.
 async fn lista_empleados(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -448,7 +448,7 @@ fn pagina_nuevo(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
 /// `GET /panel/nomina/empleados/nuevo`.
 async fn nuevo_empleado(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -479,7 +479,7 @@ async fn crear_empleado(State(app): State<AppState>, headers: HeaderMap, formula
     }
 }
 
-async fn leer_empleado(app: &AppState, sesion: &Sesion, empresa_id: &str, id: &str) -> Result<Value, ApiError> {
+async fn leer_empleado(app: &AppState, sesion: &Session, empresa_id: &str, id: &str) -> Result<Value, ApiError> {
     let (state, caller) = (State(app.clone()), sesion.caller.clone());
     datos(empleados::get(state, caller, empresa_header(empresa_id), Path(id.to_owned())).await?).await
 }
@@ -512,7 +512,7 @@ fn pagina_ficha(ctx: &Contexto, guardado: &Value, aviso: Option<&str>, campos: &
 /// `GET /panel/nomina/empleados/{id}`.
 async fn ficha_empleado(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
@@ -639,7 +639,7 @@ fn pagina_periodos(ctx: &Contexto, lista: &Value, aviso: Option<&str>, campos: &
     pagina(ctx, "Nómina: periodos", RUTA, contenido)
 }
 
-async fn listar_periodos(app: &AppState, sesion: &Sesion, empresa_id: &str, page: i64) -> Result<Value, ApiError> {
+async fn listar_periodos(app: &AppState, sesion: &Session, empresa_id: &str, page: i64) -> Result<Value, ApiError> {
     let consulta = ApiQuery(periodos::PeriodoParams { page: Some(page), page_size: Some(20), status: None });
     datos(periodos::list(State(app.clone()), sesion.caller.clone(), empresa_header(empresa_id), consulta).await?).await
 }
@@ -647,7 +647,7 @@ async fn listar_periodos(app: &AppState, sesion: &Sesion, empresa_id: &str, page
 /// `GET /panel/nomina/periodos`.
 async fn lista_periodos(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -687,7 +687,7 @@ async fn crear_periodo(State(app): State<AppState>, headers: HeaderMap, formular
 /// `GET /panel/nomina/periodos/{id}`: the period, its actions and its receipts.
 async fn detalle_periodo(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
@@ -810,7 +810,7 @@ async fn timbrar_periodo(
 }
 
 /// The current company of a download (the same role check as every page).
-async fn empresa_de(app: &AppState, sesion: Sesion, headers: &HeaderMap) -> Result<(Contexto, String), super::Fallo> {
+async fn empresa_de(app: &AppState, sesion: Session, headers: &HeaderMap) -> Result<(Contexto, String), super::Fallo> {
     let ctx = contexto(app, sesion, headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     Ok((ctx, empresa_id))
@@ -819,7 +819,7 @@ async fn empresa_de(app: &AppState, sesion: Sesion, headers: &HeaderMap) -> Resu
 /// `GET /panel/nomina/recibos/{id}/xml`: the API's file.
 async fn recibo_xml(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {
@@ -830,7 +830,7 @@ async fn recibo_xml(
 /// `GET /panel/nomina/recibos/{id}/pdf`: the API's file.
 async fn recibo_pdf(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {

@@ -9,25 +9,25 @@ use serde_json::json;
 use std::collections::HashMap;
 
 use super::layout::{Errores, Tipo, caja_errores, campo, pagina_suelta};
-use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Sesion, csrf, cuerpo, html_con, leer_campos, redirigir};
+use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Session, csrf, cuerpo, html_con, leer_campos, redirigir};
 use crate::auth::secrets::random_token;
 use crate::envelope::Json;
 use crate::routes::auth;
 use crate::state::AppState;
 
 /// `GET /`: the dashboard when logged in, else its login page (303 either way).
-pub async fn inicio(sesion: Option<Sesion>) -> Response {
+pub async fn inicio(sesion: Option<Session>) -> Response {
     redirigir(if sesion.is_some() { "/panel" } else { ENTRAR })
 }
 
-impl axum::extract::OptionalFromRequestParts<AppState> for Sesion {
+impl axum::extract::OptionalFromRequestParts<AppState> for Session {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
         app: &AppState,
     ) -> Result<Option<Self>, Self::Rejection> {
-        Ok(<Sesion as axum::extract::FromRequestParts<AppState>>::from_request_parts(parts, app).await.ok())
+        Ok(<Session as axum::extract::FromRequestParts<AppState>>::from_request_parts(parts, app).await.ok())
     }
 }
 
@@ -78,7 +78,7 @@ fn form_entrar(token: &str, email: Option<&str>, errores: &Errores) -> Markup {
 /// `GET /panel/entrar`.
 pub async fn entrar_form(
     State(app): State<AppState>,
-    sesion: Option<Sesion>,
+    sesion: Option<Session>,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {

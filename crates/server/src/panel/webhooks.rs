@@ -12,9 +12,9 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
+use super::api_keys::momento;
 use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas};
-use super::llaves::momento;
-use super::{Campos, Formulario, Pagina, Sesion, cuerpo, datos, html_con, html_ok, redirigir, texto};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, redirigir, texto};
 use crate::auth::caller::EmpresaHeader;
 use crate::envelope::{Json, Path, Query as ApiQuery};
 use crate::error::ApiError;
@@ -136,7 +136,7 @@ fn secreto_nuevo(webhook: &Value) -> Markup {
     }
 }
 
-async fn listar(app: &AppState, sesion: &Sesion, empresa_id: &str) -> Result<Vec<Value>, ApiError> {
+async fn listar(app: &AppState, sesion: &Session, empresa_id: &str) -> Result<Vec<Value>, ApiError> {
     let params = ApiQuery(webhooks::ListParams { page: Some(1), page_size: Some(100) });
     let lista =
         datos(webhooks::list(State(app.clone()), sesion.caller.clone(), empresa_header(empresa_id), params).await?)
@@ -196,7 +196,7 @@ fn eventos(endpoint: &Value) -> String {
 /// `GET /panel/webhooks`.
 async fn lista(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -244,7 +244,7 @@ struct Detalle {
     entregas: Value,
 }
 
-async fn leer(app: &AppState, sesion: &Sesion, empresa_id: &str, id: &str, page: i64) -> Result<Detalle, ApiError> {
+async fn leer(app: &AppState, sesion: &Session, empresa_id: &str, id: &str, page: i64) -> Result<Detalle, ApiError> {
     let (state, caller) = (State(app.clone()), sesion.caller.clone());
     let webhook = datos(webhooks::get(state, caller, empresa_header(empresa_id), Path(id.to_owned())).await?).await?;
     let params = ApiQuery(webhooks::ListParams { page: Some(page), page_size: Some(20) });
@@ -345,7 +345,7 @@ fn pagina_detalle(
 /// `GET /panel/webhooks/{id}`: the endpoint, its actions and its delivery log.
 async fn detalle(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
@@ -462,7 +462,7 @@ fn tipo_trabajo(kind: &str) -> String {
 }
 
 /// The SAT synchronization of received invoices, when the person may see it and it exists.
-async fn sincronizacion(app: &AppState, sesion: &Sesion, empresa_id: &str) -> Option<Value> {
+async fn sincronizacion(app: &AppState, sesion: &Session, empresa_id: &str) -> Option<Value> {
     let answer = crate::routes::cfdi::recibidos::sync_recibidos_status(
         State(app.clone()),
         sesion.caller.clone(),
@@ -510,7 +510,7 @@ fn seccion_sincronizacion(estado: &Value) -> Markup {
 /// every few seconds, and the SAT synchronization's progress.
 async fn trabajos(
     State(app): State<AppState>,
-    sesion: Sesion,
+    sesion: Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {

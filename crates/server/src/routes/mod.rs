@@ -9,7 +9,7 @@ pub mod docs;
 pub mod empresas;
 pub mod fiel;
 pub mod jobs;
-pub mod miembros;
+pub mod memberships;
 pub mod nomina;
 pub mod productos;
 pub mod timbres;

@@ -170,7 +170,7 @@ fn pagina_llaves(
 /// `GET /panel/llaves`.
 async fn lista(
     State(app): State<AppState>,
-    sesion: super::Sesion,
+    sesion: super::Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {

@@ -20,6 +20,7 @@ pub mod intentos;
 pub mod memberships;
 pub mod nomina;
 pub mod nomina_timbrado;
+pub mod operadores;
 mod paging;
 pub mod pagos;
 pub mod productos;

@@ -25,6 +25,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     _data_dir: TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    operador: tokio::sync::OnceCell<String>,
 }
 
 /// A folder removed on drop.
@@ -89,6 +90,12 @@ where
 /// A fresh app on SQLite only (the browser test, which is too slow to run twice).
 pub async fn sqlite_app() -> TestApp {
     spawn_sqlite(&|_| {}).await
+}
+
+/// As [`sqlite_app`], with a hook to adjust the configuration (tests of the HTTP server
+/// itself, where no database is involved).
+pub async fn sqlite_app_with(adjust: impl Fn(&mut Config)) -> TestApp {
+    spawn_sqlite(&adjust).await
 }
 
 async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
@@ -161,7 +168,15 @@ async fn start(db: Db, config: Config, dir: TempDir, backend: &'static str) -> T
         })
         .await;
     });
-    TestApp { base, backend, db, client: reqwest::Client::new(), _data_dir: dir, shutdown: Some(shutdown) }
+    TestApp {
+        base,
+        backend,
+        db,
+        client: reqwest::Client::new(),
+        _data_dir: dir,
+        shutdown: Some(shutdown),
+        operador: tokio::sync::OnceCell::new(),
+    }
 }
 
 /// A response read whole.
@@ -222,6 +237,11 @@ impl As {
 }
 
 impl TestApp {
+    /// The app's data folder (`TIMBRA_DATA_DIR`: stored files under `files/`).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self._data_dir.0
+    }
+
     /// Sends a request; `body` None sends no body.
     pub async fn call(&self, method: Method, path: &str, who: &As, body: Option<Value>) -> Answer {
         let mut request = self.client.request(method, format!("{}{}", self.base, path));
@@ -287,6 +307,29 @@ impl TestApp {
             .unwrap();
         let cookie = response.headers().get("set-cookie").expect("login sets a cookie").to_str().unwrap().to_owned();
         cookie.split(';').next().unwrap().strip_prefix("timbra_session=").unwrap().to_owned()
+    }
+
+    /// A key of the installation's operator: an account made an operator as `timbra
+    /// operadores agregar` makes it (once per app).
+    pub async fn operador(&self) -> String {
+        self.operador
+            .get_or_init(async || {
+                let (id, key) = self.user("operador@timbra.test").await;
+                let mut conn = self.db.conn().await.unwrap();
+                assert!(
+                    timbra_store::operadores::agregar(&mut conn, &id, time::OffsetDateTime::now_utc()).await.unwrap()
+                );
+                key
+            })
+            .await
+            .clone()
+    }
+
+    /// Tops up the balance of `who`'s company with `body` (`{ cantidad, concepto? }`) the way
+    /// it is done: by the installation's operator, never by the company's own members.
+    pub async fn recargar(&self, who: &As, body: Value) -> Answer {
+        let operador = As::key(&self.operador().await).in_empresa(who.empresa.as_deref().expect("who has a company"));
+        self.post("/api/timbres/recargas", &operador, body).await
     }
 
     /// Creates a company for the key's user and returns its id.

@@ -166,8 +166,9 @@ impl Caller {
 
     /// Checks that the caller is one of the installation's operators (`timbra operadores
     /// agregar`), who may act on any company for `permission` without being its member, and that
-    /// the key reaches the company (SCOPE_001) and has the scope (SCOPE_002). Anyone else, a
-    /// company's PROPIETARIO included, gets AUTH_003.
+    /// the key reaches the company (SCOPE_001) and has the scope (SCOPE_002). Anyone else gets
+    /// SCOPE_001 for a company they have no role in and AUTH_003 for one they have, PROPIETARIO
+    /// included.
     pub async fn authorize_operador(&self, app: &AppState, empresa_id: &str, permission: Permission) -> ApiResult<()> {
         if let Credential::ApiKey { empresa_ids: Some(allowed), .. } = &self.credential
             && !allowed.iter().any(|id| id == empresa_id)
@@ -179,6 +180,9 @@ impl Caller {
             timbra_store::operadores::es_operador(&mut conn, &self.user_id).await?
         };
         if !operador {
+            // Like every company route: a company the caller has no role in is SCOPE_001 (it
+            // does not reveal whether it exists); a member, the owner included, is AUTH_003.
+            self.authorize(app, empresa_id, Permission::EmpresaView).await?;
             return Err(ApiError::new(
                 Code::Auth003,
                 format!(

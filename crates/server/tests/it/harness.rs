@@ -60,6 +60,9 @@ pub fn test_config(data_dir: &std::path::Path) -> Config {
     config.data_dir = data_dir.to_owned();
     config.database_url = format!("sqlite://{}", data_dir.join("timbra.db").display());
     config.rate_limit = RateLimitConfig { enabled: false, ..RateLimitConfig::default() };
+    // Every test client is on 127.0.0.1, as every client is behind a proxy: one address may use
+    // every connection (the hardening tests set their own limits).
+    config.connections.max_per_ip = config.connections.max_total;
     config
 }
 
@@ -354,8 +357,8 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts it with rate limits off, private webhook URLs allowed, quick job polling, and
-    /// `env` on top; returns once it answers.
+    /// Starts it with rate limits off, one address allowed every connection, private webhook
+    /// URLs allowed, quick job polling, and `env` on top; returns once it answers.
     pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"));
         command
@@ -364,6 +367,7 @@ impl Server {
             .env("TIMBRA_DATA_DIR", data)
             .env_remove("TIMBRA_DATABASE_URL")
             .env("TIMBRA_RATE_LIMIT", "false")
+            .env("TIMBRA_MAX_CONNECTIONS_PER_IP", "1024")
             .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
             .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
             .env("TIMBRA_JOBS_POLL_MS", "20")

@@ -28,6 +28,8 @@ pub struct Config {
     pub rate_limit: RateLimitConfig,
     /// `TIMBRA_MAX_BODY_BYTES`, default 2 MiB: larger bodies get 413 REQUEST_002.
     pub max_body_bytes: usize,
+    /// What clients' connections may hold: header-read timeout, connections in all and per IP.
+    pub connections: ConnectionLimits,
     /// `TIMBRA_MASTER_KEY`: base64 of 32 bytes that encrypts CSD keys and passwords at rest
     /// (AES-256-GCM) and signs download links; default a key generated once into
     /// `{data_dir}/master.key` (mode 0600).
@@ -79,6 +81,28 @@ pub struct WebhookConfig {
     /// `TIMBRA_WEBHOOKS_ALLOW_PRIVATE` (default false): allow loopback, private and link-local
     /// targets (development and tests only).
     pub allow_private: bool,
+}
+
+/// What clients' connections may hold of the process (issue 28, finding 8: 20,200 connections
+/// each sending part of their headers took every file descriptor and `/healthz` stopped
+/// answering).
+#[derive(Clone, Debug)]
+pub struct ConnectionLimits {
+    /// `TIMBRA_HEADER_READ_TIMEOUT_SECONDS` (default 10): a request whose headers have not all
+    /// arrived by then closes its connection.
+    pub header_read_timeout: Duration,
+    /// `TIMBRA_MAX_CONNECTIONS` (default 1024): open connections in all; more are answered 503
+    /// `BUSY_002` and closed.
+    pub max_total: usize,
+    /// `TIMBRA_MAX_CONNECTIONS_PER_IP` (default 64): open connections from one address; more
+    /// are answered 503 `BUSY_002` and closed.
+    pub max_per_ip: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self { header_read_timeout: Duration::from_secs(10), max_total: 1024, max_per_ip: 64 }
+    }
 }
 
 /// Session cookie settings.
@@ -165,6 +189,7 @@ impl Config {
                 ip_burst: parse(&lookup, "TIMBRA_RATE_LIMIT_IP_BURST", defaults.ip_burst)?,
             },
             max_body_bytes: parse(&lookup, "TIMBRA_MAX_BODY_BYTES", 2 * 1024 * 1024)?,
+            connections: connection_limits(&lookup)?,
             stamp_low_balance: parse(&lookup, "TIMBRA_STAMP_LOW_BALANCE", 10)?,
             pac: match lookup("TIMBRA_PAC_URL").filter(|url| !url.trim().is_empty()) {
                 Some(url) => {
@@ -208,6 +233,29 @@ impl Config {
             clock: test_clock(&lookup)?,
         })
     }
+}
+
+/// [`ConnectionLimits`] from `TIMBRA_HEADER_READ_TIMEOUT_SECONDS`, `TIMBRA_MAX_CONNECTIONS` and
+/// `TIMBRA_MAX_CONNECTIONS_PER_IP`; none may be 0, and one address may not have more than all.
+fn connection_limits(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<ConnectionLimits> {
+    let defaults = ConnectionLimits::default();
+    let header_read_timeout = Duration::try_from_secs_f64(parse(
+        lookup,
+        "TIMBRA_HEADER_READ_TIMEOUT_SECONDS",
+        defaults.header_read_timeout.as_secs_f64(),
+    )?)
+    .ok()
+    .filter(|timeout| !timeout.is_zero())
+    .context("TIMBRA_HEADER_READ_TIMEOUT_SECONDS must be a positive number of seconds")?;
+    let max_total: usize = parse(lookup, "TIMBRA_MAX_CONNECTIONS", defaults.max_total)?;
+    let max_per_ip: usize = parse(lookup, "TIMBRA_MAX_CONNECTIONS_PER_IP", defaults.max_per_ip)?;
+    if max_total == 0 || max_per_ip == 0 {
+        bail!("TIMBRA_MAX_CONNECTIONS and TIMBRA_MAX_CONNECTIONS_PER_IP must be at least 1");
+    }
+    if max_per_ip > max_total {
+        bail!("TIMBRA_MAX_CONNECTIONS_PER_IP ({max_per_ip}) cannot be over TIMBRA_MAX_CONNECTIONS ({max_total})");
+    }
+    Ok(ConnectionLimits { header_read_timeout, max_total, max_per_ip })
 }
 
 /// The variable that sets each limit of a SAT package (the guide's Security section).

@@ -141,6 +141,7 @@ error_codes! {
     Timbres001 = "TIMBRES_001", BAD_REQUEST, "invalid stamp top-up (cantidad 1 to 10,000,000)";
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
     Unavailable001 = "UNAVAILABLE_001", SERVICE_UNAVAILABLE, "the database cannot be reached right now; nothing was written, retry after Retry-After seconds";
+    Busy002 = "BUSY_002", SERVICE_UNAVAILABLE, "too many open connections, from this address (TIMBRA_MAX_CONNECTIONS_PER_IP) or in all (TIMBRA_MAX_CONNECTIONS); the connection was closed unread, retry after Retry-After seconds";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }
 

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod cfdi;
 pub mod cfdi_cli;
 pub mod config;
+pub mod connections;
 pub mod envelope;
 pub mod error;
 pub mod events;
@@ -14,6 +15,7 @@ pub mod metrics;
 pub mod nomina;
 pub mod observability;
 pub mod openapi;
+pub mod operador_cli;
 pub mod panel;
 pub mod private_fs;
 pub mod rate_limit;
@@ -22,8 +24,6 @@ pub mod routes;
 pub mod state;
 pub mod validate;
 pub mod webhooks;
-
-use std::net::SocketAddr;
 
 use anyhow::Context;
 
@@ -61,10 +61,9 @@ pub async fn serve(
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let workers = jobs::worker::start(&app, stopped);
     let follower = auth::cache::follow_other_instances(&app);
+    let limits = app.config.connections.clone();
     let router = router::build(app);
-    let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let served = connections::serve(listener, router, &limits, shutdown).await;
     let _ = stop.send(true);
     if let Some(follower) = follower {
         follower.abort();

@@ -1,4 +1,5 @@
-//! The `timbra` binary: `serve` runs the API, `migrate` applies migrations, `sim` runs simulators.
+//! The `timbra` binary: `serve` runs the API, `migrate` applies migrations, `timbres` and
+//! `operadores` are the operator's acts, `cfdi` checks files, `sim` runs simulators.
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +25,18 @@ enum Command {
     Cfdi {
         #[command(subcommand)]
         command: timbra_server::cfdi_cli::CfdiCommand,
+    },
+    /// The installation operator's stamp top-ups (`timbra timbres recargar --empresa <id>
+    /// --cantidad <n>`).
+    Timbres {
+        #[command(subcommand)]
+        command: timbra_server::operador_cli::TimbresCommand,
+    },
+    /// The installation's operators, who may top up any company's stamps through the API
+    /// (`timbra operadores agregar <email>`).
+    Operadores {
+        #[command(subcommand)]
+        command: timbra_server::operador_cli::OperadoresCommand,
     },
     /// Run a simulator of an outside service on loopback (`timbra sim pac`, `timbra sim sat`).
     Sim {
@@ -56,6 +69,8 @@ async fn run(command: Command) -> anyhow::Result<()> {
     let config = Config::from_env()?;
     match command {
         Command::Cfdi { .. } | Command::Sim { .. } => {}
+        Command::Timbres { command } => timbra_server::operador_cli::timbres(&config, command).await?,
+        Command::Operadores { command } => timbra_server::operador_cli::operadores(&config, command).await?,
         Command::Migrate => {
             timbra_server::open(&config).await?;
             tracing::info!(database = %redact(&config.database_url), "migrations applied");

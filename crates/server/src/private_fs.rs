@@ -24,6 +24,22 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     options.open(path)?.write_all(bytes)
 }
 
+/// Replaces `path` with `bytes` atomically (a reader sees the old file or the new one), the new
+/// file created with mode 0600 and missing folders 0700: a stored document (a PDF, an acuse, a
+/// received package) is never readable by other users, not even while it is written.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    create_dir(parent)?;
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}.tmp", uuid::Uuid::new_v4().simple()));
+    let temporary = parent.join(name);
+    let written = write_new(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 /// Makes sure the SQLite database at `db_path` exists with mode 0600 before SQLite opens it:
 /// SQLite creates its `-wal` and `-shm` files with the database's mode. Files of an older
 /// installation (created 0644) are narrowed to 0600.

@@ -164,6 +164,7 @@ pub fn build(app: AppState) -> Router {
         .layer(middleware::from_fn(envelope_and_mode))
         .layer(CatchPanicLayer::custom(|_| ApiError::internal("handler panicked", "panic").into_response()))
         .layer(middleware::map_response(nosniff))
+        .layer(middleware::map_response(html_headers))
         // Outermost: the request id and span cover everything below, and the status counted
         // is the one the client gets.
         .layer(middleware::from_fn(observability::track))
@@ -289,6 +290,31 @@ async fn wrap_plain_error(response: Response) -> Response {
     let mut error = ApiError::new(code, message).into_response();
     *error.status_mut() = status;
     error.map(Body::new)
+}
+
+/// The policy of every HTML page: scripts, styles and images only from this origin (no inline
+/// script, no `eval`: the dashboard's behaviour lives in `panel.js` and htmx), forms posted only
+/// here, and never framed by another page.
+pub const HTML_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+    connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+/// Every HTML answer (the dashboard's pages and its error pages) carries [`HTML_CSP`],
+/// `X-Frame-Options: DENY` (for browsers without `frame-ancestors`) and `Referrer-Policy:
+/// same-origin`: a page of another site cannot frame the dashboard and click through it, and
+/// the ids in the dashboard's addresses never leave for other sites (issue 28, finding 7).
+async fn html_headers(mut response: Response) -> Response {
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/html"));
+    if is_html {
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(HTML_CSP));
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    }
+    response
 }
 
 /// Every answer, pages, JSON, files and errors alike, carries `X-Content-Type-Options:

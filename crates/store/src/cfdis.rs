@@ -144,6 +144,8 @@ pub struct Filtro {
     pub search: Option<String>,
     /// PPD invoices with a balance owed (`true`, not cancelled) or settled (`false`).
     pub saldo_pendiente: Option<bool>,
+    /// Leaves payroll receipts (type N) out: the caller may read invoices but not payroll.
+    pub sin_nomina: bool,
 }
 
 /// A page of the company's invoices, most recent first, with the total that matches.
@@ -166,6 +168,9 @@ pub async fn listar(
     }
     if let Some(tipo) = &filtro.tipo_comprobante {
         push(&mut filter, " AND tipo_comprobante = $?", Arg::Text(tipo.clone()));
+    }
+    if filtro.sin_nomina {
+        filter.push_str(" AND tipo_comprobante <> 'N'");
     }
     match filtro.status {
         Some(EstadoCfdi::Timbrado) => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),

@@ -28,6 +28,7 @@ pub mod login_throttle;
 pub mod memberships;
 pub mod nomina;
 pub mod nomina_timbrado;
+pub mod operadores;
 mod paging;
 pub mod pagos;
 pub mod productos;

@@ -12,13 +12,14 @@ pub async fn saldo(conn: &mut DbConn, empresa_id: &str) -> crate::DbResult<i64> 
         .unwrap_or(0))
 }
 
-/// Adds `cantidad` stamps with its movement; the new balance.
+/// Adds `cantidad` stamps with its movement, made by the operator `user_id` (`None`: on the
+/// server's command line); the new balance.
 pub async fn recargar(
     tx: &mut Tx,
     empresa_id: &str,
     cantidad: i64,
     concepto: &str,
-    user_id: &str,
+    user_id: Option<&str>,
     now: OffsetDateTime,
 ) -> crate::DbResult<i64> {
     sql!(
@@ -29,7 +30,7 @@ pub async fn recargar(
         cantidad,
         now
     )?;
-    movimiento(tx, empresa_id, cantidad, concepto, user_id, now).await?;
+    registrar_movimiento(tx, empresa_id, cantidad, concepto, user_id, now).await?;
     sql!(scalar_one * tx, i64, "SELECT saldo FROM timbres_saldo WHERE empresa_id = $1", empresa_id)
 }
 
@@ -64,6 +65,17 @@ pub async fn movimiento(
     user_id: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
+    registrar_movimiento(tx, empresa_id, cantidad, concepto, Some(user_id), now).await
+}
+
+async fn registrar_movimiento(
+    tx: &mut Tx,
+    empresa_id: &str,
+    cantidad: i64,
+    concepto: &str,
+    user_id: Option<&str>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO timbres_movimientos (id, empresa_id, cantidad, concepto, user_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -74,4 +86,11 @@ pub async fn movimiento(
         user_id,
         now
     )
+}
+
+/// Whether the company `empresa_id` exists (and was not deleted).
+pub async fn empresa_activa(tx: &mut Tx, empresa_id: &str) -> crate::DbResult<bool> {
+    let found =
+        sql!(scalar_optional * tx, String, "SELECT id FROM empresas WHERE id = $1 AND deleted_at IS NULL", empresa_id)?;
+    Ok(found.is_some())
 }

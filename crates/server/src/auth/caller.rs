@@ -147,6 +147,59 @@ impl Caller {
         }
         Ok(EmpresaAccess { empresa_id: empresa_id.to_owned(), role, sandbox: row.sandbox })
     }
+
+    /// Checks that the caller is one of the installation's operators (`timbra operadores
+    /// agregar`), who may act on any company for `permission` without being its member, and that
+    /// the key reaches the company (SCOPE_001) and has the scope (SCOPE_002). Anyone else gets
+    /// SCOPE_001 for a company they have no role in and AUTH_003 for one they have, PROPIETARIO
+    /// included.
+    pub async fn authorize_operador(&self, app: &AppState, empresa_id: &str, permission: Permission) -> ApiResult<()> {
+        if let Credential::ApiKey { empresa_ids: Some(allowed), .. } = &self.credential
+            && !allowed.iter().any(|id| id == empresa_id)
+        {
+            return Err(no_access(empresa_id));
+        }
+        let operador = {
+            let mut conn = app.db.conn().await?;
+            timbra_store::operadores::es_operador(&mut conn, &self.user_id).await?
+        };
+        if !operador {
+            // Like every company route: a company the caller has no role in is SCOPE_001 (it
+            // does not reveal whether it exists); a member, the owner included, is AUTH_003.
+            self.authorize(app, empresa_id, Permission::EmpresaView).await?;
+            return Err(ApiError::new(
+                Code::Auth003,
+                format!(
+                    "{} is the installation operator's act, not a company role: the operator runs `timbra timbres \
+                     recargar` on the server, or gives an account the role with `timbra operadores agregar <email>`",
+                    permission.scope()
+                ),
+            )
+            .with_details(serde_json::json!({ "action": permission.scope(), "requiredRole": "OPERADOR" })));
+        }
+        if let Credential::ApiKey { scopes: Some(scopes), .. } = &self.credential
+            && !scopes.iter().any(|scope| permission.granted_by(scope))
+        {
+            return Err(ApiError::new(
+                Code::Scope002,
+                format!("this API key's scopes do not include {}", permission.scope()),
+            )
+            .with_details(serde_json::json!({ "action": permission.scope(), "scopes": scopes })));
+        }
+        Ok(())
+    }
+
+    /// Whether the caller, who may act in `empresa_id`, may also perform `permission` there:
+    /// `false` where [`Caller::authorize`] would answer AUTH_003 or SCOPE_002 (the role or the
+    /// key's scopes), its other errors as they are. For reads that leave out what the caller
+    /// may not see, such as payroll receipts in the invoice listing.
+    pub async fn allows(&self, app: &AppState, empresa_id: &str, permission: Permission) -> ApiResult<bool> {
+        match self.authorize(app, empresa_id, permission).await {
+            Ok(_) => Ok(true),
+            Err(error) if matches!(error.code, Code::Auth003 | Code::Scope002) => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
 }
 
 fn no_access(empresa_id: &str) -> ApiError {

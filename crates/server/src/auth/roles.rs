@@ -82,7 +82,9 @@ pub enum Permission {
     EmpresaDelete,
     /// Add, change and remove members.
     MemberManage,
-    /// Add stamps to the company's balance.
+    /// Add stamps to a company's balance: the installation's operators only
+    /// (`Caller::authorize_operador`, `timbra operadores agregar`); no company role allows it,
+    /// not even PROPIETARIO. A key narrowed by scopes needs this one named.
     TimbresRecargar,
     /// Create, change, test and delete webhook endpoints; read their delivery log.
     WebhookManage,

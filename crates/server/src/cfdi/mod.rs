@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod recibidos;
 pub mod storage;
 pub mod timbrado;
+pub mod timbres;
 pub mod tipos;
 pub mod vencimiento;
 

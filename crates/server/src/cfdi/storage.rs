@@ -172,6 +172,13 @@ impl Storage for ObjectStorage {
     fn put<'a>(&'a self, path: &'a str, bytes: Vec<u8>) -> StorageFuture<'a, ()> {
         Box::pin(async move {
             let key = self.key(path)?;
+            // A folder: written by hand, because object_store creates files with the process's
+            // umask (0644) and the guide promises stored documents 0600 (issue 28, finding 9).
+            if let Some(file) = self.local_path(path) {
+                return tokio::task::spawn_blocking(move || crate::private_fs::write_atomic(&file, &bytes))
+                    .await
+                    .map_err(io::Error::other)?;
+            }
             self.store.put(&key, PutPayload::from(bytes)).await.map_err(io_error)?;
             Ok(())
         })

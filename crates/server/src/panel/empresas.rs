@@ -162,9 +162,7 @@ pub async fn crear(State(app): State<AppState>, headers: HeaderMap, formulario: 
     match creada {
         Ok(empresa) => {
             let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", texto(&empresa, "id")));
-            let cookie =
-                format!("{}={}; Path=/panel; HttpOnly; SameSite=Lax", super::EMPRESA_COOKIE, texto(&empresa, "id"));
-            if let Ok(value) = axum::http::HeaderValue::from_str(&cookie) {
+            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, texto(&empresa, "id"), "Lax") {
                 response.headers_mut().insert(axum::http::header::SET_COOKIE, value);
             }
             Ok(response)

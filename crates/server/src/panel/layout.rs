@@ -186,6 +186,9 @@ fn cabeza(titulo: &str) -> Markup {
         head {
             meta charset="utf-8";
             meta name="viewport" content="width=device-width, initial-scale=1";
+            // The pages' CSP allows no inline style or eval: htmx is told not to inject its
+            // indicator <style> nor evaluate attributes (router::HTML_CSP).
+            meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false}"#;
             title { (titulo) " · timbra" }
             link rel="stylesheet" href={ "/panel/estatico/panel.css?v=" (*VERSION) };
             script src={ "/panel/estatico/htmx.min.js?v=" (*VERSION) } defer {}
@@ -465,8 +468,7 @@ pub async fn cambiar_empresa(
     let id = params.get("id").cloned().unwrap_or_default();
     let empresa = empresa_actual(&app, &sesion, &id).await?;
     let mut response = redirigir("/panel");
-    let cookie = format!("{EMPRESA_COOKIE}={}; Path=/panel; HttpOnly; SameSite=Lax", empresa.id);
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
+    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, &empresa.id, "Lax") {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     Ok(response)

@@ -57,6 +57,14 @@ pub fn router() -> Router<AppState> {
         .merge(nomina::rutas())
 }
 
+/// The `Set-Cookie` value of a dashboard cookie (`Path=/panel`, HttpOnly), `Secure` when
+/// `TIMBRA_SESSION_SECURE` is set, as the session cookie is: behind HTTPS none of them may
+/// travel in clear (issue 28, finding 9).
+pub fn cookie_panel(app: &AppState, nombre: &str, valor: &str, same_site: &str) -> Option<HeaderValue> {
+    let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!("{nombre}={valor}; Path=/panel; HttpOnly; SameSite={same_site}{secure}")).ok()
+}
+
 /// Where a page sends a person who is not logged in.
 pub const ENTRAR: &str = "/panel/entrar";
 
@@ -134,7 +142,8 @@ impl IntoResponse for Fallo {
                     code => code.status(),
                 };
                 let titulo = if status == StatusCode::NOT_FOUND { "No encontrado" } else { "No se pudo completar" };
-                html_con(
+                let retry_after = error.retry_after;
+                let mut response = html_con(
                     status,
                     layout::pagina_suelta(
                         titulo,
@@ -143,7 +152,12 @@ impl IntoResponse for Fallo {
                             p { a href="/panel" { "Volver al panel" } }
                         },
                     ),
-                )
+                );
+                // A refusal that says when to come back says it as the API does.
+                if let Some(seconds) = retry_after {
+                    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+                }
+                response
             }
         }
     }

@@ -37,15 +37,18 @@ fn previo(app: &AppState, headers: &HeaderMap) -> Result<(String, Option<HeaderV
         return Ok((csrf::token_previo(app, valor)?, None));
     }
     let valor = random_token();
-    let cookie = format!("{}={valor}; Path=/panel; HttpOnly; SameSite=Strict", csrf::COOKIE_PREVIO);
-    Ok((csrf::token_previo(app, &valor)?, HeaderValue::from_str(&cookie).ok()))
+    Ok((csrf::token_previo(app, &valor)?, super::cookie_panel(app, csrf::COOKIE_PREVIO, &valor, "Strict")))
 }
 
-/// A form page before login, with its pre-session token cookie when new.
-fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>) -> Response {
+/// A form page before login, with its pre-session token cookie when new, and the
+/// `Retry-After` of a refusal that has one (the login lockout's 429, as the API answers it).
+fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>, errores: &Errores) -> Response {
     let mut response = html_con(status, markup);
     if let Some(cookie) = cookie {
         response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    if let Some(seconds) = errores.error.as_ref().and_then(|error| error.retry_after) {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
 }
@@ -98,7 +101,7 @@ pub async fn entrar_form(
             (form_entrar(&token, None, &Errores::default()))
         },
     );
-    Ok(pagina_previa(StatusCode::OK, markup, cookie))
+    Ok(pagina_previa(StatusCode::OK, markup, cookie, &Errores::default()))
 }
 
 /// `POST /panel/entrar`: the API's credential check (throttle included), then its session.
@@ -118,7 +121,7 @@ pub async fn entrar(State(app): State<AppState>, request: Request) -> Pagina {
             let errores = Errores::de(error);
             let status = errores.status();
             let markup = pagina_suelta("Entrar", form_entrar(&token, email.as_deref(), &errores));
-            Ok(pagina_previa(status, markup, cookie))
+            Ok(pagina_previa(status, markup, cookie, &errores))
         }
     }
 }
@@ -142,7 +145,7 @@ fn form_registro(token: &str, campos: &Campos, errores: &Errores) -> Markup {
 pub async fn registro_form(State(app): State<AppState>, headers: HeaderMap) -> Pagina {
     let (token, cookie) = previo(&app, &headers)?;
     let markup = pagina_suelta("Crear cuenta", form_registro(&token, &Campos::default(), &Errores::default()));
-    Ok(pagina_previa(StatusCode::OK, markup, cookie))
+    Ok(pagina_previa(StatusCode::OK, markup, cookie, &Errores::default()))
 }
 
 /// `POST /panel/registro`: the API's registration, then straight into a session.
@@ -170,7 +173,7 @@ pub async fn registrar(State(app): State<AppState>, request: Request) -> Pagina 
             let errores = Errores::de(error);
             let status = errores.status();
             let markup = pagina_suelta("Crear cuenta", form_registro(&token, &campos, &errores));
-            Ok(pagina_previa(status, markup, cookie))
+            Ok(pagina_previa(status, markup, cookie, &errores))
         }
     }
 }

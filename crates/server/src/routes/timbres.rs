@@ -1,5 +1,6 @@
-//! Stamp balance per company: read it, and top it up (PROPIETARIO). Sandbox stamping consumes
-//! nothing; live stamping will consume one per invoice once the PAC is wired.
+//! Stamp balance per company: read it (any member), and top it up (the installation's
+//! operators only, `cfdi::timbres`). Sandbox stamping consumes nothing; live stamping one per
+//! stamp.
 
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -9,13 +10,12 @@ use utoipa::ToSchema;
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::envelope::{Json, created, ok};
-use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+use crate::error::ApiResult;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use timbra_store::timbres;
 
-/// Most stamps one top-up may add.
-pub const MAX_RECARGA: i64 = 10_000_000;
+pub use crate::cfdi::timbres::MAX_RECARGA;
 
 /// A company's balance.
 #[derive(Serialize, ToSchema)]
@@ -58,13 +58,17 @@ pub async fn get(
     Ok(ok(SaldoOut { empresa_id, saldo }))
 }
 
-/// Adds stamps to the company's balance (PROPIETARIO only; recorded in `timbres_movimientos`).
+/// Adds stamps to the company's balance: the installation operator's act (an account given the
+/// role with `timbra operadores agregar <email>`; a company's PROPIETARIO gets AUTH_003).
+/// Recorded in `timbres_movimientos`.
 #[utoipa::path(post, path = "/timbres/recargas", tag = "timbres", request_body = RecargaBody,
     params(("x-empresa-id" = String, Header)),
     responses(
         (status = 201, description = "New balance", body = Envelope<SaldoOut>),
         (status = 400, description = "TIMBRES_001 invalid cantidad; EMPRESA_003", body = ErrorBody),
-        (status = 403, description = "SCOPE_001 / AUTH_003 (PROPIETARIO only)", body = ErrorBody),
+        (status = 403, description = "AUTH_003 not an operator of the installation; SCOPE_001 / SCOPE_002 (a key narrowed \
+            to other companies or scopes)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND no such company", body = ErrorBody),
     ))]
 pub async fn recargar(
     State(app): State<AppState>,
@@ -72,21 +76,16 @@ pub async fn recargar(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Json(body): Json<RecargaBody>,
 ) -> ApiResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::TimbresRecargar).await?;
-    let cantidad = match body.cantidad {
-        Some(n) if (1..=MAX_RECARGA).contains(&n) => n,
-        _ => {
-            return Err(ApiError::fields(
-                Code::Timbres001,
-                vec![FieldProblem::new("cantidad", format!("cantidad is a whole number from 1 to {MAX_RECARGA}"))],
-            ));
-        }
-    };
-    let concepto =
-        body.concepto.map(|c| c.trim().chars().take(200).collect::<String>()).unwrap_or_else(|| "recarga".into());
+    caller.authorize_operador(&app, &empresa_id, Permission::TimbresRecargar).await?;
     let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    let saldo = timbres::recargar(&mut tx, &empresa_id, cantidad, &concepto, &caller.user_id, now).await?;
-    tx.commit().await?;
+    let saldo = crate::cfdi::timbres::recargar(
+        &app.db,
+        &empresa_id,
+        body.cantidad,
+        body.concepto.as_deref(),
+        Some(&caller.user_id),
+        now,
+    )
+    .await?;
     Ok(created(SaldoOut { empresa_id, saldo }))
 }

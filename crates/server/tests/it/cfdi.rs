@@ -588,14 +588,17 @@ pub(crate) fn uuid_of(stamped: &Value) -> &str {
 }
 
 #[tokio::test]
-async fn stamp_balance_is_read_topped_up_by_the_owner_and_untouched_by_sandbox() {
+async fn stamp_balance_is_read_topped_up_by_the_operator_and_untouched_by_sandbox() {
     each_backend(|app: TestApp| async move {
         let (who, cliente) = setup(&app, "saldo@example.com").await;
         assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(0));
-        assert_eq!(app.post("/api/timbres/recargas", &who, json!({ "cantidad": 100, "concepto": "pago 1" })).await.data(201)["saldo"], json!(100));
-        assert_eq!(app.post("/api/timbres/recargas", &who, json!({ "cantidad": 50 })).await.data(201)["saldo"], json!(150));
-        app.post("/api/timbres/recargas", &who, json!({ "cantidad": 0 })).await.assert_error(400, "TIMBRES_001");
-        app.post("/api/timbres/recargas", &who, json!({})).await.assert_error(400, "TIMBRES_001");
+        assert_eq!(
+            app.recargar(&who, json!({ "cantidad": 100, "concepto": "pago 1" })).await.data(201)["saldo"],
+            json!(100)
+        );
+        assert_eq!(app.recargar(&who, json!({ "cantidad": 50 })).await.data(201)["saldo"], json!(150));
+        app.recargar(&who, json!({ "cantidad": 0 })).await.assert_error(400, "TIMBRES_001");
+        app.recargar(&who, json!({})).await.assert_error(400, "TIMBRES_001");
         timbrar(&app, &who, &factura(&cliente), None).await.data(201);
         assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(150));
     })
@@ -746,7 +749,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
             // No stamps: QUOTA_001 before any folio is spent.
             timbrar(&app, &who, &body, None).await.assert_error(402, "QUOTA_001");
             assert!(intentos(&app, &empresa).await.is_empty());
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 3 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 3 })).await.data(201);
 
             // Stamped by the PAC: a real UUID, the PAC's TFD, one stamp spent.
             let stamped = timbrar(&app, &who, &body, None).await.data(201).clone();
@@ -801,7 +804,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
 
             // One Idempotency-Key, two requests at once while the PAC is slow: one stamp, one
             // folio; the other request is told to retry, and its retry replays the stamp.
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 3 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 3 })).await.data(201);
             sim.configurar(|c| c.retraso = std::time::Duration::from_millis(700));
             let cinco = venta(5);
             let (first, second) =
@@ -931,7 +934,7 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
             // The service's clock runs ahead across backends; the PAC checks Fecha against its own.
             sim.configurar(|c| c.ahora = Some(clock.now()));
             let (who, empresa) = live_company(&app, "live-cancel@example.com", &good).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
             let cliente = app
                 .post("/api/clientes", &who, json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))
                 .await
@@ -1057,7 +1060,7 @@ async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp()
             sim.configurar(|c| c.ahora = Some(clock.now()));
             let stamps_before = sim.timbres_emitidos();
             let (who, empresa) = live_company(&app, "live-unknown@example.com", &good).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 10 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 10 })).await.data(201);
             let venta = |n: u32| json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto(&format!("Venta {n}"), json!(1), json!(100))] });
             let slow = Falla::Lenta(std::time::Duration::from_secs(2));
             let unknown = |answer: &Answer, folio: i64| {

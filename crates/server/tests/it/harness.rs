@@ -25,6 +25,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     _data_dir: TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    operador: tokio::sync::OnceCell<String>,
 }
 
 /// A folder removed on drop.
@@ -59,6 +60,9 @@ pub fn test_config(data_dir: &std::path::Path) -> Config {
     config.data_dir = data_dir.to_owned();
     config.database_url = format!("sqlite://{}", data_dir.join("timbra.db").display());
     config.rate_limit = RateLimitConfig { enabled: false, ..RateLimitConfig::default() };
+    // Every test client is on 127.0.0.1, as every client is behind a proxy: one address may use
+    // every connection (the hardening tests set their own limits).
+    config.connections.max_per_ip = config.connections.max_total;
     config
 }
 
@@ -89,6 +93,12 @@ where
 /// A fresh app on SQLite only (the browser test, which is too slow to run twice).
 pub async fn sqlite_app() -> TestApp {
     spawn_sqlite(&|_| {}).await
+}
+
+/// As [`sqlite_app`], with a hook to adjust the configuration (tests of the HTTP server
+/// itself, where no database is involved).
+pub async fn sqlite_app_with(adjust: impl Fn(&mut Config)) -> TestApp {
+    spawn_sqlite(&adjust).await
 }
 
 async fn spawn_sqlite(adjust: &impl Fn(&mut Config)) -> TestApp {
@@ -161,7 +171,15 @@ async fn start(db: Db, config: Config, dir: TempDir, backend: &'static str) -> T
         })
         .await;
     });
-    TestApp { base, backend, db, client: reqwest::Client::new(), _data_dir: dir, shutdown: Some(shutdown) }
+    TestApp {
+        base,
+        backend,
+        db,
+        client: reqwest::Client::new(),
+        _data_dir: dir,
+        shutdown: Some(shutdown),
+        operador: tokio::sync::OnceCell::new(),
+    }
 }
 
 /// A response read whole.
@@ -222,6 +240,11 @@ impl As {
 }
 
 impl TestApp {
+    /// The app's data folder (`TIMBRA_DATA_DIR`: stored files under `files/`).
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self._data_dir.0
+    }
+
     /// Sends a request; `body` None sends no body.
     pub async fn call(&self, method: Method, path: &str, who: &As, body: Option<Value>) -> Answer {
         let mut request = self.client.request(method, format!("{}{}", self.base, path));
@@ -289,6 +312,29 @@ impl TestApp {
         cookie.split(';').next().unwrap().strip_prefix("timbra_session=").unwrap().to_owned()
     }
 
+    /// A key of the installation's operator: an account made an operator as `timbra
+    /// operadores agregar` makes it (once per app).
+    pub async fn operador(&self) -> String {
+        self.operador
+            .get_or_init(async || {
+                let (id, key) = self.user("operador@timbra.test").await;
+                let mut conn = self.db.conn().await.unwrap();
+                assert!(
+                    timbra_store::operadores::agregar(&mut conn, &id, time::OffsetDateTime::now_utc()).await.unwrap()
+                );
+                key
+            })
+            .await
+            .clone()
+    }
+
+    /// Tops up the balance of `who`'s company with `body` (`{ cantidad, concepto? }`) the way
+    /// it is done: by the installation's operator, never by the company's own members.
+    pub async fn recargar(&self, who: &As, body: Value) -> Answer {
+        let operador = As::key(&self.operador().await).in_empresa(who.empresa.as_deref().expect("who has a company"));
+        self.post("/api/timbres/recargas", &operador, body).await
+    }
+
     /// Creates a company for the key's user and returns its id.
     pub async fn empresa(&self, key: &str, rfc: &str) -> String {
         let created = self
@@ -311,8 +357,8 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts it with rate limits off, private webhook URLs allowed, quick job polling, and
-    /// `env` on top; returns once it answers.
+    /// Starts it with rate limits off, one address allowed every connection, private webhook
+    /// URLs allowed, quick job polling, and `env` on top; returns once it answers.
     pub async fn start(data: &std::path::Path, port: u16, env: &[(&str, String)]) -> Self {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"));
         command
@@ -321,6 +367,7 @@ impl Server {
             .env("TIMBRA_DATA_DIR", data)
             .env_remove("TIMBRA_DATABASE_URL")
             .env("TIMBRA_RATE_LIMIT", "false")
+            .env("TIMBRA_MAX_CONNECTIONS_PER_IP", "1024")
             .env("TIMBRA_WEBHOOKS_ALLOW_PRIVATE", "true")
             .env("TIMBRA_WEBHOOK_TIMEOUT_SECONDS", "5")
             .env("TIMBRA_JOBS_POLL_MS", "20")

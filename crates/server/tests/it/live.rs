@@ -95,7 +95,7 @@ async fn a_cancellation_follows_sats_status_and_its_events_follow_the_real_state
         async move {
             sim.configurar(|c| c.ahora = Some(clock.now()));
             let (who, empresa) = live_company(&app, "live-sat@example.com", &good).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
             let cliente = app
                 .post("/api/clientes", &who, json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))
                 .await
@@ -224,7 +224,7 @@ async fn the_attempts_are_listed_and_every_live_folio_is_explained() {
         async move {
             sim.configurar(|c| c.ahora = Some(clock.now()));
             let (who, empresa) = live_company(&app, "live-folios@example.com", &good).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
             let body = json!({ "formaPago": "01", "metodoPago": "PUE", "conceptos": [concepto("Venta", json!(1), json!(100))] });
 
             // Stamped, refused twice (Finkok's 300), stamped.

@@ -32,7 +32,7 @@ fn periodo_quincenal() -> Value {
 }
 
 /// A sandbox company EKU9003173C9 with its registro patronal; returns who acts in it.
-async fn empresa_nomina(app: &TestApp, email: &str, registro: Option<&str>) -> As {
+pub(crate) async fn empresa_nomina(app: &TestApp, email: &str, registro: Option<&str>) -> As {
     let (_, key) = app.user(email).await;
     let mut body = json!({ "rfc": EMISOR, "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "86000" });
     if let Some(registro) = registro {
@@ -44,7 +44,7 @@ async fn empresa_nomina(app: &TestApp, email: &str, registro: Option<&str>) -> A
 
 /// Employees `salarios`, their approved `incidencias` (employee index, body) and a calculated
 /// QUINCENAL period; returns (period id, employee ids).
-async fn periodo_calculado(
+pub(crate) async fn periodo_calculado(
     app: &TestApp,
     who: &As,
     salarios: &[&str],
@@ -92,7 +92,7 @@ async fn activar(app: &TestApp, who: &As, id: &str, activo: bool) {
     assert!(answer.status.is_success(), "{:?}", answer.body);
 }
 
-async fn timbrar(app: &TestApp, who: &As, periodo: &str) -> Answer {
+pub(crate) async fn timbrar(app: &TestApp, who: &As, periodo: &str) -> Answer {
     app.post(&format!("/api/nomina/periodos/{periodo}/timbrar"), who, json!({})).await
 }
 
@@ -453,7 +453,7 @@ async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
             let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
 
             // One stamp for two receipts: TIMBRE_001 and nothing stamped.
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 1 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 1 })).await.data(201);
             let sin_saldo = timbrar(&app, &who, &periodo).await;
             sin_saldo.assert_error(402, "TIMBRE_001");
             assert_eq!(saldo().await, 1);
@@ -462,7 +462,7 @@ async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
                 "CALCULADO"
             );
 
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 1 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 1 })).await.data(201);
             let timbrado = timbrar(&app, &who, &periodo).await;
             let data = timbrado.data(201).clone();
             assert_eq!(timbrado.body["mode"], "live");
@@ -529,7 +529,7 @@ async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancell
                 .await;
             assert!(patch.status.is_success(), "{:?}", patch.body);
             let (periodo, _) = periodo_calculado(&app, &who, &["500.00", "1200.00"], &[]).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 5 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
             let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
             let detalle = async || app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
 

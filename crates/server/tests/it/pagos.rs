@@ -622,7 +622,7 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
             sim.configurar(|c| c.ahora = Some(clock.now()));
             let app = Arc::new(app);
             let (who, _) = live_company(&app, "pagos-live@example.com", &good).await;
-            app.post("/api/timbres/recargas", &who, json!({ "cantidad": 10 })).await.data(201);
+            app.recargar(&who, json!({ "cantidad": 10 })).await.data(201);
             let cliente = app
                 .post("/api/clientes", &who, json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))
                 .await

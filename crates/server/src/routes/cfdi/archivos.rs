@@ -64,7 +64,7 @@ pub(super) async fn read_file(app: &AppState, path: &str) -> ApiResult<Vec<u8>> 
     responses(
         (status = 200, description = "The XML", content_type = "application/xml", body = String),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for a payroll receipt without nomina:view)", body = ErrorBody),
     ))]
 pub async fn xml(
     State(app): State<AppState>,
@@ -73,12 +73,14 @@ pub async fn xml(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    xml_de(&app, &empresa_id, &id).await
+    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    xml_de(&app, &empresa_id, &id, ve_nomina).await
 }
 
-/// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt).
-pub(crate) async fn xml_de(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<Response> {
-    let (row, _) = cargar(app, empresa_id, id).await?;
+/// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt when
+/// `ve_nomina`).
+pub(crate) async fn xml_de(app: &AppState, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
     let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let bytes = read_file(app, &path).await?;
     file_response(bytes, &path, &format!("{}.xml", row.uuid))
@@ -90,7 +92,7 @@ pub(crate) async fn xml_de(app: &AppState, empresa_id: &str, id: &str) -> ApiRes
     responses(
         (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND (also for metadata-only invoices: no XML, no PDF)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for metadata-only invoices: no XML, no PDF; and for a payroll receipt without nomina:view)", body = ErrorBody),
     ))]
 pub async fn pdf(
     State(app): State<AppState>,
@@ -99,12 +101,14 @@ pub async fn pdf(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    pdf_de(&app, &empresa_id, &id).await
+    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    pdf_de(&app, &empresa_id, &id, ve_nomina).await
 }
 
-/// The PDF download of the company's CFDI `id` (rendered from its XML on the first request).
-pub(crate) async fn pdf_de(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<Response> {
-    let (row, _) = cargar(app, empresa_id, id).await?;
+/// The PDF download of the company's CFDI `id` (rendered from its XML on the first request; a
+/// payroll receipt when `ve_nomina`).
+pub(crate) async fn pdf_de(app: &AppState, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
     let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let path = ruta_pdf(&xml_path);
     let bytes = pdf_guardado(app, &path).await?;
@@ -196,6 +200,8 @@ pub async fn acuse(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    // A payroll receipt's acuse only for who may read payroll.
+    cargar(&app, &empresa_id, &id, super::ve_nomina(&app, &caller, &empresa_id).await?).await?;
     let path = {
         let mut conn = app.db.conn().await?;
         timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?

@@ -90,6 +90,10 @@ pub async fn cancelar(
         cfdis::por_cancelar(&mut conn, &empresa_id, &id).await?
     }
     .ok_or_else(|| ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")))?;
+    // A payroll receipt is not there for who may not read payroll (issue 28, finding 2).
+    if fila.tipo_comprobante == "N" && !super::ve_nomina(&app, &caller, &empresa_id).await? {
+        return Err(ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")));
+    }
     if fila.tipo == "RECIBIDA" {
         return Err(ApiError::new(
             Code::Cancel003,

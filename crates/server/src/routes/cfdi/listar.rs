@@ -27,7 +27,8 @@ pub struct ListCfdiParams {
     page: Option<i64>,
     /// Items per page, 1 to 1,000 (default 50).
     limit: Option<i64>,
-    /// EMITIDA or RECIBIDA, or a voucher type I, E, T, P, N.
+    /// EMITIDA or RECIBIDA, or a voucher type I, E, T, P, N. Payroll receipts (N) are listed only
+    /// to callers with nomina:view.
     tipo: Option<String>,
     /// TIMBRADO (also matches TIMBRADO_SANDBOX), TIMBRADO_SANDBOX or CANCELADO.
     status: Option<String>,
@@ -225,6 +226,9 @@ pub async fn list(
         filtro.hasta = Some(bound("hasta", hasta, true)?);
     }
     filtro.saldo_pendiente = params.saldo_pendiente;
+    // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
+    // not even with tipo=N (issue 28, finding 2).
+    filtro.sin_nomina = !super::ve_nomina(&app, &caller, &empresa_id).await?;
     filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let mut conn = app.db.conn().await?;
     let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), &empresa_id, &filtro, limit, offset).await?;

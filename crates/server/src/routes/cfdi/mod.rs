@@ -49,8 +49,28 @@ pub(crate) async fn replayed(
     idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await
 }
 
-/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies).
-async fn cargar(app: &AppState, empresa_id: &str, id: &str) -> ApiResult<(timbra_store::cfdis::CfdiRow, String)> {
+/// Whether the caller may read the company's payroll receipts (type N CFDI) through the
+/// invoice routes: `nomina:view` (CONTADOR or higher, or a key with that scope). They hold
+/// employees' CURP, NSS, salary and bank account (issue 28, finding 2).
+pub(crate) async fn ve_nomina(
+    app: &AppState,
+    caller: &crate::auth::caller::Caller,
+    empresa_id: &str,
+) -> ApiResult<bool> {
+    caller.allows(app, empresa_id, crate::auth::roles::Permission::NominaView).await
+}
+
+/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies, and for a
+/// payroll receipt when `ve_nomina` is false: like another tenant's record, it is not there).
+async fn cargar(
+    app: &AppState,
+    empresa_id: &str,
+    id: &str,
+    ve_nomina: bool,
+) -> ApiResult<(timbra_store::cfdis::CfdiRow, String)> {
     let mut conn = app.db.conn().await?;
-    timbra_store::cfdis::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("invoice"))
+    timbra_store::cfdis::leer(&mut conn, empresa_id, id)
+        .await?
+        .filter(|(row, _)| ve_nomina || row.tipo_comprobante != "N")
+        .ok_or_else(|| ApiError::not_found("invoice"))
 }

@@ -18,7 +18,7 @@ use crate::state::AppState;
     responses(
         (status = 200, description = "The invoice", body = Envelope<CfdiOut>),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
-        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies, and for a payroll receipt without nomina:view)", body = ErrorBody),
     ))]
 pub async fn get(
     State(app): State<AppState>,
@@ -27,7 +27,8 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let (row, conceptos) = cargar(&app, &empresa_id, &id).await?;
+    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    let (row, conceptos) = cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let cobranza = crate::cfdi::pagos::cobranza(&app, &empresa_id, &id, &row.tipo_comprobante).await?;
     let mut out = cfdi_out(row, links);

@@ -55,8 +55,8 @@ pub struct DescargaOut {
 
 /// Renders a download's outcome with fresh links (the synchronous answer and the job's are
 /// the same `data`).
-async fn data(app: &AppState, empresa_id: &str, descargado: Descargado) -> ApiResult<DescargaOut> {
-    let (row, conceptos) = super::cargar(app, empresa_id, &descargado.cfdi_id).await?;
+async fn data(app: &AppState, empresa_id: &str, descargado: Descargado, ve_nomina: bool) -> ApiResult<DescargaOut> {
+    let (row, conceptos) = super::cargar(app, empresa_id, &descargado.cfdi_id, ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let mut out = cfdi_out(row, links);
     out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
@@ -77,9 +77,15 @@ async fn data(app: &AppState, empresa_id: &str, descargado: Descargado) -> ApiRe
     })
 }
 
-async fn responder(app: &AppState, empresa_id: &str, respuesta: Respuesta) -> ApiResult<Response> {
+/// The answer of a download; a payroll receipt (type N) is shown only to a caller with
+/// `nomina:view`.
+async fn responder(app: &AppState, caller: &Caller, empresa_id: &str, respuesta: Respuesta) -> ApiResult<Response> {
     match respuesta {
-        Respuesta::Lista(resultado) => Ok(ok(data(app, empresa_id, resultado?).await?).into_response()),
+        Respuesta::Lista(resultado) => {
+            let descargado = resultado?;
+            let ve_nomina = super::ve_nomina(app, caller, empresa_id).await?;
+            Ok(ok(data(app, empresa_id, descargado, ve_nomina).await?).into_response())
+        }
         Respuesta::EnCurso { job_id } => Ok(accepted(DescargaEnCurso { job_id }).into_response()),
     }
 }
@@ -119,7 +125,7 @@ pub async fn descargar_por_uuid(
         })?;
         let uuid = por_uuid::leer_uuid(uuid)?;
         let respuesta = por_uuid::descargar(&app, empresa, &uuid).await?;
-        responder(&app, &empresa.id, respuesta).await
+        responder(&app, &caller, &empresa.id, respuesta).await
     })
     .await
 }
@@ -144,7 +150,7 @@ pub async fn descarga_por_uuid_job(
             return Err(sin_job());
         }
         let respuesta = por_uuid::consultar(&app, &empresa.id, job_id.trim()).await?;
-        responder(&app, &empresa.id, respuesta).await
+        responder(&app, &caller, &empresa.id, respuesta).await
     })
     .await
 }

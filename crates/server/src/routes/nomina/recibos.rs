@@ -43,7 +43,7 @@ pub async fn xml(
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
     let cfdi_id = cfdi_del_recibo(&app, &empresa_id, &id).await?;
-    xml_de(&app, &empresa_id, &cfdi_id).await
+    xml_de(&app, &empresa_id, &cfdi_id, true).await
 }
 
 /// The printed payroll receipt (PDF with the verification QR) (CONTADOR or higher;
@@ -64,5 +64,5 @@ pub async fn pdf(
 ) -> ApiResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
     let cfdi_id = cfdi_del_recibo(&app, &empresa_id, &id).await?;
-    pdf_de(&app, &empresa_id, &cfdi_id).await
+    pdf_de(&app, &empresa_id, &cfdi_id, true).await
 }

@@ -534,3 +534,65 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
     drop(chromedriver);
     eprintln!("dashboard browser test took {:?}", started.elapsed());
 }
+
+/// Issue 28, finding 3, in the browser: an invoice whose stored UUID once broke the
+/// `Content-Disposition` header (a quote and a line break) and whose XML carries an XHTML
+/// script in its Addenda. Opened in Chromium with the owner's session (the dashboard's XML
+/// button and the signed link), the XML is an attachment in a sandbox and its script never
+/// runs. Before the fix the header was dropped, Chromium rendered the XML on the service's own
+/// origin and the script ran with the session.
+#[tokio::test]
+async fn in_a_browser_a_hostile_xml_never_runs_its_script() {
+    let Some((chromium, driver)) = herramientas() else { return };
+    let app = crate::harness::sqlite_app().await;
+    let (who, cliente) = crate::cfdi::setup(&app, "xss@example.com").await;
+    let stamped = crate::cfdi::timbrar(&app, &who, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+    let id = stamped["cfdiId"].as_str().unwrap().to_owned();
+    let testigo = crate::receiver::Receiver::start().await;
+    let mut conn = app.db.conn().await.unwrap();
+    let path =
+        timbra_store::sql!(scalar_one conn, String, "SELECT path FROM cfdi_xml WHERE cfdi_id = $1", &id).unwrap();
+    let xml = timbra_store::cfdi_xml::leer(&mut conn, &path).await.unwrap().unwrap();
+    let script = format!("fetch('{}', {{method: 'POST', mode: 'no-cors', body: 'xss'}})", testigo.url);
+    let xml = String::from_utf8(xml).unwrap().replace(
+        "</cfdi:Comprobante>",
+        &format!("<cfdi:Addenda><html xmlns=\"http://www.w3.org/1999/xhtml\"><script>{script}</script></html></cfdi:Addenda></cfdi:Comprobante>"),
+    );
+    timbra_store::sql!(execute conn, "UPDATE cfdi_xml SET xml_deflate = $1 WHERE cfdi_id = $2",
+        timbra_store::cfdi_xml::comprimir(&xml), &id)
+    .unwrap();
+    timbra_store::sql!(execute conn, "UPDATE cfdis SET uuid = $1 WHERE id = $2", "Q\"; filename=evil.html; x=\"\r\n", &id)
+        .unwrap();
+    drop(conn);
+    let detalle = app.get(&format!("/api/cfdi/{id}"), &who).await;
+    let enlace = detalle.data(200)["xmlDownloadUrl"].as_str().unwrap().to_owned();
+    let enlace = if enlace.starts_with("http") { enlace } else { format!("{}{enlace}", app.base) };
+
+    let chromedriver = arrancar_chromedriver(&driver).await;
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".to_owned(),
+        json!({ "binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] }),
+    );
+    let browser = ClientBuilder::rustls()
+        .unwrap()
+        .capabilities(capabilities)
+        .connect(&format!("http://127.0.0.1:{}", chromedriver.port))
+        .await
+        .expect("a chromedriver session");
+    // Logged in as a person would be, the company chosen in the switcher.
+    browser.goto(&format!("{}/panel/entrar", app.base)).await.unwrap();
+    escribir(&browser, "campo-email", "xss@example.com").await;
+    escribir(&browser, "campo-password", "Secreto1!").await;
+    enviar(&browser, "main form button[type=submit]").await;
+    esperar_ruta(&browser, "/panel").await;
+    browser.goto(&format!("{}/panel/empresa?id={}", app.base, who.empresa.clone().unwrap())).await.unwrap();
+    for url in [format!("{}/panel/facturas/{id}/xml", app.base), enlace] {
+        // A download may end the navigation with an error; what counts is what ran.
+        let _ = browser.goto(&url).await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(testigo.arrived().is_empty(), "the Addenda's script ran in the browser at {url}");
+    }
+    browser.close().await.unwrap();
+    drop(chromedriver);
+}

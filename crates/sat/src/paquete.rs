@@ -272,7 +272,8 @@ pub fn leer_paquete_con_limites(
             entrada: None,
         });
     }
-    let mut lectura = Lectura { limites, comprimido_paquete: bytes.len() as u64, leidos_paquete: 0 };
+    let mut lectura =
+        Lectura { limites, comprimido_paquete: bytes.len() as u64, leidos_paquete: 0, bloque: vec![0u8; 64 * 1024] };
     let mut paquete = Paquete::default();
     let mut terceros: HashMap<String, (String, String)> = HashMap::new();
     for indice in 0..zip.len() {
@@ -335,6 +336,8 @@ struct Lectura<'a> {
     /// The package's own size: the denominator of its ratio.
     comprimido_paquete: u64,
     leidos_paquete: u64,
+    /// The buffer each entry is inflated through, one for the whole package.
+    bloque: Vec<u8>,
 }
 
 impl Lectura<'_> {
@@ -350,9 +353,8 @@ impl Lectura<'_> {
         };
         let mut lector = entrada.take(limites.bytes_entrada.saturating_add(1));
         let mut contenido = Vec::new();
-        let mut bloque = vec![0u8; 64 * 1024];
         loop {
-            let leidos = match lector.read(&mut bloque) {
+            let leidos = match lector.read(&mut self.bloque) {
                 Ok(0) => break,
                 Ok(leidos) => leidos,
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -360,7 +362,7 @@ impl Lectura<'_> {
                     return Err(SatError::Parseo { que: "paquete".into(), motivo: format!("{nombre}: {error}") });
                 }
             };
-            contenido.extend_from_slice(&bloque[..leidos]);
+            contenido.extend_from_slice(&self.bloque[..leidos]);
             self.leidos_paquete = self.leidos_paquete.saturating_add(leidos as u64);
             let de_entrada = contenido.len() as u64;
             if de_entrada > limites.bytes_entrada {

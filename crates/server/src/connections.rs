@@ -182,14 +182,13 @@ fn refuse(stream: TcpStream, refused: Refused, refusals: &Arc<tokio::sync::Semap
             Code::Busy002,
             format!("too many open connections {what} ({variable}); close some and retry in a second"),
         );
-        let body = serde_json::json!({
-            "success": false,
-            "error": { "code": error.code.as_str(), "message": error.message, "details": error.details },
-        })
-        .to_string();
+        let body = error.body().to_string();
+        let status = error.code.status();
         let answer = format!(
-            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+            "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
              retry-after: 1\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n{body}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or_default(),
             body.len()
         );
         let mut stream = stream;

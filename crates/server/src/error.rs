@@ -353,13 +353,19 @@ fn paquete_excedido(limite: timbra_sat::LimitePaquete, maximo: u64, entrada: &Op
     )
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = json!({
+impl ApiError {
+    /// The error envelope: `{ success: false, error: { code, message, details } }`.
+    pub fn body(&self) -> Value {
+        json!({
             "success": false,
             "error": { "code": self.code.as_str(), "message": self.message, "details": self.details },
-        });
-        let mut response = (self.code.status(), axum::Json(body)).into_response();
+        })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.code.status(), axum::Json(self.body())).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

@@ -80,14 +80,13 @@ pub fn from_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Key>> 
     Ok(Some(Key { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
 }
 
-/// The route a stored operation answers on, as the API documents it.
+/// The route a stored operation answers on, as the API documents it: a cancellation's, or the
+/// stamping route of the document type the registry (`cfdi::tipos`) names for it.
 fn route(operation: &str, cfdi_id: Option<&str>) -> String {
-    match operation {
-        "cfdi.timbrar" => "POST /api/cfdi/timbrar".to_owned(),
-        "cfdi.pagos.timbrar" => "POST /api/cfdi/pagos/timbrar".to_owned(),
-        "cfdi.cancelar" => format!("POST /api/cfdi/{}/cancelar", cfdi_id.unwrap_or("{id}")),
-        other => other.to_owned(),
+    if operation == crate::cfdi::cancelacion::OPERACION {
+        return format!("POST /api/cfdi/{}/cancelar", cfdi_id.unwrap_or("{id}"));
     }
+    crate::cfdi::tipos::por_operacion(Some(operation)).map_or(operation, |tipo| tipo.ruta).to_owned()
 }
 
 /// IDEMPOTENCY_001 when `stored` was another operation or acted on another invoice than `uso`:

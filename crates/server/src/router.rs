@@ -193,14 +193,19 @@ pub fn body_too_large(path: &str, limit: usize) -> Response {
         Code::Request002,
         format!("the request body is larger than {limit} bytes (TIMBRA_MAX_BODY_BYTES); send less"),
     );
-    if path == "/panel" || path.starts_with("/panel/") {
+    if es_panel(path) {
         return crate::panel::Fallo::Api(error).into_response();
     }
     error.into_response()
 }
 
+/// Whether `path` is one of the dashboard's, whose errors are pages rather than envelopes.
+fn es_panel(path: &str) -> bool {
+    path == "/panel" || path.starts_with("/panel/")
+}
+
 async fn not_found(uri: axum::http::Uri) -> Response {
-    if uri.path() == "/panel" || uri.path().starts_with("/panel/") {
+    if es_panel(uri.path()) {
         return crate::panel::pagina_no_encontrada();
     }
     ApiError::new(Code::NotFound, "no such route; the API is documented at /llms-full.txt and /api/docs")

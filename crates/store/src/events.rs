@@ -25,7 +25,7 @@ pub async fn subscribers(tx: &mut Tx, empresa_id: &str) -> DbResult<Vec<Subscrib
     )
 }
 
-/// An event row.
+/// An event row (its payload owned: a batch's move into its [`events_insert`] without a copy).
 pub struct EventRow<'a> {
     /// Its id.
     pub id: &'a str,
@@ -34,7 +34,7 @@ pub struct EventRow<'a> {
     /// The dotted type name.
     pub event_type: &'a str,
     /// The payload's JSON.
-    pub data: &'a str,
+    pub data: String,
     /// When it happened.
     pub now: OffsetDateTime,
 }
@@ -47,7 +47,7 @@ pub async fn insert_event(tx: &mut Tx, event: &EventRow<'_>) -> DbResult<u64> {
         event.id,
         event.empresa_id,
         event.event_type,
-        event.data,
+        &event.data,
         event.now
     )
 }
@@ -58,7 +58,7 @@ pub fn events_insert() -> MultiInsert {
 }
 
 /// Adds `event` to an [`events_insert`].
-pub fn push_event(insert: &mut MultiInsert, event: &EventRow<'_>) {
+pub fn push_event(insert: &mut MultiInsert, event: EventRow<'_>) {
     insert.row(vec![
         event.id.into(),
         event.empresa_id.into(),

@@ -5,37 +5,37 @@ use time::OffsetDateTime;
 
 use crate::{AsExec, Backend, DbConn, DbResult, MultiInsert, Paging, Tx, sql, with_limit};
 
-/// A job to write.
-pub struct NewJobRow<'a> {
+/// A job to write (owned: a batch's rows move into its [`many`] insert without a copy).
+pub struct NewJobRow {
     /// Its id.
-    pub id: &'a str,
+    pub id: String,
     /// Kind name.
-    pub kind: &'a str,
+    pub kind: &'static str,
     /// Company, if any.
-    pub empresa_id: Option<&'a str>,
+    pub empresa_id: Option<String>,
     /// The JSON payload.
-    pub payload: &'a str,
+    pub payload: String,
     /// Runs allowed (at least 1).
     pub max_attempts: i64,
     /// When it is due.
     pub run_at: OffsetDateTime,
     /// Written once per key.
-    pub dedupe_key: Option<&'a str>,
+    pub dedupe_key: Option<String>,
 }
 
 /// Writes `job`; 0 rows when a job with its `dedupe_key` exists.
-pub async fn insert(conn: &mut impl AsExec, job: &NewJobRow<'_>, now: OffsetDateTime) -> DbResult<u64> {
+pub async fn insert(conn: &mut impl AsExec, job: &NewJobRow, now: OffsetDateTime) -> DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO jobs (id, kind, empresa_id, payload, status, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6, $7, $8, $8) ON CONFLICT (dedupe_key) DO NOTHING",
-        job.id,
+        &job.id,
         job.kind,
-        job.empresa_id,
-        job.payload,
+        &job.empresa_id,
+        &job.payload,
         job.max_attempts.max(1),
         job.run_at,
-        job.dedupe_key,
+        &job.dedupe_key,
         now
     )
 }
@@ -206,17 +206,17 @@ pub fn many() -> MultiInsert {
 }
 
 /// Adds `job`, caused at `now`, to a [`many`] insert.
-pub fn push(insert: &mut MultiInsert, job: &NewJobRow<'_>, now: OffsetDateTime) {
+pub fn push(insert: &mut MultiInsert, job: NewJobRow, now: OffsetDateTime) {
     insert.row(vec![
         job.id.into(),
         job.kind.into(),
-        job.empresa_id.map(str::to_owned).into(),
+        job.empresa_id.into(),
         job.payload.into(),
         "queued".into(),
         0i64.into(),
         job.max_attempts.max(1).into(),
         job.run_at.into(),
-        job.dedupe_key.map(str::to_owned).into(),
+        job.dedupe_key.into(),
         now.into(),
         now.into(),
     ]);

@@ -110,11 +110,7 @@ impl Caller {
         empresa_id: &str,
         permission: Permission,
     ) -> ApiResult<EmpresaAccess> {
-        if let Credential::ApiKey { empresa_ids: Some(allowed), .. } = &self.credential
-            && !allowed.iter().any(|id| id == empresa_id)
-        {
-            return Err(no_access(empresa_id));
-        }
+        self.key_reaches(empresa_id)?;
         let access = match app.auth_cache.access(&self.user_id, empresa_id) {
             Some(access) => access,
             None => {
@@ -136,16 +132,34 @@ impl Caller {
             )
             .with_details(serde_json::json!({ "action": permission.scope(), "requiredRole": required.as_str(), "role": role.as_str() })));
         }
-        if let Credential::ApiKey { scopes: Some(scopes), .. } = &self.credential
-            && !scopes.iter().any(|scope| permission.granted_by(scope))
-        {
-            return Err(ApiError::new(
-                Code::Scope002,
-                format!("this API key's scopes do not include {}", permission.scope()),
-            )
-            .with_details(serde_json::json!({ "action": permission.scope(), "scopes": scopes })));
-        }
+        self.key_allows(permission)?;
         Ok(EmpresaAccess { empresa_id: empresa_id.to_owned(), role, sandbox: row.sandbox })
+    }
+
+    /// SCOPE_001 when the caller's key is narrowed to companies other than `empresa_id`.
+    fn key_reaches(&self, empresa_id: &str) -> ApiResult<()> {
+        match &self.credential {
+            Credential::ApiKey { empresa_ids: Some(allowed), .. } if !allowed.iter().any(|id| id == empresa_id) => {
+                Err(no_access(empresa_id))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// SCOPE_002 when the caller's key is narrowed to scopes that do not grant `permission`.
+    fn key_allows(&self, permission: Permission) -> ApiResult<()> {
+        match &self.credential {
+            Credential::ApiKey { scopes: Some(scopes), .. }
+                if !scopes.iter().any(|scope| permission.granted_by(scope)) =>
+            {
+                Err(ApiError::new(
+                    Code::Scope002,
+                    format!("this API key's scopes do not include {}", permission.scope()),
+                )
+                .with_details(serde_json::json!({ "action": permission.scope(), "scopes": scopes })))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Checks that the caller is one of the installation's operators (`timbra operadores
@@ -154,11 +168,7 @@ impl Caller {
     /// SCOPE_001 for a company they have no role in and AUTH_003 for one they have, PROPIETARIO
     /// included.
     pub async fn authorize_operador(&self, app: &AppState, empresa_id: &str, permission: Permission) -> ApiResult<()> {
-        if let Credential::ApiKey { empresa_ids: Some(allowed), .. } = &self.credential
-            && !allowed.iter().any(|id| id == empresa_id)
-        {
-            return Err(no_access(empresa_id));
-        }
+        self.key_reaches(empresa_id)?;
         let operador = {
             let mut conn = app.db.conn().await?;
             timbra_store::operadores::es_operador(&mut conn, &self.user_id).await?
@@ -177,28 +187,15 @@ impl Caller {
             )
             .with_details(serde_json::json!({ "action": permission.scope(), "requiredRole": "OPERADOR" })));
         }
-        if let Credential::ApiKey { scopes: Some(scopes), .. } = &self.credential
-            && !scopes.iter().any(|scope| permission.granted_by(scope))
-        {
-            return Err(ApiError::new(
-                Code::Scope002,
-                format!("this API key's scopes do not include {}", permission.scope()),
-            )
-            .with_details(serde_json::json!({ "action": permission.scope(), "scopes": scopes })));
-        }
-        Ok(())
+        self.key_allows(permission)
     }
 
-    /// Whether the caller, who may act in `empresa_id`, may also perform `permission` there:
-    /// `false` where [`Caller::authorize`] would answer AUTH_003 or SCOPE_002 (the role or the
-    /// key's scopes), its other errors as they are. For reads that leave out what the caller
-    /// may not see, such as payroll receipts in the invoice listing.
-    pub async fn allows(&self, app: &AppState, empresa_id: &str, permission: Permission) -> ApiResult<bool> {
-        match self.authorize(app, empresa_id, permission).await {
-            Ok(_) => Ok(true),
-            Err(error) if matches!(error.code, Code::Auth003 | Code::Scope002) => Ok(false),
-            Err(error) => Err(error),
-        }
+    /// Whether the caller, whose standing in a company [`Caller::authorize`] already found
+    /// (`access`), may also perform `permission` there: the role and the key's scopes, with no
+    /// second lookup. For reads that leave out what the caller may not see, such as payroll
+    /// receipts in the invoice listing.
+    pub fn allows(&self, access: &EmpresaAccess, permission: Permission) -> bool {
+        access.role >= permission.minimum_role() && self.key_allows(permission).is_ok()
     }
 }
 

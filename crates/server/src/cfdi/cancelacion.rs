@@ -28,6 +28,9 @@ use crate::state::AppState;
 use timbra_store::estados::{EstadoCancelacion, EstadoCfdi};
 use timbra_store::{Tx, cfdis};
 
+/// The Idempotency-Key operation name of an invoice's cancellation.
+pub const OPERACION: &str = "cfdi.cancelar";
+
 /// What SAT's status fields say about a cancellation the PAC accepted (PROTOCOLS.md §3:
 /// `Estado`, `EsCancelable`, `EstatusCancelacion`).
 pub fn estado_de_sat(sat: &timbra_pac::EstadoSat) -> EstadoCancelacion {

@@ -797,6 +797,7 @@ pub(super) static EFECTOS_RECIBO: EfectosRecibo = EfectosRecibo { lote: None };
 /// A payroll receipt (type N): stamped by period, `POST /api/nomina/periodos/{id}/timbrar`.
 pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     operacion: OPERACION,
+    ruta: "POST /api/nomina/periodos/{id}/timbrar",
     tipos_comprobante: &["N"],
     efectos_guardados: Some(&EFECTOS_RECIBO),
     // The receipt follows its CFDI.

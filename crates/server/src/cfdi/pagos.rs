@@ -826,6 +826,7 @@ impl Efectos for PagoGuardado {
 /// A payment CFDI (type P): `POST /api/cfdi/pagos/timbrar`.
 pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     operacion: OPERACION,
+    ruta: "POST /api/cfdi/pagos/timbrar",
     tipos_comprobante: &["P"],
     efectos_guardados: Some(&EFECTOS_GUARDADOS),
     al_cancelar: |tx, empresa_id, cfdi_id, now| Box::pin(devolver(tx, empresa_id, cfdi_id, now)),

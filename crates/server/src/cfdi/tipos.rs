@@ -14,6 +14,8 @@ use super::pipeline::{Efectos, Hecho};
 pub struct TipoDocumento {
     /// The operation name stored with its live attempts and Idempotency-Keys.
     pub operacion: &'static str,
+    /// The route that stamps it, as the API documents it (named in IDEMPOTENCY_001's details).
+    pub ruta: &'static str,
     /// The `TipoDeComprobante` values of the CFDI it stamps (Anexo 20, c_TipoDeComprobante).
     pub tipos_comprobante: &'static [&'static str],
     /// Its stamp-time hooks when only a stored live attempt is at hand (resolved by a later
@@ -32,6 +34,7 @@ pub fn sin_efectos<'a>(_tx: &'a mut Tx, _empresa_id: &'a str, _cfdi_id: &'a str,
 /// An invoice (ingreso, egreso, traslado): `POST /api/cfdi/timbrar`.
 pub static FACTURA: TipoDocumento = TipoDocumento {
     operacion: "cfdi.timbrar",
+    ruta: "POST /api/cfdi/timbrar",
     tipos_comprobante: &["I", "E", "T"],
     efectos_guardados: None,
     al_cancelar: sin_efectos,

@@ -102,7 +102,7 @@ pub async fn record(
 ) -> timbra_store::DbResult<String> {
     let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
     let id = ids::new_id();
-    let row = EventRow { id: &id, empresa_id, event_type: event.event_type().as_str(), data: &data, now };
+    let row = EventRow { id: &id, empresa_id, event_type: event.event_type().as_str(), data, now };
     store_events::insert_event(tx, &row).await?;
     Ok(id)
 }
@@ -154,10 +154,10 @@ pub fn event_rows(emissions: &[Emission<'_>]) -> timbra_store::DbResult<(MultiIn
             id: &id,
             empresa_id: emission.empresa_id,
             event_type: emission.event.event_type().as_str(),
-            data: &data,
+            data,
             now: emission.now,
         };
-        store_events::push_event(&mut events, &row);
+        store_events::push_event(&mut events, row);
         event_ids.push(id);
     }
     Ok((events, event_ids))

@@ -125,18 +125,22 @@ pub async fn enqueue_with_id<C: AsExec>(
     id: &str,
     job: NewJob,
 ) -> timbra_store::DbResult<Option<String>> {
-    let payload = job.payload.to_string();
-    let row = timbra_store::jobs::NewJobRow {
+    let row = fila(id.to_owned(), job, now);
+    let written = timbra_store::jobs::insert(conn, &row, now).await?;
+    Ok((written > 0).then_some(row.id))
+}
+
+/// The row of `job` with id `id`, caused at `now`.
+fn fila(id: String, job: NewJob, now: OffsetDateTime) -> timbra_store::jobs::NewJobRow {
+    timbra_store::jobs::NewJobRow {
         id,
         kind: job.kind,
-        empresa_id: job.empresa_id.as_deref(),
-        payload: &payload,
+        empresa_id: job.empresa_id,
+        payload: job.payload.to_string(),
         max_attempts: job.max_attempts,
         run_at: job.run_at.unwrap_or(now),
-        dedupe_key: job.dedupe_key.as_deref(),
-    };
-    let written = timbra_store::jobs::insert(conn, &row, now).await?;
-    Ok((written > 0).then(|| id.to_owned()))
+        dedupe_key: job.dedupe_key,
+    }
 }
 
 /// [`enqueue`] for many jobs in one statement, each with the time it was caused at. Gives the
@@ -144,17 +148,7 @@ pub async fn enqueue_with_id<C: AsExec>(
 pub async fn enqueue_many(tx: &mut Tx, jobs: Vec<(OffsetDateTime, NewJob)>) -> timbra_store::DbResult<u64> {
     let mut insert = timbra_store::jobs::many();
     for (now, job) in jobs {
-        let (id, payload) = (ids::new_id(), job.payload.to_string());
-        let row = timbra_store::jobs::NewJobRow {
-            id: &id,
-            kind: job.kind,
-            empresa_id: job.empresa_id.as_deref(),
-            payload: &payload,
-            max_attempts: job.max_attempts,
-            run_at: job.run_at.unwrap_or(now),
-            dedupe_key: job.dedupe_key.as_deref(),
-        };
-        timbra_store::jobs::push(&mut insert, &row, now);
+        timbra_store::jobs::push(&mut insert, fila(ids::new_id(), job, now), now);
     }
     insert.execute(tx).await
 }

@@ -15,8 +15,6 @@ use crate::openapi::{Envelope, ErrorBody};
 use crate::state::AppState;
 use timbra_store::timbres;
 
-pub use crate::cfdi::timbres::MAX_RECARGA;
-
 /// A company's balance.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -27,9 +27,8 @@ fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> ApiResult<Response> 
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CONTENT_DISPOSITION, disposition);
-    // Taxpayers' documents: never sniffed into another type, never kept by shared caches, and
-    // opened directly (a link's target) they run nothing and reach nothing.
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    // Taxpayers' documents: never kept by shared caches, and opened directly (a link's target)
+    // they run nothing and reach nothing (`nosniff` is on every answer: `router::nosniff`).
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
     Ok(response)
@@ -72,8 +71,8 @@ pub async fn xml(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(&caller, &access);
     xml_de(&app, &empresa_id, &id, ve_nomina).await
 }
 
@@ -100,8 +99,8 @@ pub async fn pdf(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(&caller, &access);
     pdf_de(&app, &empresa_id, &id, ve_nomina).await
 }
 
@@ -199,9 +198,9 @@ pub async fn acuse(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     // A payroll receipt's acuse only for who may read payroll.
-    cargar(&app, &empresa_id, &id, super::ve_nomina(&app, &caller, &empresa_id).await?).await?;
+    cargar(&app, &empresa_id, &id, super::ve_nomina(&caller, &access)).await?;
     let path = {
         let mut conn = app.db.conn().await?;
         timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?

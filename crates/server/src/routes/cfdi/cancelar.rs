@@ -15,7 +15,7 @@ use super::parse_body;
 
 use crate::auth::caller::{Caller, EmpresaHeader};
 use crate::auth::roles::Permission;
-use crate::cfdi::cancelacion;
+use crate::cfdi::cancelacion::{self, OPERACION};
 use crate::envelope::Path;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
@@ -91,7 +91,7 @@ pub async fn cancelar(
     }
     .ok_or_else(|| ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")))?;
     // A payroll receipt is not there for who may not read payroll (issue 28, finding 2).
-    if fila.tipo_comprobante == "N" && !super::ve_nomina(&app, &caller, &empresa_id).await? {
+    if fila.tipo_comprobante == "N" && !super::ve_nomina(&caller, &access) {
         return Err(ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company")));
     }
     if fila.tipo == "RECIBIDA" {
@@ -152,9 +152,6 @@ pub async fn cancelar(
         cancelacion::cerrar(&app, tx, &empresa_id, clave.as_ref(), uso, answer, now, clave.is_some()).await
     }
 }
-
-/// The Idempotency-Key operation name of an invoice's cancellation.
-const OPERACION: &str = "cfdi.cancelar";
 
 fn respuesta(id: &str, uuid: &str, estado: EstadoCancelacion, acuse_url: Option<&str>, mode: &str) -> String {
     let data = CancelacionOut {

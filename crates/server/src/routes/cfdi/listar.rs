@@ -195,7 +195,7 @@ pub async fn list(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Query(params): Query<ListCfdiParams>,
 ) -> ApiResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let page = params.page.unwrap_or(1);
     let limit = params.limit.unwrap_or(50);
     if page < 1 {
@@ -228,7 +228,7 @@ pub async fn list(
     filtro.saldo_pendiente = params.saldo_pendiente;
     // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
     // not even with tipo=N (issue 28, finding 2).
-    filtro.sin_nomina = !super::ve_nomina(&app, &caller, &empresa_id).await?;
+    filtro.sin_nomina = !super::ve_nomina(&caller, &access);
     filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let mut conn = app.db.conn().await?;
     let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), &empresa_id, &filtro, limit, offset).await?;

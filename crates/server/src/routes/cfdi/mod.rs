@@ -52,12 +52,10 @@ pub(crate) async fn replayed(
 /// Whether the caller may read the company's payroll receipts (type N CFDI) through the
 /// invoice routes: `nomina:view` (CONTADOR or higher, or a key with that scope). They hold
 /// employees' CURP, NSS, salary and bank account (issue 28, finding 2).
-pub(crate) async fn ve_nomina(
-    app: &AppState,
-    caller: &crate::auth::caller::Caller,
-    empresa_id: &str,
-) -> ApiResult<bool> {
-    caller.allows(app, empresa_id, crate::auth::roles::Permission::NominaView).await
+/// `access` is what [`Caller::authorize`](crate::auth::caller::Caller::authorize) found for
+/// the route's own permission.
+pub(crate) fn ve_nomina(caller: &crate::auth::caller::Caller, access: &crate::auth::caller::EmpresaAccess) -> bool {
+    caller.allows(access, crate::auth::roles::Permission::NominaView)
 }
 
 /// The company's invoice `id`, or NOT_FOUND (also for ids of other companies, and for a

@@ -26,8 +26,8 @@ pub async fn get(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> ApiResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = super::ve_nomina(&app, &caller, &empresa_id).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(&caller, &access);
     let (row, conceptos) = cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let cobranza = crate::cfdi::pagos::cobranza(&app, &empresa_id, &id, &row.tipo_comprobante).await?;

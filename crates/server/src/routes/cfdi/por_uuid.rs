@@ -79,11 +79,10 @@ async fn data(app: &AppState, empresa_id: &str, descargado: Descargado, ve_nomin
 
 /// The answer of a download; a payroll receipt (type N) is shown only to a caller with
 /// `nomina:view`.
-async fn responder(app: &AppState, caller: &Caller, empresa_id: &str, respuesta: Respuesta) -> ApiResult<Response> {
+async fn responder(app: &AppState, empresa_id: &str, respuesta: Respuesta, ve_nomina: bool) -> ApiResult<Response> {
     match respuesta {
         Respuesta::Lista(resultado) => {
             let descargado = resultado?;
-            let ve_nomina = super::ve_nomina(app, caller, empresa_id).await?;
             Ok(ok(data(app, empresa_id, descargado, ve_nomina).await?).into_response())
         }
         Respuesta::EnCurso { job_id } => Ok(accepted(DescargaEnCurso { job_id }).into_response()),
@@ -116,7 +115,7 @@ pub async fn descargar_por_uuid(
     EmpresaHeader(empresa_id): EmpresaHeader,
     body: Bytes,
 ) -> ApiResult<Response> {
-    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa, access| {
         let value: Value = serde_json::from_slice(&body).map_err(|e| {
             ApiError::new(Code::Descarga001, format!("the body is not valid JSON ({e}): send {{ \"uuid\": \"...\" }}"))
         })?;
@@ -125,7 +124,7 @@ pub async fn descargar_por_uuid(
         })?;
         let uuid = por_uuid::leer_uuid(uuid)?;
         let respuesta = por_uuid::descargar(&app, empresa, &uuid).await?;
-        responder(&app, &caller, &empresa.id, respuesta).await
+        responder(&app, &empresa.id, respuesta, super::ve_nomina(&caller, access)).await
     })
     .await
 }
@@ -145,12 +144,12 @@ pub async fn descarga_por_uuid_job(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(job_id): Path<String>,
 ) -> ApiResult<Response> {
-    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa, access| {
         if job_id.trim().is_empty() {
             return Err(sin_job());
         }
         let respuesta = por_uuid::consultar(&app, &empresa.id, job_id.trim()).await?;
-        responder(&app, &caller, &empresa.id, respuesta).await
+        responder(&app, &empresa.id, respuesta, super::ve_nomina(&caller, access)).await
     })
     .await
 }

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::caller::{Caller, EmpresaHeader};
+use crate::auth::caller::{Caller, EmpresaAccess, EmpresaHeader};
 use crate::auth::roles::Permission;
 use crate::cfdi::credenciales::rfc3339;
 use crate::cfdi::recibidos::{self, Empresa, cuota, sincronizacion};
@@ -100,11 +100,11 @@ pub(super) async fn endpoint_sat(
     app: &AppState,
     caller: &Caller,
     empresa_id: &str,
-    respuesta: impl AsyncFnOnce(&Empresa) -> ApiResult<Response>,
+    respuesta: impl AsyncFnOnce(&Empresa, &EmpresaAccess) -> ApiResult<Response>,
 ) -> ApiResult<Response> {
-    caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
+    let access = caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
     let empresa = recibidos::empresa(app, empresa_id).await?;
-    let mut response = match respuesta(&empresa).await {
+    let mut response = match respuesta(&empresa, &access).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     };
@@ -133,7 +133,7 @@ pub async fn sync_recibidos(
     EmpresaHeader(empresa_id): EmpresaHeader,
     body: Bytes,
 ) -> ApiResult<Response> {
-    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa, _| {
         let body = leer_body(&body)?;
         let iniciada = sincronizacion::iniciar(&app, empresa, body.year, body.month).await?;
         Ok(ok(SyncStarted { job_id: iniciada.job_id, status: "started", year: body.year, month: body.month })
@@ -173,7 +173,7 @@ pub async fn sync_recibidos_status(
     caller: Caller,
     EmpresaHeader(empresa_id): EmpresaHeader,
 ) -> ApiResult<Response> {
-    endpoint_sat(&app, &caller, &empresa_id, async |empresa| {
+    endpoint_sat(&app, &caller, &empresa_id, async |empresa, _| {
         let estado = sincronizacion::estado(&app, &empresa.id).await?;
         let ultima = estado.ultima;
         let paquetes_total = |texto: &Option<String>| {

@@ -109,4 +109,4 @@ pub async fn preparar_factura(
 }
 
 /// The Idempotency-Key operation name of an invoice's stamp.
-const OPERACION: &str = "cfdi.timbrar";
+const OPERACION: &str = crate::cfdi::tipos::FACTURA.operacion;

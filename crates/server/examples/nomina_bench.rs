@@ -13,9 +13,9 @@
 use std::time::{Duration, Instant};
 
 use rust_decimal::Decimal;
-use timbra_server::config::Config;
-use timbra_server::nomina::calculo::{calcular_periodo, periodo_de, por_empleado, recibos_del_periodo};
-use timbra_server::state::AppState;
+use timbra_services::config::Config;
+use timbra_services::context::AppContext;
+use timbra_services::nomina::calculo::{calcular_periodo, periodo_de, por_empleado, recibos_del_periodo};
 use timbra_store::sql;
 use timbra_store::{Money, empleados, incidencias, nomina};
 
@@ -66,7 +66,7 @@ async fn main() -> anyhow::Result<()> {
     config.database_url =
         args.get(2).cloned().unwrap_or_else(|| format!("sqlite://{}", dir.join("timbra.db").display()));
     let db = timbra_server::open(&config).await?;
-    let app = AppState::new(db.clone(), config);
+    let app = AppContext::new(db.clone(), config);
     let now = app.clock.now();
     let empresa = format!("e{}", uuid::Uuid::new_v4().simple());
 

@@ -12,9 +12,9 @@
 use std::time::{Duration, Instant};
 
 use timbra_sat::CertificadosSat;
-use timbra_server::cfdi::recibidos::{self, Empresa};
-use timbra_server::config::Config;
-use timbra_server::state::AppState;
+use timbra_services::cfdi::recibidos::{self, Empresa};
+use timbra_services::config::Config;
+use timbra_services::context::AppContext;
 use timbra_sim::sat::lote::{self, Firmantes};
 use timbra_store::sql;
 
@@ -44,7 +44,7 @@ async fn main() -> anyhow::Result<()> {
     config.database_url = format!("sqlite://{}", dir.join("timbra.db").display());
     config.jobs.workers = 0;
     let db = timbra_server::open(&config).await?;
-    let app = AppState::new(db.clone(), config);
+    let app = AppContext::new(db.clone(), config);
     let now = app.clock.now();
 
     let mut lectura = Vec::new();

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use timbra_server::config::Config;
-use timbra_server::events::payloads::FacturaTimbrada;
-use timbra_server::events::{Event, emit};
-use timbra_server::state::AppState;
+use timbra_services::config::Config;
+use timbra_services::context::AppContext;
+use timbra_services::events::payloads::FacturaTimbrada;
+use timbra_services::events::{Event, emit};
 use timbra_store::sql;
 
 #[tokio::main]
@@ -49,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
     config.jobs.batch = batch;
     config.jobs.poll = Duration::from_millis(5);
     let db = timbra_server::open(&config).await?;
-    let app = AppState::new(db.clone(), config);
+    let app = AppContext::new(db.clone(), config);
 
     // A company with one endpoint, then the events (1,000 per transaction).
     let now = app.clock.now();
@@ -83,7 +83,7 @@ async fn main() -> anyhow::Result<()> {
 
     let started = Instant::now();
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let handles = timbra_server::jobs::worker::start(&app, stopped);
+    let handles = timbra_services::jobs::worker::start(&app, stopped);
     loop {
         tokio::time::sleep(Duration::from_millis(50)).await;
         let mut conn = db.conn().await?;

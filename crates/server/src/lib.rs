@@ -1,34 +1,17 @@
-//! timbra's service: the HTTP API over SQLite or PostgreSQL. `router::build` assembles it;
-//! `serve` runs it.
+//! timbra's binary side: composition (`open` the database, `serve` the API with the job
+//! workers) and the command line's acts. The stack below it: `timbra-api` (HTTP and
+//! dashboard) over `timbra-services` (operations) over `timbra-store` (SQL).
 
-pub mod auth;
-pub mod cfdi;
 pub mod cfdi_cli;
-pub mod config;
-pub mod connections;
-pub mod envelope;
-pub mod error;
-pub mod events;
-pub mod idempotency;
-pub mod jobs;
-pub mod metrics;
-pub mod nomina;
-pub mod observability;
-pub mod openapi;
 pub mod operador_cli;
-pub mod panel;
-pub mod private_fs;
-pub mod rate_limit;
-pub mod router;
-pub mod routes;
-pub mod state;
-pub mod validate;
-pub mod webhooks;
 
 use anyhow::Context;
 
-use crate::config::Config;
-use crate::state::AppState;
+use timbra_api::{connections, router};
+use timbra_services::{auth, jobs, private_fs, webhooks};
+
+use timbra_services::config::Config;
+use timbra_services::context::AppContext;
 use timbra_store::Db;
 
 /// Opens (and creates) the data folder (mode 0700) and database (a SQLite file with mode
@@ -50,7 +33,7 @@ pub async fn open(config: &Config) -> anyhow::Result<Db> {
 /// [`SHUTDOWN_GRACE`]; a job cut short is taken again when its lease expires).
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    app: AppState,
+    app: AppContext,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     match webhooks::seal_stored_secrets(&app).await {

@@ -5,8 +5,8 @@ use clap::{Parser, Subcommand};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use timbra_server::config::Config;
-use timbra_server::state::AppState;
+use timbra_services::config::Config;
+use timbra_services::context::AppContext;
 
 #[derive(Parser)]
 #[command(name = "timbra", version, about = "CFDI 4.0 invoicing and payroll service")]
@@ -65,7 +65,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
 }
 
 async fn run(command: Command) -> anyhow::Result<()> {
-    timbra_server::observability::init_logging();
+    timbra_api::observability::init_logging();
     let config = Config::from_env()?;
     match command {
         Command::Cfdi { .. } | Command::Sim { .. } => {}
@@ -77,12 +77,12 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Serve => {
             // A storage that cannot be opened stops the start, naming the reason.
-            timbra_server::cfdi::storage::ObjectStorage::open(&config.storage())
+            timbra_services::cfdi::storage::ObjectStorage::open(&config.storage())
                 .map_err(|error| anyhow::anyhow!("TIMBRA_STORAGE_URL: the file storage cannot be opened: {error}"))?;
             let db = timbra_server::open(&config).await?;
             let listener = tokio::net::TcpListener::bind(config.listen).await?;
             tracing::info!(listen = %config.listen, database = %redact(&config.database_url), "timbra listening");
-            let app = AppState::new(db.clone(), config);
+            let app = AppContext::new(db.clone(), config);
             timbra_server::serve(listener, app, shutdown_signal()).await?;
             db.close().await;
         }

@@ -5,7 +5,7 @@
 
 use clap::Subcommand;
 
-use crate::config::Config;
+use timbra_services::config::Config;
 
 /// The `timbres` subcommands.
 #[derive(Subcommand)]
@@ -48,7 +48,8 @@ pub async fn timbres(config: &Config, command: TimbresCommand) -> anyhow::Result
     let result = match command {
         TimbresCommand::Recargar { empresa, cantidad, concepto } => {
             let now = config.clock.now();
-            crate::cfdi::timbres::recargar(&db, &empresa, Some(cantidad), concepto.as_deref(), None, now).await
+            timbra_services::cfdi::timbres::recargar(&db, &empresa, Some(cantidad), concepto.as_deref(), None, now)
+                .await
         }
     };
     db.close().await;

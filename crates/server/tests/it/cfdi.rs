@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use timbra_credentials::testgen::{self, Options};
-use timbra_server::cfdi::{crypto::MasterKey, links};
+use timbra_services::cfdi::{crypto::MasterKey, links};
 use time::{Duration, OffsetDateTime};
 
 use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with};
@@ -730,7 +730,7 @@ async fn live_stamping_goes_through_the_pac_and_every_folio_gap_is_explained() {
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_server::config::Config| {
+    let adjust = move |config: &mut timbra_services::config::Config| {
         let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
         pac.timeout = std::time::Duration::from_secs(3);
         config.pac = Some(pac);
@@ -919,10 +919,10 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
     // Valid for a year: the clock below moves hours ahead, and a CSD within 30 days of its end
     // gets the daily `certificado.por_expirar` notice whenever that crosses the job's hour.
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
-    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let clock = timbra_services::context::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
-        move |config: &mut timbra_server::config::Config| {
+        move |config: &mut timbra_services::config::Config| {
             config.pac = Some(timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto"));
             config.clock = clock.clone();
             config.jobs.poll = std::time::Duration::from_millis(20);
@@ -1043,10 +1043,10 @@ async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp()
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let clock = timbra_services::context::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
-        move |config: &mut timbra_server::config::Config| {
+        move |config: &mut timbra_services::config::Config| {
             let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
             pac.timeout = std::time::Duration::from_secs(1);
             config.pac = Some(pac);

@@ -47,7 +47,7 @@ async fn docs_endpoints_describe_every_route_and_code() {
         assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
         assert_eq!(doc["x-error-codes"]["SCOPE_001"]["status"], json!(403));
         // Every event type is documented; the emitted ones with the fields of their data.
-        for event in timbra_server::events::EventType::ALL {
+        for event in timbra_services::events::EventType::ALL {
             assert!(doc["x-webhook-events"][event.as_str()]["description"].is_string(), "{}", event.as_str());
         }
         // The schemas come from the payload structs: `total` is an exact number, dates are strings.
@@ -137,7 +137,7 @@ async fn one_tenant_cannot_reach_another_on_any_company_route() {
 /// service can answer with that same status.
 #[tokio::test]
 async fn every_error_code_has_specs_status_and_is_documented() {
-    use timbra_server::error::Code;
+    use timbra_services::error::Code;
     let spec = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/SPEC.md");
     let Ok(spec) = std::fs::read_to_string(&spec) else {
         assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "shared/spec/SPEC.md is required");

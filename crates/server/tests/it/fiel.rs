@@ -8,9 +8,9 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::json;
 use timbra_credentials::testgen::{self, Options};
-use timbra_server::cfdi::fiel;
-use timbra_server::error::Code;
-use timbra_server::state::AppState;
+use timbra_services::cfdi::fiel;
+use timbra_services::context::AppContext;
+use timbra_services::error::Code;
 use time::{Duration, OffsetDateTime};
 
 use crate::harness::{As, TempDir, TestApp, each_backend_with, test_config};
@@ -48,10 +48,10 @@ fn upload(g: &testgen::Generated, password: &str) -> serde_json::Value {
 }
 
 /// The app's state seen from the test (same database, same master key).
-fn state(app: &TestApp, dir: &TempDir, master_key: &str) -> AppState {
+fn state(app: &TestApp, dir: &TempDir, master_key: &str) -> AppContext {
     let mut config = test_config(&dir.0);
     config.master_key = Some(master_key.into());
-    AppState::new(app.db.clone(), config)
+    AppContext::new(app.db.clone(), config)
 }
 
 #[tokio::test]
@@ -225,6 +225,6 @@ async fn stored_fiel_opens_for_sat_or_says_why_not() {
     .await;
 }
 
-fn state_with_other_key(app: &TestApp, dir: &TempDir) -> AppState {
+fn state_with_other_key(app: &TestApp, dir: &TempDir) -> AppContext {
     state(app, dir, "HyAdHBsaGRgXFhUUExIREA8ODQwLCgkIBwYFBAMCAQA=")
 }

@@ -134,7 +134,7 @@ async fn no_body_is_read_past_the_limit_on_any_route_or_page() {
 // ---- 3. Received CFDI: folios checked, downloads never rendered -----------------------------
 
 use serde_json::{Value, json};
-use timbra_server::state::Clock;
+use timbra_services::context::Clock;
 
 use crate::harness::TestApp;
 use crate::recibidos::{configurar, empresa, recibidas, recibidas_listadas, sat, sync_terminada};
@@ -792,7 +792,7 @@ async fn cierres(
 async fn slow_clients_are_cut_off_counted_per_address_and_healthz_answers() {
     use std::net::{IpAddr, SocketAddr};
     use std::time::Instant;
-    use timbra_server::config::ConnectionLimits;
+    use timbra_services::config::ConnectionLimits;
 
     let timeout = Duration::from_secs(3);
     let app = crate::harness::sqlite_app_with(|config| {
@@ -917,7 +917,7 @@ async fn dashboard_cookies_are_secure_pdfs_private_and_the_lockout_says_when() {
             let html = form.text().await.unwrap();
             let token = html.split("name=\"_csrf\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
             let mut last = None;
-            for _ in 0..=timbra_server::auth::login_throttle::MAX_FAILURES {
+            for _ in 0..=timbra_services::auth::login_throttle::MAX_FAILURES {
                 let response = no_redirect
                     .post(format!("{}/panel/entrar", app.base))
                     .header("cookie", &cookie)

@@ -9,8 +9,8 @@ use std::str::FromStr;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::PgConnectOptions;
-use timbra_server::config::{Config, RateLimitConfig};
-use timbra_server::state::AppState;
+use timbra_services::config::{Config, RateLimitConfig};
+use timbra_services::context::AppContext;
 use timbra_store::Db;
 
 /// A running app and a client for it.
@@ -163,7 +163,7 @@ async fn pg_trgm_schema(admin: &mut sqlx::PgConnection) -> String {
 async fn start(db: Db, config: Config, dir: TempDir, backend: &'static str) -> TestApp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let state = AppState::new(db.clone(), config);
+    let state = AppContext::new(db.clone(), config);
     let (shutdown, wait) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         let _ = timbra_server::serve(listener, state, async move {

@@ -431,7 +431,7 @@ async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
     let (_sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_server::config::Config| {
+    let adjust = move |config: &mut timbra_services::config::Config| {
         let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
         pac.timeout = std::time::Duration::from_secs(3);
         config.pac = Some(pac);
@@ -502,10 +502,10 @@ async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancell
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_server::state::Clock::shifted(0, 1.0);
+    let clock = timbra_services::context::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
-        move |config: &mut timbra_server::config::Config| {
+        move |config: &mut timbra_services::config::Config| {
             let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
             pac.timeout = std::time::Duration::from_secs(1);
             config.pac = Some(pac);

@@ -62,11 +62,11 @@ async fn metrics_count_requests_by_route_stamps_by_mode_and_read_the_queue() {
         let at = now + time::Duration::hours(1);
         let mut conn = app.db.conn().await.unwrap();
         for day in ["2099-01-01", "2099-01-02"] {
-            let job = timbra_server::jobs::NewJob::of::<timbra_server::jobs::kinds::PurgeFinished>(
-                &timbra_server::jobs::Day { day: day.to_owned() },
+            let job = timbra_services::jobs::NewJob::of::<timbra_services::jobs::kinds::PurgeFinished>(
+                &timbra_services::jobs::Day { day: day.to_owned() },
             )
             .at(at);
-            timbra_server::jobs::enqueue(&mut conn, now, job).await.unwrap();
+            timbra_services::jobs::enqueue(&mut conn, now, job).await.unwrap();
         }
         drop(conn);
         let queued = scrape(&app).await;
@@ -75,7 +75,7 @@ async fn metrics_count_requests_by_route_stamps_by_mode_and_read_the_queue() {
         // Seen from two hours later they are due and have waited an hour. The daily purge
         // (03:30) is queued too and, run within the hour before it, is due before them: so the
         // oldest has waited at least their hour, and at most the two hours since now.
-        let later = timbra_server::jobs::queue_stats(&app.db, now + time::Duration::hours(2)).await.unwrap();
+        let later = timbra_services::jobs::queue_stats(&app.db, now + time::Duration::hours(2)).await.unwrap();
         let purge = later.iter().find(|kind| kind.kind == "jobs.purge").unwrap();
         assert!(purge.queued >= 2);
         assert!((3595.0..=7205.0).contains(&purge.oldest_due_seconds), "{}", purge.oldest_due_seconds);

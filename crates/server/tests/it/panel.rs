@@ -276,7 +276,7 @@ async fn the_preview_shows_the_exact_totals_the_stamp_carries() {
         };
         let detail = app.get(&format!("/api/cfdi/{id}"), &As::key(&key).in_empresa(&empresa)).await;
         let detail = detail.data(200);
-        let pesos = |text: &str| timbra_server::panel::pesos(text.parse().unwrap());
+        let pesos = |text: &str| timbra_api::panel::pesos(text.parse().unwrap());
         let exacto = |value: &Value| match value {
             Value::String(text) => text.clone(),
             other => other.to_string(),

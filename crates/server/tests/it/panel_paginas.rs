@@ -8,8 +8,8 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::redirect::Policy;
 use serde_json::json;
-use timbra_server::config::Config;
-use timbra_server::state::Clock;
+use timbra_services::config::Config;
+use timbra_services::context::Clock;
 
 use crate::harness::{As, TestApp, each_backend_with};
 use crate::receiver::{Receiver, wait_for};
@@ -278,7 +278,7 @@ async fn the_calculator_shows_the_apis_figures() {
         let completa = enviar(&app, &ana, "/panel/nomina/calculadora", &campos, &[]).await;
         assert_eq!(completa.status, 200);
         let neto: rust_decimal::Decimal = api["netoAPagar"].to_string().trim_matches('"').parse().unwrap();
-        assert!(completa.body.contains(&timbra_server::panel::pesos(neto)), "{}", completa.body);
+        assert!(completa.body.contains(&timbra_api::panel::pesos(neto)), "{}", completa.body);
         assert!(completa.body.contains("<html"));
 
         // Problems come back beside the fields, in the result htmx swaps in.
@@ -340,7 +340,7 @@ async fn employees_and_periods_from_the_dashboard() {
         let api = app.get(&format!("/api/nomina/periodos/{id}"), &who).await.data(200).clone();
         let neto: rust_decimal::Decimal = api["recibos"][0]["total"].to_string().parse().unwrap();
         let pagina = ver(&app, &ana, &base).await.body;
-        assert!(pagina.contains("ANA PEREZ GARCIA") && pagina.contains(&timbra_server::panel::pesos(neto)), "{pagina}");
+        assert!(pagina.contains("ANA PEREZ GARCIA") && pagina.contains(&timbra_api::panel::pesos(neto)), "{pagina}");
         assert!(pagina.contains("Timbrar recibos"));
 
         // Stamping needs the company's registro patronal: said in words on the period's page.

@@ -13,8 +13,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 use timbra_credentials::testgen::{self, Options};
-use timbra_server::config::Config;
-use timbra_server::state::Clock;
+use timbra_services::config::Config;
+use timbra_services::context::Clock;
 use timbra_sim::sat::lote::{self, Firmantes};
 use timbra_sim::sat::{Desenlace, DocumentoSim, SatSim, SatSimConfig};
 use time::{OffsetDateTime, PrimitiveDateTime};
@@ -336,7 +336,7 @@ async fn quota_is_atomic_limits_syncs_and_downloads_and_resets_at_mexico_city_mi
                 tasks.push(tokio::spawn(async move {
                     loop {
                         let mut tx = db.begin().await.unwrap();
-                        match timbra_server::cfdi::recibidos::cuota::reservar(&mut tx, &rfc, 200, now).await {
+                        match timbra_services::cfdi::recibidos::cuota::reservar(&mut tx, &rfc, 200, now).await {
                             Ok(granted) => match tx.commit().await {
                                 Ok(()) => return granted,
                                 Err(_) => continue,
@@ -355,7 +355,7 @@ async fn quota_is_atomic_limits_syncs_and_downloads_and_resets_at_mexico_city_mi
 
             let (_, who) = empresa(&app, "cuota@example.com").await;
             // 1,797 used today elsewhere with this RFC: three left.
-            let dia = timbra_server::cfdi::recibidos::cuota::dia(clock.now());
+            let dia = timbra_services::cfdi::recibidos::cuota::dia(clock.now());
             let mut conn = app.db.conn().await.unwrap();
             timbra_store::sql!(execute conn,
                 "INSERT INTO sat_cuota (rfc, dia, usadas, concedidas, created_at, updated_at) VALUES ($1, $2, 1797, 0, $3, $3)",
@@ -586,7 +586,7 @@ async fn metadata_only_retries_on_a_durable_schedule_then_completes_or_becomes_p
                 c.uuids_solo_metadatos.remove(&documentos[0].uuid);
             });
             let estado = async |id: &str| app.get(&format!("/api/cfdi/{id}"), &who).await.data(200).clone();
-            let waits = timbra_server::cfdi::recibidos::por_uuid::ESPERAS_MINUTOS;
+            let waits = timbra_services::cfdi::recibidos::por_uuid::ESPERAS_MINUTOS;
             for (n, minutos) in waits.iter().enumerate() {
                 let antes = estado(&ids[1]).await["xmlNextRetryAt"].clone();
                 clock.advance(Duration::from_secs(u64::try_from(*minutos).unwrap() * 60 + 1));

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::json;
-use timbra_server::config::Config;
-use timbra_server::state::Clock;
+use timbra_services::config::Config;
+use timbra_services::context::Clock;
 
 use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with, test_config};
 use crate::receiver::{Receiver, wait_for};
@@ -336,20 +336,20 @@ async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
 
         // The start-up sweep seals it (here with another installation's key, read back with it).
         let dir = TempDir::new();
-        let state = timbra_server::state::AppState::new(app.db.clone(), test_config(&dir.0));
-        assert_eq!(timbra_server::webhooks::seal_stored_secrets(&state).await.unwrap(), 1);
+        let state = timbra_services::context::AppContext::new(app.db.clone(), test_config(&dir.0));
+        assert_eq!(timbra_services::webhooks::seal_stored_secrets(&state).await.unwrap(), 1);
         let mut conn = app.db.conn().await.unwrap();
         let stored =
             timbra_store::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = 'wh-legacy'").unwrap();
         assert!(stored.starts_with("enc:v1:"));
         let master = state.cfdi.master().unwrap();
-        assert_eq!(timbra_server::webhooks::open_secret(master, "wh-legacy", &stored).unwrap(), "whsec_legacy");
+        assert_eq!(timbra_services::webhooks::open_secret(master, "wh-legacy", &stored).unwrap(), "whsec_legacy");
     })
     .await;
 }
 
 fn signature(secret: &str, body: &[u8]) -> String {
-    timbra_server::webhooks::signature(secret, body)
+    timbra_services::webhooks::signature(secret, body)
 }
 
 // ---- 7. The smaller ones -------------------------------------------------------------------

@@ -6,10 +6,10 @@ use hmac::{Hmac, Mac};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
-use timbra_server::config::Config;
-use timbra_server::events::payloads::{Cancelacion, FacturaTimbrada};
-use timbra_server::events::{self, Event};
-use timbra_server::state::Clock;
+use timbra_services::config::Config;
+use timbra_services::context::Clock;
+use timbra_services::events::payloads::{Cancelacion, FacturaTimbrada};
+use timbra_services::events::{self, Event};
 
 use crate::harness::{As, TestApp, each_backend, each_backend_with};
 use crate::receiver::{Receiver, wait_for};

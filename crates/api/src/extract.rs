@@ -1,0 +1,56 @@
+//! The extractors of the API's handlers: the authenticated caller and the company header.
+//! The rules (how a key or session is verified, what a role may do) are
+//! `timbra_services::auth`; here they only meet the request.
+
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::request::Parts;
+
+use crate::error::HttpError;
+use timbra_services::auth::caller::{Caller, ModeSlot, Verified, authenticate, carries_credential};
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
+
+/// The authenticated caller of a request (`Auth(caller): Auth` in a handler's arguments):
+/// the credential the router's middleware verified, or verified here when it did not.
+#[derive(Clone, Debug)]
+pub struct Auth(pub Caller);
+
+impl FromRequestParts<AppContext> for Auth {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppContext) -> Result<Self, Self::Rejection> {
+        let verified = match parts.extensions.remove::<Verified>() {
+            Some(Verified(verified)) => verified,
+            None => authenticate(app, &parts.headers).await,
+        };
+        let (user_id, credential) = verified?;
+        let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
+        Ok(Auth(Caller::new(user_id, credential, mode)))
+    }
+}
+
+impl OptionalFromRequestParts<AppContext> for Auth {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppContext) -> Result<Option<Self>, Self::Rejection> {
+        if !carries_credential(&parts.headers) {
+            return Ok(None);
+        }
+        <Auth as FromRequestParts<AppContext>>::from_request_parts(parts, app).await.map(Some)
+    }
+}
+
+/// The company chosen by the `x-empresa-id` header.
+#[derive(Clone, Debug)]
+pub struct EmpresaHeader(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for EmpresaHeader {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        match parts.headers.get("x-empresa-id").and_then(|value| value.to_str().ok()).map(str::trim) {
+            Some(id) if !id.is_empty() => Ok(EmpresaHeader(id.to_owned())),
+            _ => Err(ApiError::new(Code::Empresa003, "send the company id in the x-empresa-id header").into()),
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! API keys: the person's keys by prefix, creation (the key shown once, with a copy button),
+//! narrowing to companies and scopes, revocation. Each action is the API's handler
+//! (`routes::api_keys`) called in process with the session.
+
+use std::collections::{BTreeSet, HashMap};
+
+use axum::Router;
+use axum::extract::{Path as AxumPath, Query, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina};
+use super::{Campos, Formulario, Pagina, cuerpo, datos, html_con, html_ok, redirigir, texto};
+use crate::envelope::{Json, Path};
+use crate::routes::api_keys;
+use timbra_services::auth::roles::Permission;
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code, FieldProblem};
+
+/// Path of the keys' page.
+pub const RUTA: &str = "/panel/llaves";
+
+/// Routes of the keys' pages.
+pub fn rutas() -> Router<AppContext> {
+    Router::new().route(RUTA, get(lista).post(crear)).route("/panel/llaves/{id}/revocar", post(revocar))
+}
+
+/// The scopes a key can be narrowed to, in the role table's order, without repeats.
+fn alcances() -> Vec<&'static str> {
+    let mut vistos = BTreeSet::new();
+    Permission::ALL.iter().map(|p| p.scope()).filter(|s| vistos.insert(*s)).collect()
+}
+
+/// A date-time of the API (RFC 3339) as `AAAA-MM-DD HH:MM` UTC, or "—".
+pub(super) fn momento(value: &Value) -> String {
+    match value.as_str() {
+        Some(text) if text.len() >= 16 => format!("{} {} UTC", &text[..10], &text[11..16]),
+        Some(text) => text.to_owned(),
+        None => "—".to_owned(),
+    }
+}
+
+/// The notice of a finished action (query `hecho`).
+fn aviso(params: &HashMap<String, String>) -> Option<&'static str> {
+    match params.get("hecho").map(String::as_str) {
+        Some("revocada") => Some("Llave revocada: ya no abre la API."),
+        _ => None,
+    }
+}
+
+fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
+    let empresas_elegidas = campos.todos("empresaIds");
+    let alcances_elegidos = campos.todos("scopes");
+    let problemas_de = |prefijo: &str| errores.con_prefijo(prefijo);
+    html! {
+        section aria-labelledby="nueva-llave" {
+            h2 id="nueva-llave" { "Nueva llave" }
+            (caja_errores(errores))
+            form method="post" action=(RUTA) {
+                (csrf_oculto(&ctx.sesion))
+                (campo_con("name", "Nombre", Tipo::Texto, campos.valor("name"), true, errores,
+                    Some("Para reconocerla después, p. ej. «ERP producción»")))
+                (campo_con("expiresInDays", "Vence en (días)", Tipo::Texto, campos.valor("expiresInDays"), false, errores,
+                    Some("De 1 a 3650; vacío = no vence")))
+                fieldset {
+                    legend { "Empresas" }
+                    small { "Sin marcar ninguna, la llave abre todas sus empresas (también las futuras)." }
+                    @for e in &ctx.empresas {
+                        @let id = texto(e, "id");
+                        div {
+                            input type="checkbox" name="empresaIds" value=(id) id={ "empresa-" (id) }
+                                checked[empresas_elegidas.contains(&id)];
+                            label for={ "empresa-" (id) } { (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")" }
+                        }
+                    }
+                    @for (_, problema) in problemas_de("empresaIds") { p.problemas { (problema) } }
+                }
+                fieldset {
+                    legend { "Permisos (alcances)" }
+                    small { "Sin marcar ninguno, la llave puede todo lo que su rol permite en cada empresa." }
+                    div.linea {
+                        @for alcance in alcances() {
+                            div {
+                                input type="checkbox" name="scopes" value=(alcance) id={ "alcance-" (alcance.replace(':', "-")) }
+                                    checked[alcances_elegidos.contains(&alcance)];
+                                label for={ "alcance-" (alcance.replace(':', "-")) } { code { (alcance) } }
+                            }
+                        }
+                    }
+                    @for (_, problema) in problemas_de("scopes") { p.problemas { (problema) } }
+                }
+                button type="submit" { "Crear llave" }
+            }
+        }
+    }
+}
+
+fn tabla(ctx: &Contexto, llaves: &[Value]) -> Markup {
+    html! {
+        @if llaves.is_empty() {
+            p { "Aún no tiene llaves de API." }
+        } @else {
+            table.apilada {
+                caption { "Sus llaves (se muestra solo el prefijo; la llave completa no se guarda)" }
+                thead { tr {
+                    th scope="col" { "Nombre" } th scope="col" { "Prefijo" } th scope="col" { "Estado" }
+                    th scope="col" { "Último uso" } th scope="col" { "Vence" } th scope="col" { "Creada" }
+                    th scope="col" { span.oculto { "Acciones" } }
+                } }
+                tbody {
+                    @for llave in llaves {
+                        @let activa = llave.get("active").and_then(Value::as_bool).unwrap_or(false);
+                        tr {
+                            td data-titulo="Nombre" { (texto(llave, "name")) }
+                            td data-titulo="Prefijo" { code { (texto(llave, "keyPrefix")) "…" } }
+                            td data-titulo="Estado" { @if activa { "Activa" } @else { "Revocada o vencida" } }
+                            td data-titulo="Último uso" { (momento(&llave["lastUsedAt"])) }
+                            td data-titulo="Vence" { @if llave["expiresAt"].is_null() { "No vence" } @else { (momento(&llave["expiresAt"])) } }
+                            td data-titulo="Creada" { (momento(&llave["createdAt"])) }
+                            td {
+                                @if activa {
+                                    form.en-linea method="post" action={ "/panel/llaves/" (texto(llave, "id")) "/revocar" } {
+                                        (csrf_oculto(&ctx.sesion))
+                                        button.peligro type="submit" aria-label={ "Revocar la llave " (texto(llave, "name")) } { "Revocar" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn listar(app: &AppContext, ctx: &Contexto) -> Result<Vec<Value>, crate::error::HttpError> {
+    let llaves =
+        datos(api_keys::list(State(app.clone()), crate::extract::Auth(ctx.sesion.caller.clone())).await?).await?;
+    Ok(llaves.as_array().cloned().unwrap_or_default())
+}
+
+fn pagina_llaves(
+    ctx: &Contexto,
+    llaves: &[Value],
+    nueva: Option<&Value>,
+    aviso: Option<&str>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
+    let contenido = html! {
+        @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
+        @if let Some(nueva) = nueva {
+            section.aviso role="status" aria-labelledby="llave-creada" {
+                h2 id="llave-creada" { "Llave «" (texto(nueva, "name")) "» creada" }
+                p { strong { "Cópiela ahora: no se volverá a mostrar." } " Úsela en el encabezado "
+                    code { "Authorization: Bearer …" } "." }
+                p.llave id="llave-nueva" { (texto(nueva, "key")) }
+                button type="button" data-copiar="#llave-nueva" { "Copiar llave" }
+            }
+        }
+        p { "Las llaves abren la API (" a href="/llms-full.txt" { "guía" } ") en nombre de usted, con su rol en cada empresa; "
+            "puede limitarlas a algunas empresas y permisos." }
+        (tabla(ctx, llaves))
+        (formulario(ctx, campos, errores))
+    };
+    pagina(ctx, "Llaves de API", RUTA, contenido)
+}
+
+/// `GET /panel/llaves`.
+async fn lista(
+    State(app): State<AppContext>,
+    sesion: super::Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let llaves = listar(&app, &ctx).await?;
+    let markup = pagina_llaves(&ctx, &llaves, None, aviso(&params), &Campos::default(), &Errores::default());
+    Ok(html_ok(markup))
+}
+
+/// The API's body of the form: name, expiry, companies and scopes (absent when none marked).
+fn cuerpo_de(campos: &Campos) -> Result<Value, crate::error::HttpError> {
+    let mut body = json!({ "name": campos.valor("name").unwrap_or_default() });
+    if let Some(dias) = campos.valor("expiresInDays") {
+        match dias.parse::<i64>() {
+            Ok(dias) => body["expiresInDays"] = json!(dias),
+            Err(_) => {
+                return Err(ApiError::fields(
+                    Code::ApiKey001,
+                    vec![FieldProblem::new("expiresInDays", "escriba un número entero de días, o déjelo vacío")],
+                )
+                .into());
+            }
+        }
+    }
+    let empresas: Vec<&str> = campos.todos("empresaIds").into_iter().filter(|v| !v.is_empty()).collect();
+    if !empresas.is_empty() {
+        body["empresaIds"] = json!(empresas);
+    }
+    let scopes: Vec<&str> = campos.todos("scopes").into_iter().filter(|v| !v.is_empty()).collect();
+    if !scopes.is_empty() {
+        body["scopes"] = json!(scopes);
+    }
+    Ok(body)
+}
+
+/// `POST /panel/llaves`: the API's key creation; the page shows the key this once.
+async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let creada = async {
+        let body = cuerpo(cuerpo_de(&campos)?)?;
+        datos(
+            api_keys::create(State(app.clone()), Some(crate::extract::Auth(ctx.sesion.caller.clone())), Json(body))
+                .await?,
+        )
+        .await
+    }
+    .await;
+    let llaves = listar(&app, &ctx).await?;
+    match creada {
+        Ok(nueva) => {
+            Ok(html_ok(pagina_llaves(&ctx, &llaves, Some(&nueva), None, &Campos::default(), &Errores::default())))
+        }
+        Err(error) => {
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_llaves(&ctx, &llaves, None, None, &campos, &errores)))
+        }
+    }
+}
+
+/// `POST /panel/llaves/{id}/revocar`.
+async fn revocar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, formulario: Formulario) -> Pagina {
+    api_keys::revoke_by_path(State(app.clone()), crate::extract::Auth(formulario.sesion.caller.clone()), Path(id))
+        .await?;
+    Ok(redirigir(&format!("{RUTA}?hecho=revocada")))
+}

@@ -1,0 +1,452 @@
+//! Customers and products: one list/form shape for both (search, paging, create, edit,
+//! delete), each action the API's handler for the resource called in process.
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::extract::{Path as AxumPath, Query, State};
+use axum::http::HeaderMap;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
+use crate::envelope::{Json, Path, Query as ApiQuery};
+use crate::extract::EmpresaHeader;
+use crate::routes::{clientes, productos};
+use timbra_services::context::AppContext;
+
+/// Routes of the customers' and products' pages.
+pub fn rutas() -> Router<AppContext> {
+    let mut router = Router::new();
+    for catalogo in [Catalogo::Clientes, Catalogo::Productos] {
+        let c = catalogo;
+        router = router
+            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, h, f| crear(c, a, h, f)))
+            .route(&format!("{}/nuevo", c.ruta()), get(move |a, s, h, q| nuevo(c, a, s, h, q)))
+            .route(
+                &format!("{}/{{id}}", c.ruta()),
+                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, h, p, f| editar(c, a, h, p, f)),
+            )
+            .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, h, p, f| borrar(c, a, h, p, f)));
+    }
+    router
+}
+
+/// Which catalog a page shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Catalogo {
+    /// Customers (`/api/clientes`).
+    Clientes,
+    /// Products (`/api/productos`).
+    Productos,
+}
+
+/// A field of the form: API name, label, kind, required, hint.
+struct Campo {
+    nombre: &'static str,
+    etiqueta: &'static str,
+    tipo: Tipo,
+    requerido: bool,
+    ayuda: Option<&'static str>,
+}
+
+const CAMPOS_CLIENTE: &[Campo] = &[
+    Campo { nombre: "rfc", etiqueta: "RFC", tipo: Tipo::Texto, requerido: true, ayuda: None },
+    Campo {
+        nombre: "razonSocial",
+        etiqueta: "Razón social",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: Some("Como en su Constancia de Situación Fiscal"),
+    },
+    Campo {
+        nombre: "regimenFiscal",
+        etiqueta: "Régimen fiscal",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: Some("Clave del catálogo c_RegimenFiscal, p. ej. 601 o 612"),
+    },
+    Campo {
+        nombre: "codigoPostal",
+        etiqueta: "Código postal del domicilio fiscal",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: None,
+    },
+    Campo {
+        nombre: "usoCfdi",
+        etiqueta: "Uso del CFDI",
+        tipo: Tipo::Texto,
+        requerido: false,
+        ayuda: Some("Clave c_UsoCFDI; G03 si lo deja vacío"),
+    },
+    Campo { nombre: "email", etiqueta: "Correo electrónico", tipo: Tipo::Correo, requerido: false, ayuda: None },
+];
+
+const CAMPOS_PRODUCTO: &[Campo] = &[
+    Campo { nombre: "descripcion", etiqueta: "Descripción", tipo: Tipo::Texto, requerido: true, ayuda: None },
+    Campo {
+        nombre: "claveProdServ",
+        etiqueta: "Clave de producto o servicio",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: Some("8 dígitos del catálogo c_ClaveProdServ, p. ej. 81112100"),
+    },
+    Campo {
+        nombre: "claveUnidad",
+        etiqueta: "Clave de unidad",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: Some("c_ClaveUnidad: E48 servicio, H87 pieza"),
+    },
+    Campo {
+        nombre: "precioUnitario",
+        etiqueta: "Precio unitario (sin IVA)",
+        tipo: Tipo::Importe,
+        requerido: true,
+        ayuda: None,
+    },
+    Campo {
+        nombre: "ivaRate",
+        etiqueta: "Tasa de IVA",
+        tipo: Tipo::Importe,
+        requerido: false,
+        ayuda: Some("0.16, 0.08 o 0; 0.16 si lo deja vacío"),
+    },
+];
+
+impl Catalogo {
+    fn ruta(self) -> &'static str {
+        match self {
+            Catalogo::Clientes => "/panel/clientes",
+            Catalogo::Productos => "/panel/productos",
+        }
+    }
+    fn titulo(self) -> &'static str {
+        match self {
+            Catalogo::Clientes => "Clientes",
+            Catalogo::Productos => "Productos",
+        }
+    }
+    fn singular(self) -> &'static str {
+        match self {
+            Catalogo::Clientes => "cliente",
+            Catalogo::Productos => "producto",
+        }
+    }
+    fn campos(self) -> &'static [Campo] {
+        match self {
+            Catalogo::Clientes => CAMPOS_CLIENTE,
+            Catalogo::Productos => CAMPOS_PRODUCTO,
+        }
+    }
+    fn busqueda(self) -> &'static str {
+        match self {
+            Catalogo::Clientes => "Buscar por RFC o razón social",
+            Catalogo::Productos => "Buscar por descripción o clave",
+        }
+    }
+
+    /// The API's listing of this catalog in the company.
+    pub async fn listar(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &str,
+        params: Value,
+    ) -> Result<Value, crate::error::HttpError> {
+        let (state, caller, empresa) =
+            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()));
+        let params = ApiQuery(cuerpo(params)?);
+        match self {
+            Catalogo::Clientes => {
+                datos(clientes::list(state, crate::extract::Auth(caller), empresa, params).await?).await
+            }
+            Catalogo::Productos => {
+                datos(productos::list(state, crate::extract::Auth(caller), empresa, params).await?).await
+            }
+        }
+    }
+
+    async fn leer(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &str,
+        id: &str,
+    ) -> Result<Value, crate::error::HttpError> {
+        let (state, caller, empresa, path) =
+            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
+        match self {
+            Catalogo::Clientes => datos(clientes::get(state, crate::extract::Auth(caller), empresa, path).await?).await,
+            Catalogo::Productos => {
+                datos(productos::get(state, crate::extract::Auth(caller), empresa, path).await?).await
+            }
+        }
+    }
+
+    async fn guardar(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &str,
+        id: Option<&str>,
+        body: Value,
+    ) -> Result<Value, crate::error::HttpError> {
+        let (state, caller, empresa) =
+            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()));
+        let answer = match (self, id) {
+            (Catalogo::Clientes, None) => {
+                clientes::create(state, crate::extract::Auth(caller), empresa, Json(cuerpo(body)?))
+                    .await?
+                    .into_response()
+            }
+            (Catalogo::Clientes, Some(id)) => {
+                clientes::update(state, crate::extract::Auth(caller), empresa, Path(id.to_owned()), Json(cuerpo(body)?))
+                    .await?
+                    .into_response()
+            }
+            (Catalogo::Productos, None) => {
+                productos::create(state, crate::extract::Auth(caller), empresa, Json(cuerpo(body)?))
+                    .await?
+                    .into_response()
+            }
+            (Catalogo::Productos, Some(id)) => productos::update(
+                state,
+                crate::extract::Auth(caller),
+                empresa,
+                Path(id.to_owned()),
+                Json(cuerpo(body)?),
+            )
+            .await?
+            .into_response(),
+        };
+        datos(answer).await
+    }
+
+    async fn borrar(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &str,
+        id: &str,
+    ) -> Result<(), crate::error::HttpError> {
+        let (state, caller, empresa, path) =
+            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
+        match self {
+            Catalogo::Clientes => {
+                clientes::delete(state, crate::extract::Auth(caller), empresa, path).await.map(|_| ())
+            }
+            Catalogo::Productos => {
+                productos::delete(state, crate::extract::Auth(caller), empresa, path).await.map(|_| ())
+            }
+        }
+    }
+
+    fn fila(self, item: &Value) -> Markup {
+        let enlace = format!("{}/{}", self.ruta(), texto(item, "id"));
+        match self {
+            Catalogo::Clientes => html! {
+                tr {
+                    td data-titulo="Razón social" { a href=(enlace) { (texto(item, "razonSocial")) } }
+                    td data-titulo="RFC" { (texto(item, "rfc")) }
+                    td data-titulo="Régimen" { (texto(item, "regimenFiscal")) }
+                    td data-titulo="C.P." { (texto(item, "codigoPostal")) }
+                    td data-titulo="Uso CFDI" { (texto(item, "usoCfdi")) }
+                }
+            },
+            Catalogo::Productos => html! {
+                tr {
+                    td data-titulo="Descripción" { a href=(enlace) { (texto(item, "descripcion")) } }
+                    td data-titulo="Clave" { (texto(item, "claveProdServ")) }
+                    td data-titulo="Unidad" { (texto(item, "claveUnidad")) }
+                    td.importe data-titulo="Precio" { (pesos_de(&item["precioUnitario"])) }
+                    td.importe data-titulo="IVA" { (item.get("ivaRate").map(Value::to_string).unwrap_or_default()) }
+                }
+            },
+        }
+    }
+
+    fn encabezados(self) -> &'static [&'static str] {
+        match self {
+            Catalogo::Clientes => &["Razón social", "RFC", "Régimen", "C.P.", "Uso CFDI"],
+            Catalogo::Productos => &["Descripción", "Clave", "Unidad", "Precio", "IVA"],
+        }
+    }
+}
+
+/// The form's value of a field: what was typed (after a failure), else the stored one.
+fn valor_de(campos: &Campos, guardado: Option<&Value>, nombre: &str) -> Option<String> {
+    if let Some(value) = campos.valor(nombre) {
+        return Some(value.to_owned());
+    }
+    match guardado?.get(nombre)? {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn formulario(
+    catalogo: Catalogo,
+    ctx: &Contexto,
+    accion: &str,
+    guardado: Option<&Value>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
+    html! {
+        (caja_errores(errores))
+        form method="post" action=(accion) {
+            (csrf_oculto(&ctx.sesion))
+            @for c in catalogo.campos() {
+                (campo_con(c.nombre, c.etiqueta, c.tipo, valor_de(campos, guardado, c.nombre).as_deref(), c.requerido, errores, c.ayuda))
+            }
+            button type="submit" { @if guardado.is_some() { "Guardar cambios" } @else { "Crear " (catalogo.singular()) } }
+        }
+    }
+}
+
+async fn lista(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let empresa = ctx.empresa()?;
+    let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
+    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
+    let lista =
+        catalogo.listar(&app, &ctx.sesion, &empresa.id, json!({ "q": q, "page": page, "pageSize": 20 })).await?;
+    let items = lista.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    let contenido = html! {
+        p { a.boton href={ (catalogo.ruta()) "/nuevo" } { "Nuevo " (catalogo.singular()) } }
+        form.busqueda method="get" action=(catalogo.ruta()) role="search" {
+            div.campo {
+                label for="q" { (catalogo.busqueda()) }
+                input id="q" name="q" type="search" value=[q];
+            }
+            button type="submit" { "Buscar" }
+        }
+        @if items.is_empty() {
+            p { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay registros." } }
+        } @else {
+            table.apilada {
+                caption { (catalogo.titulo()) " de " (empresa.razon_social) }
+                thead { tr { @for h in catalogo.encabezados() { th scope="col" { (h) } } } }
+                tbody { @for item in &items { (catalogo.fila(item)) } }
+            }
+            (paginas(catalogo.ruta(), q, &lista))
+        }
+    };
+    Ok(html_ok(pagina(&ctx, catalogo.titulo(), catalogo.ruta(), contenido)))
+}
+
+async fn nuevo(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    ctx.empresa()?;
+    let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &Campos::default(), &Errores::default());
+    Ok(html_ok(pagina(&ctx, &format!("Nuevo {}", catalogo.singular()), catalogo.ruta(), contenido)))
+}
+
+fn cuerpo_de(catalogo: Catalogo, campos: &Campos) -> Value {
+    let nombres: Vec<&str> = catalogo.campos().iter().map(|c| c.nombre).collect();
+    campos.objeto(&nombres)
+}
+
+async fn crear(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    formulario_: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario_;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, None, cuerpo_de(catalogo, &campos)).await {
+        Ok(_) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
+        Err(error) => {
+            let errores = Errores::de(error.0);
+            let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &campos, &errores);
+            let titulo = format!("Nuevo {}", catalogo.singular());
+            Ok(html_con(errores.status(), pagina(&ctx, &titulo, catalogo.ruta(), contenido)))
+        }
+    }
+}
+
+fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Value, campos: &Campos, errores: &Errores) -> Markup {
+    let id = texto(guardado, "id");
+    let accion = format!("{}/{id}", catalogo.ruta());
+    let contenido = html! {
+        (formulario(catalogo, ctx, &accion, Some(guardado), campos, errores))
+        h2 { "Eliminar" }
+        form method="post" action={ (accion) "/borrar" } {
+            (csrf_oculto(&ctx.sesion))
+            p { "Las facturas ya emitidas conservan sus datos." }
+            button.peligro type="submit" { "Eliminar " (catalogo.singular()) }
+        }
+    };
+    let titulo = match catalogo {
+        Catalogo::Clientes => texto(guardado, "razonSocial"),
+        Catalogo::Productos => texto(guardado, "descripcion"),
+    };
+    pagina(ctx, titulo, catalogo.ruta(), contenido)
+}
+
+async fn ficha(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let guardado = catalogo.leer(&app, &ctx.sesion, &empresa_id, &id).await?;
+    Ok(html_ok(pagina_ficha(catalogo, &ctx, &guardado, &Campos::default(), &Errores::default())))
+}
+
+async fn editar(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario_: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario_;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, Some(&id), cuerpo_de(catalogo, &campos)).await {
+        Ok(_) => Ok(redirigir(&format!("{}?aviso={}-guardado", catalogo.ruta(), catalogo.singular()))),
+        Err(error) => {
+            let guardado = catalogo.leer(&app, &ctx.sesion, &empresa_id, &id).await?;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_ficha(catalogo, &ctx, &guardado, &campos, &errores)))
+        }
+    }
+}
+
+async fn borrar(
+    catalogo: Catalogo,
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario_: Formulario,
+) -> Pagina {
+    let ctx = contexto(&app, formulario_.sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    catalogo.borrar(&app, &ctx.sesion, &empresa_id, &id).await?;
+    Ok(redirigir(&format!("{}?aviso={}-borrado", catalogo.ruta(), catalogo.singular())))
+}

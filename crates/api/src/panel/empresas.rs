@@ -1,0 +1,584 @@
+//! The dashboard's home and the companies: list, create, switch, edit, members and roles, CSD
+//! and FIEL upload. Every action is the API's handler called in process.
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::extract::{Path as AxumPath, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::layout::{
+    Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, seleccion,
+};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, redirigir, texto};
+use crate::envelope::{Json, Path};
+use crate::routes;
+use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
+
+/// Routes of the companies' pages.
+pub fn rutas() -> Router<AppContext> {
+    Router::new()
+        .route("/panel/empresas", get(lista).post(crear))
+        .route("/panel/empresas/{id}", get(detalle).post(editar))
+        .route("/panel/empresas/{id}/csd", post(subir_csd))
+        .route("/panel/empresas/{id}/fiel", post(subir_fiel))
+        .route("/panel/empresas/{id}/miembros", post(agregar_miembro))
+        .route("/panel/empresas/{id}/miembros/{user_id}", post(cambiar_miembro))
+        .route("/panel/empresas/{id}/miembros/{user_id}/quitar", post(quitar_miembro))
+}
+
+/// Regímenes fiscales offered in the forms (c_RegimenFiscal; the API checks the code against
+/// the RFC's kind of taxpayer).
+const REGIMENES: &[(&str, &str)] = &[
+    ("601", "601 General de Ley Personas Morales"),
+    ("603", "603 Personas Morales con Fines no Lucrativos"),
+    ("605", "605 Sueldos y Salarios"),
+    ("606", "606 Arrendamiento"),
+    ("612", "612 Personas Físicas con Actividades Empresariales y Profesionales"),
+    ("616", "616 Sin obligaciones fiscales"),
+    ("621", "621 Incorporación Fiscal"),
+    ("625", "625 Actividades Empresariales con ingresos a través de Plataformas Tecnológicas"),
+    ("626", "626 Régimen Simplificado de Confianza"),
+];
+
+const ROLES: &[(&str, &str)] = &[
+    ("USUARIO", "Usuario (consulta)"),
+    ("FACTURADOR", "Facturador"),
+    ("CONTADOR", "Contador"),
+    ("ADMINISTRADOR", "Administrador"),
+    ("PROPIETARIO", "Propietario"),
+];
+
+/// `GET /panel`: the home page of the current company.
+pub async fn tablero(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let Some(empresa) = &ctx.empresa else {
+        return Ok(redirigir("/panel/empresas?aviso=sin-empresa"));
+    };
+    let contenido = html! {
+        section aria-labelledby="resumen" {
+            h2 id="resumen" { (empresa.razon_social) }
+            dl.datos {
+                dt { "RFC" } dd { (empresa.rfc) }
+                dt { "Su rol" } dd { (empresa.role.as_str()) }
+                dt { "Modo" } dd { @if empresa.sandbox { "Pruebas (sandbox)" } @else { "Real (live)" } }
+                dt { "Timbres disponibles" } dd { (empresa.saldo) }
+            }
+        }
+        section aria-labelledby="acciones" {
+            h2 id="acciones" { "¿Qué desea hacer?" }
+            ul.acciones {
+                li { a.boton href="/panel/facturas/nueva" { "Timbrar una factura" } }
+                li { a href="/panel/facturas" { "Ver facturas" } }
+                li { a href="/panel/clientes" { "Clientes" } }
+                li { a href="/panel/productos" { "Productos" } }
+                li { a href={ "/panel/empresas/" (empresa.id) } { "Datos, certificados y miembros de la empresa" } }
+            }
+        }
+    };
+    Ok(html_ok(pagina(&ctx, "Panel", "/panel", contenido)))
+}
+
+fn form_crear(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
+    html! {
+        section aria-labelledby="nueva" {
+            h2 id="nueva" { "Nueva empresa" }
+            (caja_errores(errores))
+            form method="post" action="/panel/empresas" {
+                (csrf_oculto(&ctx.sesion))
+                (campo("rfc", "RFC", Tipo::Texto, campos.valor("rfc"), true, errores))
+                (campo_con("razonSocial", "Razón social", Tipo::Texto, campos.valor("razonSocial"), true, errores,
+                    Some("Como en la Constancia de Situación Fiscal, sin «S.A. de C.V.»")))
+                (seleccion("regimenFiscal", "Régimen fiscal", REGIMENES, campos.valor("regimenFiscal"), errores))
+                (campo("codigoPostal", "Código postal del domicilio fiscal", Tipo::Texto, campos.valor("codigoPostal"), true, errores))
+                (campo("nombreComercial", "Nombre comercial", Tipo::Texto, campos.valor("nombreComercial"), false, errores))
+                (seleccion("sandbox", "Modo", &[("true", "Pruebas (sandbox)"), ("false", "Real (live)")],
+                    campos.valor("sandbox"), errores))
+                button type="submit" { "Crear empresa" }
+            }
+        }
+    }
+}
+
+fn pagina_lista(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
+    let contenido = html! {
+        @if ctx.empresas.is_empty() {
+            p { "Aún no tiene empresas." }
+        } @else {
+            table {
+                caption { "Sus empresas" }
+                thead { tr { th scope="col" { "Razón social" } th scope="col" { "RFC" } th scope="col" { "Su rol" } th scope="col" { "CSD" } th scope="col" { "Modo" } } }
+                tbody {
+                    @for e in &ctx.empresas {
+                        tr {
+                            td { a href={ "/panel/empresas/" (texto(e, "id")) } { (texto(e, "razonSocial")) } }
+                            td { (texto(e, "rfc")) }
+                            td { (texto(e, "role")) }
+                            td { @if e.get("csdConfigured").and_then(Value::as_bool).unwrap_or(false) { "Sí" } @else { "No" } }
+                            td { @if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) { "Pruebas" } @else { "Real" } }
+                        }
+                    }
+                }
+            }
+        }
+        (form_crear(ctx, campos, errores))
+    };
+    pagina(ctx, "Empresas", "/panel/empresas", contenido)
+}
+
+/// `GET /panel/empresas`.
+pub async fn lista(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    Ok(html_ok(pagina_lista(&ctx, &Campos::default(), &Errores::default())))
+}
+
+/// `POST /panel/empresas`: the API's company creation; the new company becomes the current one.
+pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let mut body = campos.objeto(&["rfc", "razonSocial", "regimenFiscal", "codigoPostal", "nombreComercial"]);
+    body["sandbox"] = Value::Bool(campos.valor("sandbox") != Some("false"));
+    let creada = match cuerpo(body) {
+        Ok(body) => {
+            match routes::empresas::create(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Json(body))
+                .await
+            {
+                Ok(answer) => datos(answer).await,
+                Err(error) => Err(error),
+            }
+        }
+        Err(error) => Err(error),
+    };
+    match creada {
+        Ok(empresa) => {
+            let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", texto(&empresa, "id")));
+            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, texto(&empresa, "id"), "Lax") {
+                response.headers_mut().insert(axum::http::header::SET_COOKIE, value);
+            }
+            Ok(response)
+        }
+        Err(error) => {
+            let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_lista(&ctx, &campos, &errores)))
+        }
+    }
+}
+
+/// What the company page shows besides the shell: the company, its FIEL status and members.
+struct Detalle {
+    empresa: Value,
+    fiel: Value,
+    miembros: Vec<Value>,
+}
+
+async fn leer_detalle(app: &AppContext, sesion: &Session, id: &str) -> Result<Detalle, crate::error::HttpError> {
+    let empresa = datos(
+        routes::empresas::get(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Path(id.to_owned()))
+            .await?,
+    )
+    .await?;
+    let fiel = datos(
+        routes::fiel::estado(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Path(id.to_owned()))
+            .await?,
+    )
+    .await?;
+    // Members are listed to ADMINISTRADOR and up; lower roles see the page without them.
+    let miembros = match routes::memberships::list(
+        State(app.clone()),
+        crate::extract::Auth(sesion.caller.clone()),
+        Path(id.to_owned()),
+    )
+    .await
+    {
+        Ok(answer) => datos(answer).await?.as_array().cloned().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    Ok(Detalle { empresa, fiel, miembros })
+}
+
+/// Which form of the company page failed, so its problems show beside it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seccion {
+    Ninguna,
+    Datos,
+    Csd,
+    Fiel,
+    Miembros,
+}
+
+fn fecha(value: &Value) -> String {
+    let text = value.as_str().unwrap_or_default();
+    text.get(..10).unwrap_or(text).to_owned()
+}
+
+fn pagina_detalle(
+    ctx: &Contexto,
+    detalle: &Detalle,
+    seccion: Seccion,
+    campos: &Campos,
+    errores: &Errores,
+    resultado: Option<Markup>,
+) -> Markup {
+    let e = &detalle.empresa;
+    let id = texto(e, "id");
+    let vacio = Errores::default();
+    let err = |s: Seccion| if s == seccion { errores } else { &vacio };
+    let valor = |s: Seccion, name: &str| -> Option<String> {
+        if s == seccion {
+            campos.valor(name).map(str::to_owned)
+        } else {
+            e.get(name).and_then(Value::as_str).map(str::to_owned)
+        }
+    };
+    let contenido = html! {
+        @if let Some(resultado) = resultado { (resultado) }
+        section aria-labelledby="datos" {
+            h2 id="datos" { "Datos fiscales" }
+            p { "RFC: " strong { (texto(e, "rfc")) } " · Su rol: " (texto(e, "role")) }
+            (caja_errores(err(Seccion::Datos)))
+            form method="post" action={ "/panel/empresas/" (id) } {
+                (csrf_oculto(&ctx.sesion))
+                (campo("razonSocial", "Razón social", Tipo::Texto, valor(Seccion::Datos, "razonSocial").as_deref(), true, err(Seccion::Datos)))
+                (seleccion("regimenFiscal", "Régimen fiscal", REGIMENES, valor(Seccion::Datos, "regimenFiscal").as_deref(), err(Seccion::Datos)))
+                (campo("codigoPostal", "Código postal", Tipo::Texto, valor(Seccion::Datos, "codigoPostal").as_deref(), true, err(Seccion::Datos)))
+                (campo("nombreComercial", "Nombre comercial", Tipo::Texto, valor(Seccion::Datos, "nombreComercial").as_deref(), false, err(Seccion::Datos)))
+                (campo("seriePredeterminada", "Serie de facturas", Tipo::Texto, valor(Seccion::Datos, "seriePredeterminada").as_deref(), false, err(Seccion::Datos)))
+                (campo("registroPatronal", "Registro patronal (IMSS)", Tipo::Texto, valor(Seccion::Datos, "registroPatronal").as_deref(), false, err(Seccion::Datos)))
+                (seleccion("sandbox", "Modo", &[("true", "Pruebas (sandbox)"), ("false", "Real (live)")],
+                    Some(if seccion == Seccion::Datos { campos.valor("sandbox").unwrap_or("true") }
+                         else if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) { "true" } else { "false" }),
+                    err(Seccion::Datos)))
+                button type="submit" { "Guardar cambios" }
+            }
+        }
+        section aria-labelledby="csd" {
+            h2 id="csd" { "Certificado de sello digital (CSD)" }
+            @if e.get("csdConfigured").and_then(Value::as_bool).unwrap_or(false) {
+                p { "Vigente hasta " strong { (fecha(&e["csdVigenciaFin"])) } "." }
+            } @else {
+                p { "Sin CSD. " @if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) {
+                    "En modo pruebas no hace falta: el servicio usa un CSD de prueba para su RFC." } }
+            }
+            (caja_errores(err(Seccion::Csd)))
+            (form_certificado(ctx, &format!("/panel/empresas/{id}/csd"), "Subir CSD", err(Seccion::Csd)))
+        }
+        section aria-labelledby="fiel" {
+            h2 id="fiel" { "e.firma (FIEL)" }
+            @if detalle.fiel.get("configured").and_then(Value::as_bool).unwrap_or(false) {
+                p {
+                    "No. de certificado " strong { (texto(&detalle.fiel, "noCertificado")) }
+                    ", vigente hasta " strong { (fecha(&detalle.fiel["vigenciaFin"])) }
+                    @if detalle.fiel.get("expired").and_then(Value::as_bool).unwrap_or(false) { " (vencida)" }
+                    "."
+                }
+            } @else {
+                p { "Sin e.firma: hace falta para descargar del SAT las facturas recibidas." }
+            }
+            (caja_errores(err(Seccion::Fiel)))
+            (form_certificado(ctx, &format!("/panel/empresas/{id}/fiel"), "Subir e.firma", err(Seccion::Fiel)))
+        }
+        @if !detalle.miembros.is_empty() {
+            section aria-labelledby="miembros" {
+                h2 id="miembros" { "Miembros y roles" }
+                table {
+                    caption { "Personas con acceso a esta empresa" }
+                    thead { tr { th scope="col" { "Nombre" } th scope="col" { "Correo" } th scope="col" { "Rol" } th scope="col" { "Quitar" } } }
+                    tbody {
+                        @for m in &detalle.miembros {
+                            tr {
+                                td { (texto(m, "name")) }
+                                td { (texto(m, "email")) }
+                                td {
+                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (texto(m, "userId")) } {
+                                        (csrf_oculto(&ctx.sesion))
+                                        label.oculto for={ "rol-" (texto(m, "userId")) } { "Rol de " (texto(m, "email")) }
+                                        select id={ "rol-" (texto(m, "userId")) } name="role" {
+                                            @for (value, text) in ROLES {
+                                                option value=(value) selected[*value == texto(m, "role")] { (text) }
+                                            }
+                                        }
+                                        button type="submit" { "Cambiar rol" }
+                                    }
+                                }
+                                td {
+                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (texto(m, "userId")) "/quitar" } {
+                                        (csrf_oculto(&ctx.sesion))
+                                        button.peligro type="submit" aria-label={ "Quitar a " (texto(m, "email")) } { "Quitar" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                h3 { "Agregar miembro" }
+                (caja_errores(err(Seccion::Miembros)))
+                form method="post" action={ "/panel/empresas/" (id) "/miembros" } {
+                    (csrf_oculto(&ctx.sesion))
+                    (campo("email", "Correo de un usuario registrado", Tipo::Correo,
+                        if seccion == Seccion::Miembros { campos.valor("email") } else { None }, true, err(Seccion::Miembros)))
+                    (seleccion("role", "Rol", ROLES, Some("CONTADOR"), err(Seccion::Miembros)))
+                    button type="submit" { "Agregar" }
+                }
+            }
+        }
+    };
+    pagina(ctx, texto(e, "razonSocial"), "/panel/empresas", contenido)
+}
+
+fn form_certificado(ctx: &Contexto, action: &str, boton: &str, errores: &Errores) -> Markup {
+    html! {
+        form method="post" action=(action) enctype="multipart/form-data" {
+            (csrf_oculto(&ctx.sesion))
+            (campo("cerBase64", "Archivo .cer", Tipo::Archivo, None, true, errores))
+            (campo("keyBase64", "Archivo .key", Tipo::Archivo, None, true, errores))
+            (campo("password", "Contraseña de la llave privada", Tipo::Clave, None, true, errores))
+            button type="submit" { (boton) }
+        }
+    }
+}
+
+async fn render_detalle(
+    app: &AppContext,
+    sesion: Session,
+    headers: &HeaderMap,
+    id: &str,
+    aviso: Option<&str>,
+    fallo: Option<(Seccion, Campos, ApiError)>,
+    resultado: Option<Markup>,
+) -> Pagina {
+    let mut params = HashMap::from([("empresa".to_owned(), id.to_owned())]);
+    if let Some(aviso) = aviso {
+        params.insert("aviso".to_owned(), aviso.to_owned());
+    }
+    let detalle = leer_detalle(app, &sesion, id).await?;
+    let ctx = contexto(app, sesion, headers, &params).await?;
+    Ok(match fallo {
+        Some((seccion, campos, error)) => {
+            let errores = Errores::de(error);
+            html_con(errores.status(), pagina_detalle(&ctx, &detalle, seccion, &campos, &errores, resultado))
+        }
+        None => html_ok(pagina_detalle(
+            &ctx,
+            &detalle,
+            Seccion::Ninguna,
+            &Campos::default(),
+            &Errores::default(),
+            resultado,
+        )),
+    })
+}
+
+/// `GET /panel/empresas/{id}`.
+pub async fn detalle(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    render_detalle(&app, sesion, &headers, &id, params.get("aviso").map(String::as_str), None, None).await
+}
+
+/// `POST /panel/empresas/{id}`: the API's company update.
+pub async fn editar(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let mut body = campos.objeto(&[
+        "razonSocial",
+        "regimenFiscal",
+        "codigoPostal",
+        "nombreComercial",
+        "seriePredeterminada",
+        "registroPatronal",
+    ]);
+    body["sandbox"] = Value::Bool(campos.valor("sandbox") != Some("false"));
+    let result = match cuerpo(body) {
+        Ok(body) => routes::empresas::update(
+            State(app.clone()),
+            crate::extract::Auth(sesion.caller.clone()),
+            Path(id.clone()),
+            Json(body),
+        )
+        .await
+        .map(|_| ()),
+        Err(error) => Err(error),
+    };
+    match result {
+        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=empresa-guardada"))),
+        Err(error) => {
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Datos, campos, error.0)), None).await
+        }
+    }
+}
+
+/// The outcome of a certificate upload in words: number and validity, or the error.
+fn resultado_certificado(que: &str, answer: &Value) -> Markup {
+    html! {
+        div.aviso role="status" {
+            p { strong { (que) " guardado." } }
+            p { "No. de certificado: " strong { (texto(answer, "noCertificado")) } }
+            p { "Vigente hasta: " strong { (fecha(&answer["vigenciaFin"])) } }
+        }
+    }
+}
+
+async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Formulario, csd: bool) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let body = json!({
+        "cerBase64": campos.valor("cerBase64"),
+        "keyBase64": campos.valor("keyBase64"),
+        "password": campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty()),
+    });
+    let result = match cuerpo(body) {
+        Ok(body) => {
+            let answer: Result<Response, crate::error::HttpError> = if csd {
+                routes::certificados::subir(
+                    State(app.clone()),
+                    crate::extract::Auth(sesion.caller.clone()),
+                    Path(id.clone()),
+                    Json(body),
+                )
+                .await
+                .map(IntoResponse::into_response)
+            } else {
+                routes::fiel::subir(
+                    State(app.clone()),
+                    crate::extract::Auth(sesion.caller.clone()),
+                    Path(id.clone()),
+                    Json(body),
+                )
+                .await
+                .map(IntoResponse::into_response)
+            };
+            match answer {
+                Ok(answer) => datos(answer).await,
+                Err(error) => Err(error),
+            }
+        }
+        Err(error) => Err(error),
+    };
+    let seccion = if csd { Seccion::Csd } else { Seccion::Fiel };
+    match result {
+        Ok(answer) => {
+            let que = if csd { "CSD" } else { "e.firma" };
+            render_detalle(&app, sesion, &headers, &id, None, None, Some(resultado_certificado(que, &answer))).await
+        }
+        Err(error) => render_detalle(&app, sesion, &headers, &id, None, Some((seccion, campos, error.0)), None).await,
+    }
+}
+
+/// `POST /panel/empresas/{id}/csd` (multipart: the .cer, the .key, the password).
+pub async fn subir_csd(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    subir(app, headers, id, formulario, true).await
+}
+
+/// `POST /panel/empresas/{id}/fiel`.
+pub async fn subir_fiel(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    subir(app, headers, id, formulario, false).await
+}
+
+/// `POST /panel/empresas/{id}/miembros`: the API's member addition.
+pub async fn agregar_miembro(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let result = match cuerpo(campos.objeto(&["email", "role"])) {
+        Ok(body) => routes::memberships::add(
+            State(app.clone()),
+            crate::extract::Auth(sesion.caller.clone()),
+            Path(id.clone()),
+            Json(body),
+        )
+        .await
+        .map(|_| ()),
+        Err(error) => Err(error),
+    };
+    match result {
+        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-agregado#miembros"))),
+        Err(error) => {
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+        }
+    }
+}
+
+/// `POST /panel/empresas/{id}/miembros/{user_id}`: the API's role change.
+pub async fn cambiar_miembro(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath((id, user_id)): AxumPath<(String, String)>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let result = match cuerpo(campos.objeto(&["role"])) {
+        Ok(body) => routes::memberships::update(
+            State(app.clone()),
+            crate::extract::Auth(sesion.caller.clone()),
+            Path((id.clone(), user_id)),
+            Json(body),
+        )
+        .await
+        .map(|_| ()),
+        Err(error) => Err(error),
+    };
+    match result {
+        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-guardado#miembros"))),
+        Err(error) => {
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+        }
+    }
+}
+
+/// `POST /panel/empresas/{id}/miembros/{user_id}/quitar`: the API's member removal.
+pub async fn quitar_miembro(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath((id, user_id)): AxumPath<(String, String)>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let result = routes::memberships::remove(
+        State(app.clone()),
+        crate::extract::Auth(sesion.caller.clone()),
+        Path((id.clone(), user_id)),
+    )
+    .await
+    .map(|_| ());
+    match result {
+        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-quitado#miembros"))),
+        Err(error) => {
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+        }
+    }
+}

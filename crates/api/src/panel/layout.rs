@@ -1,0 +1,476 @@
+//! The page shell: header with the company switcher, the stamp balance and the sandbox/live
+//! badge, the navigation, notices; plus the form pieces every page shares (fields with their
+//! problems beside them, the error box) and the embedded static files.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use axum::extract::{Path as AxumPath, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+use serde_json::Value;
+use sha2::Digest;
+
+use super::{EMPRESA_COOKIE, Fallo, Session, csrf, datos, redirigir, texto, textos};
+use crate::routes;
+use timbra_services::auth::roles::{Permission, Role};
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
+
+const CSS: &str = include_str!("../../assets/panel.css");
+const HTMX: &str = include_str!("../../assets/htmx.min.js");
+const PANEL_JS: &str = include_str!("../../assets/panel.js");
+
+/// A short digest of the static files, appended to their URLs so a long cache never serves an
+/// old copy after an upgrade.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    let mut digest = sha2::Sha256::new();
+    digest.update(CSS);
+    digest.update(HTMX);
+    digest.update(PANEL_JS);
+    hex::encode(&digest.finalize()[..6])
+});
+
+/// `GET /panel/estatico/{archivo}`: the embedded CSS and scripts, cached for a year.
+pub async fn estatico(AxumPath(archivo): AxumPath<String>) -> Response {
+    let (body, tipo) = match archivo.as_str() {
+        "panel.css" => (CSS, "text/css; charset=utf-8"),
+        "htmx.min.js" => (HTMX, "text/javascript; charset=utf-8"),
+        "panel.js" => (PANEL_JS, "text/javascript; charset=utf-8"),
+        _ => return Fallo::Api(ApiError::new(Code::NotFound, "no such file")).into_response(),
+    };
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(tipo));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    response
+}
+
+/// The company a page acts on, as the role table sees the person in it.
+#[derive(Clone, Debug)]
+pub struct EmpresaActual {
+    /// Id.
+    pub id: String,
+    /// RFC.
+    pub rfc: String,
+    /// Legal name.
+    pub razon_social: String,
+    /// Sandbox or live.
+    pub sandbox: bool,
+    /// The person's role there.
+    pub role: Role,
+    /// Stamps left.
+    pub saldo: i64,
+}
+
+/// Everything the shell needs: the person, their companies, the current one, the notice.
+pub struct Contexto {
+    /// The session.
+    pub sesion: Session,
+    /// The person's companies (the API's `GET /api/empresas` items).
+    pub empresas: Vec<Value>,
+    /// The company chosen (query `empresa`, else the cookie, else the first).
+    pub empresa: Option<EmpresaActual>,
+    /// A notice after a successful form (query `aviso`).
+    pub aviso: Option<&'static str>,
+}
+
+impl Contexto {
+    /// The current company, or a redirect to the companies page when the person has none.
+    pub fn empresa(&self) -> Result<&EmpresaActual, Fallo> {
+        self.empresa.as_ref().ok_or_else(|| Fallo::Redirigir("/panel/empresas?aviso=sin-empresa".to_owned()))
+    }
+
+    /// What an API handler of the current company takes: the state, the session's caller and
+    /// the company as its `x-empresa-id`.
+    pub fn para_api(
+        &self,
+        app: &AppContext,
+    ) -> Result<(State<AppContext>, timbra_services::auth::caller::Caller, crate::extract::EmpresaHeader), Fallo> {
+        let empresa = crate::extract::EmpresaHeader(self.empresa()?.id.clone());
+        Ok((State(app.clone()), self.sesion.caller.clone(), empresa))
+    }
+}
+
+/// Builds the context of a page. A company id given explicitly (`?empresa=`) that the person
+/// does not belong to is a 404; a stale cookie is ignored.
+pub async fn contexto(
+    app: &AppContext,
+    sesion: Session,
+    headers: &HeaderMap,
+    params: &HashMap<String, String>,
+) -> Result<Contexto, Fallo> {
+    let empresas =
+        datos(routes::empresas::list(State(app.clone()), crate::extract::Auth(sesion.caller.clone())).await?).await?;
+    let empresas = empresas.as_array().cloned().unwrap_or_default();
+    let pedida = params.get("empresa").map(String::as_str).filter(|id| !id.is_empty());
+    let elegida = match pedida {
+        Some(id) => Some(id.to_owned()),
+        None => csrf::cookie(headers, EMPRESA_COOKIE)
+            .filter(|id| empresas.iter().any(|e| texto(e, "id") == *id))
+            .or_else(|| empresas.first().map(|e| texto(e, "id")))
+            .map(str::to_owned),
+    };
+    let empresa = match elegida {
+        Some(id) => Some(empresa_actual(app, &sesion, &id).await?),
+        None => None,
+    };
+    let aviso = params.get("aviso").and_then(|clave| aviso(clave));
+    Ok(Contexto { sesion, empresas, empresa, aviso })
+}
+
+/// The company `id` as the person may see it: the same role check as the API (404 page when
+/// they have no role there).
+pub async fn empresa_actual(app: &AppContext, sesion: &Session, id: &str) -> Result<EmpresaActual, Fallo> {
+    let access = sesion.caller.authorize(app, id, Permission::CfdiView).await?;
+    let mut conn = app.db.conn().await?;
+    let fila = timbra_store::empresas::leer(&mut conn, &sesion.caller.user_id, id)
+        .await?
+        .ok_or_else(|| ApiError::new(Code::NotFound, "company not found"))?;
+    let saldo = timbra_store::timbres::saldo(&mut conn, id).await?;
+    Ok(EmpresaActual {
+        id: fila.id,
+        rfc: fila.rfc,
+        razon_social: fila.razon_social,
+        sandbox: access.sandbox,
+        role: access.role,
+        saldo,
+    })
+}
+
+/// The notices pages may show after a redirect, by key.
+fn aviso(clave: &str) -> Option<&'static str> {
+    Some(match clave {
+        "bienvenida" => "Bienvenido. Cree su primera empresa para empezar a facturar.",
+        "sin-empresa" => "Primero cree una empresa (o pida que lo agreguen a una).",
+        "empresa-creada" => "Empresa creada.",
+        "empresa-guardada" => "Cambios guardados.",
+        "miembro-agregado" => "Miembro agregado.",
+        "miembro-guardado" => "Rol actualizado.",
+        "miembro-quitado" => "Miembro quitado de la empresa.",
+        "cliente-creado" => "Cliente creado.",
+        "cliente-guardado" => "Cliente guardado.",
+        "cliente-borrado" => "Cliente eliminado.",
+        "producto-creado" => "Producto creado.",
+        "producto-guardado" => "Producto guardado.",
+        "producto-borrado" => "Producto eliminado.",
+        "factura-timbrada" => "Factura timbrada.",
+        "factura-cancelada" => "Solicitud de cancelación registrada.",
+        "registrado" => "Cuenta creada. Ya puede entrar.",
+        "salida" => "Sesión cerrada.",
+        _ => return None,
+    })
+}
+
+/// One entry of the navigation.
+struct Enlace {
+    ruta: &'static str,
+    texto: &'static str,
+}
+
+/// The navigation, in order (modules add their entry here).
+const NAVEGACION: &[Enlace] = &[
+    Enlace { ruta: "/panel", texto: "Inicio" },
+    Enlace { ruta: "/panel/facturas", texto: "Facturas" },
+    Enlace { ruta: "/panel/clientes", texto: "Clientes" },
+    Enlace { ruta: "/panel/productos", texto: "Productos" },
+    Enlace { ruta: "/panel/empresas", texto: "Empresas" },
+    Enlace { ruta: "/panel/nomina", texto: "Nómina" },
+    Enlace { ruta: "/panel/webhooks", texto: "Webhooks" },
+    Enlace { ruta: "/panel/trabajos", texto: "Trabajos" },
+    Enlace { ruta: "/panel/llaves", texto: "Llaves de API" },
+];
+
+fn cabeza(titulo: &str) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            // The pages' CSP allows no inline style or eval: htmx is told not to inject its
+            // indicator <style> nor evaluate attributes (router::HTML_CSP).
+            meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false}"#;
+            title { (titulo) " · timbra" }
+            link rel="stylesheet" href={ "/panel/estatico/panel.css?v=" (*VERSION) };
+            script src={ "/panel/estatico/htmx.min.js?v=" (*VERSION) } defer {}
+            script src={ "/panel/estatico/panel.js?v=" (*VERSION) } defer {}
+        }
+    }
+}
+
+/// A page of a logged-in person: header, navigation, notice, content. `actual` is the path of
+/// the navigation entry to mark.
+pub fn pagina(ctx: &Contexto, titulo: &str, actual: &str, contenido: Markup) -> Markup {
+    let csrf_header = format!(r#"{{"X-CSRF-Token": "{}"}}"#, ctx.sesion.csrf);
+    html! {
+        (DOCTYPE)
+        html lang="es-MX" {
+            (cabeza(titulo))
+            body hx-headers=(csrf_header) {
+                a.saltar href="#contenido" { "Saltar al contenido" }
+                header.barra {
+                    a.marca href="/panel" { "timbra" }
+                    @if let Some(empresa) = &ctx.empresa {
+                        form.cambio method="get" action="/panel/empresa" {
+                            label for="empresa-elegida" { "Empresa" }
+                            select id="empresa-elegida" name="id" {
+                                @for e in &ctx.empresas {
+                                    option value=(texto(e, "id")) selected[texto(e, "id") == empresa.id] {
+                                        (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")"
+                                    }
+                                }
+                            }
+                            button type="submit" { "Cambiar" }
+                        }
+                        span.saldo { "Saldo: " strong { (empresa.saldo) } " timbres" }
+                        @if empresa.sandbox {
+                            span.modo.pruebas title="Las facturas no tienen validez fiscal" { "Modo pruebas (sandbox)" }
+                        } @else {
+                            span.modo.real { "Modo real (live)" }
+                        }
+                    }
+                    form.salir method="post" action="/panel/salir" {
+                        input type="hidden" name=(csrf::CAMPO) value=(ctx.sesion.csrf);
+                        span.quien { (ctx.sesion.email) }
+                        button type="submit" { "Salir" }
+                    }
+                }
+                nav aria-label="Secciones" {
+                    ul {
+                        @for enlace in NAVEGACION {
+                            li {
+                                a href=(enlace.ruta) aria-current=[(enlace.ruta == actual).then_some("page")] { (enlace.texto) }
+                            }
+                        }
+                    }
+                }
+                main id="contenido" {
+                    h1 { (titulo) }
+                    @if let Some(aviso) = ctx.aviso {
+                        p.aviso role="status" { (aviso) }
+                    }
+                    (contenido)
+                }
+            }
+        }
+    }
+}
+
+/// A page outside the shell (login, registration, errors).
+pub fn pagina_suelta(titulo: &str, contenido: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="es-MX" {
+            (cabeza(titulo))
+            body.suelta {
+                main id="contenido" {
+                    p.marca { a href="/panel" { "timbra" } }
+                    h1 { (titulo) }
+                    (contenido)
+                }
+            }
+        }
+    }
+}
+
+/// The problems of a failed form: the error (its Spanish text) and the field problems by field.
+#[derive(Default)]
+pub struct Errores {
+    /// The error, if any.
+    pub error: Option<ApiError>,
+    por_campo: HashMap<String, Vec<String>>,
+}
+
+impl Errores {
+    /// The problems of `error` (`details.fields` by field path).
+    pub fn de(error: ApiError) -> Self {
+        let mut por_campo: HashMap<String, Vec<String>> = HashMap::new();
+        for problema in error.details.get("fields").and_then(Value::as_array).into_iter().flatten() {
+            por_campo
+                .entry(texto(problema, "field").to_owned())
+                .or_default()
+                .push(texto(problema, "message").to_owned());
+        }
+        Errores { error: Some(error), por_campo }
+    }
+
+    /// The problems of one field.
+    pub fn de_campo(&self, campo: &str) -> &[String] {
+        self.por_campo.get(campo).map_or(&[], Vec::as_slice)
+    }
+
+    /// Problems reported for fields starting with `prefijo` (e.g. the lines of an invoice).
+    pub fn con_prefijo(&self, prefijo: &str) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .por_campo
+            .iter()
+            .filter(|(campo, _)| campo.starts_with(prefijo))
+            .flat_map(|(campo, mensajes)| mensajes.iter().map(move |m| (campo.clone(), m.clone())))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// HTTP status for re-rendering the form.
+    pub fn status(&self) -> StatusCode {
+        self.error.as_ref().map_or(StatusCode::OK, |error| match error.code {
+            Code::Scope001 => StatusCode::NOT_FOUND,
+            code if code.status().is_success() => StatusCode::BAD_REQUEST,
+            code => code.status(),
+        })
+    }
+}
+
+/// The error box of a failed action: the code's Spanish text, the API's message and code.
+pub fn error_api(error: &ApiError) -> Markup {
+    html! {
+        div.error role="alert" {
+            p { strong { (textos::mensaje(error.code)) } }
+            @if !error.details.get("fields").is_some_and(Value::is_array) {
+                p.detalle { (error.message) }
+            }
+            p.codigo { "Código: " code { (error.code.as_str()) } }
+        }
+    }
+}
+
+/// The error box of `errores`, if any.
+pub fn caja_errores(errores: &Errores) -> Markup {
+    html! {
+        @if let Some(error) = &errores.error { (error_api(error)) }
+    }
+}
+
+/// Kinds of input.
+#[derive(Clone, Copy)]
+pub enum Tipo {
+    /// Free text.
+    Texto,
+    /// Email.
+    Correo,
+    /// Password.
+    Clave,
+    /// Decimal amount (typed as text: the server reads it exactly).
+    Importe,
+    /// A file.
+    Archivo,
+}
+
+/// A labelled input with its problems beside it (`aria-describedby`, `aria-invalid`).
+pub fn campo(
+    nombre: &str,
+    etiqueta: &str,
+    tipo: Tipo,
+    valor: Option<&str>,
+    requerido: bool,
+    errores: &Errores,
+) -> Markup {
+    campo_con(nombre, etiqueta, tipo, valor, requerido, errores, None)
+}
+
+/// [`campo`] with a hint under the label.
+pub fn campo_con(
+    nombre: &str,
+    etiqueta: &str,
+    tipo: Tipo,
+    valor: Option<&str>,
+    requerido: bool,
+    errores: &Errores,
+    ayuda: Option<&str>,
+) -> Markup {
+    let id = format!("campo-{nombre}");
+    let problemas = errores.de_campo(nombre);
+    let error_id = format!("{id}-error");
+    let ayuda_id = format!("{id}-ayuda");
+    let mut descrita = Vec::new();
+    if ayuda.is_some() {
+        descrita.push(ayuda_id.clone());
+    }
+    if !problemas.is_empty() {
+        descrita.push(error_id.clone());
+    }
+    let descrita = (!descrita.is_empty()).then(|| descrita.join(" "));
+    let (tipo_html, modo) = match tipo {
+        Tipo::Texto => ("text", None),
+        Tipo::Correo => ("email", None),
+        Tipo::Clave => ("password", None),
+        Tipo::Importe => ("text", Some("decimal")),
+        Tipo::Archivo => ("file", None),
+    };
+    html! {
+        div.campo {
+            label for=(id) { (etiqueta) @if requerido { span.requerido aria-hidden="true" { " *" } } }
+            @if let Some(ayuda) = ayuda { small id=(ayuda_id) { (ayuda) } }
+            input id=(id) name=(nombre) type=(tipo_html) inputmode=[modo]
+                value=[valor.filter(|_| !matches!(tipo, Tipo::Clave | Tipo::Archivo))]
+                required[requerido] aria-invalid=[(!problemas.is_empty()).then_some("true")]
+                aria-describedby=[descrita];
+            @if !problemas.is_empty() {
+                ul.problemas id=(error_id) {
+                    @for problema in problemas { li { (problema) } }
+                }
+            }
+        }
+    }
+}
+
+/// A labelled select of `(value, text)` options.
+pub fn seleccion(
+    nombre: &str,
+    etiqueta: &str,
+    opciones: &[(&str, &str)],
+    valor: Option<&str>,
+    errores: &Errores,
+) -> Markup {
+    let id = format!("campo-{nombre}");
+    let problemas = errores.de_campo(nombre);
+    html! {
+        div.campo {
+            label for=(id) { (etiqueta) }
+            select id=(id) name=(nombre) aria-invalid=[(!problemas.is_empty()).then_some("true")] {
+                @for (value, text) in opciones {
+                    option value=(value) selected[Some(*value) == valor] { (text) }
+                }
+            }
+            @if !problemas.is_empty() {
+                ul.problemas { @for problema in problemas { li { (problema) } } }
+            }
+        }
+    }
+}
+
+/// The hidden CSRF field of a form.
+pub fn csrf_oculto(sesion: &Session) -> Markup {
+    html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
+}
+
+/// Paging links for a list answered as `{ items, total, page, totalPages }`.
+pub fn paginas(ruta: &str, q: Option<&str>, lista: &Value) -> Markup {
+    let page = lista.get("page").and_then(Value::as_i64).unwrap_or(1);
+    let total_pages = lista.get("totalPages").and_then(Value::as_i64).unwrap_or(1).max(1);
+    let total = lista.get("total").and_then(Value::as_i64).unwrap_or(0);
+    let q = q.map(|q| format!("&q={}", urlencoding::encode(q))).unwrap_or_default();
+    html! {
+        nav.paginas aria-label="Páginas" {
+            span { (total) " en total · página " (page) " de " (total_pages) }
+            @if page > 1 { a href={ (ruta) "?page=" (page - 1) (q) } rel="prev" { "← Anterior" } }
+            @if page < total_pages { a href={ (ruta) "?page=" (page + 1) (q) } rel="next" { "Siguiente →" } }
+        }
+    }
+}
+
+/// `GET /panel/empresa?id=`: remembers the chosen company (cookie, after the same role check
+/// as every page) and goes back to the dashboard.
+pub async fn cambiar_empresa(
+    State(app): State<AppContext>,
+    sesion: Session,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Response, Fallo> {
+    let id = params.get("id").cloned().unwrap_or_default();
+    let empresa = empresa_actual(&app, &sesion, &id).await?;
+    let mut response = redirigir("/panel");
+    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, &empresa.id, "Lax") {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    Ok(response)
+}

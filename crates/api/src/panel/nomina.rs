@@ -1,0 +1,887 @@
+//! Payroll: the gross-to-net calculator (the same handler as `POST /api/nomina/calcular`,
+//! figures updated as the person types through htmx), employees (list with search, create,
+//! edit, deactivate and re-activate) and pay periods (list, create, calculate, stamp, the
+//! receipts with their XML and PDF). Each action is the API's handler (`routes::nomina`)
+//! called in process.
+
+use std::collections::HashMap;
+
+use axum::Router;
+use axum::extract::{Path as AxumPath, Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::{get, post};
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::layout::{
+    Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas, seleccion,
+};
+use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
+use crate::envelope::{Json, Path, Query as ApiQuery};
+use crate::extract::EmpresaHeader;
+use crate::routes::clientes::ListParams;
+use crate::routes::nomina::{calcular, empleados, periodos, recibos, timbrar};
+use timbra_services::context::AppContext;
+use timbra_services::nomina::PeriodicidadPago;
+
+/// Path of the calculator (the payroll section's first page).
+pub const RUTA: &str = "/panel/nomina";
+const EMPLEADOS: &str = "/panel/nomina/empleados";
+const PERIODOS: &str = "/panel/nomina/periodos";
+
+/// Routes of the payroll pages.
+pub fn rutas() -> Router<AppContext> {
+    Router::new()
+        .route(RUTA, get(calculadora))
+        .route("/panel/nomina/calculadora", post(calcular_form))
+        .route(EMPLEADOS, get(lista_empleados).post(crear_empleado))
+        .route("/panel/nomina/empleados/nuevo", get(nuevo_empleado))
+        .route("/panel/nomina/empleados/{id}", get(ficha_empleado).post(editar_empleado))
+        .route("/panel/nomina/empleados/{id}/baja", post(baja_empleado))
+        .route("/panel/nomina/empleados/{id}/alta", post(alta_empleado))
+        .route(PERIODOS, get(lista_periodos).post(crear_periodo))
+        .route("/panel/nomina/periodos/{id}", get(detalle_periodo))
+        .route("/panel/nomina/periodos/{id}/calcular", post(calcular_periodo))
+        .route("/panel/nomina/periodos/{id}/timbrar", post(timbrar_periodo))
+        .route("/panel/nomina/recibos/{id}/xml", get(recibo_xml))
+        .route("/panel/nomina/recibos/{id}/pdf", get(recibo_pdf))
+}
+
+/// The notice of a finished action (query `hecho`).
+fn aviso(params: &HashMap<String, String>) -> Option<&'static str> {
+    Some(match params.get("hecho").map(String::as_str)? {
+        "empleado-creado" => "Empleado registrado.",
+        "empleado-guardado" => "Empleado guardado.",
+        "baja" => "Empleado dado de baja: ya no recibe recibos; su historial se conserva.",
+        "alta" => "Empleado reactivado.",
+        "periodo-creado" => "Periodo creado. Calcúlelo cuando las incidencias estén aprobadas.",
+        "calculado" => "Periodo calculado.",
+        "timbrado" => "Timbrado terminado: vea el estado de cada recibo.",
+        _ => return None,
+    })
+}
+
+fn empresa_header(id: &str) -> EmpresaHeader {
+    EmpresaHeader(id.to_owned())
+}
+
+/// The section's own links (calculator, employees, periods).
+fn subnav(actual: &str) -> Markup {
+    let enlaces = [(RUTA, "Calculadora"), (EMPLEADOS, "Empleados"), (PERIODOS, "Periodos")];
+    html! {
+        nav aria-label="Nómina" {
+            ul.acciones {
+                @for (ruta, nombre) in enlaces {
+                    li { a href=(ruta) aria-current=[(ruta == actual).then_some("page")] { (nombre) } }
+                }
+            }
+        }
+    }
+}
+
+const PERIODICIDADES_CALCULO: &[(&str, &str)] = &[
+    ("quincenal", "Quincenal"),
+    ("semanal", "Semanal"),
+    ("decenal", "Decenal"),
+    ("catorcenal", "Catorcenal"),
+    ("mensual", "Mensual"),
+];
+const RIESGOS: &[(&str, &str)] =
+    &[("1", "Clase I"), ("2", "Clase II"), ("3", "Clase III"), ("4", "Clase IV"), ("5", "Clase V")];
+const ZONAS: &[(&str, &str)] = &[("general", "General"), ("frontera", "Zona Libre de la Frontera Norte")];
+
+/// The calculator's body: the form's fields under the API's names, one optional extra
+/// perception and deduction.
+fn cuerpo_calculo(campos: &Campos) -> Value {
+    let mut body = campos.objeto(&[
+        "salarioDiario",
+        "salarioDiarioIntegrado",
+        "diasPagados",
+        "periodicidad",
+        "riesgoPuesto",
+        "zona",
+        "fechaPago",
+    ]);
+    if campos.valor("percepcionImporte").is_some() || campos.valor("percepcionTipo").is_some() {
+        body["percepciones"] = json!([{
+            "tipo": campos.valor("percepcionTipo").unwrap_or_default(),
+            "concepto": campos.valor("percepcionConcepto").unwrap_or("Percepción adicional"),
+            "importe": campos.valor("percepcionImporte").unwrap_or_default(),
+        }]);
+    }
+    if campos.valor("deduccionImporte").is_some() || campos.valor("deduccionTipo").is_some() {
+        body["deducciones"] = json!([{
+            "tipo": campos.valor("deduccionTipo").unwrap_or_default(),
+            "concepto": campos.valor("deduccionConcepto").unwrap_or("Deducción adicional"),
+            "importe": campos.valor("deduccionImporte").unwrap_or_default(),
+        }]);
+    }
+    body
+}
+
+/// An amount cell: MXN for people, the exact figure in `data-valor`.
+fn importe(campo: &str, value: &Value) -> Markup {
+    let exacto = match value {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        _ => String::new(),
+    };
+    html! { td.importe data-campo=(campo) data-valor=(exacto) { (pesos_de(value)) } }
+}
+
+/// The calculator's answer: figures, or the problems (id `resultado`, swapped by htmx).
+fn resultado(resultado: Option<&Value>, errores: &Errores) -> Markup {
+    html! {
+        section id="resultado" aria-live="polite" aria-labelledby="resultado-titulo" {
+            h2 id="resultado-titulo" { "Resultado" }
+            (caja_errores(errores))
+            @for (campo, problema) in errores.con_prefijo("percepciones").into_iter().chain(errores.con_prefijo("deducciones")) {
+                p.problemas { code { (campo) } ": " (problema) }
+            }
+            @if let Some(r) = resultado {
+                @let p = &r["percepciones"];
+                @let d = &r["deducciones"];
+                @let o = &r["otrosPagos"];
+                @let g = &r["desglose"];
+                table.totales {
+                    caption { "Del bruto al neto" }
+                    tbody {
+                        tr { th scope="row" { "Sueldo base" } (importe("sueldoBase", &p["sueldoBase"])) }
+                        tr { th scope="row" { "Percepciones gravadas" } (importe("totalGravado", &p["totalGravado"])) }
+                        tr { th scope="row" { "Percepciones exentas" } (importe("totalExento", &p["totalExento"])) }
+                        tr { th scope="row" { "Total percepciones" } (importe("totalPercepciones", &p["totalPercepciones"])) }
+                        tr { th scope="row" { "ISR según tarifa" } (importe("isrBruto", &d["isrBruto"])) }
+                        tr { th scope="row" { "Subsidio para el empleo aplicado" } (importe("subsidioAlEmpleo", &d["subsidioAlEmpleo"])) }
+                        tr { th scope="row" { "ISR retenido" } (importe("isrRetenido", &d["isrRetenido"])) }
+                        tr { th scope="row" { "Cuotas IMSS del trabajador" } (importe("imssEmpleado", &d["imssEmpleado"])) }
+                        tr { th scope="row" { "Total deducciones" } (importe("totalDeducciones", &d["totalDeducciones"])) }
+                        tr { th scope="row" { "Otros pagos" } (importe("totalOtrosPagos", &o["totalOtrosPagos"])) }
+                        tr.total { th scope="row" { "Neto a pagar" } (importe("netoAPagar", &r["netoAPagar"])) }
+                    }
+                }
+                details {
+                    summary { "Cómo se calculó" }
+                    table {
+                        caption { "Desglose (" (texto(g, "tarifaISR")) ", parámetros al " (texto(g, "fechaParametros")) ")" }
+                        tbody {
+                            tr { th scope="row" { "Base gravable ISR" } (importe("baseGravableISR", &g["baseGravableISR"])) }
+                            tr { th scope="row" { "Tabla" } td { (texto(g, "tablaISR")) } }
+                            tr { th scope="row" { "Límite inferior" } (importe("limiteInferior", &g["limiteInferior"])) }
+                            tr { th scope="row" { "Excedente del límite inferior" } (importe("excedenteLimInf", &g["excedenteLimInf"])) }
+                            tr { th scope="row" { "Tasa marginal" } td { (texto(g, "rangoISR")) } }
+                            tr { th scope="row" { "ISR marginal" } (importe("isrMarginal", &g["isrMarginal"])) }
+                            tr { th scope="row" { "Cuota fija" } (importe("cuotaFija", &g["cuotaFija"])) }
+                            tr { th scope="row" { "Subsidio causado" } (importe("subsidioCausado", &g["subsidioCausado"])) }
+                            tr { th scope="row" { "Salario base de cotización" } (importe("salarioBaseCotizacion", &g["salarioBaseCotizacion"])) }
+                            tr { th scope="row" { "IMSS enfermedad y maternidad" } (importe("enfermedadYMaternidad", &g["imssDesglose"]["enfermedadYMaternidad"])) }
+                            tr { th scope="row" { "IMSS invalidez y vida" } (importe("invalidezYVida", &g["imssDesglose"]["invalidezYVida"])) }
+                            tr { th scope="row" { "IMSS cesantía y vejez" } (importe("cesantiaYVejez", &g["imssDesglose"]["cesantiaYVejez"])) }
+                        }
+                    }
+                }
+            } @else if errores.error.is_none() {
+                p { "Escriba el salario y los días: el resultado aparece aquí." }
+            }
+        }
+    }
+}
+
+fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&Value>, errores: &Errores) -> Markup {
+    let contenido = html! {
+        (subnav(RUTA))
+        p { "ISR (artículo 96 LISR), subsidio para el empleo y cuotas IMSS del trabajador con los parámetros vigentes a la fecha de pago: "
+            "las mismas cifras que la API (" code { "POST /api/nomina/calcular" } ") y que los recibos timbrados." }
+        form id="calculadora" method="post" action="/panel/nomina/calculadora"
+            hx-post="/panel/nomina/calculadora" hx-trigger="submit, input delay:400ms, change"
+            hx-target="#resultado" hx-swap="outerHTML" {
+            (csrf_oculto(&ctx.sesion))
+            div.linea {
+                (campo_con("salarioDiario", "Salario diario", Tipo::Importe, campos.valor("salarioDiario"), true, errores, None))
+                (campo_con("salarioDiarioIntegrado", "Salario diario integrado", Tipo::Importe, campos.valor("salarioDiarioIntegrado"), true, errores,
+                    Some("SDI (artículo 27 LSS)")))
+                (campo_con("diasPagados", "Días pagados", Tipo::Importe, Some(campos.valor("diasPagados").unwrap_or("15")), true, errores, None))
+                (seleccion("periodicidad", "Periodicidad", PERIODICIDADES_CALCULO, campos.valor("periodicidad"), errores))
+                (seleccion("riesgoPuesto", "Riesgo de puesto", RIESGOS, campos.valor("riesgoPuesto"), errores))
+                (seleccion("zona", "Zona del salario mínimo", ZONAS, campos.valor("zona"), errores))
+                (campo_con("fechaPago", "Fecha de pago", Tipo::Texto, campos.valor("fechaPago"), false, errores,
+                    Some("AAAA-MM-DD; vacía = hoy")))
+            }
+            fieldset {
+                legend { "Percepción adicional (opcional)" }
+                div.linea {
+                    (campo_con("percepcionTipo", "Tipo (c_TipoPercepcion)", Tipo::Texto, campos.valor("percepcionTipo"), false, errores,
+                        Some("p. ej. 002 aguinaldo, 019 horas extra")))
+                    (campo_con("percepcionConcepto", "Concepto", Tipo::Texto, campos.valor("percepcionConcepto"), false, errores, None))
+                    (campo_con("percepcionImporte", "Importe", Tipo::Importe, campos.valor("percepcionImporte"), false, errores, None))
+                }
+            }
+            fieldset {
+                legend { "Deducción adicional (opcional)" }
+                div.linea {
+                    (campo_con("deduccionTipo", "Tipo (c_TipoDeduccion)", Tipo::Texto, campos.valor("deduccionTipo"), false, errores,
+                        Some("p. ej. 004 otros, 010 vivienda")))
+                    (campo_con("deduccionConcepto", "Concepto", Tipo::Texto, campos.valor("deduccionConcepto"), false, errores, None))
+                    (campo_con("deduccionImporte", "Importe", Tipo::Importe, campos.valor("deduccionImporte"), false, errores, None))
+                }
+            }
+            button type="submit" { "Calcular" }
+        }
+        (resultado(calculo, errores))
+    };
+    pagina(ctx, "Nómina: calculadora de sueldo neto", RUTA, contenido)
+}
+
+/// `GET /panel/nomina`: the calculator.
+async fn calculadora(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    Ok(html_ok(pagina_calculadora(&ctx, &Campos::default(), None, &Errores::default())))
+}
+
+/// `POST /panel/nomina/calculadora`: the API's calculator; htmx gets the result section only
+/// (always 200, so htmx swaps the problems in too), a plain form the whole page.
+async fn calcular_form(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let calculo = async { datos(calcular::calcular(Json(cuerpo(cuerpo_calculo(&campos))?)).await?).await }.await;
+    let (calculo, errores) = match calculo {
+        Ok(calculo) => (Some(calculo), Errores::default()),
+        Err(error) => (None, Errores::de(error.0)),
+    };
+    if headers.contains_key("hx-request") {
+        return Ok(html_ok(resultado(calculo.as_ref(), &errores)));
+    }
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    Ok(html_con(errores.status(), pagina_calculadora(&ctx, &campos, calculo.as_ref(), &errores)))
+}
+
+/// A field of the employee form.
+enum Entrada {
+    Texto(Tipo, Option<&'static str>),
+    Lista(&'static [(&'static str, &'static str)]),
+}
+
+const PERIODICIDADES: &[(&str, &str)] =
+    &[("QUINCENAL", "Quincenal"), ("SEMANAL", "Semanal"), ("CATORCENAL", "Catorcenal"), ("MENSUAL", "Mensual")];
+const CONTRATOS: &[(&str, &str)] = &[
+    ("01", "01 Por tiempo indeterminado"),
+    ("02", "02 Para obra determinada"),
+    ("03", "03 Por tiempo determinado"),
+    ("04", "04 Por temporada"),
+    ("05", "05 Sujeto a prueba"),
+    ("06", "06 Con capacitación inicial"),
+    ("07", "07 Por pago de hora laborada"),
+    ("08", "08 Por comisión laboral"),
+    ("09", "09 Sin relación de trabajo"),
+    ("10", "10 Jubilación, pensión, retiro"),
+    ("99", "99 Otro contrato"),
+];
+const JORNADAS: &[(&str, &str)] = &[
+    ("", "Sin especificar"),
+    ("01", "01 Diurna"),
+    ("02", "02 Nocturna"),
+    ("03", "03 Mixta"),
+    ("04", "04 Por hora"),
+    ("05", "05 Reducida"),
+    ("06", "06 Continuada"),
+    ("07", "07 Partida"),
+    ("08", "08 Por turnos"),
+    ("99", "99 Otra jornada"),
+];
+
+const CAMPOS_EMPLEADO: &[(&str, &str, bool, Entrada)] = &[
+    ("numEmpleado", "Número de empleado", true, Entrada::Texto(Tipo::Texto, Some("Hasta 15 caracteres"))),
+    ("nombre", "Nombre", true, Entrada::Texto(Tipo::Texto, Some("Como en su Constancia de Situación Fiscal"))),
+    ("rfc", "RFC", true, Entrada::Texto(Tipo::Texto, None)),
+    ("curp", "CURP", true, Entrada::Texto(Tipo::Texto, None)),
+    (
+        "nss",
+        "Número de seguridad social (NSS)",
+        false,
+        Entrada::Texto(Tipo::Texto, Some("11 dígitos; obligatorio para contratos 01 a 08")),
+    ),
+    ("codigoPostal", "Código postal del domicilio fiscal", true, Entrada::Texto(Tipo::Texto, None)),
+    ("fechaInicioRelLaboral", "Inicio de la relación laboral", true, Entrada::Texto(Tipo::Texto, Some("AAAA-MM-DD"))),
+    ("salarioDiario", "Salario diario", true, Entrada::Texto(Tipo::Importe, None)),
+    (
+        "salarioDiarioIntegrado",
+        "Salario diario integrado",
+        true,
+        Entrada::Texto(Tipo::Importe, Some("No menor que el salario diario")),
+    ),
+    ("periodicidad", "Periodicidad de pago", true, Entrada::Lista(PERIODICIDADES)),
+    ("tipoContrato", "Tipo de contrato", true, Entrada::Lista(CONTRATOS)),
+    ("tipoJornada", "Tipo de jornada", false, Entrada::Lista(JORNADAS)),
+    ("riesgoPuesto", "Riesgo de puesto", true, Entrada::Lista(RIESGOS)),
+    (
+        "claveEntFed",
+        "Entidad federativa donde trabaja",
+        true,
+        Entrada::Texto(Tipo::Texto, Some("Clave c_Estado, p. ej. CMX, JAL, NLE")),
+    ),
+    ("departamento", "Departamento", false, Entrada::Texto(Tipo::Texto, None)),
+    ("puesto", "Puesto", false, Entrada::Texto(Tipo::Texto, None)),
+    ("banco", "Banco (c_Banco)", false, Entrada::Texto(Tipo::Texto, Some("3 dígitos; no hace falta con CLABE"))),
+    ("cuentaBancaria", "Cuenta, tarjeta o CLABE", false, Entrada::Texto(Tipo::Texto, None)),
+];
+
+/// What a field shows: what was typed (after a failure), else the stored value.
+fn valor_empleado(campos: &Campos, guardado: Option<&Value>, nombre: &str) -> Option<String> {
+    if !campos.0.is_empty() {
+        return campos.valor(nombre).map(str::to_owned);
+    }
+    match guardado?.get(nombre)? {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn form_empleado(ctx: &Contexto, accion: &str, guardado: Option<&Value>, campos: &Campos, errores: &Errores) -> Markup {
+    html! {
+        (caja_errores(errores))
+        form method="post" action=(accion) {
+            (csrf_oculto(&ctx.sesion))
+            div.linea {
+                @for (nombre, etiqueta, requerido, entrada) in CAMPOS_EMPLEADO {
+                    @let valor = valor_empleado(campos, guardado, nombre);
+                    @match entrada {
+                        Entrada::Texto(tipo, ayuda) => (campo_con(nombre, etiqueta, *tipo, valor.as_deref(), *requerido, errores, *ayuda)),
+                        Entrada::Lista(opciones) => (seleccion(nombre, etiqueta, opciones, valor.as_deref(), errores)),
+                    }
+                }
+            }
+            button type="submit" { @if guardado.is_some() { "Guardar cambios" } @else { "Registrar empleado" } }
+        }
+    }
+}
+
+/// The API's employee body: on creation only the fields filled in; on edit every field, so
+/// an emptied optional field is cleared.
+fn cuerpo_empleado(campos: &Campos, edicion: bool) -> Value {
+    let mut body = serde_json::Map::new();
+    for (nombre, ..) in CAMPOS_EMPLEADO {
+        match campos.valor(nombre) {
+            Some(valor) => {
+                body.insert((*nombre).to_owned(), Value::String(valor.to_owned()));
+            }
+            None if edicion && campos.0.iter().any(|(k, _)| k == nombre) => {
+                body.insert((*nombre).to_owned(), Value::String(String::new()));
+            }
+            None => {}
+        }
+    }
+    Value::Object(body)
+}
+
+/// `GET /panel/nomina/empleados`.
+async fn lista_empleados(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let empresa = ctx.empresa()?;
+    let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
+    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
+    let consulta = ApiQuery(ListParams { page: Some(page), page_size: Some(20), q: q.map(str::to_owned) });
+    let lista = datos(
+        empleados::list(
+            State(app.clone()),
+            crate::extract::Auth(ctx.sesion.caller.clone()),
+            empresa_header(&empresa.id),
+            consulta,
+        )
+        .await?,
+    )
+    .await?;
+    let items = lista["items"].as_array().cloned().unwrap_or_default();
+    let contenido = html! {
+        (subnav(EMPLEADOS))
+        @if let Some(aviso) = aviso(&params) { p.aviso role="status" { (aviso) } }
+        p { a.boton href="/panel/nomina/empleados/nuevo" { "Registrar empleado" } }
+        form.busqueda method="get" action=(EMPLEADOS) role="search" {
+            div.campo {
+                label for="q" { "Buscar por número, nombre, RFC o CURP" }
+                input id="q" name="q" type="search" value=[q];
+            }
+            button type="submit" { "Buscar" }
+        }
+        @if items.is_empty() {
+            p { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay empleados." } }
+        } @else {
+            table.apilada {
+                caption { "Empleados de " (empresa.razon_social) }
+                thead { tr {
+                    th scope="col" { "Número" } th scope="col" { "Nombre" } th scope="col" { "RFC" }
+                    th scope="col" { "Periodicidad" } th.importe scope="col" { "Salario diario" } th scope="col" { "Estado" }
+                } }
+                tbody {
+                    @for e in &items {
+                        tr {
+                            td data-titulo="Número" { (texto(e, "numEmpleado")) }
+                            td data-titulo="Nombre" { a href={ (EMPLEADOS) "/" (texto(e, "id")) } { (texto(e, "nombre")) } }
+                            td data-titulo="RFC" { (texto(e, "rfc")) }
+                            td data-titulo="Periodicidad" { (texto(e, "periodicidad")) }
+                            td.importe data-titulo="Salario diario" { (pesos_de(&e["salarioDiario"])) }
+                            td data-titulo="Estado" {
+                                @if e["activo"].as_bool().unwrap_or(false) { "Activo" } @else { "Baja desde " (texto(e, "fechaBaja")) }
+                            }
+                        }
+                    }
+                }
+            }
+            (paginas(EMPLEADOS, q, &lista))
+        }
+    };
+    Ok(html_ok(pagina(&ctx, "Nómina: empleados", RUTA, contenido)))
+}
+
+fn pagina_nuevo(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
+    let contenido = html! {
+        (subnav(EMPLEADOS))
+        (form_empleado(ctx, EMPLEADOS, None, campos, errores))
+    };
+    pagina(ctx, "Nómina: nuevo empleado", RUTA, contenido)
+}
+
+/// `GET /panel/nomina/empleados/nuevo`.
+async fn nuevo_empleado(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    ctx.empresa()?;
+    Ok(html_ok(pagina_nuevo(&ctx, &Campos::default(), &Errores::default())))
+}
+
+/// `POST /panel/nomina/empleados`: the API's employee creation.
+async fn crear_empleado(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let creado = async {
+        let body = Json(cuerpo(cuerpo_empleado(&campos, false))?);
+        datos(
+            empleados::create(
+                State(app.clone()),
+                crate::extract::Auth(ctx.sesion.caller.clone()),
+                empresa_header(&empresa_id),
+                body,
+            )
+            .await?,
+        )
+        .await
+    }
+    .await;
+    match creado {
+        Ok(_) => Ok(redirigir(&format!("{EMPLEADOS}?hecho=empleado-creado"))),
+        Err(error) => {
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_nuevo(&ctx, &campos, &errores)))
+        }
+    }
+}
+
+async fn leer_empleado(
+    app: &AppContext,
+    sesion: &Session,
+    empresa_id: &str,
+    id: &str,
+) -> Result<Value, crate::error::HttpError> {
+    let (state, caller) = (State(app.clone()), sesion.caller.clone());
+    datos(empleados::get(state, crate::extract::Auth(caller), empresa_header(empresa_id), Path(id.to_owned())).await?)
+        .await
+}
+
+fn pagina_ficha(ctx: &Contexto, guardado: &Value, aviso: Option<&str>, campos: &Campos, errores: &Errores) -> Markup {
+    let base = format!("{EMPLEADOS}/{}", texto(guardado, "id"));
+    let activo = guardado["activo"].as_bool().unwrap_or(false);
+    let contenido = html! {
+        (subnav(EMPLEADOS))
+        @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
+        p { "Estado: " strong { @if activo { "Activo" } @else { "Baja desde " (texto(guardado, "fechaBaja")) } } }
+        (form_empleado(ctx, &base, Some(guardado), campos, errores))
+        h2 { @if activo { "Dar de baja" } @else { "Reactivar" } }
+        @if activo {
+            form method="post" action={ (base) "/baja" } {
+                (csrf_oculto(&ctx.sesion))
+                p { "Deja de recibir recibos desde hoy; el registro y sus recibos se conservan." }
+                button.peligro type="submit" { "Dar de baja" }
+            }
+        } @else {
+            form method="post" action={ (base) "/alta" } {
+                (csrf_oculto(&ctx.sesion))
+                button type="submit" { "Reactivar empleado" }
+            }
+        }
+    };
+    pagina(ctx, &format!("Empleado {}", texto(guardado, "nombre")), RUTA, contenido)
+}
+
+/// `GET /panel/nomina/empleados/{id}`.
+async fn ficha_empleado(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let guardado = leer_empleado(&app, &ctx.sesion, &empresa_id, &id).await?;
+    Ok(html_ok(pagina_ficha(&ctx, &guardado, aviso(&params), &Campos::default(), &Errores::default())))
+}
+
+/// `POST /panel/nomina/empleados/{id}`: the API's update.
+async fn editar_empleado(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let guardado = async {
+        let body = Json(cuerpo(cuerpo_empleado(&campos, true))?);
+        let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
+        empleados::update(state, crate::extract::Auth(caller), empresa_header(&empresa_id), Path(id.clone()), body)
+            .await
+            .map(|_| ())
+    }
+    .await;
+    match guardado {
+        Ok(()) => Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=empleado-guardado"))),
+        Err(error) => {
+            let actual = leer_empleado(&app, &ctx.sesion, &empresa_id, &id).await?;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_ficha(&ctx, &actual, None, &campos, &errores)))
+        }
+    }
+}
+
+/// `POST /panel/nomina/empleados/{id}/baja`: the API's deactivation.
+async fn baja_empleado(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    empleados::delete(state, crate::extract::Auth(caller), empresa, Path(id.clone())).await?;
+    Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=baja")))
+}
+
+/// `POST /panel/nomina/empleados/{id}/alta`: the API's update with `activo: true`.
+async fn alta_empleado(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    let body = Json(cuerpo(json!({ "activo": true }))?);
+    empleados::update(state, crate::extract::Auth(caller), empresa, Path(id.clone()), body).await?;
+    Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=alta")))
+}
+
+/// A period's or receipt's status in Spanish.
+fn estado(status: &str) -> &str {
+    match status {
+        "ABIERTO" => "Abierto (sin calcular)",
+        "CALCULADO" => "Calculado",
+        "TIMBRADO" => "Timbrado",
+        "TIMBRADO_PARCIAL" => "Timbrado en parte",
+        "TIMBRADO_SANDBOX" => "Timbrado (pruebas)",
+        "PENDIENTE" => "Pendiente de timbrar",
+        "CANCELADO" => "Cancelado",
+        other => other,
+    }
+}
+
+fn pagina_periodos(ctx: &Contexto, lista: &Value, aviso: Option<&str>, campos: &Campos, errores: &Errores) -> Markup {
+    let items = lista["items"].as_array().cloned().unwrap_or_default();
+    let contenido = html! {
+        (subnav(PERIODOS))
+        @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
+        @if items.is_empty() {
+            p { "Aún no hay periodos de pago." }
+        } @else {
+            table.apilada {
+                caption { "Periodos de pago, el más reciente primero" }
+                thead { tr {
+                    th scope="col" { "Periodo" } th scope="col" { "Periodicidad" } th scope="col" { "Pago" }
+                    th scope="col" { "Estado" } th.importe scope="col" { "Recibos" } th.importe scope="col" { "Total" }
+                } }
+                tbody {
+                    @for p in &items {
+                        tr {
+                            td data-titulo="Periodo" { a href={ (PERIODOS) "/" (texto(p, "id")) } { (texto(p, "fechaInicio")) " a " (texto(p, "fechaFin")) } }
+                            td data-titulo="Periodicidad" { (texto(p, "periodicidad")) }
+                            td data-titulo="Pago" { (texto(p, "fechaPago")) }
+                            td data-titulo="Estado" { (estado(texto(p, "status"))) }
+                            td.importe data-titulo="Recibos" { (p["recibosCalculados"].as_i64().unwrap_or(0)) }
+                            td.importe data-titulo="Total" { @if p["totalNomina"].is_null() { "—" } @else { (pesos_de(&p["totalNomina"])) } }
+                        }
+                    }
+                }
+            }
+            (paginas(PERIODOS, None, lista))
+        }
+        section aria-labelledby="nuevo-periodo" {
+            h2 id="nuevo-periodo" { "Nuevo periodo" }
+            (caja_errores(errores))
+            form method="post" action=(PERIODOS) {
+                (csrf_oculto(&ctx.sesion))
+                div.linea {
+                    (seleccion("periodicidad", "Periodicidad", PERIODICIDADES, campos.valor("periodicidad"), errores))
+                    (campo_con("fechaInicio", "Primer día", Tipo::Texto, campos.valor("fechaInicio"), true, errores, Some("AAAA-MM-DD")))
+                    (campo_con("fechaFin", "Último día", Tipo::Texto, campos.valor("fechaFin"), true, errores, Some("AAAA-MM-DD")))
+                    (campo_con("fechaPago", "Fecha de pago", Tipo::Texto, campos.valor("fechaPago"), true, errores,
+                        Some("AAAA-MM-DD; fija las tarifas vigentes")))
+                }
+                @for (_, problema) in errores.con_prefijo("diasPagados") { p.problemas { (problema) } }
+                button type="submit" { "Crear periodo" }
+            }
+        }
+    };
+    pagina(ctx, "Nómina: periodos", RUTA, contenido)
+}
+
+async fn listar_periodos(
+    app: &AppContext,
+    sesion: &Session,
+    empresa_id: &str,
+    page: i64,
+) -> Result<Value, crate::error::HttpError> {
+    let consulta = ApiQuery(periodos::PeriodoParams { page: Some(page), page_size: Some(20), status: None });
+    datos(
+        periodos::list(
+            State(app.clone()),
+            crate::extract::Auth(sesion.caller.clone()),
+            empresa_header(empresa_id),
+            consulta,
+        )
+        .await?,
+    )
+    .await
+}
+
+/// `GET /panel/nomina/periodos`.
+async fn lista_periodos(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
+    let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, page).await?;
+    Ok(html_ok(pagina_periodos(&ctx, &lista, aviso(&params), &Campos::default(), &Errores::default())))
+}
+
+/// `POST /panel/nomina/periodos`: the API's period creation (the days paid are the
+/// periodicidad's).
+async fn crear_periodo(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let mut body = campos.objeto(&["fechaInicio", "fechaFin", "fechaPago", "periodicidad"]);
+    if let Some(periodicidad) = campos.valor("periodicidad").and_then(PeriodicidadPago::parse) {
+        body["diasPagados"] = json!(periodicidad.dias());
+    }
+    let creado = async {
+        let body = Json(cuerpo(body)?);
+        datos(
+            periodos::create(
+                State(app.clone()),
+                crate::extract::Auth(ctx.sesion.caller.clone()),
+                empresa_header(&empresa_id),
+                body,
+            )
+            .await?,
+        )
+        .await
+    }
+    .await;
+    match creado {
+        Ok(periodo) => Ok(redirigir(&format!("{PERIODOS}/{}?hecho=periodo-creado", texto(&periodo, "id")))),
+        Err(error) => {
+            let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, 1).await?;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_periodos(&ctx, &lista, None, &campos, &errores)))
+        }
+    }
+}
+
+/// `GET /panel/nomina/periodos/{id}`: the period, its actions and its receipts.
+async fn detalle_periodo(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let (state, caller, empresa) = ctx.para_api(&app)?;
+    let p = datos(periodos::get(state, crate::extract::Auth(caller), empresa, Path(id.clone())).await?).await?;
+    Ok(html_ok(pagina_periodo(&ctx, &p, aviso(&params), &Errores::default())))
+}
+
+fn pagina_periodo(ctx: &Contexto, p: &Value, aviso: Option<&str>, errores: &Errores) -> Markup {
+    let base = format!("{PERIODOS}/{}", texto(p, "id"));
+    let status = texto(p, "status");
+    let recibos = p["recibos"].as_array().cloned().unwrap_or_default();
+    let contenido = html! {
+        (subnav(PERIODOS))
+        @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
+        (caja_errores(errores))
+        dl.datos {
+            dt { "Periodicidad" } dd { (texto(p, "periodicidad")) " (" (p["diasPagados"].as_i64().unwrap_or(0)) " días pagados)" }
+            dt { "Fecha de pago" } dd { (texto(p, "fechaPago")) }
+            dt { "Estado" } dd { (estado(status)) }
+            dt { "Recibos" } dd { (p["recibosCalculados"].as_i64().unwrap_or(0)) }
+            dt { "Total de la nómina" } dd { @if p["totalNomina"].is_null() { "—" } @else { (pesos_de(&p["totalNomina"])) } }
+        }
+        ul.acciones {
+            @if matches!(status, "ABIERTO" | "CALCULADO") {
+                li { form.en-linea method="post" action={ (base) "/calcular" } {
+                    (csrf_oculto(&ctx.sesion))
+                    button type="submit" { @if status == "ABIERTO" { "Calcular" } @else { "Volver a calcular" } }
+                } }
+            }
+            @if matches!(status, "CALCULADO" | "TIMBRADO_PARCIAL") {
+                li { form.en-linea method="post" action={ (base) "/timbrar" } {
+                    (csrf_oculto(&ctx.sesion))
+                    button type="submit" { "Timbrar recibos" }
+                } }
+            }
+        }
+        @if recibos.is_empty() {
+            p { "Sin recibos: calcule el periodo para generarlos con los empleados activos de esta periodicidad." }
+        } @else {
+            table.apilada {
+                caption { "Recibos" }
+                thead { tr {
+                    th scope="col" { "Empleado" } th scope="col" { "Estado" } th.importe scope="col" { "Días" }
+                    th.importe scope="col" { "Neto" } th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Archivos" }
+                } }
+                tbody {
+                    @for r in &recibos {
+                        tr {
+                            td data-titulo="Empleado" { (texto(r, "numEmpleado")) " · " (texto(r, "empleadoNombre")) }
+                            td data-titulo="Estado" {
+                                (estado(texto(r, "status")))
+                                @if let Some(error) = r["detalleErrores"].as_str() { br; small { (error) } }
+                            }
+                            td.importe data-titulo="Días" { (r["diasPagados"].to_string()) }
+                            td.importe data-titulo="Neto" { (pesos_de(&r["total"])) }
+                            td.uuid data-titulo="UUID" { (texto(r, "uuid")) }
+                            td data-titulo="Archivos" {
+                                @if r["uuid"].is_string() {
+                                    a href={ "/panel/nomina/recibos/" (texto(r, "reciboId")) "/xml" } download { "XML" }
+                                    " · "
+                                    a href={ "/panel/nomina/recibos/" (texto(r, "reciboId")) "/pdf" } download { "PDF" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    pagina(ctx, &format!("Periodo {} a {}", texto(p, "fechaInicio"), texto(p, "fechaFin")), RUTA, contenido)
+}
+
+/// Runs a period action; its error is shown on the period's page.
+async fn accion_periodo(
+    app: &AppContext,
+    headers: &HeaderMap,
+    id: &str,
+    formulario: Formulario,
+    timbrar_: bool,
+) -> Pagina {
+    let ctx = contexto(app, formulario.sesion, headers, &HashMap::new()).await?;
+    let (state, caller, empresa) = ctx.para_api(app)?;
+    let hecho = if timbrar_ {
+        timbrar::timbrar(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await.map(|_| "timbrado")
+    } else {
+        periodos::calcular(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await.map(|_| "calculado")
+    };
+    match hecho {
+        Ok(hecho) => Ok(redirigir(&format!("{PERIODOS}/{id}?hecho={hecho}"))),
+        Err(error) => {
+            let (state, caller, empresa) = ctx.para_api(app)?;
+            let p =
+                datos(periodos::get(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await?).await?;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_periodo(&ctx, &p, None, &errores)))
+        }
+    }
+}
+
+/// `POST /panel/nomina/periodos/{id}/calcular`.
+async fn calcular_periodo(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    accion_periodo(&app, &headers, &id, formulario, false).await
+}
+
+/// `POST /panel/nomina/periodos/{id}/timbrar`.
+async fn timbrar_periodo(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    accion_periodo(&app, &headers, &id, formulario, true).await
+}
+
+/// The current company of a download (the same role check as every page).
+async fn empresa_de(
+    app: &AppContext,
+    sesion: Session,
+    headers: &HeaderMap,
+) -> Result<(Contexto, String), super::Fallo> {
+    let ctx = contexto(app, sesion, headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    Ok((ctx, empresa_id))
+}
+
+/// `GET /panel/nomina/recibos/{id}/xml`: the API's file.
+async fn recibo_xml(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+) -> Result<Response, super::Fallo> {
+    let (ctx, empresa_id) = empresa_de(&app, sesion, &headers).await?;
+    Ok(recibos::xml(State(app.clone()), crate::extract::Auth(ctx.sesion.caller), empresa_header(&empresa_id), Path(id))
+        .await?)
+}
+
+/// `GET /panel/nomina/recibos/{id}/pdf`: the API's file.
+async fn recibo_pdf(
+    State(app): State<AppContext>,
+    sesion: Session,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+) -> Result<Response, super::Fallo> {
+    let (ctx, empresa_id) = empresa_de(&app, sesion, &headers).await?;
+    Ok(recibos::pdf(State(app.clone()), crate::extract::Auth(ctx.sesion.caller), empresa_header(&empresa_id), Path(id))
+        .await?)
+}

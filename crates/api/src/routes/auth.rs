@@ -1,0 +1,276 @@
+//! Accounts: register, log in (session cookie), log out, delete the account.
+
+use crate::extract::Auth;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::envelope::{Json, created, ok};
+use crate::error::HttpResult;
+use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::{Credential, SESSION_COOKIE};
+use timbra_services::auth::login_throttle;
+use timbra_services::auth::secrets::{
+    dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password,
+};
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code, FieldProblem};
+use timbra_store::ids;
+use timbra_store::users;
+
+/// Registration body.
+#[derive(Deserialize, ToSchema)]
+pub struct RegisterBody {
+    /// At least 2 characters.
+    name: Option<String>,
+    /// Unique (case-insensitively).
+    email: Option<String>,
+    /// At least 8 characters with an uppercase letter, a digit and a special character.
+    password: Option<String>,
+}
+
+/// A user as answered by the API.
+#[derive(Serialize, ToSchema)]
+pub struct UserOut {
+    /// Assigned by the service.
+    pub id: String,
+    /// Email as registered.
+    pub email: String,
+    /// Name as registered.
+    pub name: String,
+}
+
+/// Email and password.
+#[derive(Deserialize, ToSchema)]
+pub struct LoginBody {
+    /// Registered email.
+    email: Option<String>,
+    /// Password.
+    password: Option<String>,
+}
+
+/// Login answer: the user; the session travels in the HttpOnly cookie.
+#[derive(Serialize, ToSchema)]
+pub struct LoginOut {
+    /// The logged-in user.
+    user: UserOut,
+}
+
+/// Logout or account deletion answer.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoneOut {
+    /// Always true.
+    done: bool,
+}
+
+/// Longest user name, in characters.
+pub const MAX_NAME: usize = 200;
+/// Longest password, in bytes (argon2 hashes any length; this bounds the work per request).
+pub const MAX_PASSWORD_BYTES: usize = 1024;
+
+/// A plausible email: one `@`, something before it, a dot after it, no spaces.
+pub fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(char::is_whitespace)
+        && !domain.contains('@')
+        && email.len() <= 254
+}
+
+/// Creates an account.
+#[utoipa::path(post, path = "/auth/register", tag = "auth", request_body = RegisterBody,
+    responses(
+        (status = 201, description = "Account created", body = Envelope<UserOut>),
+        (status = 400, description = "USER_001 invalid data, REQUEST_001 malformed body", body = ErrorBody),
+        (status = 409, description = "USER_002 email taken", body = ErrorBody),
+    ))]
+pub async fn register(State(app): State<AppContext>, Json(body): Json<RegisterBody>) -> HttpResult<impl IntoResponse> {
+    let mut problems = Vec::new();
+    let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    if !(2..=MAX_NAME).contains(&name.chars().count()) {
+        problems.push(FieldProblem::new("name", format!("name is required, 2 to {MAX_NAME} characters")));
+    }
+    let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    if !valid_email(&email) {
+        problems.push(FieldProblem::new("email", "a valid email address is required"));
+    }
+    let password = body.password.unwrap_or_default();
+    problems.extend(password_problems("password", &password));
+    if password.len() > MAX_PASSWORD_BYTES {
+        problems.push(FieldProblem::new("password", format!("password has at most {MAX_PASSWORD_BYTES} bytes")));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::User001, problems).into());
+    }
+    let password_hash = hash_password(&password).map_err(|e| ApiError::internal("hash password", e))?;
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut conn = app.db.conn().await?;
+    let inserted = users::crear(&mut conn, &id, &name, &email, &password_hash, now).await;
+    match inserted {
+        Ok(_) => Ok(created(UserOut { id, email, name })),
+        Err(error) if error.is_duplicate() => {
+            Err(ApiError::new(Code::User002, "an account with this email already exists; log in instead").into())
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Finds the active user with this email and password, or says AUTH_004 without telling which
+/// of the two was wrong (and taking the same time either way). Each check counts for the
+/// email's login throttle ([`login_throttle`]): a locked email answers 429 RATE_001.
+pub async fn check_credentials(app: &AppContext, email: Option<&str>, password: Option<&str>) -> HttpResult<UserOut> {
+    let (Some(email), Some(password)) = (email, password) else {
+        return Err(ApiError::new(Code::Auth004, "send email and password").into());
+    };
+    if email.len() > 254 || password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::new(Code::Auth004, "wrong email or password").into());
+    }
+    let attempt = login_throttle::begin(app, email).await?;
+    let mut conn = app.db.conn().await?;
+    let row = users::por_email(&mut conn, email).await?;
+    drop(conn);
+    let hash = row.as_ref().map_or(dummy_hash(), |row| row.password_hash.as_str()).to_owned();
+    let password = password.to_owned();
+    let matches = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
+        .await
+        .map_err(|e| ApiError::internal("verify password", e))?;
+    match row {
+        Some(row) if matches => {
+            login_throttle::succeeded(app, &attempt).await?;
+            Ok(UserOut { id: row.id, email: row.email, name: row.name })
+        }
+        _ => {
+            login_throttle::failed(app, &attempt).await?;
+            Err(ApiError::new(Code::Auth004, "wrong email or password").into())
+        }
+    }
+}
+
+/// Logs in and sets the HttpOnly session cookie.
+#[utoipa::path(post, path = "/auth/callback/credentials", tag = "auth", request_body = LoginBody,
+    responses(
+        (status = 200, description = "Logged in; `Set-Cookie: timbra_session=...; HttpOnly; SameSite=Lax`", body = Envelope<LoginOut>),
+        (status = 401, description = "AUTH_004 wrong email or password", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many requests from this address, or too many failed logins for this email", body = ErrorBody),
+    ))]
+pub async fn login(State(app): State<AppContext>, Json(body): Json<LoginBody>) -> HttpResult<Response> {
+    let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
+    let cookie = open_session(&app, &user.id).await?;
+    let mut response = ok(LoginOut { user }).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(response)
+}
+
+/// Opens a session for `user_id` and gives the `Set-Cookie` value that carries it (HttpOnly,
+/// SameSite=Lax, Secure when configured); the API's login and the dashboard's share it.
+pub async fn open_session(app: &AppContext, user_id: &str) -> HttpResult<HeaderValue> {
+    let token = random_token();
+    let now = app.clock.now();
+    let ttl = app.config.session.ttl;
+    let mut conn = app.db.conn().await?;
+    users::abrir_sesion(&mut conn, &sha256_hex(&token), user_id, now + ttl, now).await?;
+    let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
+    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", ttl.as_secs());
+    Ok(HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?)
+}
+
+/// The `Set-Cookie` value that clears the session cookie.
+pub const CLEAR_SESSION_COOKIE: &str = "timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0";
+
+/// Ends the current session (the cookie is cleared).
+#[utoipa::path(post, path = "/auth/logout", tag = "auth",
+    responses(
+        (status = 200, description = "Session closed", body = Envelope<DoneOut>),
+        (status = 401, description = "AUTH_001 no session", body = ErrorBody),
+    ))]
+pub async fn logout(State(app): State<AppContext>, Auth(caller): Auth) -> HttpResult<Response> {
+    if let Credential::Session { session_id } = &caller.credential {
+        let mut conn = app.db.conn().await?;
+        users::cerrar_sesion(&mut conn, session_id).await?;
+    }
+    Ok(done_clearing_cookie())
+}
+
+/// Account deletion body: the password again.
+#[derive(Deserialize, ToSchema, Default)]
+pub struct DeleteAccountBody {
+    /// The account's current password.
+    password: Option<String>,
+}
+
+/// Deletes the caller's account (soft delete): sessions end, keys then answer AUTH_002. Needs a
+/// session and the password again; an API key, however wide, cannot delete the account.
+#[utoipa::path(delete, path = "/auth/account", tag = "auth", request_body = DeleteAccountBody,
+    responses(
+        (status = 200, description = "Account deleted", body = Envelope<DoneOut>),
+        (status = 401, description = "AUTH_001 no session; AUTH_004 wrong password", body = ErrorBody),
+        (status = 403, description = "AUTH_005 an API key cannot delete the account: log in", body = ErrorBody),
+        (status = 429, description = "RATE_001 too many failed password checks", body = ErrorBody),
+    ))]
+pub async fn delete_account(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    body: axum::body::Bytes,
+) -> HttpResult<Response> {
+    if !caller.is_session() {
+        return Err(ApiError::new(
+            Code::Auth005,
+            "deleting the account needs a session and the password: log in at /api/auth/callback/credentials \
+             and send DELETE /api/auth/account with {\"password\": \"...\"}",
+        )
+        .into());
+    }
+    let body: DeleteAccountBody = if body.is_empty() {
+        DeleteAccountBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::new(Code::Request001, format!("the body is not valid JSON: {e}")))?
+    };
+    let Some(password) = body.password.filter(|password| !password.is_empty()) else {
+        return Err(
+            ApiError::new(Code::Auth004, "send the account's password in the body: {\"password\": \"...\"}").into()
+        );
+    };
+    let email = {
+        let mut conn = app.db.conn().await?;
+        users::email(&mut conn, &caller.user_id).await?
+    };
+    let user = check_credentials(&app, Some(&email), Some(&password)).await?;
+    if user.id != caller.user_id {
+        return Err(ApiError::new(Code::Auth004, "wrong password").into());
+    }
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    users::borrar(&mut tx, &caller.user_id, now).await?;
+    tx.commit().await?;
+    timbra_services::auth::cache::changed(&app).await;
+    Ok(done_clearing_cookie())
+}
+
+/// `{ done: true }` with the session cookie cleared (logout and account deletion).
+fn done_clearing_cookie() -> Response {
+    let mut response = ok(DoneOut { done: true }).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(CLEAR_SESSION_COOKIE));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_email;
+
+    #[test]
+    fn emails() {
+        assert!(valid_email("ana@example.com"));
+        assert!(valid_email("peña@dominio.mx"));
+        for bad in ["", "ana", "ana@", "@x.com", "ana@x", "a b@x.com", "a@@x.com", "a@.com"] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Files of an invoice: the stamped XML, the PDF (rendered on its first download), SAT's
+//! cancellation acuse, and any of them through a signed link.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+use super::cargar;
+use crate::envelope::Path;
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::ErrorBody;
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::links::{self, ruta_pdf};
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
+use timbra_store::cfdi_xml;
+
+/// A downloaded file: always an attachment, never rendered by the browser. The name is built
+/// from checked characters only, so the header always builds; the page's origin is never
+/// lent to the document (issue 28: a received CFDI's UUID with a line break made the header
+/// fail, it was dropped, and an XHTML script in the Addenda ran inline).
+fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> HttpResult<Response> {
+    let content_type = if path.ends_with(".pdf") { "application/pdf" } else { "application/xml; charset=utf-8" };
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", nombre_de_descarga(name)))
+        .map_err(|error| ApiError::internal("Content-Disposition", error))?;
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CONTENT_DISPOSITION, disposition);
+    // Taxpayers' documents: never kept by shared caches, and opened directly (a link's target)
+    // they run nothing and reach nothing (`nosniff` is on every answer: `router::nosniff`).
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
+    Ok(response)
+}
+
+/// A download's file name from letters, digits, `.`, `-` and `_` only (anything else becomes
+/// `_`), at most 100 characters: no quote, `;`, line break or path separator can reach the
+/// header, whatever a stored UUID holds.
+fn nombre_de_descarga(name: &str) -> String {
+    let nombre: String = name
+        .chars()
+        .take(100)
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .collect();
+    if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
+}
+
+/// A stored file: a stamped XML from the database (`timbra_store::cfdi_xml`), anything else (PDFs, acuses,
+/// XML stamped before the table existed) from the file storage.
+pub(super) async fn read_file(app: &AppContext, path: &str) -> HttpResult<Vec<u8>> {
+    if path.ends_with(".xml") {
+        let mut conn = app.db.conn().await?;
+        if let Some(xml) = cfdi_xml::leer(&mut conn, path).await? {
+            return Ok(xml);
+        }
+    }
+    Ok(app.cfdi.storage.get(path).await.map_err(|error| ApiError::storage(error, "file"))?)
+}
+
+/// The stamped XML of an invoice.
+#[utoipa::path(get, path = "/cfdi/{id}/xml", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The XML", content_type = "application/xml", body = String),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for a payroll receipt without nomina:view)", body = ErrorBody),
+    ))]
+pub async fn xml(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(&caller, &access);
+    xml_de(&app, &empresa_id, &id, ve_nomina).await
+}
+
+/// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt when
+/// `ve_nomina`).
+pub(crate) async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
+    let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let bytes = read_file(app, &path).await?;
+    file_response(bytes, &path, &format!("{}.xml", row.uuid))
+}
+
+/// The printed representation of an invoice (PDF with the verification QR), rendered from the
+/// stored XML on the first request and stored beside it.
+#[utoipa::path(get, path = "/cfdi/{id}/pdf", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for metadata-only invoices: no XML, no PDF; and for a payroll receipt without nomina:view)", body = ErrorBody),
+    ))]
+pub async fn pdf(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(&caller, &access);
+    pdf_de(&app, &empresa_id, &id, ve_nomina).await
+}
+
+/// The PDF download of the company's CFDI `id` (rendered from its XML on the first request; a
+/// payroll receipt when `ve_nomina`).
+pub(crate) async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
+    let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let path = ruta_pdf(&xml_path);
+    let bytes = pdf_guardado(app, &path).await?;
+    file_response(bytes, &path, &format!("{}.pdf", row.uuid))
+}
+
+/// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there
+/// yet. Rendering runs on the blocking pool: it is CPU work of a few milliseconds.
+async fn pdf_guardado(app: &AppContext, path: &str) -> HttpResult<Vec<u8>> {
+    match app.cfdi.storage.get(path).await {
+        Ok(bytes) => return Ok(bytes),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(ApiError::storage(error, "PDF").into()),
+    }
+    let xml_path = format!("{}.xml", path.strip_suffix(".pdf").unwrap_or(path));
+    let xml = String::from_utf8(read_file(app, &xml_path).await?).map_err(|e| ApiError::internal("stored XML", e))?;
+    let bytes = tokio::task::spawn_blocking(move || timbra_pdf::render_xml(&xml))
+        .await
+        .map_err(|e| ApiError::internal("pdf task", e))?
+        .map_err(|e| ApiError::internal("pdf render", e))?;
+    // Two first requests at once render twice and store the same bytes: harmless.
+    app.cfdi.storage.put(path, bytes.clone()).await.map_err(|e| ApiError::storage(e, "PDF"))?;
+    Ok(bytes)
+}
+
+/// A file through a signed link (no credentials: the link is the permission; 1 hour). With S3
+/// storage, a file kept in the bucket answers `302` to a URL the bucket presigned (valid
+/// 3,600 s), so the bytes come from S3; stamped XML (kept in the database) and files in a local
+/// folder are served here.
+#[utoipa::path(get, path = "/descargas/{token}", tag = "cfdi", params(("token" = String, Path)),
+    responses(
+        (status = 200, description = "The file (XML or PDF)", content_type = "application/xml", body = String),
+        (status = 302, description = "S3 storage: the presigned URL of the file in `Location`"),
+        (status = 503, description = "STORAGE_001 the file storage cannot be reached; retry", body = ErrorBody),
+        (status = 403, description = "DOWNLOAD_001 the link is altered or expired; ask for a new one", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn descarga(State(app): State<AppContext>, Path(token): Path<String>) -> HttpResult<Response> {
+    let secret = app.cfdi.link_secret()?;
+    let path = links::verify(&secret, &token, app.clock.now().unix_timestamp()).map_err(|error| match error {
+        links::LinkError::Expired => {
+            ApiError::new(Code::Download001, "this download link expired; request the invoice again for a fresh one")
+        }
+        links::LinkError::Invalid => ApiError::new(Code::Download001, "this download link is not valid"),
+    })?;
+    let name = path.rsplit('/').next().unwrap_or("cfdi.xml").to_owned();
+    if path.ends_with(".xml") {
+        let mut conn = app.db.conn().await?;
+        if let Some(xml) = cfdi_xml::leer(&mut conn, &path).await? {
+            return file_response(xml, &path, &name);
+        }
+    }
+    // In a bucket: the client downloads from S3 itself, once the file is there.
+    let storage = &app.cfdi.storage;
+    if let Some(url) = storage
+        .presigned_url(&path, links::LINK_SECONDS.unsigned_abs())
+        .await
+        .map_err(|e| ApiError::storage(e, "download link"))?
+    {
+        let present = storage.exists(&path).await.map_err(|e| ApiError::storage(e, "file"))?;
+        if !present && path.ends_with(".pdf") {
+            let bytes = pdf_guardado(&app, &path).await?;
+            return file_response(bytes, &path, &name);
+        }
+        if !present {
+            return Err(ApiError::not_found("file").into());
+        }
+        let mut response = axum::http::StatusCode::FOUND.into_response();
+        let location = HeaderValue::from_str(&url).map_err(|e| ApiError::internal("presigned URL", e))?;
+        response.headers_mut().insert(header::LOCATION, location);
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+        return Ok(response);
+    }
+    let bytes = if path.ends_with(".pdf") { pdf_guardado(&app, &path).await? } else { read_file(&app, &path).await? };
+    file_response(bytes, &path, &name)
+}
+
+/// SAT's acuse of an invoice's cancellation (live), as the PAC returned it.
+#[utoipa::path(get, path = "/cfdi/{id}/acuse", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The acuse XML", content_type = "application/xml", body = String),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (no cancellation acuse for this invoice)", body = ErrorBody),
+    ))]
+pub async fn acuse(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    // A payroll receipt's acuse only for who may read payroll.
+    cargar(&app, &empresa_id, &id, super::ve_nomina(&caller, &access)).await?;
+    let path = {
+        let mut conn = app.db.conn().await?;
+        timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?
+    }
+    .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
+    let bytes = read_file(&app, &path).await?;
+    file_response(bytes, &path, &format!("{id}.acuse.xml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_names_keep_only_checked_characters() {
+        assert_eq!(
+            nombre_de_descarga("5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"),
+            "5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"
+        );
+        assert_eq!(nombre_de_descarga("5FB2822E\n0CCF.xml"), "5FB2822E_0CCF.xml");
+        assert_eq!(nombre_de_descarga("../../x.xml"), ".._.._x.xml");
+        assert_eq!(nombre_de_descarga("Q\"; filename=evil.html; x=\".xml"), "Q___filename_evil.html__x__.xml");
+        assert_eq!(nombre_de_descarga("../"), "cfdi");
+        for name in ["a\r\nb", "ñ\"é", "\u{0}"] {
+            let response = file_response(Vec::new(), "x.xml", name).unwrap();
+            let disposition = response.headers()[header::CONTENT_DISPOSITION].to_str().unwrap();
+            assert!(disposition.starts_with("attachment; filename=\""), "{disposition}");
+        }
+    }
+}

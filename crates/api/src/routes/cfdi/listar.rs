@@ -1,0 +1,244 @@
+//! `GET /api/cfdi`: the company's invoices, filtered, searched and paged.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use super::MAX_LIMIT;
+use crate::envelope::{Query, ok};
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::credenciales::rfc3339;
+use timbra_services::cfdi::{hora_local, links};
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
+use timbra_store::cfdis::{self, CfdiRow, Filtro};
+use timbra_store::estados::EstadoCfdi;
+
+/// Listing parameters.
+#[derive(Deserialize, IntoParams, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ListCfdiParams {
+    /// Page from 1 (default 1).
+    page: Option<i64>,
+    /// Items per page, 1 to 1,000 (default 50).
+    limit: Option<i64>,
+    /// EMITIDA or RECIBIDA, or a voucher type I, E, T, P, N. Payroll receipts (N) are listed only
+    /// to callers with nomina:view.
+    tipo: Option<String>,
+    /// TIMBRADO (also matches TIMBRADO_SANDBOX), TIMBRADO_SANDBOX or CANCELADO.
+    status: Option<String>,
+    /// From this date (`AAAA-MM-DD`, issuer's local day) or instant (RFC 3339), inclusive.
+    desde: Option<String>,
+    /// Up to this date (whole local day) or instant, inclusive.
+    hasta: Option<String>,
+    /// UUID (bare or SANDBOX-, prefix), folio (exact), RFC (prefix), or words that each start a word
+    /// of the issuer's or receiver's name.
+    search: Option<String>,
+    /// Adds xmlDownloadUrl, pdfDownloadUrl and downloadExpiresIn (signed links, 1 hour).
+    include_download_urls: Option<bool>,
+    /// `true`: PPD invoices (not cancelled) with a balance still owed; `false`: PPD invoices
+    /// settled.
+    saldo_pendiente: Option<bool>,
+}
+
+/// One invoice.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CfdiOut {
+    id: String,
+    uuid: String,
+    tipo: String,
+    origen: String,
+    tipo_comprobante: String,
+    serie: Option<String>,
+    folio: Option<String>,
+    /// ISO 8601 in the issuer's local time.
+    fecha: String,
+    fecha_timbrado: Option<String>,
+    #[schema(value_type = String)]
+    subtotal: Decimal,
+    #[schema(value_type = Option<String>)]
+    descuento: Option<Decimal>,
+    /// Decimal string.
+    total: String,
+    moneda: String,
+    #[schema(value_type = Option<String>)]
+    tipo_cambio: Option<Decimal>,
+    forma_pago: Option<String>,
+    metodo_pago: Option<String>,
+    status: String,
+    emisor_rfc: String,
+    emisor_nombre: String,
+    emisor_regimen: String,
+    receptor_rfc: String,
+    receptor_nombre: String,
+    receptor_uso_cfdi: String,
+    /// Storage path of the XML; null when only SAT's metadata is stored (fetch it with
+    /// `POST /api/cfdi/descargar-por-uuid`).
+    xml_url: Option<String>,
+    /// The cancellation process, separate from `status`: null (none), SIN_ACEPTACION, PENDIENTE
+    /// (waiting for the receiver; status stays TIMBRADO), ACEPTADA, PLAZO_VENCIDO (the receiver did
+    /// not answer in time; SAT cancelled), RECHAZADA.
+    cancellation_status: Option<String>,
+    /// COMPLETE (the XML is stored), METADATA_ONLY (only SAT's metadata; background retries
+    /// are scheduled), PERMANENT_METADATA_ONLY (8 retries over about 5 days brought no XML).
+    xml_download_status: String,
+    /// Background download retries made (at most 8).
+    xml_retry_count: i64,
+    /// When the next background retry runs; null when COMPLETE or permanent.
+    xml_next_retry_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    xml_download_url: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pdf_download_url: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    download_expires_in: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub(super) conceptos: Option<serde_json::Value>,
+    /// Detail only: the payments side (PPD invoices and payment CFDI).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(super) cobranza: Option<timbra_services::cfdi::pagos::Cobranza>,
+}
+
+/// A page of invoices.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CfdiPage {
+    cfdis: Vec<CfdiOut>,
+    total: i64,
+    page: i64,
+    limit: i64,
+    total_pages: i64,
+    has_more: bool,
+}
+
+/// The API's view of a stored invoice, with signed links when `links` (secret, now) is given.
+pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut {
+    {
+        let xml_download_url =
+            links.map(|(secret, now)| row.xml_url.as_deref().map(|path| links::url(&secret, path, now)));
+        CfdiOut {
+            xml_download_status: row
+                .xml_download_status
+                .clone()
+                .unwrap_or_else(|| if row.xml_url.is_some() { "COMPLETE" } else { "METADATA_ONLY" }.to_owned()),
+            xml_retry_count: row.xml_retry_count,
+            xml_next_retry_at: row.xml_next_retry_at.map(rfc3339),
+            download_expires_in: links.map(|_| links::LINK_SECONDS),
+            // The PDF is rendered on its first download (never on the stamping path), so the link
+            // exists whenever the XML does.
+            pdf_download_url: links.map(|(secret, now)| {
+                row.xml_url.as_deref().map(|path| links::url(&secret, &links::ruta_pdf(path), now))
+            }),
+            xml_download_url,
+            id: row.id,
+            uuid: row.uuid,
+            tipo: row.tipo,
+            origen: row.origen,
+            tipo_comprobante: row.tipo_comprobante,
+            serie: row.serie,
+            folio: row.folio,
+            fecha: rfc3339(hora_local(row.fecha)),
+            fecha_timbrado: row.fecha_timbrado.map(|at| rfc3339(hora_local(at))),
+            subtotal: row.subtotal.0,
+            descuento: row.descuento.map(|m| m.0),
+            total: row.total.0.to_string(),
+            moneda: row.moneda,
+            tipo_cambio: row.tipo_cambio.map(|m| m.0),
+            forma_pago: row.forma_pago,
+            metodo_pago: row.metodo_pago,
+            status: row.status,
+            emisor_rfc: row.emisor_rfc,
+            emisor_nombre: row.emisor_nombre,
+            emisor_regimen: row.emisor_regimen,
+            receptor_rfc: row.receptor_rfc,
+            receptor_nombre: row.receptor_nombre,
+            receptor_uso_cfdi: row.receptor_uso_cfdi,
+            xml_url: row.xml_url,
+            cancellation_status: row.estado_cancelacion,
+            conceptos: None,
+            cobranza: None,
+        }
+    }
+}
+
+/// A date (`AAAA-MM-DD`, the issuer's local day; `end` = the day after) or an RFC 3339 instant.
+fn bound(field: &str, text: &str, end: bool) -> HttpResult<OffsetDateTime> {
+    let text = text.trim();
+    if let Ok(at) = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
+        return Ok(if end { at + time::Duration::nanoseconds(1) } else { at });
+    }
+    let date = time::Date::parse(text, time::macros::format_description!("[year]-[month]-[day]")).map_err(|_| {
+        ApiError::new(Code::Request001, format!("{field} is a date AAAA-MM-DD or an ISO 8601 instant with offset"))
+    })?;
+    let date = if end { date.next_day().unwrap_or(date) } else { date };
+    let noon = date.midnight().assume_utc() + time::Duration::hours(12);
+    Ok(date.midnight().assume_offset(hora_local(noon).offset()))
+}
+
+/// Lists the company's invoices, most recent first.
+#[utoipa::path(get, path = "/cfdi", tag = "cfdi", params(ListCfdiParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page", body = Envelope<CfdiPage>),
+        (status = 400, description = "REQUEST_001 bad page, limit, tipo, status or dates; EMPRESA_003", body = ErrorBody),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<ListCfdiParams>,
+) -> HttpResult<impl IntoResponse> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let page = params.page.unwrap_or(1);
+    let limit = params.limit.unwrap_or(50);
+    if page < 1 {
+        return Err(ApiError::new(Code::Request001, "page starts at 1").into());
+    }
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::new(Code::Request001, format!("limit must be between 1 and {MAX_LIMIT}")).into());
+    }
+    let offset = crate::envelope::rows_before(page, limit)?;
+    crate::routes::clientes::check_search("search", params.search.as_deref())?;
+    let mut filtro = Filtro::default();
+    if let Some(tipo) = params.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty()) {
+        match tipo.as_str() {
+            "EMITIDA" | "RECIBIDA" => filtro.tipo = Some(tipo),
+            "I" | "E" | "T" | "P" | "N" => filtro.tipo_comprobante = Some(tipo),
+            _ => return Err(ApiError::new(Code::Request001, "tipo is EMITIDA, RECIBIDA, I, E, T, P or N").into()),
+        }
+    }
+    if let Some(status) = params.status.as_deref().map(|s| s.trim().to_uppercase()).filter(|s| !s.is_empty()) {
+        let estado = EstadoCfdi::parse(&status)
+            .ok_or_else(|| ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO"))?;
+        filtro.status = Some(estado);
+    }
+    if let Some(desde) = params.desde.as_deref().filter(|d| !d.trim().is_empty()) {
+        filtro.desde = Some(bound("desde", desde, false)?);
+    }
+    if let Some(hasta) = params.hasta.as_deref().filter(|d| !d.trim().is_empty()) {
+        filtro.hasta = Some(bound("hasta", hasta, true)?);
+    }
+    filtro.saldo_pendiente = params.saldo_pendiente;
+    // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
+    // not even with tipo=N (issue 28, finding 2).
+    filtro.sin_nomina = !super::ve_nomina(&caller, &access);
+    filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let mut conn = app.db.conn().await?;
+    let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), &empresa_id, &filtro, limit, offset).await?;
+    let links = if params.include_download_urls == Some(true) {
+        Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()))
+    } else {
+        None
+    };
+    let cfdis: Vec<CfdiOut> = rows.into_iter().map(|row| cfdi_out(row, links)).collect();
+    let total_pages = if total == 0 { 0 } else { (total + limit - 1) / limit };
+    Ok(ok(CfdiPage { cfdis, total, page, limit, total_pages, has_more: page < total_pages }))
+}

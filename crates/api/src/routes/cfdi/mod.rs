@@ -1,0 +1,78 @@
+//! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing
+//! (`listar`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
+//! (`archivos`), cancellation (`cancelar`), the live stamping attempts with the explanation of
+//! every folio (`intentos`), and received invoices from SAT: month synchronization
+//! (`recibidos`) and download by UUID (`por_uuid`). Their SQL lives in `timbra_store::cfdis`;
+//! stamping itself in `cfdi::pipeline`.
+
+pub mod archivos;
+pub mod cancelar;
+pub mod intentos;
+pub mod listar;
+pub mod obtener;
+pub mod pagos;
+pub mod por_uuid;
+pub mod recibidos;
+pub mod timbrar;
+
+use axum::response::Response;
+
+use crate::error::HttpResult;
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
+use timbra_services::idempotency::{self, Key, Uso};
+
+/// Most items a listing page may hold.
+pub const MAX_LIMIT: i64 = 1000;
+
+/// A JSON body, or REQUEST_001 saying what is wrong with it.
+pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> HttpResult<T> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::new(Code::Request001, "send a JSON body (Content-Type: application/json)").into());
+    }
+    Ok(serde_json::from_slice(bytes).map_err(|error| {
+        let what = if error.is_data() { "a field has the wrong type" } else { "the body is not valid JSON" };
+        ApiError::new(Code::Request001, format!("{what}: {error}"))
+    })?)
+}
+
+/// The answer a request with this Idempotency-Key already got for `uso`, looked up before the
+/// body is read: its replay, IDEMPOTENCY_001 for another body or another use, or `None` for a
+/// new key (or none).
+pub(crate) async fn replayed(
+    app: &AppContext,
+    empresa_id: &str,
+    clave: Option<&Key>,
+    uso: Uso<'_>,
+) -> HttpResult<Option<Response>> {
+    let Some(clave) = clave else { return Ok(None) };
+    let mut conn = app.db.conn().await?;
+    Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?.map(crate::error::answer))
+}
+
+/// Whether the caller may read the company's payroll receipts (type N CFDI) through the
+/// invoice routes: `nomina:view` (CONTADOR or higher, or a key with that scope). They hold
+/// employees' CURP, NSS, salary and bank account (issue 28, finding 2).
+/// `access` is what [`Caller::authorize`](timbra_services::auth::caller::Caller::authorize) found for
+/// the route's own permission.
+pub(crate) fn ve_nomina(
+    caller: &timbra_services::auth::caller::Caller,
+    access: &timbra_services::auth::caller::EmpresaAccess,
+) -> bool {
+    caller.allows(access, timbra_services::auth::roles::Permission::NominaView)
+}
+
+/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies, and for a
+/// payroll receipt when `ve_nomina` is false: like another tenant's record, it is not there).
+async fn cargar(
+    app: &AppContext,
+    empresa_id: &str,
+    id: &str,
+    ve_nomina: bool,
+) -> HttpResult<(timbra_store::cfdis::CfdiRow, String)> {
+    let mut conn = app.db.conn().await?;
+    Ok(timbra_store::cfdis::leer(&mut conn, empresa_id, id)
+        .await?
+        .filter(|(row, _)| ve_nomina || row.tipo_comprobante != "N")
+        .ok_or_else(|| ApiError::not_found("invoice"))?)
+}

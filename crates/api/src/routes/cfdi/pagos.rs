@@ -1,0 +1,77 @@
+//! `POST /api/cfdi/pagos/timbrar`: parses, authorizes and hands the payment CFDI (type P,
+//! Pagos 2.0) to the stamping pipeline, with the balances it moves (`cfdi::pagos`).
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use sha2::Digest;
+
+use super::parse_body;
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::hora_local;
+use timbra_services::cfdi::pagos::{self, PagoBody, PagoTimbradoOut};
+use timbra_services::cfdi::pipeline;
+use timbra_services::context::AppContext;
+use timbra_services::idempotency;
+
+/// Stamps a payment CFDI applied to PPD invoices of the company (FACTURADOR or higher).
+#[utoipa::path(post, path = "/cfdi/pagos/timbrar", tag = "cfdi", request_body = PagoBody,
+    params(("x-empresa-id" = String, Header, description = "company"),
+        ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
+    responses(
+        (status = 201, description = "Stamped: serie `seriePagos` of the company (default P); each invoice's new saldoInsoluto", body = Envelope<PagoTimbradoOut>),
+        (status = 400, description = "PAGO_001 every problem of the body in `details.fields` (monto ≠ Σ impPagado ÷ equivalenciaDR, \
+            missing tipoCambioP, amounts ≤ 0 or with too many decimals, no doctoRelacionados, ...); PAGO_004 only balance arithmetic \
+            (impSaldoInsoluto ≠ impSaldoAnt − impPagado, impPagado > impSaldoAnt or ≤ 0); PAGO_003 an invoice is cancelled, not a PPD \
+            ingreso, in another currency than monedaDR, or of another receiver; CFDI_002/CFDI_003 CSD (live); REQUEST_001", body = ErrorBody),
+        (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 404, description = "PAGO_002 an idDocumento is not an invoice issued by this company (`details.fields`)", body = ErrorBody),
+        (status = 409, description = "PAGO_005 impSaldoAnt or numParcialidad is not the invoice's stored balance and next installment \
+            (the message and `details` give both); IDEMPOTENCY_001 / IDEMPOTENCY_002", body = ErrorBody),
+        (status = 501, description = "LIVE_001 no PAC configured", body = ErrorBody),
+        (status = 502, description = "PAC_001 the PAC refused (the balances are given back); PAC_002 outcome unknown (the balances \
+            stay held until it is reconciled)", body = ErrorBody),
+    ))]
+pub async fn timbrar_pago(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    headers: HeaderMap,
+    body: Bytes,
+) -> HttpResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+    let clave = idempotency::from_headers(&headers, &body)?;
+    if let Some(replayed) = super::replayed(
+        &app,
+        &empresa_id,
+        clave.as_ref(),
+        idempotency::Uso::de(timbra_services::cfdi::pagos::OPERACION),
+    )
+    .await?
+    {
+        return Ok(replayed);
+    }
+    let bytes = body;
+    let body: PagoBody = parse_body(&bytes)?;
+    let (empresa, _) = timbra_services::cfdi::contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
+    // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
+    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
+    let now = app.clock.now();
+    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
+    let (documento, efectos) = pagos::preparar(&app, &empresa, body, fecha_local, &request_hash).await?;
+    let peticion = pipeline::Peticion {
+        empresa: &empresa,
+        user_id: &caller.user_id,
+        mode: access.mode(),
+        clave: clave.as_ref(),
+        request_hash,
+        now,
+        fecha_local,
+    };
+    Ok(crate::error::answer(pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?))
+}

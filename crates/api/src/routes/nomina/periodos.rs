@@ -1,0 +1,346 @@
+//! Pay periods (SPEC "Payroll"): create, list, get with their receipts, and calculate.
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::{Envelope, ErrorBody};
+use timbra_nomina::Parametros;
+use timbra_services::auth::roles::Permission;
+use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code, FieldProblem};
+use timbra_services::nomina::calculo::{self, Calculado};
+use timbra_services::nomina::recibo::ReciboOut;
+use timbra_services::nomina::{PeriodicidadPago, leer_fecha};
+use timbra_store::ids;
+use timbra_store::nomina::{self, NuevoPeriodo, PeriodoRow};
+
+/// Period body (SPEC: all required).
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PeriodoBody {
+    /// First day: AAAA-MM-DD or a datetime (its date is taken).
+    fecha_inicio: Option<String>,
+    /// Last day, not before fechaInicio.
+    fecha_fin: Option<String>,
+    /// Payment day, not before fechaFin; selects the tariffs, UMA and minimum wage in force.
+    fecha_pago: Option<String>,
+    /// SEMANAL, CATORCENAL, QUINCENAL or MENSUAL: the employees of this periodicidad are paid.
+    periodicidad: Option<String>,
+    /// 7 (SEMANAL), 14 (CATORCENAL), 15 (QUINCENAL) or 30 (MENSUAL).
+    #[schema(value_type = Option<i64>)]
+    dias_pagados: Option<serde_json::Value>,
+}
+
+/// A pay period.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PeriodoOut {
+    id: String,
+    /// ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL.
+    status: String,
+    /// AAAA-MM-DD.
+    fecha_inicio: String,
+    /// AAAA-MM-DD.
+    fecha_fin: String,
+    /// AAAA-MM-DD.
+    fecha_pago: String,
+    periodicidad: String,
+    dias_pagados: i64,
+    /// Receipts of the last calculation.
+    recibos_calculados: i64,
+    /// Σ receipts' net pay (their CFDI Total); null until calculated.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(value_type = Option<f64>)]
+    total_nomina: Option<Decimal>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    calculado_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    updated_at: OffsetDateTime,
+}
+
+impl From<PeriodoRow> for PeriodoOut {
+    fn from(row: PeriodoRow) -> Self {
+        Self {
+            id: row.id,
+            status: row.status,
+            fecha_inicio: row.fecha_inicio,
+            fecha_fin: row.fecha_fin,
+            fecha_pago: row.fecha_pago,
+            periodicidad: row.periodicidad,
+            dias_pagados: row.dias_pagados,
+            recibos_calculados: row.recibos_calculados,
+            total_nomina: row.total_nomina.map(|m| m.0),
+            calculado_at: row.calculado_at,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
+}
+
+/// A period with its receipts.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PeriodoConRecibos {
+    #[serde(flatten)]
+    periodo: PeriodoOut,
+    /// Its receipts, by employee name.
+    recibos: Vec<ReciboOut>,
+}
+
+/// Listing parameters.
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct PeriodoParams {
+    /// Page from 1 (default 1).
+    pub page: Option<i64>,
+    /// Items per page, 1 to 100 (default 20).
+    pub page_size: Option<i64>,
+    /// ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL.
+    pub status: Option<String>,
+}
+
+/// Calendar days a period of each periodicidad may span: weeks and fortnights exactly, half
+/// months 13 to 16 days, months 28 to 31.
+fn dias_calendario(periodicidad: PeriodicidadPago) -> std::ops::RangeInclusive<i64> {
+    match periodicidad {
+        PeriodicidadPago::Semanal => 7..=7,
+        PeriodicidadPago::Catorcenal => 14..=14,
+        PeriodicidadPago::Quincenal => 13..=16,
+        PeriodicidadPago::Mensual => 28..=31,
+    }
+}
+
+struct Valid {
+    fecha_inicio: String,
+    fecha_fin: String,
+    fecha_pago: String,
+    periodicidad: PeriodicidadPago,
+    dias_pagados: i64,
+}
+
+fn check(body: PeriodoBody) -> HttpResult<Valid> {
+    let mut problems = Vec::new();
+    let mut fecha = |field: &str, value: Option<&str>| match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => {
+            problems.push(FieldProblem::new(field, format!("{field} is required")));
+            None
+        }
+        Some(texto) => leer_fecha(texto).or_else(|| {
+            problems.push(FieldProblem::new(field, format!("{field} must be a date AAAA-MM-DD or a datetime")));
+            None
+        }),
+    };
+    let inicio = fecha("fechaInicio", body.fecha_inicio.as_deref());
+    let fin = fecha("fechaFin", body.fecha_fin.as_deref());
+    let pago = fecha("fechaPago", body.fecha_pago.as_deref());
+    let periodicidad = match body.periodicidad.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+        None => {
+            problems.push(FieldProblem::new("periodicidad", "periodicidad is required"));
+            None
+        }
+        Some(texto) => PeriodicidadPago::parse(texto).or_else(|| {
+            problems.push(FieldProblem::new(
+                "periodicidad",
+                format!("{texto:?} is not a periodicidad; use SEMANAL, CATORCENAL, QUINCENAL or MENSUAL"),
+            ));
+            None
+        }),
+    };
+    let dias_pagados = match &body.dias_pagados {
+        None => {
+            problems.push(FieldProblem::new("diasPagados", "diasPagados is required"));
+            None
+        }
+        Some(valor) => match valor.as_i64().filter(|d| [7, 14, 15, 30].contains(d)) {
+            None => {
+                problems.push(FieldProblem::new("diasPagados", format!("diasPagados is 7, 14, 15 or 30, not {valor}")));
+                None
+            }
+            Some(dias) => {
+                if let Some(p) = periodicidad
+                    && i64::from(p.dias()) != dias
+                {
+                    problems.push(FieldProblem::new(
+                        "diasPagados",
+                        format!("a {} period pays {} days, not {dias}", p.as_str(), p.dias()),
+                    ));
+                }
+                Some(dias)
+            }
+        },
+    };
+    if let (Some(inicio), Some(fin)) = (inicio, fin) {
+        let dias = (fin - inicio).whole_days() + 1;
+        if fin < inicio {
+            problems.push(FieldProblem::new("fechaFin", "fechaFin cannot be before fechaInicio"));
+        } else if let Some(p) = periodicidad
+            && !dias_calendario(p).contains(&dias)
+        {
+            let rango = dias_calendario(p);
+            problems.push(FieldProblem::new(
+                "fechaFin",
+                format!(
+                    "a {} period spans {} calendar days, not {dias} (fechaInicio to fechaFin, both included)",
+                    p.as_str(),
+                    if rango.start() == rango.end() {
+                        rango.start().to_string()
+                    } else {
+                        format!("{} to {}", rango.start(), rango.end())
+                    }
+                ),
+            ));
+        }
+    }
+    if let (Some(fin), Some(pago)) = (fin, pago)
+        && pago < fin
+    {
+        problems.push(FieldProblem::new("fechaPago", "fechaPago must be on or after fechaFin"));
+    }
+    if let Some(pago) = pago
+        && let Err(error) = Parametros::vigentes(pago)
+    {
+        problems.push(FieldProblem::new("fechaPago", error.to_string()));
+    }
+    match (inicio, fin, pago, periodicidad, dias_pagados) {
+        (Some(inicio), Some(fin), Some(pago), Some(periodicidad), Some(dias_pagados)) if problems.is_empty() => {
+            Ok(Valid {
+                fecha_inicio: inicio.to_string(),
+                fecha_fin: fin.to_string(),
+                fecha_pago: pago.to_string(),
+                periodicidad,
+                dias_pagados,
+            })
+        }
+        _ => Err(ApiError::fields(Code::Nomina001, problems).into()),
+    }
+}
+
+async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<PeriodoRow> {
+    Ok(nomina::periodo(&mut app.db.conn().await?, empresa_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))?)
+}
+
+/// Creates a pay period, ABIERTO (CONTADOR or higher; key scope `nomina:manage`).
+#[utoipa::path(post, path = "/nomina/periodos", tag = "nomina", request_body = PeriodoBody,
+    params(("x-empresa-id" = String, Header, description = "company")),
+    responses(
+        (status = 201, description = "Period created, status ABIERTO", body = Envelope<PeriodoOut>),
+        (status = 400, description = "NOMINA_001 with every problem in `details.fields`", body = ErrorBody),
+        (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
+        (status = 409, description = "NOMINA_004 another period of the periodicidad covers some of the dates", body = ErrorBody),
+    ))]
+pub async fn create(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Json(body): Json<PeriodoBody>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    let valid = check(body)?;
+    let id = ids::new_id();
+    let nuevo = NuevoPeriodo {
+        fecha_inicio: &valid.fecha_inicio,
+        fecha_fin: &valid.fecha_fin,
+        fecha_pago: &valid.fecha_pago,
+        periodicidad: valid.periodicidad.as_str(),
+        dias_pagados: valid.dias_pagados,
+    };
+    let mut tx = app.db.begin().await?;
+    let periodicidad = valid.periodicidad.as_str();
+    if let Some(otro) =
+        nomina::traslapado(&mut tx, &empresa_id, periodicidad, &valid.fecha_inicio, &valid.fecha_fin).await?
+    {
+        return Err(ApiError::new(
+            Code::Nomina004,
+            format!(
+                "period {} ({periodicidad}, {} to {}) already covers some of these dates; an employee is paid once per day",
+                otro.id, otro.fecha_inicio, otro.fecha_fin
+            ),
+        ).into());
+    }
+    nomina::insert_periodo(&mut tx, &empresa_id, &id, &nuevo, app.clock.now()).await?;
+    let row = nomina::periodo(&mut tx, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))?;
+    tx.commit().await?;
+    Ok(created(PeriodoOut::from(row)))
+}
+
+/// Lists pay periods, newest first.
+#[utoipa::path(get, path = "/nomina/periodos", tag = "nomina", params(PeriodoParams, ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "One page", body = Envelope<Page<PeriodoOut>>),
+        (status = 400, description = "REQUEST_001 bad paging or status", body = ErrorBody),
+        (status = 403, description = "AUTH_003 / SCOPE_002 (`nomina:view`)", body = ErrorBody),
+    ))]
+pub async fn list(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Query(params): Query<PeriodoParams>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
+    let paging = parse_paging(params.page, params.page_size, 100)?;
+    let status = params.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
+    if !["", "ABIERTO", "CALCULADO", "TIMBRADO", "TIMBRADO_PARCIAL"].contains(&status.as_str()) {
+        return Err(
+            ApiError::new(Code::Request001, "status is ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL").into()
+        );
+    }
+    let mut conn = app.db.conn().await?;
+    let (rows, total) = nomina::periodos(&mut conn, &empresa_id, &status, &paging).await?;
+    Ok(ok(Page::new(rows.into_iter().map(PeriodoOut::from).collect(), total, paging)))
+}
+
+/// One pay period with its receipts (`recibos`), each with its breakdown under the names of
+/// `POST /api/nomina/calcular` and, once stamped, signed links to its XML and PDF
+/// (`xmlDownloadUrl`, `pdfDownloadUrl`, `downloadExpiresIn`).
+#[utoipa::path(get, path = "/nomina/periodos/{id}", tag = "nomina", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The period and its receipts", body = Envelope<PeriodoConRecibos>),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+    ))]
+pub async fn get(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
+    let periodo = load(&app, &empresa_id, &id).await?;
+    let rows = nomina::recibos(&mut app.db.conn().await?, &empresa_id, &id).await?;
+    let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
+    let recibos = rows.into_iter().map(|row| ReciboOut::from_row(row, links)).collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(ok(PeriodoConRecibos { periodo: PeriodoOut::from(periodo), recibos }))
+}
+
+/// Calculates a period (no body): every active employee of its periodicidad gets a receipt
+/// (ISR 2026, subsidio, IMSS) with the APROBADA incidences dated in it. Recalculating a
+/// CALCULADO period replaces its receipts; once a receipt is stamped it cannot be recalculated.
+#[utoipa::path(post, path = "/nomina/periodos/{id}", tag = "nomina", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "periodoId, recibosCalculados, totalNomina, status CALCULADO, omitidos", body = Envelope<Calculado>),
+        (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "NOMINA_003 the period has stamped receipts", body = ErrorBody),
+    ))]
+pub async fn calcular(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    Ok(ok(calculo::calcular_periodo(&app, &empresa_id, &id).await?))
+}

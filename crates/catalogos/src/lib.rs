@@ -3,7 +3,8 @@
 //! SAT's catalogs as data, for validation and for the forms: the edition shipped with the
 //! service (SAT's CSV files, deflated and compiled in, with the edition's date), a reader of
 //! SAT's CSV layout for newer editions, typed rows of the catalogs read by column, the diff
-//! of two editions, and [`Indice`], the in-memory [`Catalogos`] validation holds.
+//! of two editions, [`Indice`], the in-memory [`Catalogos`] validation holds, and [`Buscador`],
+//! c_ClaveProdServ's type-ahead in memory.
 //! No SQL and no I/O beyond reading a folder of CSV files: the store crate keeps the rows.
 //!
 //! [`Catalogos`]: timbra_cfdi::catalogos::Catalogos
@@ -12,6 +13,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+pub mod buscador;
 pub mod catalogo;
 mod csv;
 pub mod diferencias;
@@ -21,6 +23,7 @@ pub mod indice;
 pub mod paquete;
 pub mod registros;
 
+pub use buscador::Buscador;
 pub use catalogo::{Catalogo, Fila};
 pub use diferencias::{CambiosCatalogo, Diferencias, diferencias};
 pub use edicion::{Edicion, Huellas};

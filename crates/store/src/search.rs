@@ -24,43 +24,16 @@ pub fn like_pattern(q: Option<&str>) -> String {
 
 /// `text` as words for search: lower case, accents removed (SAT writes "Café", users type
 /// "cafe"), and every run of anything but letters and digits one space, so SQLite's and
-/// PostgreSQL's word splitting and a query's agree.
+/// PostgreSQL's word splitting, a query's and the in-memory search's
+/// (`timbra_catalogos::Buscador`) agree.
 pub fn folded(text: &str) -> String {
-    let mut folded = String::with_capacity(text.len());
-    let mut gap = false;
-    for c in text.chars().flat_map(char::to_lowercase).map(unaccented) {
-        if c.is_alphanumeric() {
-            if gap && !folded.is_empty() {
-                folded.push(' ');
-            }
-            gap = false;
-            folded.push(c);
-        } else {
-            gap = true;
-        }
-    }
-    folded
+    timbra_catalogos::buscador::plegar(text)
 }
 
 /// The words of query `q`, folded, at most `max` of them (a query is a few words typed in a
 /// form; more would only make the search slower).
 pub fn words(q: &str, max: usize) -> Vec<String> {
-    folded(q).split(' ').filter(|word| !word.is_empty()).take(max).map(str::to_owned).collect()
-}
-
-/// A lower-case letter without its accent (the ones of Spanish and SAT's country names).
-fn unaccented(c: char) -> char {
-    match c {
-        'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
-        'é' | 'è' | 'ê' | 'ë' => 'e',
-        'í' | 'ì' | 'î' | 'ï' => 'i',
-        'ó' | 'ò' | 'ô' | 'ö' | 'õ' => 'o',
-        'ú' | 'ù' | 'û' | 'ü' => 'u',
-        'ñ' => 'n',
-        'ç' => 'c',
-        'ý' | 'ÿ' => 'y',
-        c => c,
-    }
+    timbra_catalogos::buscador::palabras(q, max)
 }
 
 #[cfg(test)]

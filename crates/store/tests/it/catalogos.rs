@@ -25,12 +25,12 @@ fn pagina(page: i64, page_size: i64) -> Paging {
     Paging::new(page, page_size).unwrap()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread")]
 async fn catalogs_on_sqlite() {
     ciclo(harness::sqlite().await).await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread")]
 async fn catalogs_on_postgres() {
     if let Some(db) = harness::postgres().await {
         ciclo(db).await;
@@ -42,6 +42,7 @@ async fn ciclo(test: TestDb) {
     primera_carga(&test).await;
     busquedas(&test).await;
     importacion(&test).await;
+    en_memoria(&test).await;
     latencia(&test).await;
 }
 
@@ -50,6 +51,7 @@ async fn primera_carga(test: &TestDb) {
     let mut conn = db.conn().await.unwrap();
     assert!(catalogos::estado(&mut conn).await.unwrap().is_empty());
     assert!(catalogos::edicion_pendiente(&mut conn, incluida().fecha).await.unwrap());
+    assert_eq!(catalogos::edicion(&mut conn).await.unwrap(), None);
     assert_eq!(catalogos::indice(&mut conn).await.unwrap().clave_prod_serv("50201706"), None);
     drop(conn);
 
@@ -72,6 +74,7 @@ async fn primera_carga(test: &TestDb) {
     assert_eq!((filas(CLAVE_PROD_SERV), filas(CLAVE_UNIDAD), filas(CODIGO_POSTAL)), (52_514, 2_418, 95_749));
     assert!(estado.iter().all(|e| e.edicion == date!(2026 - 08 - 06)));
     assert!(!catalogos::edicion_pendiente(&mut conn, incluida().fecha).await.unwrap());
+    assert_eq!(catalogos::edicion(&mut conn).await.unwrap(), Some(date!(2026 - 08 - 06)));
     drop(conn);
 
     // Idempotent: a second start finds the edition loaded.
@@ -222,6 +225,7 @@ async fn importacion(test: &TestDb) {
     let mut conn = db.conn().await.unwrap();
     let estado = catalogos::estado(&mut conn).await.unwrap();
     assert!(estado.iter().all(|e| e.edicion == date!(2027 - 01 - 15)));
+    assert_eq!(catalogos::edicion(&mut conn).await.unwrap(), Some(date!(2027 - 01 - 15)));
     // The search sees the new description at once (SQLite's index was rebuilt with the rows).
     let (rows, total) = catalogos::buscar_claves_prod_serv(&mut conn, "cafe olla", &pagina(1, 10)).await.unwrap();
     assert!(rows.iter().any(|r| r.clave == "50201706" && r.descripcion == "Café de olla"), "{}", test.backend);
@@ -253,6 +257,16 @@ async fn importacion(test: &TestDb) {
 /// budget is asserted in release builds.
 async fn latencia(test: &TestDb) {
     let consultas = ["cafe", "caf", "tornillo", "servicio de", "5020", "leche entera", "computadora", "agua"];
+    // One client: each query's own time.
+    let mut conn = test.db.conn().await.unwrap();
+    for q in consultas {
+        let inicio = Instant::now();
+        for _ in 0..20 {
+            catalogos::buscar_claves_prod_serv(&mut conn, q, &pagina(1, 20)).await.unwrap();
+        }
+        println!("{}: \"{q}\" alone: {:?}", test.backend, inicio.elapsed() / 20);
+    }
+    drop(conn);
     let db: Arc<Db> = Arc::new(test.db.clone());
     let mut tareas = Vec::new();
     for cliente in 0..32 {
@@ -285,4 +299,48 @@ async fn latencia(test: &TestDb) {
     if !cfg!(debug_assertions) && test.backend == "sqlite" {
         assert!(p(99) < Duration::from_millis(5), "p99 {:?}", p(99));
     }
+}
+
+/// The in-memory search read from the rows answers as the database's search does.
+async fn en_memoria(test: &TestDb) {
+    let mut conn = test.db.conn().await.unwrap();
+    let buscador = catalogos::buscador(&mut conn).await.unwrap().unwrap();
+    assert_eq!(buscador.len(), 52_514);
+    let larga = "café ".repeat(40);
+    for q in [
+        "cafe",
+        "CAFÉ",
+        "caf instant",
+        "café molido",
+        "5020170",
+        "50201706",
+        "",
+        "servicio de",
+        "a",
+        "se",
+        &larga,
+        "x\"*",
+    ] {
+        for (page, page_size) in [(1, 20), (3, 7)] {
+            let (rows, total) =
+                catalogos::buscar_claves_prod_serv(&mut conn, q, &pagina(page, page_size)).await.unwrap();
+            let offset = usize::try_from((page - 1) * page_size).unwrap();
+            let memoria = buscador.buscar(q, offset, usize::try_from(page_size).unwrap());
+            let en_db: Vec<&str> = rows.iter().map(|r| r.clave.as_str()).collect();
+            let en_memoria: Vec<&str> = memoria.filas.iter().map(|p| p.clave.as_str()).collect();
+            assert_eq!(
+                (en_memoria, memoria.total),
+                (en_db, usize::try_from(total).unwrap()),
+                "{}: {q:?}",
+                test.backend
+            );
+        }
+    }
+    let inicio = Instant::now();
+    for _ in 0..10 {
+        for q in ["cafe", "caf", "tornillo", "servicio de", "5020", "computadora", "agua", "se"] {
+            buscador.buscar(q, 0, 20);
+        }
+    }
+    println!("{}: the in-memory search: {:?} a query", test.backend, inicio.elapsed() / 80);
 }

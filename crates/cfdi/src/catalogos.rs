@@ -7,6 +7,7 @@
 //! A test reads SAT's CSV files at run time and proves these tables match them.
 
 use rust_decimal::Decimal;
+use time::Date;
 
 /// Defines a catalog enum with SAT codes and descriptions.
 macro_rules! catalogo {
@@ -589,21 +590,208 @@ pub fn decimales_moneda(codigo: &str) -> u32 {
     moneda(codigo).map_or(2, |moneda| moneda.decimales)
 }
 
-/// Large catalogs (c_ClaveProdServ, c_ClaveUnidad, c_CodigoPostal), provided by the caller
-/// (the server imports them from SAT's files). Each method answers `None` when the
-/// catalog is not loaded, and validation then reports the check as skipped.
+/// When a catalog entry may be used: SAT's "fecha de inicio de vigencia" and, once the entry
+/// is retired, its "fecha de fin de vigencia", both days included. `None` is open-ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Vigencia {
+    /// First day in force.
+    pub desde: Option<Date>,
+    /// Last day in force.
+    pub hasta: Option<Date>,
+}
+
+impl Vigencia {
+    /// Whether the entry is in force on `dia` (a document's date).
+    pub fn vigente(&self, dia: Date) -> bool {
+        self.desde.is_none_or(|desde| desde <= dia) && self.hasta.is_none_or(|hasta| dia <= hasta)
+    }
+}
+
+/// c_ClaveProdServ's "Incluir IVA trasladado" and "Incluir IEPS trasladado": whether a concept
+/// with the code must carry that traslado.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Incluir {
+    /// "No".
+    No,
+    /// "Sí": the traslado is required.
+    Si,
+    /// "Opcional".
+    Opcional,
+}
+
+impl Incluir {
+    /// SAT's word.
+    pub const fn texto(self) -> &'static str {
+        match self {
+            Self::No => "No",
+            Self::Si => "Sí",
+            Self::Opcional => "Opcional",
+        }
+    }
+
+    /// The value of SAT's word (with or without the accent).
+    pub fn desde_texto(texto: &str) -> Option<Self> {
+        match texto {
+            "No" => Some(Self::No),
+            "Sí" | "Si" => Some(Self::Si),
+            "Opcional" => Some(Self::Opcional),
+            _ => None,
+        }
+    }
+}
+
+/// What validation needs of a c_ClaveProdServ row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DatosClaveProdServ {
+    /// Incluir IVA trasladado.
+    pub incluir_iva: Incluir,
+    /// Incluir IEPS trasladado.
+    pub incluir_ieps: Incluir,
+    /// "Estímulo franja fronteriza": the code may take the border-region IVA rate.
+    pub estimulo_franja_fronteriza: bool,
+    /// When the code may be used.
+    pub vigencia: Vigencia,
+}
+
+/// c_CodigoPostal's "Estímulo franja fronteriza" column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EstimuloFrontera {
+    /// `0`: no stimulus.
+    Ninguno,
+    /// `1`: región fronteriza norte.
+    Norte,
+    /// `2`: región fronteriza sur.
+    Sur,
+}
+
+impl EstimuloFrontera {
+    /// SAT's code (`0`, `1`, `2`).
+    pub const fn codigo(self) -> u8 {
+        match self {
+            Self::Ninguno => 0,
+            Self::Norte => 1,
+            Self::Sur => 2,
+        }
+    }
+
+    /// The value of this code.
+    pub const fn desde_codigo(codigo: u8) -> Option<Self> {
+        match codigo {
+            0 => Some(Self::Ninguno),
+            1 => Some(Self::Norte),
+            2 => Some(Self::Sur),
+            _ => None,
+        }
+    }
+}
+
+/// c_CodigoPostal's "Descripción del Huso Horario": the zone of a LugarExpedicion's local
+/// time. The "en Frontera" zone keeps daylight saving time with the United States.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HusoHorario {
+    /// "Tiempo del Centro".
+    Centro,
+    /// "Tiempo del Centro en Frontera".
+    CentroEnFrontera,
+    /// "Tiempo del Pacífico".
+    Pacifico,
+    /// "Tiempo del Noroeste".
+    Noroeste,
+    /// "Tiempo del Sureste".
+    Sureste,
+}
+
+impl HusoHorario {
+    /// Every zone.
+    pub const TODOS: &'static [HusoHorario] =
+        &[Self::Centro, Self::CentroEnFrontera, Self::Pacifico, Self::Noroeste, Self::Sureste];
+
+    /// SAT's description, as the catalog writes it.
+    pub const fn descripcion(self) -> &'static str {
+        match self {
+            Self::Centro => "Tiempo del Centro",
+            Self::CentroEnFrontera => "Tiempo del Centro en Frontera",
+            Self::Pacifico => "Tiempo del Pacífico",
+            Self::Noroeste => "Tiempo del Noroeste",
+            Self::Sureste => "Tiempo del Sureste",
+        }
+    }
+
+    /// The zone of SAT's description.
+    pub fn desde_descripcion(descripcion: &str) -> Option<Self> {
+        Self::TODOS.iter().copied().find(|huso| huso.descripcion() == descripcion)
+    }
+
+    /// An IANA zone with the same offset and daylight-saving rules.
+    pub const fn zona_iana(self) -> &'static str {
+        match self {
+            Self::Centro => "America/Mexico_City",
+            Self::CentroEnFrontera => "America/Matamoros",
+            Self::Pacifico => "America/Mazatlan",
+            Self::Noroeste => "America/Tijuana",
+            Self::Sureste => "America/Cancun",
+        }
+    }
+}
+
+/// What validation needs of a c_CodigoPostal row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DatosCodigoPostal {
+    /// The border-region stimulus (IVA 8%).
+    pub estimulo_frontera: EstimuloFrontera,
+    /// Its time zone.
+    pub huso_horario: HusoHorario,
+    /// When the code may be used.
+    pub vigencia: Vigencia,
+}
+
+/// The catalogs loaded from SAT's files (the service holds the shipped edition or a newer one
+/// it imported): c_ClaveProdServ, c_ClaveUnidad and c_CodigoPostal by name, and every other
+/// catalog by its id (`"cfdi40/c_Pais"`, folder and file of SAT's CSV). Each method answers
+/// `None` when the catalog is not loaded, and validation then reports the check as skipped.
+/// The `_vigente` methods also check the entry is in force on the document's date.
 pub trait Catalogos {
     /// Whether `clave` is in c_ClaveProdServ.
     fn clave_prod_serv(&self, _clave: &str) -> Option<bool> {
         None
     }
+    /// The row of `clave` in c_ClaveProdServ, when loaded and known.
+    fn datos_clave_prod_serv(&self, _clave: &str) -> Option<DatosClaveProdServ> {
+        None
+    }
+    /// Whether `clave` is in c_ClaveProdServ and in force on `dia`.
+    fn clave_prod_serv_vigente(&self, clave: &str, dia: Date) -> Option<bool> {
+        let existe = self.clave_prod_serv(clave)?;
+        Some(existe && self.datos_clave_prod_serv(clave).is_none_or(|datos| datos.vigencia.vigente(dia)))
+    }
     /// Whether `clave` is in c_ClaveUnidad.
     fn clave_unidad(&self, _clave: &str) -> Option<bool> {
         None
     }
+    /// When `clave` of c_ClaveUnidad may be used, when loaded and known.
+    fn vigencia_clave_unidad(&self, _clave: &str) -> Option<Vigencia> {
+        None
+    }
+    /// Whether `clave` is in c_ClaveUnidad and in force on `dia`.
+    fn clave_unidad_vigente(&self, clave: &str, dia: Date) -> Option<bool> {
+        let existe = self.clave_unidad(clave)?;
+        Some(existe && self.vigencia_clave_unidad(clave).is_none_or(|vigencia| vigencia.vigente(dia)))
+    }
     /// Whether `codigo` is in c_CodigoPostal.
     fn codigo_postal(&self, _codigo: &str) -> Option<bool> {
         None
+    }
+    /// The row of `codigo` in c_CodigoPostal (border stimulus, time zone), when loaded and known.
+    fn datos_codigo_postal(&self, _codigo: &str) -> Option<DatosCodigoPostal> {
+        None
+    }
+    /// Whether `clave` is in the catalog `catalogo` (`"cfdi40/c_Pais"`, `"nomina12/c_Banco"`).
+    fn en_catalogo(&self, _catalogo: &str, _clave: &str) -> Option<bool> {
+        None
+    }
+    /// Whether `clave` is in `catalogo` and in force on `dia`.
+    fn vigente_en_catalogo(&self, catalogo: &str, clave: &str, _dia: Date) -> Option<bool> {
+        self.en_catalogo(catalogo, clave)
     }
 }
 

@@ -7,6 +7,7 @@
 //! is connected. Row types only use column types both drivers decode the same way (`String`,
 //! `i64`, `bool`, `OffsetDateTime`, and [`Money`] for decimals).
 
+pub mod catalogos;
 pub mod certificados;
 pub mod cfdi_xml;
 pub mod cfdis;

@@ -1,0 +1,126 @@
+//! The catalogs validation reads, in memory: one hash lookup per code, so checking a stamp's
+//! concepts costs next to nothing. Built from an edition or from the rows the database holds;
+//! the service shares one in an `Arc` and swaps it after an import.
+
+use std::collections::HashMap;
+
+use timbra_cfdi::catalogos::{Catalogos, DatosClaveProdServ, DatosCodigoPostal, Vigencia};
+use time::Date;
+
+use crate::edicion::Edicion;
+use crate::error::Resultado;
+use crate::registros::{ClaveProdServ, CodigoPostal};
+use crate::{CLAVE_PROD_SERV, CLAVE_UNIDAD, CODIGO_POSTAL};
+
+/// The loaded catalogs. A catalog never added answers `None` (not loaded), as
+/// [`timbra_cfdi::catalogos::SinCatalogos`] does for all of them.
+#[derive(Clone, Debug, Default)]
+pub struct Indice {
+    claves_prod_serv: Option<HashMap<Box<str>, DatosClaveProdServ>>,
+    claves_unidad: Option<HashMap<Box<str>, Vigencia>>,
+    codigos_postales: Option<HashMap<Box<str>, DatosCodigoPostal>>,
+    /// Every other catalog by id: each code's validity.
+    otros: HashMap<Box<str>, HashMap<Box<str>, Vigencia>>,
+}
+
+impl Indice {
+    /// Every catalog of `edicion`.
+    pub fn desde_edicion(edicion: &Edicion) -> Resultado<Indice> {
+        let mut indice = Indice::default();
+        for catalogo in &edicion.catalogos {
+            match catalogo.id.as_str() {
+                CLAVE_PROD_SERV => indice
+                    .con_claves_prod_serv(ClaveProdServ::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.clave))),
+                CLAVE_UNIDAD => indice.con_claves_unidad(catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
+                CODIGO_POSTAL => indice.con_codigos_postales(
+                    CodigoPostal::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.codigo_postal)),
+                ),
+                id => indice.con_catalogo(id, catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
+            }
+        }
+        Ok(indice)
+    }
+
+    /// Loads c_ClaveProdServ.
+    pub fn con_claves_prod_serv(&mut self, filas: impl IntoIterator<Item = (DatosClaveProdServ, String)>) {
+        self.claves_prod_serv = Some(filas.into_iter().map(|(datos, clave)| (clave.into(), datos)).collect());
+    }
+
+    /// Loads c_ClaveUnidad.
+    pub fn con_claves_unidad(&mut self, filas: impl IntoIterator<Item = (String, Vigencia)>) {
+        self.claves_unidad = Some(filas.into_iter().map(|(clave, vigencia)| (clave.into(), vigencia)).collect());
+    }
+
+    /// Loads c_CodigoPostal.
+    pub fn con_codigos_postales(&mut self, filas: impl IntoIterator<Item = (DatosCodigoPostal, String)>) {
+        self.codigos_postales = Some(filas.into_iter().map(|(datos, codigo)| (codigo.into(), datos)).collect());
+    }
+
+    /// Loads any other catalog (`cfdi40/c_Pais`).
+    pub fn con_catalogo(&mut self, id: &str, filas: impl IntoIterator<Item = (String, Vigencia)>) {
+        let filas = filas.into_iter().map(|(clave, vigencia)| (clave.into(), vigencia)).collect();
+        self.otros.insert(id.into(), filas);
+    }
+
+    /// Rows loaded per catalog id.
+    pub fn filas(&self) -> Vec<(&str, usize)> {
+        let mut filas: Vec<(&str, usize)> = self.otros.iter().map(|(id, filas)| (&**id, filas.len())).collect();
+        filas.extend(self.claves_prod_serv.as_ref().map(|f| (CLAVE_PROD_SERV, f.len())));
+        filas.extend(self.claves_unidad.as_ref().map(|f| (CLAVE_UNIDAD, f.len())));
+        filas.extend(self.codigos_postales.as_ref().map(|f| (CODIGO_POSTAL, f.len())));
+        filas.sort_unstable();
+        filas
+    }
+
+    /// The validity of `clave` in `catalogo`: `None` when the catalog is not loaded.
+    fn vigencia(&self, catalogo: &str, clave: &str) -> Option<Option<Vigencia>> {
+        Some(match catalogo {
+            CLAVE_PROD_SERV => self.claves_prod_serv.as_ref()?.get(clave).map(|d| d.vigencia),
+            CLAVE_UNIDAD => self.claves_unidad.as_ref()?.get(clave).copied(),
+            CODIGO_POSTAL => self.codigos_postales.as_ref()?.get(clave).map(|d| d.vigencia),
+            _ => self.otros.get(catalogo)?.get(clave).copied(),
+        })
+    }
+}
+
+impl Catalogos for Indice {
+    fn clave_prod_serv(&self, clave: &str) -> Option<bool> {
+        Some(self.claves_prod_serv.as_ref()?.contains_key(clave))
+    }
+
+    fn datos_clave_prod_serv(&self, clave: &str) -> Option<DatosClaveProdServ> {
+        self.claves_prod_serv.as_ref()?.get(clave).copied()
+    }
+
+    fn clave_prod_serv_vigente(&self, clave: &str, dia: Date) -> Option<bool> {
+        Some(self.claves_prod_serv.as_ref()?.get(clave).is_some_and(|datos| datos.vigencia.vigente(dia)))
+    }
+
+    fn clave_unidad(&self, clave: &str) -> Option<bool> {
+        Some(self.claves_unidad.as_ref()?.contains_key(clave))
+    }
+
+    fn vigencia_clave_unidad(&self, clave: &str) -> Option<Vigencia> {
+        self.claves_unidad.as_ref()?.get(clave).copied()
+    }
+
+    fn clave_unidad_vigente(&self, clave: &str, dia: Date) -> Option<bool> {
+        Some(self.claves_unidad.as_ref()?.get(clave).is_some_and(|vigencia| vigencia.vigente(dia)))
+    }
+
+    fn codigo_postal(&self, codigo: &str) -> Option<bool> {
+        Some(self.codigos_postales.as_ref()?.contains_key(codigo))
+    }
+
+    fn datos_codigo_postal(&self, codigo: &str) -> Option<DatosCodigoPostal> {
+        self.codigos_postales.as_ref()?.get(codigo).copied()
+    }
+
+    fn en_catalogo(&self, catalogo: &str, clave: &str) -> Option<bool> {
+        Some(self.vigencia(catalogo, clave)?.is_some())
+    }
+
+    fn vigente_en_catalogo(&self, catalogo: &str, clave: &str, dia: Date) -> Option<bool> {
+        Some(self.vigencia(catalogo, clave)?.is_some_and(|vigencia| vigencia.vigente(dia)))
+    }
+}

@@ -93,8 +93,17 @@ pub async fn readyz(State(app): State<AppContext>) -> Response {
     };
     let ready = database == "ok" && storage == "ok";
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    let body =
-        json!({ "status": if ready { "ready" } else { "unavailable" }, "database": database, "storage": storage });
+    // Which edition of SAT's catalogs validation holds (issue 29).
+    let catalogos = json!({
+        "edicion": app.catalogos.edicion.map(|fecha| fecha.to_string()),
+        "origen": app.catalogos.origen.as_str(),
+    });
+    let body = json!({
+        "status": if ready { "ready" } else { "unavailable" },
+        "database": database,
+        "storage": storage,
+        "catalogos": catalogos,
+    });
     if !ready {
         tracing::warn!(%body, "not ready");
     }

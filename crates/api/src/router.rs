@@ -19,8 +19,8 @@ use utoipa_axum::routes;
 
 use crate::observability;
 use crate::routes::{
-    api_keys, auth, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina, productos, timbres,
-    webhooks,
+    api_keys, auth, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina,
+    productos, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use timbra_services::context::AppContext;
@@ -78,6 +78,10 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(empresas::get, empresas::update, empresas::delete))
         .routes(routes!(memberships::list, memberships::add))
         .routes(routes!(memberships::update, memberships::remove))
+        .routes(routes!(catalogos::productos_servicios))
+        .routes(routes!(catalogos::unidades))
+        .routes(routes!(catalogos::codigo_postal))
+        .routes(routes!(catalogos::pequeno))
         .routes(routes!(clientes::create, clientes::list))
         .routes(routes!(clientes::get, clientes::update, clientes::delete))
         .routes(routes!(productos::create, productos::list))

@@ -2,6 +2,7 @@
 //! workers) and the command line's acts. The stack below it: `timbra-api` (HTTP and
 //! dashboard) over `timbra-services` (operations) over `timbra-store` (SQL).
 
+pub mod catalogos_cli;
 pub mod cfdi_cli;
 pub mod operador_cli;
 
@@ -33,9 +34,11 @@ pub async fn open(config: &Config) -> anyhow::Result<Db> {
 /// [`SHUTDOWN_GRACE`]; a job cut short is taken again when its lease expires).
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    app: AppContext,
+    mut app: AppContext,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    // A newer edition of SAT's catalogs imported into the database replaces the shipped one.
+    app.catalogos = timbra_services::catalogos::cargar(&app.db).await;
     match webhooks::seal_stored_secrets(&app).await {
         Ok(0) => {}
         Ok(sealed) => tracing::info!(webhooks.sealed = sealed, "sealed webhook secrets stored in clear"),

@@ -38,6 +38,11 @@ enum Command {
         #[command(subcommand)]
         command: timbra_server::operador_cli::OperadoresCommand,
     },
+    /// SAT's catalogs: `timbra catalogos estado`, `timbra catalogos importar <DIR>`.
+    Catalogos {
+        #[command(subcommand)]
+        command: timbra_server::catalogos_cli::CatalogosCommand,
+    },
     /// Run a simulator of an outside service on loopback (`timbra sim pac`, `timbra sim sat`).
     Sim {
         #[command(subcommand)]
@@ -71,6 +76,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Cfdi { .. } | Command::Sim { .. } => {}
         Command::Timbres { command } => timbra_server::operador_cli::timbres(&config, command).await?,
         Command::Operadores { command } => timbra_server::operador_cli::operadores(&config, command).await?,
+        Command::Catalogos { command } => timbra_server::catalogos_cli::run(&config, command).await?,
         Command::Migrate => {
             timbra_server::open(&config).await?;
             tracing::info!(database = %redact(&config.database_url), "migrations applied");

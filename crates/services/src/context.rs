@@ -32,6 +32,9 @@ pub struct AppContext {
     pub pac: Option<Arc<dyn timbra_pac::Pac>>,
     /// The background job kinds this process runs.
     pub jobs: Arc<crate::jobs::Registry<AppContext>>,
+    /// SAT's catalogs held for validation and the forms (the shipped edition, or a newer
+    /// import read at start: [`crate::catalogos::cargar`]).
+    pub catalogos: Arc<crate::catalogos::CatalogosSat>,
     /// The HTTP client for outgoing webhooks (no redirects, private addresses filtered).
     pub webhook_client: reqwest::Client,
 }
@@ -59,6 +62,7 @@ impl AppContext {
             clock,
             jobs: Arc::new(crate::jobs::kinds::registry()),
             webhook_client,
+            catalogos: crate::catalogos::incluidos(),
             cfdi,
             pac,
         }

@@ -6,6 +6,7 @@
 //! into answers; nothing here imports it.
 
 pub mod auth;
+pub mod catalogos;
 pub mod cfdi;
 pub mod config;
 pub mod context;

@@ -88,7 +88,7 @@ pub async fn edicion_pendiente(conn: &mut impl AsExec, fecha: Date) -> crate::Db
 /// transaction; a second call finds nothing to do. On a fresh database that is every catalog:
 /// the shipped edition on first start. Gives what changed.
 pub async fn asegurar_edicion(db: &Db, edicion: &Edicion, now: OffsetDateTime) -> Result<Diferencias, LoadError> {
-    cargar(db, edicion, now, true).await
+    cargar(db, edicion, None, now, true).await
 }
 
 /// Loads the edition shipped in `timbra-catalogos` when the database has none or an older one
@@ -104,13 +104,36 @@ pub async fn asegurar_incluida(db: &Db, now: OffsetDateTime) -> Result<Diferenci
 /// Loads every catalog of `edicion` (`timbra catalogos importar <DIR>`), whatever the editions
 /// loaded, in one transaction; gives what changed. Importing the same files again changes
 /// nothing. Catalogs the edition does not have are kept.
-pub async fn importar(db: &Db, edicion: &Edicion, now: OffsetDateTime) -> Result<Diferencias, LoadError> {
-    cargar(db, edicion, now, false).await
+/// `paquete` is the edition's data file (`timbra_catalogos::paquete::escribir`), kept in the same
+/// transaction for the instances to read at start ([`paquete_importado`]).
+pub async fn importar(
+    db: &Db,
+    edicion: &Edicion,
+    paquete: &[u8],
+    now: OffsetDateTime,
+) -> Result<Diferencias, LoadError> {
+    cargar(db, edicion, Some(paquete), now, false).await
+}
+
+/// The data file of the newest edition imported, with its date; `None` when none was.
+pub async fn paquete_importado(conn: &mut impl AsExec) -> crate::DbResult<Option<(Date, Vec<u8>)>> {
+    #[derive(sqlx::FromRow)]
+    struct PaqueteRow {
+        edicion: String,
+        datos: Vec<u8>,
+    }
+    let row = sql!(
+        fetch_optional * conn,
+        PaqueteRow,
+        "SELECT edicion, datos FROM catalogo_paquetes ORDER BY edicion DESC LIMIT 1"
+    )?;
+    Ok(row.and_then(|row| Some((leer_fecha(&row.edicion)?, row.datos))))
 }
 
 async fn cargar(
     db: &Db,
     edicion: &Edicion,
+    paquete: Option<&[u8]>,
     now: OffsetDateTime,
     solo_mas_recientes: bool,
 ) -> Result<Diferencias, LoadError> {
@@ -152,6 +175,16 @@ async fn cargar(
             .execute(conn)
             .await
             .map_err(DbError::from)?;
+    }
+    if let Some(paquete) = paquete {
+        sql!(
+            execute tx,
+            "INSERT INTO catalogo_paquetes (edicion, datos, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (edicion) DO UPDATE SET datos = excluded.datos",
+            edicion.fecha.to_string(),
+            paquete.to_vec(),
+            now
+        )?;
     }
     tx.commit().await?;
     Ok(diferencias)

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod catalogos;
 mod cfdi;
 mod cli;
 mod docs;

@@ -92,7 +92,11 @@ async fn health_and_readiness_answer_without_credentials_and_readiness_names_wha
         let ready = app.client.get(format!("{}/readyz", app.base)).send().await.unwrap();
         assert_eq!(ready.status(), 200);
         let body: Value = ready.json().await.unwrap();
-        assert_eq!(body, json!({ "status": "ready", "database": "ok", "storage": "ok" }));
+        assert_eq!(
+            body,
+            json!({ "status": "ready", "database": "ok", "storage": "ok",
+                    "catalogos": { "edicion": "2026-08-06", "origen": "incluida" } })
+        );
 
         // The pool closed: the database no longer answers, and readiness says so.
         app.db.close().await;

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use serde::Serialize;
-use timbra_cfdi::catalogos::SinCatalogos;
+use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::nomina::{
     Deduccion, Deducciones, HorasExtra, Incapacidad, Nomina, NominaEmisor, NominaReceptor, OtroPago, Percepcion,
@@ -197,6 +197,7 @@ fn opcional(texto: &Option<String>) -> Option<String> {
 /// The receipt's comprobante, built and checked: Anexo 20 and the Nómina 1.2 (revision E)
 /// rules, every problem in one message that says what to fix.
 pub fn comprobante(
+    catalogos: &dyn Catalogos,
     empresa: &EmpresaEmisora,
     registro_patronal: &str,
     recibo: &ReciboParaTimbrar,
@@ -334,7 +335,7 @@ pub fn comprobante(
         .map_err(|e| e.to_string())?;
     nuevo.serie = Some(recibo.serie.clone());
     let comprobante = nuevo.construir().map_err(|e| e.to_string())?;
-    let informe = validacion::validar(&comprobante, &SinCatalogos);
+    let informe = validacion::validar(&comprobante, catalogos);
     if !informe.es_valido() {
         let problemas: Vec<String> =
             informe.problemas.iter().map(|p| format!("{}: {} ({})", p.campo, p.mensaje, p.regla)).collect();
@@ -376,6 +377,7 @@ struct Listo {
 /// Reads, checks and builds every receipt, in parallel on the blocking pool (a chunk per
 /// core): the receipts ready to stamp, in their order, and those that fail with the reason.
 async fn preparar(
+    catalogos: &Arc<crate::catalogos::CatalogosSat>,
     empresa: &EmpresaEmisora,
     registro_patronal: String,
     recibos: Vec<ReciboFila>,
@@ -390,10 +392,11 @@ async fn preparar(
     while recibos.peek().is_some() {
         let parte: Vec<ReciboFila> = recibos.by_ref().take(por_tarea).collect();
         let (empresa, registro_patronal, fecha) = (empresa.clone(), registro_patronal.clone(), fecha.clone());
+        let catalogos = catalogos.clone();
         tareas.push(tokio::task::spawn_blocking(move || {
             parte
                 .into_iter()
-                .map(|fila| preparar_uno(&empresa, &registro_patronal, fila, &fecha, fecha_local))
+                .map(|fila| preparar_uno(&*catalogos.indice, &empresa, &registro_patronal, fila, &fecha, fecha_local))
                 .collect::<Vec<_>>()
         }));
     }
@@ -411,6 +414,7 @@ async fn preparar(
 
 /// One receipt read, checked and built.
 fn preparar_uno(
+    catalogos: &dyn Catalogos,
     empresa: &EmpresaEmisora,
     registro_patronal: &str,
     fila: ReciboFila,
@@ -420,8 +424,9 @@ fn preparar_uno(
     let (recibo_id, empleado_nombre) = (fila.id.clone(), fila.empleado_nombre.clone());
     let falla = |error| ErrorRecibo { recibo_id: recibo_id.clone(), empleado_nombre: empleado_nombre.clone(), error };
     let recibo = ReciboParaTimbrar::de(fila).map_err(falla)?;
-    let comprobante =
-        revisar(&recibo).and_then(|()| comprobante(empresa, registro_patronal, &recibo, fecha)).map_err(falla)?;
+    let comprobante = revisar(&recibo)
+        .and_then(|()| comprobante(catalogos, empresa, registro_patronal, &recibo, fecha))
+        .map_err(falla)?;
     let cfdi_id = timbra_store::ids::new_id();
     let xml_path =
         format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
@@ -475,7 +480,7 @@ pub async fn timbrar_periodo(
         db::por_timbrar(&mut conn, empresa_id, periodo_id).await?
     };
     let total_recibos = recibos.len();
-    let (listos, mut errores) = preparar(&empresa, registro_patronal, recibos, fecha_local).await?;
+    let (listos, mut errores) = preparar(&app.catalogos, &empresa, registro_patronal, recibos, fecha_local).await?;
     if !empresa.sandbox {
         // One stamp per receipt: the balance must cover every receipt to stamp, or none is.
         let saldo = {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use timbra_cfdi::catalogos::{self, FormaPago, SinCatalogos};
+use timbra_cfdi::catalogos::{self, FormaPago};
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::numero::Numero;
 use timbra_cfdi::pagos::{self, DoctoRelacionado, Pago, Pagos, Totales};
@@ -721,7 +721,7 @@ pub async fn preparar(
     .map_err(invalido)?;
     nuevo.serie = Some(serie.clone());
     let comprobante = nuevo.construir().map_err(invalido)?;
-    let informe = validacion::validar(&comprobante, &SinCatalogos);
+    let informe = validacion::validar(&comprobante, &*app.catalogos.indice);
     if !informe.es_valido() {
         let problems = informe
             .problemas

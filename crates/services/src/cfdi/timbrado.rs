@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use timbra_cfdi::catalogos::{
-    Exportacion, FormaPago, Impuesto, MetodoPago, ObjetoImp, SinCatalogos, TipoDeComprobante, TipoFactor, TipoRelacion,
+    Exportacion, FormaPago, Impuesto, MetodoPago, ObjetoImp, TipoDeComprobante, TipoFactor, TipoRelacion,
 };
 use timbra_cfdi::construccion::{ClaseImpuesto, NuevoComprobante, NuevoConcepto, NuevoImpuesto};
 use timbra_cfdi::{CfdiRelacionados, Comprobante, Emisor, InformacionGlobal, Receptor, validacion};
@@ -261,6 +261,7 @@ pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiErro
 /// Checks the body and builds the comprobante for `empresa` and `cliente` at local time
 /// `fecha_local` (the issuer's local time, whole seconds); every problem, from the body and from Anexo 20's rules, comes back at once.
 pub fn preparar(
+    catalogos: &dyn timbra_cfdi::catalogos::Catalogos,
     body: TimbrarBody,
     empresa: &EmpresaEmisora,
     cliente: Option<&ClienteReceptor>,
@@ -511,7 +512,7 @@ pub fn preparar(
             ApiError::fields(Code::Cfdi001, vec![FieldProblem::new(campo, mensaje)])
         }
     })?;
-    let informe = validacion::validar(&comprobante, &SinCatalogos);
+    let informe = validacion::validar(&comprobante, catalogos);
     if !informe.es_valido() {
         let problems = informe
             .problemas

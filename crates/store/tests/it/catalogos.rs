@@ -211,7 +211,7 @@ async fn importacion(test: &TestDb) {
     let db = &test.db;
     let nueva = edicion_nueva();
     let inicio = Instant::now();
-    let cambios = catalogos::importar(db, &nueva, OffsetDateTime::now_utc()).await.unwrap();
+    let cambios = catalogos::importar(db, &nueva, b"paquete", OffsetDateTime::now_utc()).await.unwrap();
     println!("{}: an import of a newer edition took {:?}", test.backend, inicio.elapsed());
     assert_eq!(cambios.catalogos.len(), 2, "{}: {cambios}", test.backend);
     let monedas = cambios.catalogo(MONEDA).unwrap();
@@ -238,7 +238,7 @@ async fn importacion(test: &TestDb) {
     drop(conn);
 
     // The same files again: nothing changes. The shipped (older) edition is not loaded over it.
-    assert!(catalogos::importar(db, &nueva, OffsetDateTime::now_utc()).await.unwrap().is_empty());
+    assert!(catalogos::importar(db, &nueva, b"paquete", OffsetDateTime::now_utc()).await.unwrap().is_empty());
     assert!(catalogos::asegurar_edicion(db, incluida(), OffsetDateTime::now_utc()).await.unwrap().is_empty());
 
     // A catalog that does not read as what it claims changes nothing at all.
@@ -247,7 +247,7 @@ async fn importacion(test: &TestDb) {
     let codigos = rota.catalogos.iter_mut().find(|c| c.id == CODIGO_POSTAL).unwrap();
     let huso = codigos.columna("huso_descripcion").unwrap();
     codigos.filas[0].valores[huso] = "Tiempo de Marte".into();
-    let error = catalogos::importar(db, &rota, OffsetDateTime::now_utc()).await.unwrap_err();
+    let error = catalogos::importar(db, &rota, b"paquete", OffsetDateTime::now_utc()).await.unwrap_err();
     assert!(matches!(error, LoadError::Catalogos(_)), "{error}");
     let estado = catalogos::estado(&mut db.conn().await.unwrap()).await.unwrap();
     assert!(estado.iter().all(|e| e.edicion == date!(2027 - 01 - 15)));

@@ -105,7 +105,7 @@ pub async fn preparar_factura(
         ),
     };
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let preparado = timbrado::preparar(body, &empresa, cliente.as_ref(), fecha_local)?;
+    let preparado = timbrado::preparar(&*app.catalogos.indice, body, &empresa, cliente.as_ref(), fecha_local)?;
     Ok(Factura { empresa, cliente, preparado, fecha_local })
 }
 

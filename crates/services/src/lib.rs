@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod catalogos;
 pub mod cfdi;
+pub mod clientes;
 pub mod config;
 pub mod context;
 pub mod error;
@@ -17,6 +18,8 @@ pub mod jobs;
 pub mod metrics;
 pub mod nomina;
 pub mod private_fs;
+pub mod productos;
 pub mod rate_limit;
+pub mod scoped;
 pub mod validate;
 pub mod webhooks;

@@ -154,9 +154,30 @@ pub fn amount(
     }
 }
 
+/// A plausible email: one `@`, something before it, a dot after it, no spaces.
+pub fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(char::is_whitespace)
+        && !domain.contains('@')
+        && email.len() <= 254
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emails() {
+        assert!(valid_email("ana@example.com"));
+        assert!(valid_email("peña@dominio.mx"));
+        for bad in ["", "ana", "ana@", "@x.com", "ana@x", "a b@x.com", "a@@x.com", "a@.com"] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn rfc_fields_name_what_is_wrong() {

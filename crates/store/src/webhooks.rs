@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 use super::scoped::ScopedTable;
 use crate::Paging;
 use crate::sql;
-use crate::{DbConn, Tx, with_limit};
+use crate::{AsExec, DbConn, Tx, with_limit};
 
 /// A stored endpoint (its secret is read only by delivery and rotation).
 #[derive(sqlx::FromRow)]
@@ -61,7 +61,7 @@ pub struct NuevoWebhook<'a> {
 }
 
 /// Registers an endpoint.
-pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn crear(conn: &mut impl AsExec, nuevo: &NuevoWebhook<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "INSERT INTO webhooks (id, empresa_id, url, events, description, secret, active, created_at, updated_at) \
@@ -80,7 +80,7 @@ pub async fn crear(conn: &mut DbConn, nuevo: &NuevoWebhook<'_>, now: OffsetDateT
 /// Replaces an endpoint's url, events, description and active flag.
 #[allow(clippy::too_many_arguments)]
 pub async fn actualizar(
-    conn: &mut DbConn,
+    conn: &mut impl AsExec,
     empresa_id: &str,
     id: &str,
     url: &str,
@@ -105,7 +105,7 @@ pub async fn actualizar(
 
 /// Replaces an endpoint's sealed secret; rows changed.
 pub async fn cambiar_secreto(
-    conn: &mut DbConn,
+    conn: &mut impl AsExec,
     empresa_id: &str,
     id: &str,
     sealed: &str,

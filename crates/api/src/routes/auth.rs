@@ -17,6 +17,7 @@ use timbra_services::auth::secrets::{
 };
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
+use timbra_services::validate;
 use timbra_store::ids;
 use timbra_store::users;
 
@@ -71,18 +72,6 @@ pub const MAX_NAME: usize = 200;
 /// Longest password, in bytes (argon2 hashes any length; this bounds the work per request).
 pub const MAX_PASSWORD_BYTES: usize = 1024;
 
-/// A plausible email: one `@`, something before it, a dot after it, no spaces.
-pub fn valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
-    !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.chars().any(char::is_whitespace)
-        && !domain.contains('@')
-        && email.len() <= 254
-}
-
 /// Creates an account.
 #[utoipa::path(post, path = "/auth/register", tag = "auth", request_body = RegisterBody,
     responses(
@@ -97,7 +86,7 @@ pub async fn register(State(app): State<AppContext>, Json(body): Json<RegisterBo
         problems.push(FieldProblem::new("name", format!("name is required, 2 to {MAX_NAME} characters")));
     }
     let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if !valid_email(&email) {
+    if !validate::valid_email(&email) {
         problems.push(FieldProblem::new("email", "a valid email address is required"));
     }
     let password = body.password.unwrap_or_default();
@@ -259,18 +248,4 @@ fn done_clearing_cookie() -> Response {
     let mut response = ok(DoneOut { done: true }).into_response();
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(CLEAR_SESSION_COOKIE));
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::valid_email;
-
-    #[test]
-    fn emails() {
-        assert!(valid_email("ana@example.com"));
-        assert!(valid_email("peña@dominio.mx"));
-        for bad in ["", "ana", "ana@", "@x.com", "ana@x", "a b@x.com", "a@@x.com", "a@.com"] {
-            assert!(!valid_email(bad), "{bad}");
-        }
-    }
 }

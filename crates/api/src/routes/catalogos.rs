@@ -13,10 +13,10 @@ use crate::envelope::{Page, Path, Query, ok, parse_paging};
 use crate::error::HttpResult;
 use crate::extract::Auth;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::check_search;
 use timbra_catalogos::buscador::{MAX_PALABRAS, palabras, plegar};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
+use timbra_services::scoped::check_search;
 
 /// A search's parameters.
 #[derive(Deserialize, IntoParams)]

@@ -12,17 +12,12 @@ use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::clientes::ListParams;
-use timbra_cfdi::tipos::{CampoTexto, Esquema};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_services::validate;
+use timbra_services::productos::{Campos, Productos};
+use timbra_services::scoped;
 use timbra_services::validate::RawAmount;
-use timbra_store::AsExec;
-use timbra_store::ids;
-use timbra_store::productos::{self, ProductoRow, Productos};
-use timbra_store::scoped;
-use timbra_store::search::like_pattern;
+use timbra_store::productos::ProductoRow;
 
 /// Product body for create (all required but `ivaRate`) and update (all optional). Amounts are
 /// JSON numbers or strings, read exactly.
@@ -82,68 +77,14 @@ impl From<ProductoRow> for ProductoOut {
     }
 }
 
-struct Valid {
-    clave_prod_serv: String,
-    clave_unidad: String,
-    descripcion: String,
-    precio_unitario: Decimal,
-    iva_rate: Decimal,
-}
-
-fn check(body: ProductoBody) -> HttpResult<Valid> {
-    let mut problems = Vec::new();
-    let clave_prod_serv = body.clave_prod_serv.map(|c| c.trim().to_owned()).unwrap_or_default();
-    // c_ClaveProdServ codes are 8 digits; membership is checked once the catalog is imported.
-    if clave_prod_serv.len() != 8 || !clave_prod_serv.chars().all(|c| c.is_ascii_digit()) {
-        problems.push(FieldProblem::new(
-            "claveProdServ",
-            "claveProdServ is the 8-digit c_ClaveProdServ code, e.g. 81112100",
-        ));
-    }
-    let clave_unidad = body.clave_unidad.map(|c| c.trim().to_owned()).unwrap_or_default();
-    if clave_unidad.is_empty() || clave_unidad.len() > 3 || !clave_unidad.chars().all(|c| c.is_ascii_alphanumeric()) {
-        problems.push(FieldProblem::new(
-            "claveUnidad",
-            "claveUnidad is the c_ClaveUnidad code, e.g. E48 (service) or H87 (piece)",
-        ));
-    }
-    let descripcion =
-        validate::sat_text(&mut problems, "descripcion", body.descripcion.as_deref(), CampoTexto::DESCRIPCION);
-    let precio_unitario =
-        validate::amount(&mut problems, "precioUnitario", body.precio_unitario.as_ref(), Esquema::IMPORTE, true)
-            .unwrap_or_default();
-    let iva_rate = match &body.iva_rate {
-        None => Some(Decimal::new(16, 2)),
-        Some(raw) => validate::amount(&mut problems, "ivaRate", Some(raw), Esquema::TASA_O_CUOTA, true),
-    };
-    // c_TasaOCuota: IVA traslado is 0, 0.08 (border stimulus) or 0.16.
-    let iva_rate = iva_rate.unwrap_or(Decimal::new(16, 2));
-    if ![Decimal::ZERO, Decimal::new(8, 2), Decimal::new(16, 2)].contains(&iva_rate) {
-        problems.push(FieldProblem::new("ivaRate", "ivaRate must be 0, 0.08 or 0.16"));
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::Producto001, problems).into());
-    }
-    Ok(Valid { clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate })
-}
-
-async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<ProductoOut> {
-    load_in(&mut app.db.conn().await?, empresa_id, id).await
-}
-
-async fn load_in(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> HttpResult<ProductoOut> {
-    let row = scoped::get::<Productos>(conn, empresa_id, id).await?;
-    Ok(row.map(ProductoOut::from).ok_or_else(|| ApiError::not_found("product"))?)
-}
-
-impl Valid {
-    fn datos(&self) -> productos::Datos<'_> {
-        productos::Datos {
-            clave_prod_serv: &self.clave_prod_serv,
-            clave_unidad: &self.clave_unidad,
-            descripcion: &self.descripcion,
-            precio_unitario: self.precio_unitario,
-            iva_rate: self.iva_rate,
+impl From<ProductoBody> for Campos {
+    fn from(body: ProductoBody) -> Self {
+        Self {
+            clave_prod_serv: body.clave_prod_serv,
+            clave_unidad: body.clave_unidad,
+            descripcion: body.descripcion,
+            precio_unitario: body.precio_unitario,
+            iva_rate: body.iva_rate,
         }
     }
 }
@@ -163,14 +104,8 @@ pub async fn create(
     Json(body): Json<ProductoBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoCreate).await?;
-    let valid = check(body)?;
-    let id = ids::new_id();
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    productos::insert(&mut tx, &empresa_id, &id, &valid.datos(), now).await?;
-    let out = load_in(&mut tx, &empresa_id, &id).await?;
-    tx.commit().await?;
-    Ok(created(out))
+    let row = scoped::create::<Productos>(&app, &empresa_id, body.into()).await?;
+    Ok(created(ProductoOut::from(row)))
 }
 
 /// Lists products, newest first, with `q` over the code and description.
@@ -188,10 +123,7 @@ pub async fn list(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    crate::routes::clientes::check_search("q", params.q.as_deref())?;
-    let pattern = like_pattern(params.q.as_deref());
-    let mut conn = app.db.conn().await?;
-    let (rows, total) = scoped::page::<Productos>(&mut conn, &empresa_id, &pattern, &paging).await?;
+    let (rows, total) = scoped::page::<Productos>(&app, &empresa_id, params.q.as_deref(), &paging).await?;
     Ok(ok(Page::new(rows.into_iter().map(ProductoOut::from).collect(), total, paging)))
 }
 
@@ -208,7 +140,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
-    Ok(ok(load(&app, &empresa_id, &id).await?))
+    Ok(ok(ProductoOut::from(scoped::get::<Productos>(&app, &empresa_id, &id).await?)))
 }
 
 /// Updates a product; fields left out keep their value (FACTURADOR or higher).
@@ -227,19 +159,8 @@ pub async fn update(
     Json(body): Json<ProductoBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoEdit).await?;
-    let current = load(&app, &empresa_id, &id).await?;
-    let valid = check(ProductoBody {
-        clave_prod_serv: body.clave_prod_serv.or(Some(current.clave_prod_serv)),
-        clave_unidad: body.clave_unidad.or(Some(current.clave_unidad)),
-        descripcion: body.descripcion.or(Some(current.descripcion)),
-        precio_unitario: body.precio_unitario.or(Some(RawAmount::from_decimal(current.precio_unitario))),
-        iva_rate: body.iva_rate.or(Some(RawAmount::from_decimal(current.iva_rate))),
-    })?;
-    let mut tx = app.db.begin().await?;
-    productos::update(&mut tx, &empresa_id, &id, &valid.datos(), app.clock.now()).await?;
-    let out = load_in(&mut tx, &empresa_id, &id).await?;
-    tx.commit().await?;
-    Ok(ok(out))
+    let row = scoped::update::<Productos>(&app, &empresa_id, &id, body.into()).await?;
+    Ok(ok(ProductoOut::from(row)))
 }
 
 /// Deletes a product (CONTADOR or higher).
@@ -256,10 +177,6 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
-    let mut tx = app.db.begin().await?;
-    if !scoped::delete::<Productos>(&mut tx, &empresa_id, &id, app.clock.now()).await? {
-        return Err(ApiError::not_found("product").into());
-    }
-    tx.commit().await?;
+    scoped::delete::<Productos>(&app, &empresa_id, &id).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

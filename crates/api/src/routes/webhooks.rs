@@ -14,13 +14,9 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_services::events::payloads::Ping;
-use timbra_services::events::{self, Event, EventType};
-use timbra_services::webhooks;
-use timbra_store::ids;
-use timbra_store::scoped;
-use timbra_store::webhooks::{self as webhooks_db, DeliveryRow, WebhookRow, Webhooks};
+use timbra_services::scoped;
+use timbra_services::webhooks::endpoints::{self, Endpoints, Fields};
+use timbra_store::webhooks::{DeliveryRow, WebhookRow};
 
 /// Webhook body for create (`url` required) and update (all optional).
 #[derive(Deserialize, ToSchema, Default)]
@@ -137,71 +133,10 @@ pub struct ListParams {
     pub page_size: Option<i64>,
 }
 
-struct Valid {
-    url: Option<String>,
-    events: Option<Option<String>>,
-    description: Option<Option<String>>,
-}
-
-/// Checks the fields present; `create` requires `url`.
-async fn check(app: &AppContext, body: &WebhookBody, create: bool) -> HttpResult<Valid> {
-    let mut problems = Vec::new();
-    let url = match body.url.as_deref() {
-        Some(raw) => match webhooks::check_url(raw, app.config.webhooks.allow_private).await {
-            Ok(url) => Some(url.to_string()),
-            Err(message) => {
-                problems.push(FieldProblem::new("url", message));
-                None
-            }
-        },
-        None if create => {
-            problems.push(FieldProblem::new("url", "url is required: the https:// address that receives events"));
-            None
-        }
-        None => None,
-    };
-    let events = body.events.as_ref().map(|names| {
-        for (index, name) in names.iter().enumerate() {
-            if EventType::parse(name).is_none_or(|event| event == EventType::WebhookPing) {
-                let known: Vec<&str> = EventType::ALL
-                    .iter()
-                    .filter(|event| **event != EventType::WebhookPing)
-                    .map(|event| event.as_str())
-                    .collect();
-                problems.push(FieldProblem::new(
-                    format!("events[{index}]"),
-                    format!("{name:?} is not an event type; use one of: {}", known.join(", ")),
-                ));
-            }
-        }
-        let mut names = names.clone();
-        names.sort();
-        names.dedup();
-        (!names.is_empty()).then(|| serde_json::Value::from(names).to_string())
-    });
-    let description = body.description.as_ref().map(|text| {
-        let text = text.trim();
-        if text.chars().count() > 500 {
-            problems.push(FieldProblem::new("description", "description is at most 500 characters"));
-        }
-        (!text.is_empty()).then(|| text.to_owned())
-    });
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::Webhook001, problems).into());
+impl From<WebhookBody> for Fields {
+    fn from(body: WebhookBody) -> Self {
+        Self { url: body.url, events: body.events, description: body.description, active: body.active }
     }
-    Ok(Valid { url, events, description })
-}
-
-async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<WebhookOut> {
-    let mut conn = app.db.conn().await?;
-    let row = scoped::get::<Webhooks>(&mut conn, empresa_id, id).await?;
-    Ok(row.map(WebhookOut::from).ok_or_else(|| ApiError::not_found("webhook"))?)
-}
-
-async fn load_delivery(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<DeliveryOut> {
-    let mut conn = app.db.conn().await?;
-    let row = webhooks_db::entrega(&mut conn, empresa_id, id).await?;
-    Ok(row.map(DeliveryOut::from).ok_or_else(|| ApiError::not_found("delivery"))?)
 }
 
 /// Registers an endpoint; the answer carries the secret, shown only this once.
@@ -219,25 +154,8 @@ pub async fn create(
     Json(body): Json<WebhookBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let valid = check(&app, &body, true).await?;
-    let id = ids::new_id();
-    let secret = webhooks::new_secret();
-    let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let nuevo = webhooks_db::NuevoWebhook {
-        id: &id,
-        empresa_id: &empresa_id,
-        url: valid.url.as_deref().unwrap_or_default(),
-        events: valid.events.as_ref().and_then(Option::as_deref),
-        description: valid.description.as_ref().and_then(Option::as_deref),
-        secret: &stored,
-        active: body.active.unwrap_or(true),
-    };
-    webhooks_db::crear(&mut conn, &nuevo, now).await?;
-    drop(conn);
-    let webhook = load(&app, &empresa_id, &id).await?;
-    Ok(created(WebhookWithSecret { webhook, secret }))
+    let (row, secret) = endpoints::create(&app, &empresa_id, body.into()).await?;
+    Ok(created(WebhookWithSecret { webhook: row.into(), secret }))
 }
 
 /// Lists the company's endpoints, newest first.
@@ -255,9 +173,8 @@ pub async fn list(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let mut conn = app.db.conn().await?;
-    // Endpoints are not searched: the pattern that matches everything.
-    let (rows, total) = scoped::page::<Webhooks>(&mut conn, &empresa_id, "%%", &paging).await?;
+    // Endpoints are not searched.
+    let (rows, total) = scoped::page::<Endpoints>(&app, &empresa_id, None, &paging).await?;
     Ok(ok(Page::new(rows.into_iter().map(WebhookOut::from).collect(), total, paging)))
 }
 
@@ -275,7 +192,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    Ok(ok(load(&app, &empresa_id, &id).await?))
+    Ok(ok(WebhookOut::from(scoped::get::<Endpoints>(&app, &empresa_id, &id).await?)))
 }
 
 /// Changes url, events, description or active; fields left out keep their value.
@@ -295,29 +212,7 @@ pub async fn update(
     Json(body): Json<WebhookBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let current = load(&app, &empresa_id, &id).await?;
-    let valid = check(&app, &body, false).await?;
-    let events = match valid.events {
-        Some(events) => events,
-        None => current.events.map(|names| serde_json::Value::from(names).to_string()),
-    };
-    let description = valid.description.unwrap_or(current.description);
-    let mut conn = app.db.conn().await?;
-    let url = valid.url.unwrap_or(current.url);
-    let active = body.active.unwrap_or(current.active);
-    webhooks_db::actualizar(
-        &mut conn,
-        &empresa_id,
-        &id,
-        &url,
-        events.as_deref(),
-        description.as_deref(),
-        active,
-        app.clock.now(),
-    )
-    .await?;
-    drop(conn);
-    Ok(ok(load(&app, &empresa_id, &id).await?))
+    Ok(ok(WebhookOut::from(endpoints::update(&app, &empresa_id, &id, body.into()).await?)))
 }
 
 /// Deletes an endpoint; its pending deliveries are not attempted again.
@@ -334,10 +229,7 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let mut conn = app.db.conn().await?;
-    if !scoped::delete::<Webhooks>(&mut conn, &empresa_id, &id, app.clock.now()).await? {
-        return Err(ApiError::not_found("webhook").into());
-    }
+    scoped::delete::<Endpoints>(&app, &empresa_id, &id).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }
 
@@ -356,16 +248,8 @@ pub async fn rotate_secret(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let secret = webhooks::new_secret();
-    let stored = webhooks::seal_secret(app.cfdi.master()?, &id, &secret).map_err(|e| ApiError::internal("seal", e))?;
-    let mut conn = app.db.conn().await?;
-    let changed = webhooks_db::cambiar_secreto(&mut conn, &empresa_id, &id, &stored, app.clock.now()).await?;
-    if changed == 0 {
-        return Err(ApiError::not_found("webhook").into());
-    }
-    drop(conn);
-    let webhook = load(&app, &empresa_id, &id).await?;
-    Ok(ok(WebhookWithSecret { webhook, secret }))
+    let (row, secret) = endpoints::rotate_secret(&app, &empresa_id, &id).await?;
+    Ok(ok(WebhookWithSecret { webhook: row.into(), secret }))
 }
 
 /// Sends a `webhook.ping` event to this endpoint only (even when paused); see its delivery in
@@ -384,14 +268,7 @@ pub async fn test(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let webhook = load(&app, &empresa_id, &id).await?;
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    let ping = Ping { webhook_id: webhook.id.clone(), message: "test event from timbra".into() };
-    let event_id = events::record(&mut tx, now, &empresa_id, &Event::WebhookPing(ping)).await?;
-    let delivery_id = events::deliver(&mut tx, now, &empresa_id, &webhook.id, &event_id).await?;
-    tx.commit().await?;
-    Ok(created(load_delivery(&app, &empresa_id, &delivery_id).await?))
+    Ok(created(DeliveryOut::from(endpoints::ping(&app, &empresa_id, &id).await?)))
 }
 
 /// The delivery log of an endpoint, newest first: status, response code, latency, attempts and
@@ -413,9 +290,7 @@ pub async fn deliveries(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    load(&app, &empresa_id, &id).await?;
-    let mut conn = app.db.conn().await?;
-    let (items, total) = webhooks_db::entregas(&mut conn, &empresa_id, &id, &paging).await?;
+    let (items, total) = endpoints::deliveries(&app, &empresa_id, &id, &paging).await?;
     Ok(ok(Page::new(items.into_iter().map(DeliveryOut::from).collect(), total, paging)))
 }
 
@@ -434,11 +309,5 @@ pub async fn redeliver(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let original = load_delivery(&app, &empresa_id, &id).await?;
-    load(&app, &empresa_id, &original.webhook_id).await?;
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    let delivery_id = events::deliver(&mut tx, now, &empresa_id, &original.webhook_id, &original.event_id).await?;
-    tx.commit().await?;
-    Ok(created(load_delivery(&app, &empresa_id, &delivery_id).await?))
+    Ok(created(DeliveryOut::from(endpoints::redeliver(&app, &empresa_id, &id).await?)))
 }

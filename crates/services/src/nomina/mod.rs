@@ -8,6 +8,7 @@
 //! and PENDIENTE receipts; once one is stamped the period cannot be recalculated (NOMINA_003).
 
 pub mod calculo;
+pub mod empleados;
 pub mod recibo;
 
 use rust_decimal::Decimal;

@@ -1,6 +1,7 @@
 //! Webhook endpoints: which URLs may be called, secrets and the signature.
 
 pub mod delivery;
+pub mod endpoints;
 
 use std::net::IpAddr;
 use std::time::Duration;

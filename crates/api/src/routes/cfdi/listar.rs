@@ -206,7 +206,7 @@ pub async fn list(
         return Err(ApiError::new(Code::Request001, format!("limit must be between 1 and {MAX_LIMIT}")).into());
     }
     let offset = crate::envelope::rows_before(page, limit)?;
-    crate::routes::clientes::check_search("search", params.search.as_deref())?;
+    timbra_services::scoped::check_search("search", params.search.as_deref())?;
     let mut filtro = Filtro::default();
     if let Some(tipo) = params.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty()) {
         match tipo.as_str() {

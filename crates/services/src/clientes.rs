@@ -1,0 +1,146 @@
+//! Customers (clientes) of a company: their rules over the shared CRUD of [`crate::scoped`].
+
+use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
+use timbra_cfdi::tipos::CampoTexto;
+use timbra_store::clientes::{self, ClienteRow};
+use timbra_store::{DbResult, Tx};
+use time::OffsetDateTime;
+
+use crate::context::AppContext;
+use crate::error::{ApiError, Code, FieldProblem};
+use crate::scoped::Resource;
+use crate::validate;
+
+/// A customer's fields as sent: all required on create but `uso_cfdi` and `email`; on update
+/// what is left out keeps its value.
+#[derive(Default)]
+pub struct Campos {
+    /// RFC, unique in the company (except the generic ones).
+    pub rfc: Option<String>,
+    /// Legal name.
+    pub razon_social: Option<String>,
+    /// c_RegimenFiscal.
+    pub regimen_fiscal: Option<String>,
+    /// DomicilioFiscalReceptor.
+    pub codigo_postal: Option<String>,
+    /// c_UsoCFDI, default G03.
+    pub uso_cfdi: Option<String>,
+    /// Where invoices are sent.
+    pub email: Option<String>,
+}
+
+/// A customer's fields, checked.
+pub struct Valid {
+    rfc: String,
+    razon_social: String,
+    regimen_fiscal: String,
+    codigo_postal: String,
+    uso_cfdi: String,
+    email: Option<String>,
+}
+
+impl Valid {
+    fn datos(&self) -> clientes::Datos<'_> {
+        clientes::Datos {
+            rfc: &self.rfc,
+            razon_social: &self.razon_social,
+            regimen_fiscal: &self.regimen_fiscal,
+            codigo_postal: &self.codigo_postal,
+            uso_cfdi: &self.uso_cfdi,
+            email: self.email.as_deref(),
+        }
+    }
+}
+
+/// CLIENTE_001 with every field problem.
+pub fn check(campos: Campos) -> Result<Valid, ApiError> {
+    let mut problems = Vec::new();
+    let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", campos.rfc.as_deref());
+    let razon_social =
+        validate::sat_text(&mut problems, "razonSocial", campos.razon_social.as_deref(), CampoTexto::NOMBRE);
+    let regimen_fiscal =
+        validate::regimen_fiscal(&mut problems, "regimenFiscal", campos.regimen_fiscal.as_deref(), persona);
+    let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", campos.codigo_postal.as_deref());
+    let uso_cfdi = campos.uso_cfdi.map(|u| u.trim().to_uppercase()).unwrap_or_else(|| "G03".into());
+    // Anexo 20, c_UsoCFDI: each use lists the receiver régimenes it is valid with.
+    match compatibilidad_uso_regimen(&uso_cfdi, &regimen_fiscal) {
+        CompatibilidadUso::UsoDesconocido => {
+            problems.push(FieldProblem::new("usoCfdi", format!("{uso_cfdi:?} is not a use of SAT's catalog c_UsoCFDI")))
+        }
+        CompatibilidadUso::Incompatible { sugeridos } => {
+            let allowed: Vec<&str> = sugeridos.iter().map(|uso| uso.codigo()).collect();
+            problems.push(FieldProblem::new(
+                "usoCfdi",
+                format!(
+                    "uso {uso_cfdi} is not allowed with régimen {regimen_fiscal}; use one of: {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        // An unknown régimen is already reported on its own field.
+        CompatibilidadUso::RegimenDesconocido | CompatibilidadUso::Compatible => {}
+    }
+    if let Some(uso) = UsoCfdi::desde_codigo(&uso_cfdi) {
+        match persona {
+            Some(validate::Persona::Moral) if !uso.aplica_moral() => {
+                problems.push(FieldProblem::new("usoCfdi", format!("uso {uso_cfdi} applies only to personas físicas")))
+            }
+            Some(validate::Persona::Fisica) if !uso.aplica_fisica() => {
+                problems.push(FieldProblem::new("usoCfdi", format!("uso {uso_cfdi} applies only to personas morales")))
+            }
+            _ => {}
+        }
+    }
+    let email = campos.email.map(|e| e.trim().to_owned()).filter(|e| !e.is_empty());
+    if let Some(email) = &email
+        && !validate::valid_email(email)
+    {
+        problems.push(FieldProblem::new("email", "email is not a valid address"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Cliente001, problems));
+    }
+    Ok(Valid { rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email })
+}
+
+/// The customers, for [`crate::scoped`].
+pub struct Clientes;
+
+impl Resource for Clientes {
+    type Table = clientes::Clientes;
+    type Fields = Campos;
+    type Valid = Valid;
+    const NOUN: &'static str = "customer";
+    // A stamp reads its receiver from the customer (`cfdi::contexto`).
+    const READ_BY_STAMPS: bool = true;
+
+    async fn check(_app: &AppContext, campos: Campos, current: Option<ClienteRow>) -> Result<Valid, ApiError> {
+        let campos = match current {
+            None => campos,
+            Some(current) => Campos {
+                rfc: campos.rfc.or(Some(current.rfc)),
+                razon_social: campos.razon_social.or(Some(current.razon_social)),
+                regimen_fiscal: campos.regimen_fiscal.or(Some(current.regimen_fiscal)),
+                codigo_postal: campos.codigo_postal.or(Some(current.codigo_postal)),
+                uso_cfdi: campos.uso_cfdi.or(Some(current.uso_cfdi)),
+                email: campos.email.or(current.email),
+            },
+        };
+        check(campos)
+    }
+
+    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+        clientes::insert(tx, empresa_id, id, &valid.datos(), now).await
+    }
+
+    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+        clientes::update(tx, empresa_id, id, &valid.datos(), now).await
+    }
+
+    fn duplicate(valid: &Valid) -> Option<ApiError> {
+        Some(ApiError::new(
+            Code::Cliente002,
+            format!("a customer with RFC {} already exists in this company", valid.rfc),
+        ))
+    }
+}

@@ -1,0 +1,119 @@
+//! Products (productos) of a company: their rules over the shared CRUD of [`crate::scoped`].
+
+use rust_decimal::Decimal;
+use timbra_cfdi::tipos::{CampoTexto, Esquema};
+use timbra_store::productos::{self, ProductoRow};
+use timbra_store::{DbResult, Tx};
+use time::OffsetDateTime;
+
+use crate::context::AppContext;
+use crate::error::{ApiError, Code, FieldProblem};
+use crate::scoped::Resource;
+use crate::validate::{self, RawAmount};
+
+/// A product's fields as sent: all required on create but `iva_rate`; on update what is left
+/// out keeps its value.
+#[derive(Default)]
+pub struct Campos {
+    /// c_ClaveProdServ, 8 digits.
+    pub clave_prod_serv: Option<String>,
+    /// c_ClaveUnidad.
+    pub clave_unidad: Option<String>,
+    /// Description printed on the invoice.
+    pub descripcion: Option<String>,
+    /// Unit price in MXN, as sent.
+    pub precio_unitario: Option<RawAmount>,
+    /// VAT rate, default 0.16, as sent.
+    pub iva_rate: Option<RawAmount>,
+}
+
+/// A product's fields, checked.
+pub struct Valid {
+    clave_prod_serv: String,
+    clave_unidad: String,
+    descripcion: String,
+    precio_unitario: Decimal,
+    iva_rate: Decimal,
+}
+
+impl Valid {
+    fn datos(&self) -> productos::Datos<'_> {
+        productos::Datos {
+            clave_prod_serv: &self.clave_prod_serv,
+            clave_unidad: &self.clave_unidad,
+            descripcion: &self.descripcion,
+            precio_unitario: self.precio_unitario,
+            iva_rate: self.iva_rate,
+        }
+    }
+}
+
+/// PRODUCTO_001 with every field problem.
+pub fn check(campos: Campos) -> Result<Valid, ApiError> {
+    let mut problems = Vec::new();
+    let clave_prod_serv = campos.clave_prod_serv.map(|c| c.trim().to_owned()).unwrap_or_default();
+    // c_ClaveProdServ codes are 8 digits; membership is checked once the catalog is imported.
+    if clave_prod_serv.len() != 8 || !clave_prod_serv.chars().all(|c| c.is_ascii_digit()) {
+        problems.push(FieldProblem::new(
+            "claveProdServ",
+            "claveProdServ is the 8-digit c_ClaveProdServ code, e.g. 81112100",
+        ));
+    }
+    let clave_unidad = campos.clave_unidad.map(|c| c.trim().to_owned()).unwrap_or_default();
+    if clave_unidad.is_empty() || clave_unidad.len() > 3 || !clave_unidad.chars().all(|c| c.is_ascii_alphanumeric()) {
+        problems.push(FieldProblem::new(
+            "claveUnidad",
+            "claveUnidad is the c_ClaveUnidad code, e.g. E48 (service) or H87 (piece)",
+        ));
+    }
+    let descripcion =
+        validate::sat_text(&mut problems, "descripcion", campos.descripcion.as_deref(), CampoTexto::DESCRIPCION);
+    let precio_unitario =
+        validate::amount(&mut problems, "precioUnitario", campos.precio_unitario.as_ref(), Esquema::IMPORTE, true)
+            .unwrap_or_default();
+    let iva_rate = match &campos.iva_rate {
+        None => Some(Decimal::new(16, 2)),
+        Some(raw) => validate::amount(&mut problems, "ivaRate", Some(raw), Esquema::TASA_O_CUOTA, true),
+    };
+    // c_TasaOCuota: IVA traslado is 0, 0.08 (border stimulus) or 0.16.
+    let iva_rate = iva_rate.unwrap_or(Decimal::new(16, 2));
+    if ![Decimal::ZERO, Decimal::new(8, 2), Decimal::new(16, 2)].contains(&iva_rate) {
+        problems.push(FieldProblem::new("ivaRate", "ivaRate must be 0, 0.08 or 0.16"));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Producto001, problems));
+    }
+    Ok(Valid { clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate })
+}
+
+/// The products, for [`crate::scoped`].
+pub struct Productos;
+
+impl Resource for Productos {
+    type Table = productos::Productos;
+    type Fields = Campos;
+    type Valid = Valid;
+    const NOUN: &'static str = "product";
+
+    async fn check(_app: &AppContext, campos: Campos, current: Option<ProductoRow>) -> Result<Valid, ApiError> {
+        let campos = match current {
+            None => campos,
+            Some(current) => Campos {
+                clave_prod_serv: campos.clave_prod_serv.or(Some(current.clave_prod_serv)),
+                clave_unidad: campos.clave_unidad.or(Some(current.clave_unidad)),
+                descripcion: campos.descripcion.or(Some(current.descripcion)),
+                precio_unitario: campos.precio_unitario.or(Some(RawAmount::from_decimal(current.precio_unitario.0))),
+                iva_rate: campos.iva_rate.or(Some(RawAmount::from_decimal(current.iva_rate.0))),
+            },
+        };
+        check(campos)
+    }
+
+    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+        productos::insert(tx, empresa_id, id, &valid.datos(), now).await
+    }
+
+    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+        productos::update(tx, empresa_id, id, &valid.datos(), now).await
+    }
+}

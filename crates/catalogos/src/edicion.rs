@@ -49,6 +49,12 @@ impl Edicion {
     /// The edition's date is `fecha`, else the `edicion.txt` file of the folder (`2026-08-06`),
     /// else the newest date any row carries (the edition is at least that recent).
     pub fn leer_directorio(dir: &Path, fecha: Option<Date>) -> Resultado<Edicion> {
+        Ok(Self::leer_directorio_y_archivos(dir, fecha)?.0)
+    }
+
+    /// [`Edicion::leer_directorio`], with the files it read (id, CSV text), for a caller that
+    /// also keeps them (`timbra catalogos importar` stores them as the edition's data file).
+    pub fn leer_directorio_y_archivos(dir: &Path, fecha: Option<Date>) -> Resultado<(Edicion, Vec<(String, String)>)> {
         let archivos = archivos_csv(dir)?;
         if archivos.is_empty() {
             return Err(Error::Directorio(format!(
@@ -68,7 +74,7 @@ impl Edicion {
                 Error::Directorio(format!("{}: no date in the files; give the edition's date", dir.display()))
             })?;
         }
-        Ok(edicion)
+        Ok((edicion, archivos))
     }
 
     /// Catalog `id` (`cfdi40/c_Moneda`).

@@ -48,8 +48,8 @@ async fn importar(config: &Config, db: &timbra_store::Db, dir: PathBuf, edicion:
         ),
         None => None,
     };
-    let leida = Edicion::leer_directorio(&dir, fecha).map_err(|error| anyhow::anyhow!("{}: {error}", dir.display()))?;
-    let archivos = timbra_catalogos::edicion::archivos_csv(&dir)?;
+    let (leida, archivos) = Edicion::leer_directorio_y_archivos(&dir, fecha)
+        .map_err(|error| anyhow::anyhow!("{}: {error}", dir.display()))?;
     let datos = paquete::escribir(leida.fecha, &archivos)?;
     // Validation must be able to hold it: read it as an instance will at start.
     CatalogosSat::de(&leida, timbra_services::catalogos::Origen::Importada)?;
@@ -77,10 +77,8 @@ async fn importar(config: &Config, db: &timbra_store::Db, dir: PathBuf, edicion:
 }
 
 async fn estado(db: &timbra_store::Db) -> anyhow::Result<()> {
-    let catalogos = timbra_services::catalogos::cargar(db).await;
-    let edicion = catalogos.edicion.map_or_else(|| "ninguna".to_owned(), |fecha| fecha.to_string());
-    println!("edición en uso: {edicion} ({})", catalogos.origen.as_str());
-    let en_uso = timbra_services::catalogos::edicion_en_uso(db).await?;
+    let (en_uso, origen) = timbra_services::catalogos::edicion_en_uso(db).await?;
+    println!("edición en uso: {} ({})", en_uso.fecha, origen.as_str());
     for catalogo in &en_uso.catalogos {
         println!("{:<40} {:>8} filas", catalogo.id, catalogo.filas.len());
     }

@@ -166,11 +166,11 @@ async fn edicion_importada(db: &Db, incluida: Option<Date>) -> anyhow::Result<Op
     Ok(Some(Edicion::desde_archivos(fecha, &archivos)?))
 }
 
-/// The whole edition [`cargar`] holds (for `timbra catalogos estado`).
-pub async fn edicion_en_uso(db: &Db) -> anyhow::Result<Edicion> {
+/// The whole edition [`cargar`] holds, and where it came from (for `timbra catalogos estado`).
+pub async fn edicion_en_uso(db: &Db) -> anyhow::Result<(Edicion, Origen)> {
     let incluida = Edicion::fecha_incluida().ok();
     match edicion_importada(db, incluida).await? {
-        Some(edicion) => Ok(edicion),
-        None => Ok(Edicion::incluida()?),
+        Some(edicion) => Ok((edicion, Origen::Importada)),
+        None => Ok((Edicion::incluida()?, Origen::Incluida)),
     }
 }

@@ -83,8 +83,20 @@ pub fn isr_tarifa(tarifa: &VigenciaTarifa, tabla: TablaIsr, base: Decimal) -> Ca
     CalculoIsr { tramo, excedente, marginal, isr: tramo.cuota_fija + marginal }
 }
 
+/// The tariff function unrounded, `cuota fija + (base − límite inferior) × tasa`: the `f(x)`
+/// of the extraordinary-payment methods (Art. 96 LISR, Art. 174 RLISR) and of the separation
+/// rate (Art. 96 last paragraphs), whose steps keep full precision
+/// (PAYROLL_EXTRAS_2026.md §0.3). Zero for a base of zero or less.
+pub fn isr_exacto(tarifa: &VigenciaTarifa, tabla: TablaIsr, base: Decimal) -> Decimal {
+    if base <= Decimal::ZERO {
+        return Decimal::ZERO;
+    }
+    let tramo = tarifa.tramo_para(tabla, base);
+    tramo.cuota_fija + (base - tramo.limite_inferior).max(Decimal::ZERO) * tramo.porcentaje / dec!(100)
+}
+
 /// IMSS worker rates (cuotas obreras), LSS.
-mod tasas {
+pub(crate) mod tasas {
     use rust_decimal::Decimal;
     use rust_decimal_macros::dec;
     /// Art. 106 fr. II LSS: EyM prestaciones en especie, worker 0.40 % of SBC above 3 UMA.

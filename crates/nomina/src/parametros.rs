@@ -100,6 +100,23 @@ pub static TARIFA_DIARIA_2023: [Tramo; 11] = [
     ultimo(dec!(12367.63), dec!(3878.69), dec!(35.00)),
 ];
 
+/// Annual tariff 2026, Art. 152 LISR (Anexo 8 RMF 2026), used by the employer's annual
+/// adjustment (Art. 97 LISR). It is the primary table: the monthly one is it ÷ 12, rounded.
+/// PAYROLL_EXTRAS_2026.md §4.2 (elcontribuyente.mx, idconline.mx 2025-12-30), confidence H.
+pub static TARIFA_ANUAL_2026: [Tramo; 11] = [
+    tramo(dec!(0.01), dec!(10135.11), dec!(0.00), dec!(1.92)),
+    tramo(dec!(10135.12), dec!(86022.11), dec!(194.59), dec!(6.40)),
+    tramo(dec!(86022.12), dec!(151176.19), dec!(5051.37), dec!(10.88)),
+    tramo(dec!(151176.20), dec!(175735.66), dec!(12140.13), dec!(16.00)),
+    tramo(dec!(175735.67), dec!(210403.69), dec!(16069.64), dec!(17.92)),
+    tramo(dec!(210403.70), dec!(424353.97), dec!(22282.14), dec!(21.36)),
+    tramo(dec!(424353.98), dec!(668840.14), dec!(67981.92), dec!(23.52)),
+    tramo(dec!(668840.15), dec!(1276925.98), dec!(125485.07), dec!(30.00)),
+    tramo(dec!(1276925.99), dec!(1702567.97), dec!(307910.81), dec!(32.00)),
+    tramo(dec!(1702567.98), dec!(5107703.92), dec!(444116.23), dec!(34.00)),
+    ultimo(dec!(5107703.93), dec!(1601862.46), dec!(35.00)),
+];
+
 /// An Art. 96 LISR tariff edition: the monthly and the daily table of one Anexo 8.
 #[derive(Debug, Clone, Copy)]
 pub struct VigenciaTarifa {
@@ -114,6 +131,9 @@ pub struct VigenciaTarifa {
     pub mensual: &'static [Tramo],
     /// Daily tariff (period tariffs are derived from it).
     pub diaria: &'static [Tramo],
+    /// Annual tariff (Art. 152 LISR) for the annual adjustment; `None` where the brief only
+    /// gives part of it (2023–2025: first and last rows only, PAYROLL_EXTRAS_2026.md §4.2).
+    pub anual: Option<&'static [Tramo]>,
 }
 
 /// Unidad de Medida y Actualización in force for a range of dates.
@@ -163,6 +183,7 @@ pub static TARIFAS: &[VigenciaTarifa] = &[
         fuente: "Anexo 8 RMF 2023 (en vigor 2023-2025)",
         mensual: &TARIFA_MENSUAL_2023,
         diaria: &TARIFA_DIARIA_2023,
+        anual: None,
     },
     VigenciaTarifa {
         desde: date!(2026 - 01 - 01),
@@ -170,6 +191,7 @@ pub static TARIFAS: &[VigenciaTarifa] = &[
         fuente: "Anexo 8 RMF 2026",
         mensual: &TARIFA_MENSUAL_2026,
         diaria: &TARIFA_DIARIA_2026,
+        anual: Some(&TARIFA_ANUAL_2026),
     },
 ];
 
@@ -336,6 +358,9 @@ pub enum TablaIsr {
     /// The daily tariff multiplied by this many days (Anexo 8 prints 7, 10 and 15; 14 and
     /// partial periods use the same rule).
     Dias(Decimal),
+    /// The annual tariff of Art. 152 LISR (annual adjustment, Art. 97). Empty for an edition
+    /// without one (see [`VigenciaTarifa::anual`]).
+    Anual,
 }
 
 impl TablaIsr {
@@ -344,6 +369,7 @@ impl TablaIsr {
         match self {
             Self::Mensual => "mensual".to_owned(),
             Self::Dias(dias) => format!("diaria x {}", dias.normalize()),
+            Self::Anual => "anual".to_owned(),
         }
     }
 }
@@ -356,6 +382,7 @@ impl VigenciaTarifa {
     pub fn fila(&self, tabla: TablaIsr, indice: usize) -> Option<Tramo> {
         match tabla {
             TablaIsr::Mensual => self.mensual.get(indice).copied(),
+            TablaIsr::Anual => self.anual?.get(indice).copied(),
             TablaIsr::Dias(dias) => {
                 let base = self.diaria.get(indice)?;
                 let limite_inferior = match indice.checked_sub(1) {
@@ -514,7 +541,7 @@ mod tests {
     #[test]
     fn tablas_contiguas() {
         for vigencia in TARIFAS {
-            for tabla in [vigencia.mensual, vigencia.diaria] {
+            for tabla in [vigencia.mensual, vigencia.diaria].into_iter().chain(vigencia.anual) {
                 assert_eq!(tabla.len(), 11);
                 for par in tabla.windows(2) {
                     assert_eq!(par[0].limite_superior.map(|s| s + dec!(0.01)), Some(par[1].limite_inferior));
@@ -522,6 +549,22 @@ mod tests {
                 assert!(tabla[tabla.len() - 1].limite_superior.is_none());
             }
         }
+    }
+
+    // The monthly 2026 table is the annual ÷ 12, rounded; the SAT prints the row-6 cuota
+    // 1,856.84 for 1,856.845 (PAYROLL_2026.md §1.1, PAYROLL_EXTRAS_2026.md §4.2).
+    #[test]
+    fn mensual_2026_es_anual_entre_12() {
+        for (a, m) in TARIFA_ANUAL_2026.iter().zip(&TARIFA_MENSUAL_2026) {
+            if let (Some(asup), Some(msup)) = (a.limite_superior, m.limite_superior) {
+                assert_eq!(msup, redondear(asup / dec!(12)));
+            }
+            let cuota = a.cuota_fija / dec!(12);
+            assert!((m.cuota_fija - cuota).abs() <= dec!(0.005), "{cuota}");
+            assert_eq!(a.porcentaje, m.porcentaje);
+        }
+        assert_eq!(t2026().tabla(TablaIsr::Anual).len(), 11);
+        assert!(TARIFAS[0].tabla(TablaIsr::Anual).is_empty());
     }
 
     // UMA monthly = round2(daily × 30.4) (§0).

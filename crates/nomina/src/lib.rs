@@ -30,10 +30,13 @@
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
+pub mod aguinaldo;
+pub mod antiguedad;
 pub mod calculo;
 pub mod catalogos;
 pub mod entrada;
 pub mod identificadores;
+pub mod isr_extraordinario;
 pub mod parametros;
 pub mod periodo;
 pub mod resultado;

@@ -39,6 +39,7 @@ pub mod identificadores;
 pub mod isr_extraordinario;
 pub mod parametros;
 pub mod periodo;
+pub mod ptu;
 pub mod resultado;
 
 pub use calculo::{calcular, calcular_con_parametros, calcular_lote, calcular_solicitud};

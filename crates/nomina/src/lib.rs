@@ -35,6 +35,7 @@ pub mod antiguedad;
 pub mod calculo;
 pub mod catalogos;
 pub mod entrada;
+pub mod finiquito;
 pub mod identificadores;
 pub mod isr_extraordinario;
 pub mod parametros;

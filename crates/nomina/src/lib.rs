@@ -31,6 +31,7 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 
 pub mod aguinaldo;
+pub mod ajuste_anual;
 pub mod antiguedad;
 pub mod calculo;
 pub mod catalogos;

@@ -38,6 +38,7 @@ pub mod catalogos;
 pub mod entrada;
 pub mod finiquito;
 pub mod identificadores;
+pub mod imss_patronal;
 pub mod isr_extraordinario;
 pub mod parametros;
 pub mod periodo;

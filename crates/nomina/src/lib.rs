@@ -32,18 +32,21 @@ use rust_decimal::{Decimal, RoundingStrategy};
 
 pub mod aguinaldo;
 pub mod ajuste_anual;
+pub mod ancho_fijo;
 pub mod antiguedad;
 pub mod calculo;
 pub mod catalogos;
 pub mod entrada;
 pub mod finiquito;
 pub mod identificadores;
+pub mod idse;
 pub mod imss_patronal;
 pub mod isr_extraordinario;
 pub mod parametros;
 pub mod periodo;
 pub mod ptu;
 pub mod resultado;
+pub mod sua;
 
 pub use calculo::{calcular, calcular_con_parametros, calcular_lote, calcular_solicitud};
 pub use entrada::{

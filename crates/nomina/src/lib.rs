@@ -9,6 +9,18 @@
 //! * Art. 93 LISR exempt parts of aguinaldo, PTU, prima vacacional, prima dominical and
 //!   overtime.
 //!
+//! Through the year (issue 35; rules and figures in `shared/ref/PAYROLL_EXTRAS_2026.md`):
+//!
+//! * [`aguinaldo`]: LFT Art. 87, 30 UMA exemption, ISR by ART96 or RLISR174
+//!   ([`isr_extraordinario`]);
+//! * [`ptu`]: LFT Arts. 123–127 distribution, 15 UMA exemption;
+//! * [`finiquito`]: finiquito and liquidación by motivo, Art. 93 XIII / 96 LISR separation tax
+//!   and the Nómina 1.2 `SeparacionIndemnizacion` values;
+//! * [`ajuste_anual`]: Art. 97 LISR annual adjustment with the Art. 152 annual tariff;
+//! * [`imss_patronal`]: employer and worker IMSS/INFONAVIT dues of a month per branch;
+//! * [`sua`] and [`idse`]: the SUA import files and the IDSE batch file ([`ancho_fijo`]);
+//! * [`antiguedad`]: the day counts, years of service and vacation table they share.
+//!
 //! Pure: no I/O, no clock. The payment date is always an argument.
 //!
 //! ```

@@ -835,3 +835,19 @@ impl<T> Presente<T> for Option<Option<T>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valores_de_texto_o_numero_sin_pasar_por_flotantes() {
+        let leer = |json: &str| serde_json::from_str::<Valor>(json).map(|valor| valor.0);
+        assert_eq!(leer("\"01\"").unwrap(), "01");
+        assert_eq!(leer("7").unwrap(), "7");
+        // serde_json's arbitrary_precision (the workspace's) keeps the number's exact text.
+        assert_eq!(leer("1000.50").unwrap(), "1000.50");
+        assert_eq!(leer("0.1234567890123456789").unwrap(), "0.1234567890123456789");
+        assert!(leer("true").is_err());
+    }
+}

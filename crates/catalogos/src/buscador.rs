@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use timbra_cfdi::catalogos::DatosClaveProdServ;
+use time::Date;
 
 use crate::edicion::Edicion;
 use crate::error::Resultado;
-use crate::registros::ClaveProdServ;
+use crate::registros::{ClaveProdServ, ClaveUnidad};
 
 /// How many words of a query are searched.
 pub const MAX_PALABRAS: usize = 8;
@@ -89,10 +90,15 @@ impl Buscador {
         let Some(catalogo) = edicion.catalogo(crate::CLAVE_PROD_SERV) else {
             return Ok(Buscador::default());
         };
-        Ok(Buscador::nuevo(ClaveProdServ::leer(catalogo)?.into_iter().map(|clave| {
+        Ok(Buscador::desde_claves(ClaveProdServ::leer(catalogo)?))
+    }
+
+    /// The search over c_ClaveProdServ's typed rows.
+    pub fn desde_claves(claves: impl IntoIterator<Item = ClaveProdServ>) -> Buscador {
+        Buscador::nuevo(claves.into_iter().map(|clave| {
             let datos = clave.datos();
             (Producto { clave: clave.clave, descripcion: clave.descripcion, datos }, clave.palabras_similares)
-        })))
+        }))
     }
 
     /// Rows held.
@@ -159,6 +165,29 @@ impl Buscador {
         }
         bits
     }
+}
+
+/// c_ClaveUnidad's search: `q` as a code prefix (upper-cased) or as word prefixes of the name,
+/// case and accents ignored. Ranked: the exact code, code prefixes, then names; units in force
+/// on `hoy` before the others; shorter names first. Few hundred rows: a scan is enough.
+pub fn buscar_unidades<'a>(unidades: &'a [ClaveUnidad], q: &str, hoy: Date) -> Vec<&'a ClaveUnidad> {
+    let clave = q.trim().to_uppercase();
+    let buscadas = palabras(q, MAX_PALABRAS);
+    let coincide = |unidad: &&ClaveUnidad| {
+        clave.is_empty()
+            || unidad.clave.starts_with(&clave)
+            || (!buscadas.is_empty() && tiene_palabras(&plegar(&unidad.nombre), &buscadas))
+    };
+    let mut encontradas: Vec<&ClaveUnidad> = unidades.iter().filter(coincide).collect();
+    encontradas.sort_by_key(|unidad| {
+        (unidad.clave != clave, !unidad.clave.starts_with(&clave), !unidad.vigencia.vigente(hoy), unidad.nombre.len())
+    });
+    encontradas
+}
+
+/// Whether every word of `buscadas` starts a word of the folded text `plegado`.
+fn tiene_palabras(plegado: &str, buscadas: &[String]) -> bool {
+    buscadas.iter().all(|palabra| plegado.split(' ').any(|escrita| escrita.starts_with(palabra.as_str())))
 }
 
 /// A set of row ids.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use timbra_cfdi::catalogos::{Catalogos, DatosClaveProdServ, DatosCodigoPostal, Vigencia};
 use time::Date;
 
+use crate::catalogo::Catalogo;
 use crate::edicion::Edicion;
 use crate::error::Resultado;
 use crate::registros::{ClaveProdServ, CodigoPostal};
@@ -28,17 +29,23 @@ impl Indice {
     pub fn desde_edicion(edicion: &Edicion) -> Resultado<Indice> {
         let mut indice = Indice::default();
         for catalogo in &edicion.catalogos {
-            match catalogo.id.as_str() {
-                CLAVE_PROD_SERV => indice
-                    .con_claves_prod_serv(ClaveProdServ::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.clave))),
-                CLAVE_UNIDAD => indice.con_claves_unidad(catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
-                CODIGO_POSTAL => indice.con_codigos_postales(
-                    CodigoPostal::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.codigo_postal)),
-                ),
-                id => indice.con_catalogo(id, catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
-            }
+            indice.agregar(catalogo)?;
         }
         Ok(indice)
+    }
+
+    /// Loads `catalogo`, reading the typed rows of the ones validation reads by column.
+    pub fn agregar(&mut self, catalogo: &Catalogo) -> Resultado<()> {
+        match catalogo.id.as_str() {
+            CLAVE_PROD_SERV => {
+                self.con_claves_prod_serv(ClaveProdServ::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.clave)))
+            }
+            CLAVE_UNIDAD => self.con_claves_unidad(catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
+            CODIGO_POSTAL => self
+                .con_codigos_postales(CodigoPostal::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.codigo_postal))),
+            id => self.con_catalogo(id, catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
+        }
+        Ok(())
     }
 
     /// Loads c_ClaveProdServ.

@@ -22,8 +22,8 @@ use crate::error::{Error, Resultado};
 
 const CABECERA: &str = "timbra-catalogos 1";
 
-/// The data file compiled into the crate.
-pub(crate) static INCLUIDO: &[u8] = include_bytes!("../data/catalogos-sat.gz");
+/// The data file compiled into the crate (the shipped edition).
+pub static INCLUIDO: &[u8] = include_bytes!("../data/catalogos-sat.gz");
 
 /// Writes a data file of `archivos` (id, CSV text) of the edition of `fecha`.
 pub fn escribir(fecha: Date, archivos: &[(String, String)]) -> Resultado<Vec<u8>> {
@@ -49,13 +49,24 @@ pub fn fecha(datos: &[u8]) -> Resultado<Date> {
 
 /// The edition date and the files (id, CSV text) of a data file.
 pub fn leer(datos: &[u8]) -> Resultado<(Date, Vec<(String, String)>)> {
+    let mut archivos = Vec::new();
+    let fecha = recorrer(datos, |id, texto| {
+        archivos.push((id.to_owned(), texto));
+        Ok(())
+    })?;
+    Ok((fecha, archivos))
+}
+
+/// Hands each file of a data file (id, CSV text) to `cada`, one at a time, and gives the
+/// edition's date: a caller that keeps only what it builds from each file never holds the whole
+/// inflated edition (tens of MB) at once.
+pub fn recorrer(datos: &[u8], mut cada: impl FnMut(&str, String) -> Resultado<()>) -> Resultado<Date> {
     let mut lector = BufReader::new(GzDecoder::new(datos));
     let fecha = leer_cabecera(&mut lector)?;
-    let mut archivos = Vec::new();
     loop {
         let linea = leer_linea(&mut lector)?;
         if linea.is_empty() {
-            return Ok((fecha, archivos));
+            return Ok(fecha);
         }
         let mut partes = linea.split(' ');
         let (Some("archivo"), Some(id), Some(largo), None) =
@@ -70,7 +81,7 @@ pub fn leer(datos: &[u8]) -> Resultado<(Date, Vec<(String, String)>)> {
             return Err(Error::Paquete(format!("{id} is cut short")));
         }
         let texto = String::from_utf8(bytes).map_err(|_| Error::Paquete(format!("{id} is not UTF-8")))?;
-        archivos.push((id.to_owned(), texto));
+        cada(id, texto)?;
     }
 }
 

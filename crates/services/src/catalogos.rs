@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use time::Date;
 
-use timbra_catalogos::registros::{ClaveUnidad, CodigoPostal, UsoCfdi};
+use timbra_catalogos::registros::{ClaveProdServ, ClaveUnidad, CodigoPostal, UsoCfdi};
 use timbra_catalogos::{Buscador, Catalogo, Edicion, Indice};
 use timbra_cfdi::catalogos::{Catalogos, SinCatalogos};
 use timbra_store::Db;
@@ -71,38 +71,22 @@ const GRANDES: &[&str] = &[
 impl CatalogosSat {
     /// The edition `edicion`, from `origen`.
     pub fn de(edicion: &Edicion, origen: Origen) -> Result<Self, timbra_catalogos::Error> {
-        let indice = Indice::desde_edicion(edicion)?;
-        let buscador = Buscador::desde_edicion(edicion)?;
-        let unidades = match edicion.catalogo(timbra_catalogos::CLAVE_UNIDAD) {
-            Some(catalogo) => ClaveUnidad::leer(catalogo)?,
-            None => Vec::new(),
-        };
-        let codigos_postales = match edicion.catalogo(timbra_catalogos::CODIGO_POSTAL) {
-            Some(catalogo) => {
-                CodigoPostal::leer(catalogo)?.into_iter().map(|cp| (cp.codigo_postal.clone(), cp)).collect()
-            }
-            None => HashMap::new(),
-        };
-        let usos = match edicion.catalogo(timbra_catalogos::USO_CFDI) {
-            Some(catalogo) => UsoCfdi::leer(catalogo)?,
-            None => Vec::new(),
-        };
-        let pequenos = edicion
-            .catalogos
-            .iter()
-            .filter(|catalogo| !GRANDES.contains(&catalogo.id.as_str()))
-            .map(|catalogo| (catalogo.id.clone(), catalogo.clone()))
-            .collect();
-        Ok(Self {
-            edicion: Some(edicion.fecha),
-            origen,
-            indice: Box::new(indice),
-            buscador,
-            unidades,
-            codigos_postales,
-            usos,
-            pequenos,
-        })
+        let mut construccion = Construccion::default();
+        for catalogo in &edicion.catalogos {
+            construccion.agregar(catalogo.clone())?;
+        }
+        Ok(construccion.terminar(edicion.fecha, origen))
+    }
+
+    /// The edition of a data file (`timbra_catalogos::paquete`), read one catalog at a time:
+    /// each CSV is parsed, what is kept of it built, and the rest dropped before the next, so
+    /// the process never holds the whole parsed edition (that peak was over 100 MB of RSS).
+    pub fn de_paquete(datos: &[u8], origen: Origen) -> Result<Self, timbra_catalogos::Error> {
+        let mut construccion = Construccion::default();
+        let fecha = timbra_catalogos::paquete::recorrer(datos, |id, texto| {
+            construccion.agregar(Catalogo::desde_csv(id, &texto)?)
+        })?;
+        Ok(construccion.terminar(fecha, origen))
     }
 
     /// No catalogs: their checks are skipped (and listed as skipped).
@@ -120,12 +104,64 @@ impl CatalogosSat {
     }
 }
 
+/// What [`CatalogosSat`] keeps of each catalog, built one catalog at a time. The large ones
+/// are parsed into typed rows once, and those rows feed both validation's index and the forms.
+#[derive(Default)]
+struct Construccion {
+    indice: Indice,
+    buscador: Buscador,
+    unidades: Vec<ClaveUnidad>,
+    codigos_postales: HashMap<String, CodigoPostal>,
+    usos: Vec<UsoCfdi>,
+    pequenos: HashMap<String, Catalogo>,
+}
+
+impl Construccion {
+    fn agregar(&mut self, catalogo: Catalogo) -> Result<(), timbra_catalogos::Error> {
+        match catalogo.id.as_str() {
+            timbra_catalogos::CLAVE_PROD_SERV => {
+                let claves = ClaveProdServ::leer(&catalogo)?;
+                self.indice.con_claves_prod_serv(claves.iter().map(|c| (c.datos(), c.clave.clone())));
+                self.buscador = Buscador::desde_claves(claves);
+                return Ok(());
+            }
+            timbra_catalogos::CODIGO_POSTAL => {
+                let codigos = CodigoPostal::leer(&catalogo)?;
+                self.indice.con_codigos_postales(codigos.iter().map(|c| (c.datos(), c.codigo_postal.clone())));
+                self.codigos_postales = codigos.into_iter().map(|cp| (cp.codigo_postal.clone(), cp)).collect();
+                return Ok(());
+            }
+            timbra_catalogos::CLAVE_UNIDAD => self.unidades = ClaveUnidad::leer(&catalogo)?,
+            timbra_catalogos::USO_CFDI => self.usos = UsoCfdi::leer(&catalogo)?,
+            _ => {}
+        }
+        self.indice.agregar(&catalogo)?;
+        if !GRANDES.contains(&catalogo.id.as_str()) {
+            self.pequenos.insert(catalogo.id.clone(), catalogo);
+        }
+        Ok(())
+    }
+
+    fn terminar(self, fecha: Date, origen: Origen) -> CatalogosSat {
+        CatalogosSat {
+            edicion: Some(fecha),
+            origen,
+            indice: Box::new(self.indice),
+            buscador: self.buscador,
+            unidades: self.unidades,
+            codigos_postales: self.codigos_postales,
+            usos: self.usos,
+            pequenos: self.pequenos,
+        }
+    }
+}
+
 /// The shipped edition, parsed once per process.
 pub fn incluidos() -> Arc<CatalogosSat> {
     static INCLUIDOS: OnceLock<Arc<CatalogosSat>> = OnceLock::new();
     INCLUIDOS
         .get_or_init(|| {
-            let leida = Edicion::incluida().and_then(|edicion| CatalogosSat::de(&edicion, Origen::Incluida));
+            let leida = CatalogosSat::de_paquete(timbra_catalogos::paquete::INCLUIDO, Origen::Incluida);
             Arc::new(leida.unwrap_or_else(|error| {
                 tracing::error!(%error, "the shipped SAT catalogs could not be read; catalog checks are skipped");
                 CatalogosSat::ninguno()
@@ -149,19 +185,22 @@ pub async fn cargar(db: &Db) -> Arc<CatalogosSat> {
 }
 
 async fn importada(db: &Db, incluida: Option<Date>) -> anyhow::Result<Option<CatalogosSat>> {
-    Ok(match edicion_importada(db, incluida).await? {
-        Some(edicion) => Some(CatalogosSat::de(&edicion, Origen::Importada)?),
+    Ok(match paquete_importado(db, incluida).await? {
+        Some(datos) => Some(CatalogosSat::de_paquete(&datos, Origen::Importada)?),
         None => None,
     })
 }
 
-/// The imported edition, when it is newer than `incluida`.
-async fn edicion_importada(db: &Db, incluida: Option<Date>) -> anyhow::Result<Option<Edicion>> {
+/// The data file of the imported edition, when it is newer than `incluida`.
+async fn paquete_importado(db: &Db, incluida: Option<Date>) -> anyhow::Result<Option<Vec<u8>>> {
     let mut conn = db.conn().await?;
     let Some((fecha, datos)) = timbra_store::catalogos::paquete_importado(&mut conn).await? else { return Ok(None) };
-    if incluida.is_some_and(|incluida| fecha <= incluida) {
-        return Ok(None);
-    }
+    Ok(incluida.is_none_or(|incluida| fecha > incluida).then_some(datos))
+}
+
+/// The imported edition, when it is newer than `incluida`.
+async fn edicion_importada(db: &Db, incluida: Option<Date>) -> anyhow::Result<Option<Edicion>> {
+    let Some(datos) = paquete_importado(db, incluida).await? else { return Ok(None) };
     let (fecha, archivos) = timbra_catalogos::paquete::leer(&datos)?;
     Ok(Some(Edicion::desde_archivos(fecha, &archivos)?))
 }

@@ -13,7 +13,6 @@ use crate::envelope::{Page, Path, Query, ok, parse_paging};
 use crate::error::HttpResult;
 use crate::extract::Auth;
 use crate::openapi::{Envelope, ErrorBody};
-use timbra_catalogos::buscador::{MAX_PALABRAS, palabras, plegar};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 use timbra_services::scoped::check_search;
@@ -130,26 +129,8 @@ pub async fn unidades(
 ) -> HttpResult<impl IntoResponse> {
     let (paging, q) = paging(&params)?;
     let (saltar, limite) = rango(&paging);
-    let clave = q.trim().to_uppercase();
-    let buscadas = palabras(&q, MAX_PALABRAS);
     let hoy = app.clock.now().date();
-    let coincide = |unidad: &&timbra_catalogos::registros::ClaveUnidad| {
-        if clave.is_empty() {
-            return true;
-        }
-        if unidad.clave.starts_with(&clave) {
-            return true;
-        }
-        let nombre = plegar(&unidad.nombre);
-        !buscadas.is_empty()
-            && buscadas.iter().all(|palabra| nombre.split(' ').any(|escrita| escrita.starts_with(palabra.as_str())))
-    };
-    // Exact code first, then code prefixes, then names; in force before out of force.
-    let mut encontradas: Vec<&timbra_catalogos::registros::ClaveUnidad> =
-        app.catalogos.unidades.iter().filter(coincide).collect();
-    encontradas.sort_by_key(|unidad| {
-        (unidad.clave != clave, !unidad.clave.starts_with(&clave), !unidad.vigencia.vigente(hoy), unidad.nombre.len())
-    });
+    let encontradas = timbra_catalogos::buscador::buscar_unidades(&app.catalogos.unidades, &q, hoy);
     let total_encontradas = encontradas.len();
     let items = encontradas
         .into_iter()

@@ -9,7 +9,9 @@
 use rust_decimal::Decimal;
 use time::Date;
 
-/// Defines a catalog enum with SAT codes and descriptions.
+/// Defines a catalog enum with SAT codes and descriptions: `TODOS`, `codigo()`, `descripcion()`,
+/// `desde_codigo()` and `Display` as the code (also used by timbra-retenciones).
+#[macro_export]
 macro_rules! catalogo {
     (
         $(#[$meta:meta])*

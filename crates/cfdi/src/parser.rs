@@ -393,39 +393,44 @@ impl<'d, 'i> Lector<'d, 'i> {
         XmlCrudo { espacio, xml }
     }
 
-    /// Raw XML of one element, with the namespace declarations it inherits added to its
-    /// start tag so the fragment stands on its own.
+    /// Raw XML of one element ([`xml_crudo`]).
     pub(crate) fn crudo(&self, nodo: Node<'_, '_>) -> XmlCrudo {
-        let texto = self.documento.input_text();
-        let fuente = texto.get(nodo.range()).unwrap_or("");
-        let fin_nombre = fuente
-            .char_indices()
-            .skip(1)
-            .find(|(_, c)| c.is_whitespace() || *c == '/' || *c == '>')
-            .map_or(fuente.len(), |(i, _)| i);
-        let etiqueta = &fuente[..fin_etiqueta(fuente)];
-        let mut declaraciones = String::new();
-        for ns in nodo.namespaces() {
-            let declaracion = match ns.name() {
-                Some("xml") => continue,
-                Some(prefijo) => format!("xmlns:{prefijo}"),
-                None => "xmlns".to_owned(),
-            };
-            if declara(etiqueta, &declaracion) {
-                continue;
-            }
-            declaraciones.push(' ');
-            declaraciones.push_str(&declaracion);
-            declaraciones.push_str("=\"");
-            declaraciones.push_str(&crate::escritura::escapar_atributo(ns.uri()));
-            declaraciones.push('"');
-        }
-        let mut xml = String::with_capacity(fuente.len() + declaraciones.len());
-        xml.push_str(&fuente[..fin_nombre]);
-        xml.push_str(&declaraciones);
-        xml.push_str(&fuente[fin_nombre..]);
-        XmlCrudo { espacio: nodo.tag_name().namespace().unwrap_or("").to_owned(), xml }
+        xml_crudo(self.documento.input_text(), nodo)
     }
+}
+
+/// Raw XML of element `nodo` of the document whose text is `texto`, with the namespace
+/// declarations it inherits added to its start tag so the fragment stands on its own (an
+/// unknown complement or an addenda, kept as read; the retentions parser uses it too).
+pub fn xml_crudo(texto: &str, nodo: Node<'_, '_>) -> XmlCrudo {
+    let fuente = texto.get(nodo.range()).unwrap_or("");
+    let fin_nombre = fuente
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| c.is_whitespace() || *c == '/' || *c == '>')
+        .map_or(fuente.len(), |(i, _)| i);
+    let etiqueta = &fuente[..fin_etiqueta(fuente)];
+    let mut declaraciones = String::new();
+    for ns in nodo.namespaces() {
+        let declaracion = match ns.name() {
+            Some("xml") => continue,
+            Some(prefijo) => format!("xmlns:{prefijo}"),
+            None => "xmlns".to_owned(),
+        };
+        if declara(etiqueta, &declaracion) {
+            continue;
+        }
+        declaraciones.push(' ');
+        declaraciones.push_str(&declaracion);
+        declaraciones.push_str("=\"");
+        declaraciones.push_str(&crate::escritura::escapar_atributo(ns.uri()));
+        declaraciones.push('"');
+    }
+    let mut xml = String::with_capacity(fuente.len() + declaraciones.len());
+    xml.push_str(&fuente[..fin_nombre]);
+    xml.push_str(&declaraciones);
+    xml.push_str(&fuente[fin_nombre..]);
+    XmlCrudo { espacio: nodo.tag_name().namespace().unwrap_or("").to_owned(), xml }
 }
 
 /// Byte length of the start tag at the beginning of `fuente` (up to and including `>`),

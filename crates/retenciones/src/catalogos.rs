@@ -10,45 +10,7 @@
 
 pub use timbra_cfdi::catalogos::Impuesto;
 
-/// Defines a catalog enum with SAT codes and descriptions (as `timbra_cfdi::catalogos`).
-macro_rules! catalogo {
-    (
-        $(#[$meta:meta])*
-        $nombre:ident { $( $variante:ident = $codigo:literal, $descripcion:literal; )+ }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $nombre {
-            $( #[doc = $descripcion] $variante, )+
-        }
-
-        impl $nombre {
-            /// Every entry, in SAT's order.
-            pub const TODOS: &'static [$nombre] = &[ $( $nombre::$variante, )+ ];
-
-            /// SAT's code, as written in the XML.
-            pub const fn codigo(self) -> &'static str {
-                match self { $( $nombre::$variante => $codigo, )+ }
-            }
-
-            /// SAT's description.
-            pub const fn descripcion(self) -> &'static str {
-                match self { $( $nombre::$variante => $descripcion, )+ }
-            }
-
-            /// The entry with this code, if it is in the catalog.
-            pub fn desde_codigo(codigo: &str) -> Option<Self> {
-                match codigo { $( $codigo => Some($nombre::$variante), )+ _ => None }
-            }
-        }
-
-        impl std::fmt::Display for $nombre {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.codigo())
-            }
-        }
-    };
-}
+use timbra_cfdi::catalogo;
 
 catalogo! {
     /// c_CveRetenc: the kind of retention or payment information the document covers.

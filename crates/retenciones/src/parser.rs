@@ -421,38 +421,9 @@ impl Lector<'_, '_> {
         XmlCrudo { espacio, xml }
     }
 
-    /// Raw XML of one element, with the namespace declarations it inherits added to its
-    /// start tag so the fragment stands on its own.
+    /// Raw XML of one element, standing on its own (`timbra_cfdi::parser::xml_crudo`).
     fn crudo(&self, nodo: Node<'_, '_>) -> XmlCrudo {
-        let texto = self.documento.input_text();
-        let fuente = texto.get(nodo.range()).unwrap_or("");
-        let fin_nombre = fuente
-            .char_indices()
-            .skip(1)
-            .find(|(_, c)| c.is_whitespace() || *c == '/' || *c == '>')
-            .map_or(fuente.len(), |(i, _)| i);
-        let etiqueta = &fuente[..fin_etiqueta(fuente)];
-        let mut declaraciones = String::new();
-        for ns in nodo.namespaces() {
-            let declaracion = match ns.name() {
-                Some("xml") => continue,
-                Some(prefijo) => format!("xmlns:{prefijo}"),
-                None => "xmlns".to_owned(),
-            };
-            if declara(etiqueta, &declaracion) {
-                continue;
-            }
-            declaraciones.push(' ');
-            declaraciones.push_str(&declaracion);
-            declaraciones.push_str("=\"");
-            declaraciones.push_str(&timbra_cfdi::escritura::escapar_atributo(ns.uri()));
-            declaraciones.push('"');
-        }
-        let mut xml = String::with_capacity(fuente.len() + declaraciones.len());
-        xml.push_str(&fuente[..fin_nombre]);
-        xml.push_str(&declaraciones);
-        xml.push_str(&fuente[fin_nombre..]);
-        XmlCrudo { espacio: nodo.tag_name().namespace().unwrap_or("").to_owned(), xml }
+        timbra_cfdi::parser::xml_crudo(self.documento.input_text(), nodo)
     }
 }
 
@@ -464,33 +435,4 @@ pub(crate) fn decimal(texto: &str) -> Option<Decimal> {
         return None;
     }
     Decimal::from_str(texto).ok()
-}
-
-/// Byte length of the start tag at the beginning of `fuente` (up to and including `>`),
-/// skipping `>` inside quoted attribute values.
-fn fin_etiqueta(fuente: &str) -> usize {
-    let mut comilla: Option<u8> = None;
-    for (indice, byte) in fuente.bytes().enumerate() {
-        match (comilla, byte) {
-            (None, b'"' | b'\'') => comilla = Some(byte),
-            (Some(abierta), _) if abierta == byte => comilla = None,
-            (None, b'>') => return indice + 1,
-            _ => {}
-        }
-    }
-    fuente.len()
-}
-
-/// Whether a start tag declares `declaracion` (`xmlns` or `xmlns:p`) itself.
-fn declara(etiqueta: &str, declaracion: &str) -> bool {
-    let mut resto = etiqueta;
-    while let Some(posicion) = resto.find(declaracion) {
-        let antes = resto[..posicion].chars().next_back();
-        let despues = resto[posicion + declaracion.len()..].trim_start();
-        if antes.is_some_and(char::is_whitespace) && despues.starts_with('=') {
-            return true;
-        }
-        resto = &resto[posicion + declaracion.len()..];
-    }
-    false
 }

@@ -1,4 +1,5 @@
-//! Accounts: register, log in (session cookie), log out, delete the account.
+//! Accounts: register, log in (session cookie), log out, delete the account. The rules and
+//! the storage are `timbra_services::auth::cuentas`; here the session travels in a cookie.
 
 use crate::extract::Auth;
 use axum::extract::State;
@@ -11,15 +12,9 @@ use crate::envelope::{Json, created, ok};
 use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::caller::{Credential, SESSION_COOKIE};
-use timbra_services::auth::login_throttle;
-use timbra_services::auth::secrets::{
-    dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password,
-};
+use timbra_services::auth::cuentas;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_services::validate;
-use timbra_store::ids;
-use timbra_store::users;
+use timbra_services::error::{ApiError, Code};
 
 /// Registration body.
 #[derive(Deserialize, ToSchema)]
@@ -67,10 +62,11 @@ pub struct DoneOut {
     done: bool,
 }
 
-/// Longest user name, in characters.
-pub const MAX_NAME: usize = 200;
-/// Longest password, in bytes (argon2 hashes any length; this bounds the work per request).
-pub const MAX_PASSWORD_BYTES: usize = 1024;
+impl From<cuentas::Usuario> for UserOut {
+    fn from(user: cuentas::Usuario) -> Self {
+        Self { id: user.id, email: user.email, name: user.name }
+    }
+}
 
 /// Creates an account.
 #[utoipa::path(post, path = "/auth/register", tag = "auth", request_body = RegisterBody,
@@ -80,66 +76,13 @@ pub const MAX_PASSWORD_BYTES: usize = 1024;
         (status = 409, description = "USER_002 email taken", body = ErrorBody),
     ))]
 pub async fn register(State(app): State<AppContext>, Json(body): Json<RegisterBody>) -> HttpResult<impl IntoResponse> {
-    let mut problems = Vec::new();
-    let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if !(2..=MAX_NAME).contains(&name.chars().count()) {
-        problems.push(FieldProblem::new("name", format!("name is required, 2 to {MAX_NAME} characters")));
-    }
-    let email = body.email.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if !validate::valid_email(&email) {
-        problems.push(FieldProblem::new("email", "a valid email address is required"));
-    }
-    let password = body.password.unwrap_or_default();
-    problems.extend(password_problems("password", &password));
-    if password.len() > MAX_PASSWORD_BYTES {
-        problems.push(FieldProblem::new("password", format!("password has at most {MAX_PASSWORD_BYTES} bytes")));
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::User001, problems).into());
-    }
-    let password_hash = hash_password(&password).map_err(|e| ApiError::internal("hash password", e))?;
-    let id = ids::new_id();
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let inserted = users::crear(&mut conn, &id, &name, &email, &password_hash, now).await;
-    match inserted {
-        Ok(_) => Ok(created(UserOut { id, email, name })),
-        Err(error) if error.is_duplicate() => {
-            Err(ApiError::new(Code::User002, "an account with this email already exists; log in instead").into())
-        }
-        Err(error) => Err(error.into()),
-    }
+    let user = cuentas::register(&app, body.name.as_deref(), body.email.as_deref(), body.password.as_deref()).await?;
+    Ok(created(UserOut::from(user)))
 }
 
-/// Finds the active user with this email and password, or says AUTH_004 without telling which
-/// of the two was wrong (and taking the same time either way). Each check counts for the
-/// email's login throttle ([`login_throttle`]): a locked email answers 429 RATE_001.
+/// [`cuentas::check_credentials`], answered as the API's user.
 pub async fn check_credentials(app: &AppContext, email: Option<&str>, password: Option<&str>) -> HttpResult<UserOut> {
-    let (Some(email), Some(password)) = (email, password) else {
-        return Err(ApiError::new(Code::Auth004, "send email and password").into());
-    };
-    if email.len() > 254 || password.len() > MAX_PASSWORD_BYTES {
-        return Err(ApiError::new(Code::Auth004, "wrong email or password").into());
-    }
-    let attempt = login_throttle::begin(app, email).await?;
-    let mut conn = app.db.conn().await?;
-    let row = users::por_email(&mut conn, email).await?;
-    drop(conn);
-    let hash = row.as_ref().map_or(dummy_hash(), |row| row.password_hash.as_str()).to_owned();
-    let password = password.to_owned();
-    let matches = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
-        .await
-        .map_err(|e| ApiError::internal("verify password", e))?;
-    match row {
-        Some(row) if matches => {
-            login_throttle::succeeded(app, &attempt).await?;
-            Ok(UserOut { id: row.id, email: row.email, name: row.name })
-        }
-        _ => {
-            login_throttle::failed(app, &attempt).await?;
-            Err(ApiError::new(Code::Auth004, "wrong email or password").into())
-        }
-    }
+    Ok(cuentas::check_credentials(app, email, password).await?.into())
 }
 
 /// Logs in and sets the HttpOnly session cookie.
@@ -160,13 +103,10 @@ pub async fn login(State(app): State<AppContext>, Json(body): Json<LoginBody>) -
 /// Opens a session for `user_id` and gives the `Set-Cookie` value that carries it (HttpOnly,
 /// SameSite=Lax, Secure when configured); the API's login and the dashboard's share it.
 pub async fn open_session(app: &AppContext, user_id: &str) -> HttpResult<HeaderValue> {
-    let token = random_token();
-    let now = app.clock.now();
-    let ttl = app.config.session.ttl;
-    let mut conn = app.db.conn().await?;
-    users::abrir_sesion(&mut conn, &sha256_hex(&token), user_id, now + ttl, now).await?;
+    let token = cuentas::open_session(app, user_id).await?;
     let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
-    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", ttl.as_secs());
+    let ttl = app.config.session.ttl.as_secs();
+    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={ttl}{secure}");
     Ok(HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?)
 }
 
@@ -181,8 +121,7 @@ pub const CLEAR_SESSION_COOKIE: &str = "timbra_session=; Path=/; HttpOnly; SameS
     ))]
 pub async fn logout(State(app): State<AppContext>, Auth(caller): Auth) -> HttpResult<Response> {
     if let Credential::Session { session_id } = &caller.credential {
-        let mut conn = app.db.conn().await?;
-        users::cerrar_sesion(&mut conn, session_id).await?;
+        cuentas::close_session(&app, session_id).await?;
     }
     Ok(done_clearing_cookie())
 }
@@ -227,19 +166,7 @@ pub async fn delete_account(
             ApiError::new(Code::Auth004, "send the account's password in the body: {\"password\": \"...\"}").into()
         );
     };
-    let email = {
-        let mut conn = app.db.conn().await?;
-        users::email(&mut conn, &caller.user_id).await?
-    };
-    let user = check_credentials(&app, Some(&email), Some(&password)).await?;
-    if user.id != caller.user_id {
-        return Err(ApiError::new(Code::Auth004, "wrong password").into());
-    }
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    users::borrar(&mut tx, &caller.user_id, now).await?;
-    tx.commit().await?;
-    timbra_services::auth::cache::changed(&app).await;
+    cuentas::delete_account(&app, &caller.user_id, &password).await?;
     Ok(done_clearing_cookie())
 }
 

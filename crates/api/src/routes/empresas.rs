@@ -1,4 +1,5 @@
-//! Companies: create, list, get, update, delete.
+//! Companies: create, list, get, update, delete. The rules and the transactions live in
+//! `timbra_services::empresas`.
 
 use crate::extract::Auth;
 use axum::extract::State;
@@ -10,19 +11,10 @@ use utoipa::ToSchema;
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
-use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
-use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_services::validate;
-use timbra_store::empresas::{self, EmpresaRow};
-use timbra_store::ids;
-
-/// Series used for invoices when none is given.
-const DEFAULT_SERIE: &str = "A";
-/// Series of payment CFDI when none is given.
-const DEFAULT_SERIE_PAGOS: &str = "P";
+use timbra_services::empresas;
+use timbra_store::empresas::EmpresaRow;
 
 /// Company creation body.
 #[derive(Deserialize, ToSchema)]
@@ -114,33 +106,36 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
     }
 }
 
-fn serie(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, default: &str) -> String {
-    let value = value.map(str::trim).unwrap_or(default).to_owned();
-    // Anexo 20: Serie is 1 to 25 characters, [^|]{1,25}; we also keep spaces out.
-    if TextoSat::new(CampoTexto::SERIE, &value).is_err() || value.chars().any(char::is_whitespace) {
-        problems.push(FieldProblem::new(field, "the series has 1 to 25 characters, without spaces or |"));
+impl From<CreateEmpresaBody> for empresas::Campos {
+    fn from(body: CreateEmpresaBody) -> Self {
+        Self {
+            rfc: body.rfc,
+            razon_social: body.razon_social,
+            regimen_fiscal: body.regimen_fiscal,
+            codigo_postal: body.codigo_postal,
+            nombre_comercial: body.nombre_comercial,
+            sandbox: body.sandbox,
+            registro_patronal: body.registro_patronal,
+            serie_predeterminada: body.serie_predeterminada,
+            serie_pagos: body.serie_pagos,
+        }
     }
-    value
 }
 
-fn nombre_comercial(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
-    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
-    if value.chars().count() > 300 {
-        problems.push(FieldProblem::new("nombreComercial", "nombreComercial has at most 300 characters"));
+impl From<UpdateEmpresaBody> for empresas::Campos {
+    fn from(body: UpdateEmpresaBody) -> Self {
+        Self {
+            rfc: None,
+            razon_social: body.razon_social,
+            regimen_fiscal: body.regimen_fiscal,
+            codigo_postal: body.codigo_postal,
+            nombre_comercial: body.nombre_comercial,
+            sandbox: body.sandbox,
+            registro_patronal: body.registro_patronal,
+            serie_predeterminada: body.serie_predeterminada,
+            serie_pagos: body.serie_pagos,
+        }
     }
-    Some(value.to_owned())
-}
-
-fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
-    let value = value.map(|v| v.trim().to_uppercase()).filter(|v| !v.is_empty())?;
-    // Nómina 1.2: RegistroPatronal is 1 to 20 alphanumeric characters.
-    if value.len() > 20 || !value.chars().all(|c| c.is_ascii_alphanumeric()) {
-        problems.push(FieldProblem::new(
-            "registroPatronal",
-            "registroPatronal has 1 to 20 letters or digits (IMSS employer registration)",
-        ));
-    }
-    Some(value)
 }
 
 /// Creates a company; the caller becomes its PROPIETARIO.
@@ -157,83 +152,8 @@ pub async fn create(
     Auth(caller): Auth,
     Json(body): Json<CreateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
-    if let timbra_services::auth::caller::Credential::ApiKey { empresa_ids, scopes, .. } = &caller.credential {
-        if empresa_ids.is_some() {
-            return Err(ApiError::new(
-                Code::Scope001,
-                "this API key is limited to some companies and cannot create new ones",
-            )
-            .into());
-        }
-        if let Some(scopes) = scopes
-            && !scopes.iter().any(|scope| Permission::EmpresaCreate.granted_by(scope))
-        {
-            return Err(ApiError::new(
-                Code::Scope002,
-                "this API key's scopes do not include empresa:create; create a key with that scope to create companies",
-            )
-            .with_details(serde_json::json!({ "action": "empresa:create", "scopes": scopes }))
-            .into());
-        }
-    }
-    let mut problems = Vec::new();
-    let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", body.rfc.as_deref());
-    let razon_social =
-        validate::sat_text(&mut problems, "razonSocial", body.razon_social.as_deref(), CampoTexto::NOMBRE);
-    let regimen = validate::regimen_fiscal(&mut problems, "regimenFiscal", body.regimen_fiscal.as_deref(), persona);
-    let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", body.codigo_postal.as_deref());
-    let serie_pagos = serie(&mut problems, "seriePagos", body.serie_pagos.as_deref(), DEFAULT_SERIE_PAGOS);
-    let serie = serie(&mut problems, "seriePredeterminada", body.serie_predeterminada.as_deref(), DEFAULT_SERIE);
-    let registro = registro_patronal(&mut problems, body.registro_patronal.as_deref());
-    let nombre_comercial = nombre_comercial(&mut problems, body.nombre_comercial.as_deref());
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::Empresa001, problems).into());
-    }
-    let sandbox = body.sandbox.unwrap_or(true);
-    let id = ids::new_id();
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    if empresas::rfc_tomado(&mut tx, &caller.user_id, &rfc).await? {
-        return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")).into());
-    }
-    let datos = empresas::Datos {
-        razon_social: &razon_social,
-        regimen_fiscal: &regimen,
-        codigo_postal: &codigo_postal,
-        nombre_comercial: nombre_comercial.as_deref(),
-        registro_patronal: registro.as_deref(),
-        sandbox,
-        serie_predeterminada: &serie,
-        serie_pagos: &serie_pagos,
-    };
-    let inserted = empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await;
-    match inserted {
-        Err(error) if error.is_duplicate() => {
-            return Err(ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}")).into());
-        }
-        other => other?,
-    };
-    tx.commit().await?;
-    timbra_services::auth::cache::changed(&app).await;
-    caller.note_mode(sandbox);
-    let out = EmpresaOut {
-        id,
-        rfc,
-        razon_social,
-        regimen_fiscal: regimen,
-        codigo_postal,
-        nombre_comercial,
-        registro_patronal: registro,
-        sandbox,
-        serie_predeterminada: serie,
-        serie_pagos,
-        folio_actual: 0,
-        csd_configured: false,
-        csd_vigencia_fin: None,
-        role: Role::Propietario,
-        created_at: now,
-    };
-    Ok(created(out))
+    let row = empresas::create(&app, &caller, body.into()).await?;
+    Ok(created(empresa_out(row)))
 }
 
 /// Lists the companies the caller (and the key) can access, with the caller's role.
@@ -243,24 +163,8 @@ pub async fn create(
         (status = 401, description = "AUTH_001", body = ErrorBody),
     ))]
 pub async fn list(State(app): State<AppContext>, Auth(caller): Auth) -> HttpResult<impl IntoResponse> {
-    let mut conn = app.db.conn().await?;
-    let rows = empresas::de_usuario(&mut conn, &caller.user_id).await?;
-    let allowed = match &caller.credential {
-        timbra_services::auth::caller::Credential::ApiKey { empresa_ids: Some(ids), .. } => Some(ids.clone()),
-        _ => None,
-    };
-    let items: Vec<EmpresaOut> = rows
-        .into_iter()
-        .filter(|row| allowed.as_ref().is_none_or(|ids| ids.contains(&row.id)))
-        .map(empresa_out)
-        .collect();
+    let items: Vec<EmpresaOut> = empresas::list(&app, &caller).await?.into_iter().map(empresa_out).collect();
     Ok(ok(items))
-}
-
-async fn load(app: &AppContext, caller: &Caller, id: &str) -> HttpResult<EmpresaOut> {
-    let mut conn = app.db.conn().await?;
-    let row = empresas::leer(&mut conn, &caller.user_id, id).await?;
-    Ok(row.map(empresa_out).ok_or_else(|| ApiError::not_found("company"))?)
 }
 
 /// One company.
@@ -275,7 +179,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaView).await?;
-    Ok(ok(load(&app, &caller, &id).await?))
+    Ok(ok(empresa_out(empresas::get(&app, &caller, &id).await?)))
 }
 
 /// Updates a company (ADMINISTRADOR or higher).
@@ -292,58 +196,7 @@ pub async fn update(
     Json(body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
-    let current = load(&app, &caller, &id).await?;
-    let persona = Rfc::new(&current.rfc).ok().map(|rfc| rfc.persona());
-    let mut problems = Vec::new();
-    let razon_social = match &body.razon_social {
-        Some(value) => validate::sat_text(&mut problems, "razonSocial", Some(value), CampoTexto::NOMBRE),
-        None => current.razon_social,
-    };
-    let regimen = match &body.regimen_fiscal {
-        Some(value) => validate::regimen_fiscal(&mut problems, "regimenFiscal", Some(value), persona),
-        None => current.regimen_fiscal,
-    };
-    let codigo_postal = match &body.codigo_postal {
-        Some(value) => validate::codigo_postal(&mut problems, "codigoPostal", Some(value)),
-        None => current.codigo_postal,
-    };
-    let serie_pagos = match &body.serie_pagos {
-        Some(value) => serie(&mut problems, "seriePagos", Some(value), DEFAULT_SERIE_PAGOS),
-        None => current.serie_pagos,
-    };
-    let serie = match &body.serie_predeterminada {
-        Some(value) => serie(&mut problems, "seriePredeterminada", Some(value), DEFAULT_SERIE),
-        None => current.serie_predeterminada,
-    };
-    let registro = match &body.registro_patronal {
-        Some(value) => registro_patronal(&mut problems, Some(value)),
-        None => current.registro_patronal,
-    };
-    let nombre_comercial = match body.nombre_comercial.as_deref() {
-        Some(value) => nombre_comercial(&mut problems, Some(value)),
-        None => current.nombre_comercial,
-    };
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::Empresa001, problems).into());
-    }
-    let sandbox = body.sandbox.unwrap_or(current.sandbox);
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let datos = empresas::Datos {
-        razon_social: &razon_social,
-        regimen_fiscal: &regimen,
-        codigo_postal: &codigo_postal,
-        nombre_comercial: nombre_comercial.as_deref(),
-        registro_patronal: registro.as_deref(),
-        sandbox,
-        serie_predeterminada: &serie,
-        serie_pagos: &serie_pagos,
-    };
-    empresas::actualizar(&mut conn, &id, &datos, now).await?;
-    drop(conn);
-    timbra_services::auth::cache::changed(&app).await;
-    caller.note_mode(sandbox);
-    Ok(ok(load(&app, &caller, &id).await?))
+    Ok(ok(empresa_out(empresas::update(&app, &caller, &id, body.into()).await?)))
 }
 
 /// Deletes a company (PROPIETARIO only). Its records are kept for the tax retention period but
@@ -359,9 +212,6 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    empresas::borrar(&mut conn, &id, now).await?;
-    timbra_services::auth::cache::changed(&app).await;
+    empresas::delete(&app, &id).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }

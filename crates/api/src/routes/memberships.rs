@@ -1,8 +1,7 @@
 //! Members of a company: list, add an existing user by email, change a role, remove.
 //!
-//! Rules beyond the role table: nobody grants a role above their own; only a PROPIETARIO
-//! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO whose
-//! account is not deleted.
+//! The rules (roles granted, the last PROPIETARIO) and the transactions live in
+//! `timbra_services::memberships`.
 
 use crate::extract::Auth;
 use axum::extract::State;
@@ -16,8 +15,8 @@ use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_store::memberships::{self, MiembroRow};
+use timbra_services::memberships;
+use timbra_store::memberships::MiembroRow;
 
 /// A member.
 #[derive(Serialize, ToSchema)]
@@ -55,29 +54,8 @@ pub struct RoleBody {
     role: Option<String>,
 }
 
-fn parse_role(value: Option<&str>) -> HttpResult<Role> {
-    Ok(value.and_then(Role::parse).ok_or_else(|| {
-        ApiError::fields(
-            Code::Member001,
-            vec![FieldProblem::new("role", "role must be PROPIETARIO, ADMINISTRADOR, CONTADOR, FACTURADOR or USUARIO")],
-        )
-    })?)
-}
-
-fn may_grant(actor: Role, role: Role) -> HttpResult<()> {
-    if role > actor {
-        return Err(ApiError::new(
-            Code::Auth003,
-            format!("you cannot grant {}, a role above your own ({})", role.as_str(), actor.as_str()),
-        )
-        .into());
-    }
-    Ok(())
-}
-
 async fn members(app: &AppContext, empresa_id: &str) -> HttpResult<Vec<MiembroOut>> {
-    let mut conn = app.db.conn().await?;
-    Ok(memberships::de_empresa(&mut conn, empresa_id).await?.into_iter().map(MiembroOut::from).collect())
+    Ok(memberships::list(app, empresa_id).await?.into_iter().map(MiembroOut::from).collect())
 }
 
 /// Lists the members (any role).
@@ -110,37 +88,10 @@ pub async fn add(
     Json(body): Json<AddBody>,
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
-    let role = parse_role(body.role.as_deref())?;
-    may_grant(access.role, role)?;
-    let email = body.email.unwrap_or_default().trim().to_lowercase();
-    let now = app.clock.now();
-    let mut tx = app.db.begin().await?;
-    let user_id = memberships::usuario_por_email(&mut tx, &email).await?;
-    let Some(user_id) = user_id else {
-        return Err(ApiError::fields(
-            Code::Member001,
-            vec![FieldProblem::new("email", "no registered user has this email; they must register first")],
-        )
-        .into());
-    };
-    let exists = memberships::rol(&mut tx, &empresa_id, &user_id).await?;
-    if exists.is_some() {
-        return Err(ApiError::new(Code::Member002, "the user is already a member; change their role instead").into());
-    }
-    memberships::agregar(&mut tx, &empresa_id, &user_id, role.as_str(), now).await?;
-    tx.commit().await?;
-    timbra_services::auth::cache::changed(&app).await;
-    let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
-    Ok(member.map(created).ok_or_else(|| ApiError::not_found("member"))?)
-}
-
-async fn current_role(tx: &mut timbra_store::Tx, empresa_id: &str, user_id: &str) -> HttpResult<Role> {
-    let role = memberships::rol(tx, empresa_id, user_id).await?;
-    Ok(role.and_then(|r| Role::parse(&r)).ok_or_else(|| ApiError::not_found("member"))?)
-}
-
-async fn owners(tx: &mut timbra_store::Tx, empresa_id: &str) -> HttpResult<i64> {
-    Ok(memberships::propietarios_activos(tx, empresa_id).await?)
+    let role = memberships::parse_role(body.role.as_deref())?;
+    let email = body.email.unwrap_or_default();
+    let member = memberships::add(&app, access.role, &empresa_id, &email, role).await?;
+    Ok(created(MiembroOut::from(member)))
 }
 
 /// Changes a member's role (member:manage).
@@ -160,25 +111,9 @@ pub async fn update(
     Json(body): Json<RoleBody>,
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
-    let role = parse_role(body.role.as_deref())?;
-    may_grant(access.role, role)?;
-    let mut tx = app.db.begin().await?;
-    let previous = current_role(&mut tx, &empresa_id, &user_id).await?;
-    if previous == Role::Propietario && access.role != Role::Propietario {
-        return Err(ApiError::new(Code::Auth003, "only a PROPIETARIO can change another PROPIETARIO's role").into());
-    }
-    if previous == Role::Propietario && role != Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
-        return Err(ApiError::new(
-            Code::Empresa004,
-            "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
-        )
-        .into());
-    }
-    memberships::cambiar_rol(&mut tx, &empresa_id, &user_id, role.as_str(), app.clock.now()).await?;
-    tx.commit().await?;
-    timbra_services::auth::cache::changed(&app).await;
-    let member = members(&app, &empresa_id).await?.into_iter().find(|m| m.user_id == user_id);
-    Ok(member.map(ok).ok_or_else(|| ApiError::not_found("member"))?)
+    let role = memberships::parse_role(body.role.as_deref())?;
+    let member = memberships::change_role(&app, access.role, &empresa_id, &user_id, role).await?;
+    Ok(ok(MiembroOut::from(member)))
 }
 
 /// Removes a member (member:manage; anyone may leave a company themselves).
@@ -197,20 +132,6 @@ pub async fn remove(
 ) -> HttpResult<impl IntoResponse> {
     let permission = if user_id == caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
     let access = caller.authorize(&app, &empresa_id, permission).await?;
-    let mut tx = app.db.begin().await?;
-    let previous = current_role(&mut tx, &empresa_id, &user_id).await?;
-    if previous == Role::Propietario && access.role != Role::Propietario {
-        return Err(ApiError::new(Code::Auth003, "only a PROPIETARIO can remove another PROPIETARIO").into());
-    }
-    if previous == Role::Propietario && owners(&mut tx, &empresa_id).await? <= 1 {
-        return Err(ApiError::new(
-            Code::Empresa004,
-            "the company must keep at least one active PROPIETARIO (deleted accounts do not count); name another first",
-        )
-        .into());
-    }
-    memberships::quitar(&mut tx, &empresa_id, &user_id).await?;
-    tx.commit().await?;
-    timbra_services::auth::cache::changed(&app).await;
+    memberships::remove(&app, access.role, &empresa_id, &user_id).await?;
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
 }

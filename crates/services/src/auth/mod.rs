@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod caller;
+pub mod cuentas;
 pub mod login_throttle;
 pub mod roles;
 pub mod secrets;

@@ -3,6 +3,7 @@
 //! `routes/certificados.rs`, `routes/fiel.rs` and `routes/timbres.rs`.
 
 pub mod cancelacion;
+pub mod cancelar;
 pub mod contexto;
 pub mod credenciales;
 pub mod crypto;

@@ -9,6 +9,8 @@
 
 pub mod calculo;
 pub mod empleados;
+pub mod incidencias;
+pub mod periodos;
 pub mod recibo;
 
 use rust_decimal::Decimal;

@@ -1,0 +1,124 @@
+//! The cancellation of an issued invoice, as `POST /api/cfdi/{id}/cancelar` asks it: the
+//! request checked (`cancelacion::revisar`, payments of a PPD invoice), then in sandbox the
+//! invoice cancelled at once; in live the request signed and sent through the PAC with the
+//! Idempotency-Key held meanwhile, SAT's status read, and the state recorded
+//! (`cancelacion::registrar`) with its answer stored under the key, in one transaction.
+
+use serde::Serialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+use timbra_store::cfdis::PorCancelar;
+use timbra_store::estados::{EstadoCancelacion, EstadoCfdi};
+
+use crate::cfdi::cancelacion::{self, OPERACION};
+use crate::context::AppContext;
+use crate::error::{ApiError, Code};
+use crate::idempotency::{self, Answer};
+
+/// Where a cancellation stands.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelacionOut {
+    cfdi_id: String,
+    uuid: String,
+    /// CANCELADO only when SAT says the invoice is cancelled; TIMBRADO while SAT has not decided,
+    /// waits for the receiver, or after a rejection.
+    status: String,
+    /// What SAT's status said right after the request: SOLICITADA (request received, SAT still
+    /// shows the invoice in force), PENDIENTE (SAT waits for the receiver), SIN_ACEPTACION,
+    /// ACEPTADA or PLAZO_VENCIDO (cancelled), RECHAZADA. SOLICITADA and PENDIENTE are followed by
+    /// a job every 15 minutes.
+    cancellation_status: String,
+    /// Storage path of SAT's acuse (live), downloadable at `/api/cfdi/{id}/acuse`.
+    acuse_url: Option<String>,
+}
+
+/// The invoice `id` of `empresa_id` to cancel, or CANCEL_002 (an id of another company is not
+/// found), CANCEL_003 for a received one. `ve_nomina`: whether the caller may see payroll (a
+/// payroll receipt is not found for who may not).
+pub async fn buscar(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> Result<PorCancelar, ApiError> {
+    let no_encontrada = || ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company"));
+    let fila = timbra_store::cfdis::por_cancelar(&mut app.db.conn().await?, empresa_id, id)
+        .await?
+        .ok_or_else(no_encontrada)?;
+    if fila.tipo_comprobante == "N" && !ve_nomina {
+        return Err(no_encontrada());
+    }
+    if fila.tipo == "RECIBIDA" {
+        return Err(ApiError::new(
+            Code::Cancel003,
+            "this invoice was received (downloaded from SAT): only its issuer can cancel it",
+        ));
+    }
+    Ok(fila)
+}
+
+/// Cancels invoice `id` (`fila`, from [`buscar`]) for `motivo` and `folio_sustitucion`; the
+/// answer (envelope of [`CancelacionOut`] in `mode`) is stored under `clave`.
+#[allow(clippy::too_many_arguments)]
+pub async fn cancelar(
+    app: &AppContext,
+    empresa_id: &str,
+    id: &str,
+    fila: &PorCancelar,
+    motivo: &str,
+    folio_sustitucion: Option<&str>,
+    clave: Option<&idempotency::Key>,
+    mode: &str,
+) -> Result<Answer, ApiError> {
+    let (motivo, sustitucion) = cancelacion::revisar(app, empresa_id, fila, motivo, folio_sustitucion).await?;
+    crate::cfdi::pagos::exigir_sin_pagos(app, empresa_id, id).await?;
+    let now = app.clock.now();
+    let datos =
+        cancelacion::Datos { cfdi_id: id, uuid: &fila.uuid, motivo: &motivo, tipo_comprobante: &fila.tipo_comprobante };
+    let uso = idempotency::Uso::sobre(OPERACION, id);
+
+    if fila.sandbox {
+        // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
+        let mut tx = app.db.begin().await?;
+        crate::cfdi::pagos::exigir_sin_pagos_en(&mut tx, empresa_id, id, now).await?;
+        let estado = EstadoCancelacion::SinAceptacion;
+        cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;
+        let answer = respuesta(id, &fila.uuid, estado, None, mode);
+        return cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, false).await;
+    }
+    // As in live stamping, the key is held while the PAC answers, so a second request with it
+    // meanwhile gets IDEMPOTENCY_002 instead of a second cancellation request.
+    if let Some(clave) = clave {
+        let mut tx = app.db.begin().await?;
+        if !idempotency::reserve(&mut tx, empresa_id, clave, uso, now).await? {
+            drop(tx);
+            return idempotency::winner(&app.db, empresa_id, clave, Some(uso), now).await;
+        }
+        tx.commit().await?;
+    }
+    let solicitada = match cancelacion::solicitar(app, empresa_id, id, fila, &motivo, sustitucion.as_deref(), now).await
+    {
+        Ok(solicitada) => solicitada,
+        Err(error) => {
+            if let Some(clave) = clave {
+                let mut tx = app.db.begin().await?;
+                idempotency::release(&mut tx, empresa_id, clave).await?;
+                tx.commit().await?;
+            }
+            return Err(error);
+        }
+    };
+    let (estado, acuse_path) = (solicitada.estado, solicitada.acuse_path);
+    let mut tx = app.db.begin().await?;
+    cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path)).await?;
+    let answer = respuesta(id, &fila.uuid, estado, Some(&acuse_path), mode);
+    cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, clave.is_some()).await
+}
+
+fn respuesta(id: &str, uuid: &str, estado: EstadoCancelacion, acuse_url: Option<&str>, mode: &str) -> String {
+    let data = CancelacionOut {
+        cfdi_id: id.to_owned(),
+        uuid: uuid.to_owned(),
+        status: if estado.cancelado() { EstadoCfdi::Cancelado } else { EstadoCfdi::Timbrado }.as_str().to_owned(),
+        cancellation_status: estado.as_str().to_owned(),
+        acuse_url: acuse_url.map(str::to_owned),
+    };
+    json!({ "success": true, "mode": mode, "data": data }).to_string()
+}

@@ -1,0 +1,221 @@
+//! Companies: create, list, read, update, delete. The field rules (EMPRESA_001, every problem
+//! at once), the RFC unique per account (EMPRESA_002) and the API key's reach (a key narrowed
+//! to companies creates none: SCOPE_001; its scopes must grant empresa:create: SCOPE_002).
+
+use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
+use timbra_store::empresas::{self, EmpresaRow};
+use timbra_store::ids;
+
+use crate::auth::caller::{Caller, Credential};
+use crate::auth::roles::{Permission, Role};
+use crate::context::AppContext;
+use crate::error::{ApiError, Code, FieldProblem};
+use crate::validate;
+
+/// Series used for invoices when none is given.
+pub const DEFAULT_SERIE: &str = "A";
+/// Series of payment CFDI when none is given.
+pub const DEFAULT_SERIE_PAGOS: &str = "P";
+
+/// A company's fields as sent: on create, `rfc`, `razon_social`, `regimen_fiscal` and
+/// `codigo_postal` are required; on update, what is `None` stays as it is (the RFC never changes).
+#[derive(Debug, Default)]
+pub struct Campos {
+    /// 12 (moral) or 13 (física) characters.
+    pub rfc: Option<String>,
+    /// Legal name, as in the Constancia de Situación Fiscal.
+    pub razon_social: Option<String>,
+    /// c_RegimenFiscal for the RFC's kind of taxpayer.
+    pub regimen_fiscal: Option<String>,
+    /// LugarExpedicion, 5 digits.
+    pub codigo_postal: Option<String>,
+    /// Trade name.
+    pub nombre_comercial: Option<String>,
+    /// Stamp in sandbox (default true on create).
+    pub sandbox: Option<bool>,
+    /// IMSS employer registration.
+    pub registro_patronal: Option<String>,
+    /// Invoice series (default "A").
+    pub serie_predeterminada: Option<String>,
+    /// Payment CFDI series (default "P").
+    pub serie_pagos: Option<String>,
+}
+
+fn serie(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, default: &str) -> String {
+    let value = value.map(str::trim).unwrap_or(default).to_owned();
+    // Anexo 20: Serie is 1 to 25 characters, [^|]{1,25}; we also keep spaces out.
+    if TextoSat::new(CampoTexto::SERIE, &value).is_err() || value.chars().any(char::is_whitespace) {
+        problems.push(FieldProblem::new(field, "the series has 1 to 25 characters, without spaces or |"));
+    }
+    value
+}
+
+fn nombre_comercial(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
+    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+    if value.chars().count() > 300 {
+        problems.push(FieldProblem::new("nombreComercial", "nombreComercial has at most 300 characters"));
+    }
+    Some(value.to_owned())
+}
+
+fn registro_patronal(problems: &mut Vec<FieldProblem>, value: Option<&str>) -> Option<String> {
+    let value = value.map(|v| v.trim().to_uppercase()).filter(|v| !v.is_empty())?;
+    // Nómina 1.2: RegistroPatronal is 1 to 20 alphanumeric characters.
+    if value.len() > 20 || !value.chars().all(|c| c.is_ascii_alphanumeric()) {
+        problems.push(FieldProblem::new(
+            "registroPatronal",
+            "registroPatronal has 1 to 20 letters or digits (IMSS employer registration)",
+        ));
+    }
+    Some(value)
+}
+
+/// SCOPE_001 / SCOPE_002 when the caller's API key may not create companies.
+fn may_create(caller: &Caller) -> Result<(), ApiError> {
+    let Credential::ApiKey { empresa_ids, scopes, .. } = &caller.credential else { return Ok(()) };
+    if empresa_ids.is_some() {
+        return Err(ApiError::new(
+            Code::Scope001,
+            "this API key is limited to some companies and cannot create new ones",
+        ));
+    }
+    if let Some(scopes) = scopes
+        && !scopes.iter().any(|scope| Permission::EmpresaCreate.granted_by(scope))
+    {
+        return Err(ApiError::new(
+            Code::Scope002,
+            "this API key's scopes do not include empresa:create; create a key with that scope to create companies",
+        )
+        .with_details(serde_json::json!({ "action": "empresa:create", "scopes": scopes })));
+    }
+    Ok(())
+}
+
+fn taken(rfc: &str) -> ApiError {
+    ApiError::new(Code::Empresa002, format!("you already have a company with RFC {rfc}"))
+}
+
+/// Creates a company; the caller becomes its PROPIETARIO.
+pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result<EmpresaRow, ApiError> {
+    may_create(caller)?;
+    let mut problems = Vec::new();
+    let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", campos.rfc.as_deref());
+    let razon_social =
+        validate::sat_text(&mut problems, "razonSocial", campos.razon_social.as_deref(), CampoTexto::NOMBRE);
+    let regimen = validate::regimen_fiscal(&mut problems, "regimenFiscal", campos.regimen_fiscal.as_deref(), persona);
+    let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", campos.codigo_postal.as_deref());
+    let serie_pagos = serie(&mut problems, "seriePagos", campos.serie_pagos.as_deref(), DEFAULT_SERIE_PAGOS);
+    let serie = serie(&mut problems, "seriePredeterminada", campos.serie_predeterminada.as_deref(), DEFAULT_SERIE);
+    let registro = registro_patronal(&mut problems, campos.registro_patronal.as_deref());
+    let nombre_comercial = nombre_comercial(&mut problems, campos.nombre_comercial.as_deref());
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Empresa001, problems));
+    }
+    let sandbox = campos.sandbox.unwrap_or(true);
+    let id = ids::new_id();
+    let now = app.clock.now();
+    let mut tx = app.db.begin().await?;
+    if empresas::rfc_tomado(&mut tx, &caller.user_id, &rfc).await? {
+        return Err(taken(&rfc));
+    }
+    let datos = empresas::Datos {
+        razon_social: &razon_social,
+        regimen_fiscal: &regimen,
+        codigo_postal: &codigo_postal,
+        nombre_comercial: nombre_comercial.as_deref(),
+        registro_patronal: registro.as_deref(),
+        sandbox,
+        serie_predeterminada: &serie,
+        serie_pagos: &serie_pagos,
+    };
+    match empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await {
+        Err(error) if error.is_duplicate() => return Err(taken(&rfc)),
+        other => other?,
+    };
+    tx.commit().await?;
+    crate::auth::cache::changed(app).await;
+    caller.note_mode(sandbox);
+    get(app, caller, &id).await
+}
+
+/// The companies the caller (and the key, when narrowed) can reach, with the caller's role.
+pub async fn list(app: &AppContext, caller: &Caller) -> Result<Vec<EmpresaRow>, ApiError> {
+    let mut conn = app.db.conn().await?;
+    let rows = empresas::de_usuario(&mut conn, &caller.user_id).await?;
+    let allowed = match &caller.credential {
+        Credential::ApiKey { empresa_ids: Some(ids), .. } => Some(ids),
+        _ => None,
+    };
+    Ok(rows.into_iter().filter(|row| allowed.is_none_or(|ids| ids.contains(&row.id))).collect())
+}
+
+/// Company `id` with the caller's role (authorize first).
+pub async fn get(app: &AppContext, caller: &Caller, id: &str) -> Result<EmpresaRow, ApiError> {
+    let mut conn = app.db.conn().await?;
+    empresas::leer(&mut conn, &caller.user_id, id).await?.ok_or_else(|| ApiError::not_found("company"))
+}
+
+/// Changes the fields `campos` sends (authorize first: empresa:edit).
+pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos) -> Result<EmpresaRow, ApiError> {
+    let current = get(app, caller, id).await?;
+    let persona = Rfc::new(&current.rfc).ok().map(|rfc| rfc.persona());
+    let mut problems = Vec::new();
+    let razon_social = match &campos.razon_social {
+        Some(value) => validate::sat_text(&mut problems, "razonSocial", Some(value), CampoTexto::NOMBRE),
+        None => current.razon_social,
+    };
+    let regimen = match &campos.regimen_fiscal {
+        Some(value) => validate::regimen_fiscal(&mut problems, "regimenFiscal", Some(value), persona),
+        None => current.regimen_fiscal,
+    };
+    let codigo_postal = match &campos.codigo_postal {
+        Some(value) => validate::codigo_postal(&mut problems, "codigoPostal", Some(value)),
+        None => current.codigo_postal,
+    };
+    let serie_pagos = match &campos.serie_pagos {
+        Some(value) => serie(&mut problems, "seriePagos", Some(value), DEFAULT_SERIE_PAGOS),
+        None => current.serie_pagos,
+    };
+    let serie = match &campos.serie_predeterminada {
+        Some(value) => serie(&mut problems, "seriePredeterminada", Some(value), DEFAULT_SERIE),
+        None => current.serie_predeterminada,
+    };
+    let registro = match &campos.registro_patronal {
+        Some(value) => registro_patronal(&mut problems, Some(value)),
+        None => current.registro_patronal,
+    };
+    let nombre_comercial = match campos.nombre_comercial.as_deref() {
+        Some(value) => nombre_comercial(&mut problems, Some(value)),
+        None => current.nombre_comercial,
+    };
+    if !problems.is_empty() {
+        return Err(ApiError::fields(Code::Empresa001, problems));
+    }
+    let sandbox = campos.sandbox.unwrap_or(current.sandbox);
+    let datos = empresas::Datos {
+        razon_social: &razon_social,
+        regimen_fiscal: &regimen,
+        codigo_postal: &codigo_postal,
+        nombre_comercial: nombre_comercial.as_deref(),
+        registro_patronal: registro.as_deref(),
+        sandbox,
+        serie_predeterminada: &serie,
+        serie_pagos: &serie_pagos,
+    };
+    let mut conn = app.db.conn().await?;
+    empresas::actualizar(&mut conn, id, &datos, app.clock.now()).await?;
+    drop(conn);
+    crate::auth::cache::changed(app).await;
+    caller.note_mode(sandbox);
+    get(app, caller, id).await
+}
+
+/// Deletes company `id` (authorize first: PROPIETARIO). Its records are kept for the tax
+/// retention period but no route reaches them any more.
+pub async fn delete(app: &AppContext, id: &str) -> Result<(), ApiError> {
+    let mut conn = app.db.conn().await?;
+    empresas::borrar(&mut conn, id, app.clock.now()).await?;
+    drop(conn);
+    crate::auth::cache::changed(app).await;
+    Ok(())
+}

@@ -16,6 +16,7 @@ pub mod cancelacion;
 pub mod catalogos;
 pub mod complementos;
 pub mod construccion;
+pub mod entrada;
 pub mod escritura;
 pub mod model;
 pub mod numero;
@@ -25,7 +26,7 @@ pub mod timbre;
 pub mod tipos;
 pub mod validacion;
 
-pub use complementos::{implocal, nomina, pagos, tfd};
+pub use complementos::{carta_porte, comercio_exterior, implocal, nomina, pagos, tfd};
 pub use model::*;
 pub use numero::Numero;
 pub use tipos::{CodigoPostal, Importe, Rfc, TextoSat};

@@ -154,12 +154,13 @@ pub fn completar(carta_porte: &mut CartaPorte, generar_id: impl FnOnce() -> Stri
     Ok(())
 }
 
+/// The example body of issue 33.
+#[cfg(test)]
+pub(super) const EJEMPLO: &str = r#"{"cartaPorte":{"transpInternac":"No","totalDistRec":"250","ubicaciones":[{"tipoUbicacion":"Origen","idUbicacion":"OR000001","rfcRemitenteDestinatario":"EKU9003173C9","fechaHoraSalidaLlegada":"2026-12-01T08:00:00","domicilio":{"estado":"HID","pais":"MEX","codigoPostal":"42501"}},{"tipoUbicacion":"Destino","idUbicacion":"DE000001","rfcRemitenteDestinatario":"XIA190128J61","fechaHoraSalidaLlegada":"2026-12-01T14:00:00","distanciaRecorrida":"250","domicilio":{"estado":"QUE","pais":"MEX","codigoPostal":"76343"}}],"mercancias":{"pesoBrutoTotal":"1500","unidadPeso":"KGM","numTotalMercancias":1,"mercancia":[{"bienesTransp":"24112700","descripcion":"Cajas de cartón","cantidad":"100","claveUnidad":"XBX","pesoEnKg":"1500","materialPeligroso":"No"}],"autotransporte":{"permSCT":"TPAF01","numPermisoSCT":"0X2XTXZ0X5X0X3X2X1X0","identificacionVehicular":{"configVehicular":"C2","pesoBrutoVehicular":"12","placaVM":"501AAA","anioModeloVM":2020},"seguros":{"aseguraRespCivil":"SEGUROS SA","polizaRespCivil":"123456"}}},"figuraTransporte":[{"tipoFigura":"01","rfcFigura":"VAAM130719H60","numLicencia":"a234567890","nombreFigura":"OPERADOR"}]}}"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The example body of issue 33.
-    pub(crate) const EJEMPLO: &str = r#"{"cartaPorte":{"transpInternac":"No","totalDistRec":"250","ubicaciones":[{"tipoUbicacion":"Origen","idUbicacion":"OR000001","rfcRemitenteDestinatario":"EKU9003173C9","fechaHoraSalidaLlegada":"2026-12-01T08:00:00","domicilio":{"estado":"HID","pais":"MEX","codigoPostal":"42501"}},{"tipoUbicacion":"Destino","idUbicacion":"DE000001","rfcRemitenteDestinatario":"XIA190128J61","fechaHoraSalidaLlegada":"2026-12-01T14:00:00","distanciaRecorrida":"250","domicilio":{"estado":"QUE","pais":"MEX","codigoPostal":"76343"}}],"mercancias":{"pesoBrutoTotal":"1500","unidadPeso":"KGM","numTotalMercancias":1,"mercancia":[{"bienesTransp":"24112700","descripcion":"Cajas de cartón","cantidad":"100","claveUnidad":"XBX","pesoEnKg":"1500","materialPeligroso":"No"}],"autotransporte":{"permSCT":"TPAF01","numPermisoSCT":"0X2XTXZ0X5X0X3X2X1X0","identificacionVehicular":{"configVehicular":"C2","pesoBrutoVehicular":"12","placaVM":"501AAA","anioModeloVM":2020},"seguros":{"aseguraRespCivil":"SEGUROS SA","polizaRespCivil":"123456"}}},"figuraTransporte":[{"tipoFigura":"01","rfcFigura":"VAAM130719H60","numLicencia":"a234567890","nombreFigura":"OPERADOR"}]}}"#;
 
     fn cuerpo(json: &str) -> Result<CartaPorte, ErrorConstruccion> {
         let valor = leer_valor(json)?;

@@ -864,6 +864,228 @@ fn validar_figuras(v: &mut Validador<'_>, cp: &CartaPorte) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalogos::{Catalogos, Exportacion, ObjetoImp, SinCatalogos};
+    use crate::construccion::{NuevoComprobante, NuevoConcepto};
+    use crate::entrada::{Valor, leer};
+    use crate::model::{Emisor, Receptor};
+
+    /// A traslado carrying the Carta Porte of issue 33's example body: valid.
+    fn base() -> Comprobante {
+        let Valor::Objeto(cuerpo) = leer(super::super::construccion::EJEMPLO).unwrap() else { panic!() };
+        let mut carta_porte = super::super::leer_json(&cuerpo[0].1, "cartaPorte").unwrap();
+        super::super::completar(&mut carta_porte, || super::super::id_ccp([7; 16])).unwrap();
+        let emisor = Emisor {
+            rfc: "EKU9003173C9".into(),
+            nombre: "ESCUELA KEMPER URGATE".into(),
+            regimen_fiscal: "601".into(),
+            fac_atr_adquirente: None,
+        };
+        NuevoComprobante {
+            tipo: TipoDeComprobante::Traslado,
+            serie: None,
+            folio: None,
+            fecha: "2026-11-30T10:00:00".into(),
+            forma_pago: None,
+            metodo_pago: None,
+            condiciones_de_pago: None,
+            moneda: "XXX".into(),
+            tipo_cambio: None,
+            exportacion: Exportacion::NoAplica,
+            lugar_expedicion: "86000".into(),
+            receptor: Receptor {
+                rfc: emisor.rfc.clone(),
+                nombre: emisor.nombre.clone(),
+                domicilio_fiscal_receptor: "86000".into(),
+                residencia_fiscal: None,
+                num_reg_id_trib: None,
+                regimen_fiscal_receptor: "601".into(),
+                uso_cfdi: "S01".into(),
+            },
+            emisor,
+            informacion_global: None,
+            cfdi_relacionados: Vec::new(),
+            conceptos: vec![NuevoConcepto::new(
+                "24112700",
+                Decimal::from(100),
+                "XBX",
+                "Cajas de cartón",
+                Decimal::ZERO,
+                ObjetoImp::NoObjeto,
+            )],
+            impuestos_locales: None,
+            complementos: vec![Complemento::CartaPorte(Box::new(carta_porte))],
+        }
+        .construir()
+        .unwrap()
+    }
+
+    fn cp(c: &mut Comprobante) -> &mut CartaPorte {
+        c.complementos
+            .iter_mut()
+            .find_map(|complemento| match complemento {
+                Complemento::CartaPorte(carta_porte) => Some(carta_porte.as_mut()),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    fn reglas(c: &Comprobante) -> Vec<&'static str> {
+        crate::validacion::validar(c, &SinCatalogos).problemas.iter().map(|p| p.regla).collect()
+    }
+
+    fn internacional(c: &mut Comprobante) -> &mut CartaPorte {
+        let cp = cp(c);
+        cp.transp_internac = "Sí".into();
+        cp.entrada_salida_merc = Some("Entrada".into());
+        cp.pais_origen_destino = Some("USA".into());
+        cp.via_entrada_salida = Some("01".into());
+        cp.regimenes_aduaneros = vec![RegimenAduaneroCcp { regimen_aduanero: "IMD".into() }];
+        cp.mercancias.mercancia[0].fraccion_arancelaria = Some("4819100100".into());
+        cp.mercancias.mercancia[0].documentacion_aduanera = vec![DocumentacionAduanera {
+            tipo_documento: "01".into(),
+            num_pedimento: Some("26  47  3807  6001234".into()),
+            ..DocumentacionAduanera::default()
+        }];
+        cp
+    }
+
+    fn peligroso(c: &mut Comprobante) -> &mut Mercancia {
+        let m = &mut cp(c).mercancias.mercancia[0];
+        m.material_peligroso = Some("Sí".into());
+        m.cve_material_peligroso = Some("1203".into());
+        m.embalaje = Some("1A1".into());
+        m
+    }
+
+    fn auto(c: &mut Comprobante) -> &mut Autotransporte {
+        cp(c).mercancias.autotransporte.as_mut().unwrap()
+    }
+
+    #[test]
+    fn cada_regla_tiene_su_cuerpo_que_falla() {
+        let valido = base();
+        assert!(reglas(&valido).is_empty(), "{:?}", crate::validacion::validar(&valido, &SinCatalogos).problemas);
+        let mut internacional_valido = valido.clone();
+        internacional(&mut internacional_valido);
+        assert!(reglas(&internacional_valido).is_empty(), "{:?}", reglas(&internacional_valido));
+        type Caso = (&'static str, fn(&mut Comprobante));
+        let casos: &[Caso] = &[
+            ("CP31_UNICO", |c| c.complementos.push(c.complementos[0].clone())),
+            ("CP31_TIPO_COMPROBANTE", |c| c.tipo_de_comprobante = "E".into()),
+            ("CP31_VERSION", |c| cp(c).version = "3.0".into()),
+            ("CP31_ID_CCP", |c| cp(c).id_ccp = "CCC-123".into()),
+            ("CP31_TRANSP_INTERNAC", |c| cp(c).transp_internac = "Si".into()),
+            ("CP31_INTERNACIONAL", |c| cp(c).transp_internac = "Sí".into()),
+            ("CP31_INTERNACIONAL", |c| cp(c).via_entrada_salida = Some("01".into())),
+            ("CP31_PAIS_ORIGEN_DESTINO", |c| internacional(c).pais_origen_destino = Some("MEX".into())),
+            ("CP31_REGIMEN_ADUANERO", |c| internacional(c).regimenes_aduaneros[0].regimen_aduanero = "XXX".into()),
+            ("CP31_FRACCION_REQUERIDA", |c| internacional(c).mercancias.mercancia[0].fraccion_arancelaria = None),
+            ("CP31_DOCUMENTACION_ADUANERA", |c| {
+                internacional(c).mercancias.mercancia[0].documentacion_aduanera.clear()
+            }),
+            ("CP31_DOCUMENTACION_ADUANERA", |c| {
+                internacional(c).mercancias.mercancia[0].documentacion_aduanera[0].num_pedimento = None;
+            }),
+            ("CP31_TIPO_DOCUMENTO", |c| {
+                internacional(c).mercancias.mercancia[0].documentacion_aduanera[0].tipo_documento = "99".into();
+            }),
+            ("CP31_FRACCION_ARANCELARIA", |c| {
+                internacional(c).mercancias.mercancia[0].fraccion_arancelaria = Some("48191".into());
+            }),
+            ("CP31_ESTADO", |c| cp(c).ubicaciones[0].domicilio.as_mut().unwrap().estado = "Hidalgo".into()),
+            ("CP31_CODIGO_POSTAL", |c| cp(c).ubicaciones[0].domicilio.as_mut().unwrap().codigo_postal = "4250".into()),
+            ("CP31_UBICACIONES", |c| cp(c).ubicaciones[1].tipo_ubicacion = "Origen".into()),
+            ("CP31_UBICACIONES", |c| cp(c).ubicaciones[1].tipo_ubicacion = "Intermedia".into()),
+            ("CP31_ID_UBICACION", |c| cp(c).ubicaciones[1].id_ubicacion = Some("OR000002".into())),
+            ("CP31_RFC_UBICACION", |c| cp(c).ubicaciones[1].rfc_remitente_destinatario = "XIA190128".into()),
+            ("CP31_EXTRANJERO_UBICACION", |c| cp(c).ubicaciones[1].rfc_remitente_destinatario = RFC_EXTRANJERO.into()),
+            ("CP31_FECHA", |c| cp(c).ubicaciones[1].fecha_hora_salida_llegada = "2026-12-01 14:00".into()),
+            ("CP31_FECHAS_ORDEN", |c| cp(c).ubicaciones[1].fecha_hora_salida_llegada = "2026-12-01T07:59:59".into()),
+            ("CP31_DISTANCIA_RECORRIDA", |c| cp(c).ubicaciones[1].distancia_recorrida = None),
+            ("CP31_TOTAL_DIST_REC", |c| cp(c).total_dist_rec = Some(Numero::from_texto("300"))),
+            ("CP31_TOTAL_DIST_REC", |c| cp(c).total_dist_rec = None),
+            ("CP31_NUM_TOTAL_MERCANCIAS", |c| cp(c).mercancias.num_total_mercancias = Numero::from_texto("2")),
+            ("CP31_PESO_BRUTO_TOTAL", |c| cp(c).mercancias.peso_bruto_total = Numero::from_texto("1400")),
+            ("CP31_UNIDAD_PESO", |c| cp(c).mercancias.unidad_peso = "KILOS".into()),
+            ("CP31_BIENES_TRANSP", |c| cp(c).mercancias.mercancia[0].bienes_transp = "2411270".into()),
+            ("CP31_MATERIAL_PELIGROSO", |c| cp(c).mercancias.mercancia[0].material_peligroso = Some("Sí".into())),
+            ("CP31_MATERIAL_PELIGROSO", |c| cp(c).mercancias.mercancia[0].cve_material_peligroso = Some("1203".into())),
+            ("CP31_CVE_MATERIAL_PELIGROSO", |c| peligroso(c).cve_material_peligroso = Some("12AB".into())),
+            ("CP31_EMBALAJE", |c| peligroso(c).embalaje = Some("9Z9".into())),
+            ("CP31_CANTIDAD_TRANSPORTA", |c| {
+                cp(c).mercancias.mercancia[0].cantidad_transporta = vec![CantidadTransporta {
+                    cantidad: Numero::from_texto("100"),
+                    id_origen: "OR000009".into(),
+                    id_destino: "DE000001".into(),
+                    cves_transporte: None,
+                }];
+            }),
+            ("CP31_PERM_SCT", |c| auto(c).perm_sct = "TPAF99".into()),
+            ("CP31_CONFIG_VEHICULAR", |c| auto(c).identificacion_vehicular.config_vehicular = "C9".into()),
+            ("CP31_REMOLQUE", |c| auto(c).identificacion_vehicular.config_vehicular = "T3S2".into()),
+            ("CP31_REMOLQUE", |c| {
+                auto(c).remolques = vec![Remolque { sub_tipo_rem: "CTR004".into(), placa: "47XY2Z".into() }]
+            }),
+            ("CP31_SUBTIPO_REM", |c| {
+                let a = auto(c);
+                a.identificacion_vehicular.config_vehicular = "T3S2".into();
+                a.remolques = vec![Remolque { sub_tipo_rem: "CTR999".into(), placa: "47XY2Z".into() }];
+            }),
+            ("CP31_SEGURO_AMBIENTAL", |c| {
+                peligroso(c);
+            }),
+            ("CP31_SEGURO_PAR", |c| auto(c).seguros.asegura_carga = Some("SEGUROS SA".into())),
+            ("CP31_ANIO_MODELO", |c| auto(c).identificacion_vehicular.anio_modelo_vm = Numero::from_texto("1890")),
+            ("CP31_FIGURA_REQUERIDA", |c| cp(c).figura_transporte.clear()),
+            ("CP31_TIPO_FIGURA", |c| cp(c).figura_transporte[0].tipo_figura = "07".into()),
+            ("CP31_FIGURA_OPERADOR", |c| cp(c).figura_transporte[0].num_licencia = None),
+            ("CP31_FIGURA_IDENTIDAD", |c| cp(c).figura_transporte[0].rfc_figura = None),
+            ("CP31_PARTE_TRANSPORTE", |c| {
+                let figura = TiposFigura {
+                    tipo_figura: "02".into(),
+                    rfc_figura: Some("EKU9003173C9".into()),
+                    nombre_figura: "ESCUELA KEMPER URGATE".into(),
+                    ..TiposFigura::default()
+                };
+                cp(c).figura_transporte.push(figura);
+            }),
+            ("CP31_CATALOGO", |c| cp(c).ubicaciones[0].tipo_estacion = Some("09".into())),
+            ("CP31_CATALOGO_FORMA", |c| cp(c).ubicaciones[0].num_estacion = Some("¿?".into())),
+        ];
+        for (regla, romper) in casos {
+            let mut c = valido.clone();
+            romper(&mut c);
+            let encontradas = reglas(&c);
+            assert!(encontradas.contains(regla), "{regla}: {encontradas:?}");
+            let problema =
+                crate::validacion::validar(&c, &SinCatalogos).problemas.into_iter().find(|p| p.regla == *regla);
+            let problema = problema.unwrap();
+            assert!(problema.campo.starts_with("CartaPorte") || !problema.campo.is_empty(), "{problema:?}");
+        }
+    }
+
+    /// Large catalogs: skipped and listed while the catalog layer does not hold them, checked
+    /// when it does.
+    #[test]
+    fn catalogos_grandes_por_la_capa_de_catalogos() {
+        let c = base();
+        let informe = crate::validacion::validar(&c, &SinCatalogos);
+        assert!(
+            informe.omitidas.iter().any(|o| o == "cartaporte/c_ClaveProdServCP (Mercancia.BienesTransp)"),
+            "{:?}",
+            informe.omitidas
+        );
+        struct SinMaterial;
+        impl Catalogos for SinMaterial {
+            fn en_catalogo(&self, catalogo: &str, _clave: &str) -> Option<bool> {
+                Some(catalogo != "cartaporte/c_ClaveProdServCP")
+            }
+        }
+        let informe = crate::validacion::validar(&c, &SinMaterial);
+        let problema = informe.problemas.iter().find(|p| p.regla == "CP31_BIENES_TRANSP").unwrap();
+        assert_eq!(problema.campo, "CartaPorte.Mercancias.Mercancia[0].BienesTransp");
+        assert!(problema.mensaje.contains("c_ClaveProdServCP"), "{}", problema.mensaje);
+    }
 
     #[test]
     fn configuraciones_y_remolques() {

@@ -77,11 +77,13 @@ pub fn completar(cce: &mut ComercioExterior) -> Result<(), ErrorConstruccion> {
     Ok(())
 }
 
+/// A Comercio Exterior 2.0 body as the API sends it.
+#[cfg(test)]
+pub(super) const EJEMPLO: &str = r#"{"motivoTraslado":null,"claveDePedimento":"A1","certificadoOrigen":0,"incoterm":"FOB","tipoCambioUSD":"17.2545","emisor":{"domicilio":{"calle":"Av. Industria","numeroExterior":"100","estado":"TAB","pais":"MEX","codigoPostal":"86000"}},"receptor":{"domicilio":{"calle":"Main St","estado":"TX","pais":"USA","codigoPostal":"78701"}},"mercancias":[{"noIdentificacion":"LAP-14","fraccionArancelaria":"8471300100","cantidadAduana":"2","unidadAduana":"06","valorUnitarioAduana":"950.00","valorDolares":"1900.00","descripcionesEspecificas":[{"marca":"ACME","modelo":"X14"}]},{"noIdentificacion":"MOU-01","valorDolares":100.005}]}"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    pub(crate) const EJEMPLO: &str = r#"{"motivoTraslado":null,"claveDePedimento":"A1","certificadoOrigen":0,"incoterm":"FOB","tipoCambioUSD":"17.2545","emisor":{"domicilio":{"calle":"Av. Industria","numeroExterior":"100","estado":"TAB","pais":"MEX","codigoPostal":"86000"}},"receptor":{"domicilio":{"calle":"Main St","estado":"TX","pais":"USA","codigoPostal":"78701"}},"mercancias":[{"noIdentificacion":"LAP-14","fraccionArancelaria":"8471300100","cantidadAduana":"2","unidadAduana":"06","valorUnitarioAduana":"950.00","valorDolares":"1900.00","descripcionesEspecificas":[{"marca":"ACME","modelo":"X14"}]},{"noIdentificacion":"MOU-01","valorDolares":100.005}]}"#;
 
     #[test]
     fn lee_y_completa() {

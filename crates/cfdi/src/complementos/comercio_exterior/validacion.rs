@@ -319,3 +319,131 @@ fn validar_mercancias(v: &mut Validador<'_>, c: &Comprobante, cce: &ComercioExte
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogos::{Exportacion, FormaPago, MetodoPago, ObjetoImp, SinCatalogos};
+    use crate::construccion::{NuevoComprobante, NuevoConcepto, NuevoImpuesto};
+    use crate::model::{Emisor, Receptor};
+
+    /// An export sale in dollars to a receiver abroad with its Comercio Exterior: valid.
+    fn base() -> Comprobante {
+        let cce = super::super::construir(super::super::construccion::EJEMPLO).unwrap();
+        let concepto = |sku: &str, cantidad: i64, valor: i64| {
+            let mut c = NuevoConcepto::new(
+                "43211503",
+                Decimal::from(cantidad),
+                "H87",
+                "Equipo de cómputo",
+                Decimal::from(valor),
+                ObjetoImp::SiObjeto,
+            );
+            c.no_identificacion = Some(sku.into());
+            c.impuestos = Some(vec![NuevoImpuesto::iva(Decimal::ZERO)]);
+            c
+        };
+        NuevoComprobante {
+            tipo: TipoDeComprobante::Ingreso,
+            serie: None,
+            folio: None,
+            fecha: "2026-11-30T10:00:00".into(),
+            forma_pago: Some(FormaPago::TransferenciaElectronica),
+            metodo_pago: Some(MetodoPago::Pue),
+            condiciones_de_pago: None,
+            moneda: "USD".into(),
+            tipo_cambio: Some(Decimal::new(172_545, 4)),
+            exportacion: Exportacion::DefinitivaA1,
+            lugar_expedicion: "86000".into(),
+            emisor: Emisor {
+                rfc: "EKU9003173C9".into(),
+                nombre: "ESCUELA KEMPER URGATE".into(),
+                regimen_fiscal: "601".into(),
+                fac_atr_adquirente: None,
+            },
+            receptor: Receptor {
+                rfc: RFC_EXTRANJERO.into(),
+                nombre: "ACME INC".into(),
+                domicilio_fiscal_receptor: "86000".into(),
+                residencia_fiscal: Some("USA".into()),
+                num_reg_id_trib: Some("123456789".into()),
+                regimen_fiscal_receptor: "616".into(),
+                uso_cfdi: "S01".into(),
+            },
+            informacion_global: None,
+            cfdi_relacionados: Vec::new(),
+            conceptos: vec![concepto("LAP-14", 2, 950), concepto("MOU-01", 1, 100)],
+            impuestos_locales: None,
+            complementos: vec![Complemento::ComercioExterior(Box::new(cce))],
+        }
+        .construir()
+        .unwrap()
+    }
+
+    fn cce(c: &mut Comprobante) -> &mut ComercioExterior {
+        c.complementos
+            .iter_mut()
+            .find_map(|complemento| match complemento {
+                Complemento::ComercioExterior(cce) => Some(cce.as_mut()),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    fn reglas(c: &Comprobante) -> Vec<&'static str> {
+        crate::validacion::validar(c, &SinCatalogos).problemas.iter().map(|p| p.regla).collect()
+    }
+
+    #[test]
+    fn cada_regla_tiene_su_cuerpo_que_falla() {
+        let valido = base();
+        assert!(reglas(&valido).is_empty(), "{:?}", crate::validacion::validar(&valido, &SinCatalogos).problemas);
+        type Caso = (&'static str, fn(&mut Comprobante));
+        let casos: &[Caso] = &[
+            ("CCE20_UNICO", |c| c.complementos.push(c.complementos[0].clone())),
+            ("CCE20_EXPORTACION", |c| c.exportacion = "01".into()),
+            ("CCE20_EXPORTACION", |c| c.complementos.clear()),
+            ("CCE20_TIPO_COMPROBANTE", |c| c.tipo_de_comprobante = "N".into()),
+            ("CCE20_VERSION", |c| cce(c).version = "1.1".into()),
+            ("CCE20_CLAVE_PEDIMENTO", |c| cce(c).clave_de_pedimento = "B1".into()),
+            ("CCE20_CERTIFICADO_ORIGEN", |c| cce(c).certificado_origen = Numero::from_texto("1")),
+            ("CCE20_CERTIFICADO_ORIGEN", |c| cce(c).num_certificado_origen = Some("CO-123456".into())),
+            ("CCE20_INCOTERM", |c| cce(c).incoterm = Some("XXX".into())),
+            ("CCE20_INCOTERM", |c| cce(c).incoterm = None),
+            ("CCE20_MOTIVO_TRASLADO", |c| cce(c).motivo_traslado = Some("01".into())),
+            ("CCE20_MOTIVO_TRASLADO", |c| c.tipo_de_comprobante = "T".into()),
+            ("CCE20_PROPIETARIO", |c| {
+                c.tipo_de_comprobante = "T".into();
+                cce(c).motivo_traslado = Some("05".into());
+            }),
+            ("CCE20_TIPO_CAMBIO_USD", |c| cce(c).tipo_cambio_usd = Numero::from_texto("17.0")),
+            ("CCE20_TIPO_CAMBIO_USD", |c| cce(c).tipo_cambio_usd = Numero::from_texto("0")),
+            ("CCE20_TOTAL_USD", |c| cce(c).total_usd = Numero::from_texto("1999.00")),
+            ("CCE20_NO_IDENTIFICACION", |c| c.conceptos[0].no_identificacion = Some("OTRO".into())),
+            ("CCE20_NO_IDENTIFICACION", |c| c.conceptos[1].no_identificacion = None),
+            ("CCE20_MERCANCIA_SIN_CONCEPTO", |c| {
+                c.conceptos.truncate(1);
+            }),
+            ("CCE20_RECEPTOR_EXTRANJERO", |c| c.receptor.num_reg_id_trib = None),
+            ("CCE20_RECEPTOR_EXTRANJERO", |c| c.receptor.residencia_fiscal = Some("MEX".into())),
+            ("CCE20_DOMICILIO_EMISOR", |c| cce(c).emisor.as_mut().unwrap().domicilio.pais = "USA".into()),
+            ("CCE20_DOMICILIO_EMISOR", |c| cce(c).emisor.as_mut().unwrap().domicilio.estado = "Tabasco".into()),
+            ("CCE20_ESTADO", |c| {
+                let d = cce(c).receptor.as_mut().unwrap().domicilio.as_mut().unwrap();
+                d.pais = "MEX".into();
+            }),
+            ("CCE20_FRACCION_ARANCELARIA", |c| cce(c).mercancias[0].fraccion_arancelaria = Some("84713".into())),
+            ("CCE20_ADUANA_GRUPO", |c| cce(c).mercancias[0].unidad_aduana = None),
+            ("CCE20_UNIDAD_ADUANA", |c| cce(c).mercancias[0].unidad_aduana = Some("50".into())),
+            ("CCE20_VALOR_DOLARES", |c| {
+                cce(c).mercancias[0].valor_unitario_aduana = Some(Numero::from_texto("900.00"))
+            }),
+        ];
+        for (regla, romper) in casos {
+            let mut c = valido.clone();
+            romper(&mut c);
+            let encontradas = reglas(&c);
+            assert!(encontradas.contains(regla), "{regla}: {encontradas:?}");
+        }
+    }
+}

@@ -77,22 +77,21 @@ fn opcion(
     }
 }
 
+/// A large catalog: its id in the catalog layer, the attribute it types (for `omitidas`) and
+/// the shape of its codes (for the message).
+struct Grande {
+    catalogo: &'static str,
+    atributo: &'static str,
+    forma: &'static str,
+}
+
 /// A large catalog: its shape here, its membership through the catalog layer.
-fn forma(
-    v: &mut Validador<'_>,
-    regla: &'static str,
-    campo: &str,
-    clave: &str,
-    correcta: bool,
-    catalogo: &str,
-    atributo: &str,
-    descripcion_forma: &str,
-) {
+fn forma(v: &mut Validador<'_>, regla: &'static str, campo: &str, clave: &str, correcta: bool, grande: &Grande) {
     if correcta {
-        v.en_catalogo(regla, campo, catalogo, atributo, clave);
+        v.en_catalogo(regla, campo, grande.catalogo, grande.atributo, clave);
     } else {
-        let nombre = catalogo.rsplit('/').next().unwrap_or(catalogo);
-        v.problema(regla, campo, format!("«{clave}» no tiene la forma de una clave de {nombre} ({descripcion_forma})"));
+        let nombre = grande.catalogo.rsplit('/').next().unwrap_or(grande.catalogo);
+        v.problema(regla, campo, format!("«{clave}» no tiene la forma de una clave de {nombre} ({})", grande.forma));
     }
 }
 
@@ -348,9 +347,11 @@ fn validar_ubicaciones(v: &mut Validador<'_>, cp: &CartaPorte) {
                 &format!("{campo}.NumEstacion"),
                 estacion,
                 correcta,
-                "cartaporte/c_Estaciones",
-                "Ubicacion.NumEstacion",
-                "letras mayúsculas y dígitos, p. ej. PM001",
+                &Grande {
+                    catalogo: "cartaporte/c_Estaciones",
+                    atributo: "Ubicacion.NumEstacion",
+                    forma: "letras mayúsculas y dígitos, p. ej. PM001",
+                },
             );
         }
         if let Some(d) = &u.domicilio {
@@ -436,9 +437,11 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
         "CartaPorte.Mercancias.UnidadPeso",
         unidad,
         (2..=3).contains(&unidad.len()) && unidad.bytes().all(|b| b.is_ascii_alphanumeric()),
-        "cartaporte/c_ClaveUnidadPeso",
-        "Mercancias.UnidadPeso",
-        "2 o 3 letras o dígitos, p. ej. KGM",
+        &Grande {
+            catalogo: "cartaporte/c_ClaveUnidadPeso",
+            atributo: "Mercancias.UnidadPeso",
+            forma: "2 o 3 letras o dígitos, p. ej. KGM",
+        },
     );
     let origenes: Vec<&str> = cp
         .ubicaciones
@@ -461,9 +464,11 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
             &p("BienesTransp"),
             &mercancia.bienes_transp,
             digitos(&mercancia.bienes_transp, &[8]),
-            "cartaporte/c_ClaveProdServCP",
-            "Mercancia.BienesTransp",
-            "8 dígitos",
+            &Grande {
+                catalogo: "cartaporte/c_ClaveProdServCP",
+                atributo: "Mercancia.BienesTransp",
+                forma: "8 dígitos",
+            },
         );
         let peligroso = match mercancia.material_peligroso.as_deref() {
             Some("Sí") => true,
@@ -502,9 +507,11 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
                 &p("CveMaterialPeligroso"),
                 clave,
                 correcta,
-                "cartaporte/c_MaterialPeligroso",
-                "Mercancia.CveMaterialPeligroso",
-                "número ONU de 4 dígitos o una letra y 4 dígitos, p. ej. 1203",
+                &Grande {
+                    catalogo: "cartaporte/c_MaterialPeligroso",
+                    atributo: "Mercancia.CveMaterialPeligroso",
+                    forma: "número ONU de 4 dígitos o una letra y 4 dígitos, p. ej. 1203",
+                },
             );
         }
         opcion(v, "CP31_EMBALAJE", &p("Embalaje"), mercancia.embalaje.as_deref(), TIPO_EMBALAJE, "c_TipoEmbalaje");
@@ -540,9 +547,11 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
                 &p("ClaveSTCC"),
                 stcc,
                 digitos(stcc, &[6, 7]),
-                "cartaporte/c_ClaveProdSTCC",
-                "Mercancia.ClaveSTCC",
-                "6 o 7 dígitos",
+                &Grande {
+                    catalogo: "cartaporte/c_ClaveProdSTCC",
+                    atributo: "Mercancia.ClaveSTCC",
+                    forma: "6 o 7 dígitos",
+                },
             );
         }
         if let Some(fraccion) = mercancia.fraccion_arancelaria.as_deref() {
@@ -552,9 +561,11 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
                 &p("FraccionArancelaria"),
                 fraccion,
                 digitos(fraccion, &[8, 10]),
-                "comext/c_FraccionArancelaria",
-                "Mercancia.FraccionArancelaria",
-                "8 o 10 dígitos",
+                &Grande {
+                    catalogo: "comext/c_FraccionArancelaria",
+                    atributo: "Mercancia.FraccionArancelaria",
+                    forma: "8 o 10 dígitos",
+                },
             );
         }
         for (j, documento) in mercancia.documentacion_aduanera.iter().enumerate() {
@@ -711,9 +722,11 @@ fn validar_otros_transportes(v: &mut Validador<'_>, m: &Mercancias) {
             &format!("{T}.NumAutorizacionNaviero"),
             naviero,
             naviero.len() >= 8 && alfanumerico(naviero, b"/-"),
-            "cartaporte/c_NumAutorizacionNaviero",
-            "TransporteMaritimo.NumAutorizacionNaviero",
-            "p. ej. ANC001/2022",
+            &Grande {
+                catalogo: "cartaporte/c_NumAutorizacionNaviero",
+                atributo: "TransporteMaritimo.NumAutorizacionNaviero",
+                forma: "p. ej. ANC001/2022",
+            },
         );
         for (i, contenedor) in t.contenedor.iter().enumerate() {
             let campo = format!("{T}.Contenedor[{i}]");
@@ -747,9 +760,11 @@ fn validar_otros_transportes(v: &mut Validador<'_>, m: &Mercancias) {
             &format!("{T}.CodigoTransportista"),
             transportista,
             transportista.len() == 5 && transportista.starts_with("CA") && digitos(&transportista[2..], &[3]),
-            "cartaporte/c_CodigoTransporteAereo",
-            "TransporteAereo.CodigoTransportista",
-            "CA y 3 dígitos",
+            &Grande {
+                catalogo: "cartaporte/c_CodigoTransporteAereo",
+                atributo: "TransporteAereo.CodigoTransportista",
+                forma: "CA y 3 dígitos",
+            },
         );
     }
     if let Some(t) = &m.transporte_ferroviario {
@@ -778,9 +793,11 @@ fn validar_otros_transportes(v: &mut Validador<'_>, m: &Mercancias) {
                 &format!("{T}.DerechosDePaso[{i}].TipoDerechoDePaso"),
                 clave,
                 clave.len() == 6 && clave.starts_with("CDP") && digitos(&clave[3..], &[3]),
-                "cartaporte/c_DerechosDePaso",
-                "DerechosDePaso.TipoDerechoDePaso",
-                "CDP y 3 dígitos",
+                &Grande {
+                    catalogo: "cartaporte/c_DerechosDePaso",
+                    atributo: "DerechosDePaso.TipoDerechoDePaso",
+                    forma: "CDP y 3 dígitos",
+                },
             );
         }
         for (i, carro) in t.carro.iter().enumerate() {

@@ -1,7 +1,9 @@
-//! JSON input of the complement builders, read without a JSON library (the crate stays free
-//! of serde): a small RFC 8259 reader into [`Valor`] and [`Objeto`], which hands out the
-//! members a builder asks for, names every problem by its JSON path (`cartaPorte.ubicaciones[1].domicilio.estado`)
-//! and refuses members nobody asked for (a misspelt name is an error, not a silent omission).
+//! JSON of the complement builders, read and written without a JSON library (the crate stays
+//! free of serde): a small RFC 8259 reader into [`Valor`] and [`Objeto`], which hands out the
+//! members a builder asks for, names every problem by its JSON path
+//! (`cartaPorte.ubicaciones[1].domicilio.estado`) and refuses members nobody asked for (a
+//! misspelt name is an error, not a silent omission); and [`Miembros`] with
+//! [`Valor::a_texto`], which write a model back with the same names.
 //!
 //! Numbers keep their text (`250`, `1500.5`: never a float), and a numeric attribute may come
 //! as a JSON number or as a string holding one; a text attribute must be a JSON string, so a
@@ -249,6 +251,112 @@ impl LectorJson<'_> {
     }
 }
 
+impl Valor {
+    /// The value as compact JSON text (strings escaped per RFC 8259; numbers as kept).
+    pub fn a_texto(&self) -> String {
+        let mut salida = String::new();
+        self.escribir(&mut salida);
+        salida
+    }
+
+    fn escribir(&self, salida: &mut String) {
+        match self {
+            Valor::Nulo => salida.push_str("null"),
+            Valor::Logico(valor) => salida.push_str(if *valor { "true" } else { "false" }),
+            Valor::Numero(texto) => salida.push_str(texto),
+            Valor::Texto(texto) => escribir_cadena(salida, texto),
+            Valor::Lista(elementos) => {
+                salida.push('[');
+                for (indice, elemento) in elementos.iter().enumerate() {
+                    if indice > 0 {
+                        salida.push(',');
+                    }
+                    elemento.escribir(salida);
+                }
+                salida.push(']');
+            }
+            Valor::Objeto(miembros) => {
+                salida.push('{');
+                for (indice, (nombre, valor)) in miembros.iter().enumerate() {
+                    if indice > 0 {
+                        salida.push(',');
+                    }
+                    escribir_cadena(salida, nombre);
+                    salida.push(':');
+                    valor.escribir(salida);
+                }
+                salida.push('}');
+            }
+        }
+    }
+}
+
+fn escribir_cadena(salida: &mut String, texto: &str) {
+    salida.push('"');
+    for caracter in texto.chars() {
+        match caracter {
+            '"' => salida.push_str("\\\""),
+            '\\' => salida.push_str("\\\\"),
+            '\n' => salida.push_str("\\n"),
+            '\r' => salida.push_str("\\r"),
+            '\t' => salida.push_str("\\t"),
+            c if u32::from(c) < 0x20 => salida.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => salida.push(c),
+        }
+    }
+    salida.push('"');
+}
+
+/// The members of a JSON object being written from a model, in order; absent values and empty
+/// lists are left out.
+#[derive(Default)]
+pub struct Miembros(Vec<(String, Valor)>);
+
+impl Miembros {
+    /// A text attribute.
+    pub fn texto(&mut self, nombre: &str, valor: Option<&str>) {
+        if let Some(valor) = valor {
+            self.0.push((nombre.to_owned(), Valor::Texto(valor.to_owned())));
+        }
+    }
+
+    /// A decimal attribute: a string that keeps the number's text.
+    pub fn decimal(&mut self, nombre: &str, valor: Option<&Numero>) {
+        self.texto(nombre, valor.map(Numero::texto));
+    }
+
+    /// A whole-number attribute (`xs:int`): a JSON number when its text is one, else a string.
+    pub fn entero(&mut self, nombre: &str, valor: Option<&Numero>) {
+        if let Some(valor) = valor {
+            let texto = valor.texto();
+            let digitos = texto.strip_prefix('-').unwrap_or(texto);
+            let numero = !digitos.is_empty() && digitos.bytes().all(|b| b.is_ascii_digit());
+            let valor = if numero { Valor::Numero(texto.to_owned()) } else { Valor::Texto(texto.to_owned()) };
+            self.0.push((nombre.to_owned(), valor));
+        }
+    }
+
+    /// A child object.
+    pub fn objeto(&mut self, nombre: &str, valor: Option<Valor>) {
+        if let Some(valor) = valor {
+            self.0.push((nombre.to_owned(), valor));
+        }
+    }
+
+    /// A list of child objects (left out when empty).
+    pub fn lista(&mut self, nombre: &str, elementos: impl Iterator<Item = Valor>) {
+        let elementos: Vec<Valor> = elementos.collect();
+        if !elementos.is_empty() {
+            self.0.push((nombre.to_owned(), Valor::Lista(elementos)));
+        }
+    }
+
+    /// The object.
+    pub fn valor(self) -> Valor {
+        Valor::Objeto(self.0)
+    }
+}
+
 /// Whether `texto` is a plain decimal (`-`? digits, `.` digits?): what a numeric attribute
 /// of SAT's schemas accepts (no exponent, no `+`).
 fn decimal_plano(texto: &str) -> bool {
@@ -403,6 +511,14 @@ mod tests {
         );
         assert_eq!(miembros[1].1, Valor::Texto("xñ\"\n".into()));
         assert_eq!(leer(r#""\ud83d\ude00""#).unwrap(), Valor::Texto("😀".into()));
+    }
+
+    #[test]
+    fn escribe_y_relee() {
+        let texto = r#"{"a":[1,"x\"\\\n\u0001ñ"],"b":{"c":null,"d":false},"e":"2.50"}"#;
+        let valor = leer(texto).unwrap();
+        assert_eq!(valor.a_texto(), texto);
+        assert_eq!(leer(&valor.a_texto()).unwrap(), valor);
     }
 
     #[test]

@@ -222,3 +222,22 @@ fn lo_derivado_por_el_constructor() {
     assert_eq!((cce.version.as_str(), cce.total_usd.texto()), ("2.0", "2000.00"));
     assert_eq!(documentos[3].1.total.texto(), "2000.00");
 }
+
+/// What a response returns: the complement as the API's JSON, read back into an equal model.
+#[test]
+fn json_de_ida_y_vuelta() {
+    for (nombre, comprobante) in documentos() {
+        if let Some(cp) = comprobante.carta_porte() {
+            let json = carta_porte::a_json(cp);
+            assert_eq!(&carta_porte::desde_json(&json).unwrap(), cp, "{nombre}: {json}");
+        }
+        if let Some(cce) = comprobante.comercio_exterior() {
+            let json = comercio_exterior::a_json(cce);
+            assert_eq!(&comercio_exterior::desde_json(&json).unwrap(), cce, "{nombre}: {json}");
+        }
+    }
+    let traslado = carta_porte::construir(TRASLADO, generador(0x11)).unwrap();
+    let json = carta_porte::a_json(&traslado);
+    assert!(json.starts_with(r#"{"version":"3.1","idCCP":"CCC11111-1111-4111-9111-111111111111","transpInternac":"No","totalDistRec":"250","ubicaciones":[{"tipoUbicacion":"Origen""#), "{json}");
+    assert!(json.contains(r#""numTotalMercancias":1,"#) && json.contains(r#""anioModeloVM":2020}"#), "{json}");
+}

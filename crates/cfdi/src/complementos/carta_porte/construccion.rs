@@ -28,6 +28,17 @@ pub fn leer_json(valor: &Valor, ruta: &str) -> Result<CartaPorte, ErrorConstrucc
     super::entrada::leer(&mut Objeto::de(valor, ruta)?)
 }
 
+/// The complement as the API's JSON (the `cartaPorte` object, same names as the body): what a
+/// response returns, and what [`desde_json`] reads back into an equal model.
+pub fn a_json(carta_porte: &CartaPorte) -> String {
+    a_valor(carta_porte).a_texto()
+}
+
+/// The complement as a JSON [`Valor`], to place inside a larger document.
+pub fn a_valor(carta_porte: &CartaPorte) -> Valor {
+    super::entrada::escribir(carta_porte)
+}
+
 /// Reads the complement from the JSON text of the `cartaPorte` object.
 ///
 /// # Errors

@@ -1,11 +1,18 @@
-//! The model read from the API's JSON (SAT's names in camelCase, see [`super`]).
+//! The model read from and written as the API's JSON (SAT's names in camelCase, see
+//! `construccion`).
 
 use super::*;
 use crate::construccion::ErrorConstruccion;
-use crate::entrada::Objeto;
+use crate::entrada::{Objeto, Valor};
 
 pub(super) fn leer(o: &mut Objeto<'_>) -> Result<CartaPorte, ErrorConstruccion> {
     carta_porte(o)
+}
+
+/// The model as the API's JSON: the same names; decimals as strings that keep their text,
+/// SAT's whole numbers (`xs:int`) as numbers, absent attributes and empty lists left out.
+pub(super) fn escribir(x: &CartaPorte) -> Valor {
+    salida::carta_porte(x)
 }
 
 fn carta_porte(o: &mut Objeto<'_>) -> Result<CartaPorte, ErrorConstruccion> {
@@ -374,4 +381,323 @@ fn partes_transporte(o: &mut Objeto<'_>) -> Result<PartesTransporte, ErrorConstr
     let x = PartesTransporte { parte_transporte: o.texto_req("parteTransporte")? };
     o.terminar()?;
     Ok(x)
+}
+
+mod salida {
+    use super::*;
+    use crate::entrada::Miembros;
+
+    pub(super) fn carta_porte(x: &CartaPorte) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("version", Some(&x.version));
+        o.texto("idCCP", Some(&x.id_ccp));
+        o.texto("transpInternac", Some(&x.transp_internac));
+        o.texto("entradaSalidaMerc", x.entrada_salida_merc.as_deref());
+        o.texto("paisOrigenDestino", x.pais_origen_destino.as_deref());
+        o.texto("viaEntradaSalida", x.via_entrada_salida.as_deref());
+        o.decimal("totalDistRec", x.total_dist_rec.as_ref());
+        o.texto("registroISTMO", x.registro_istmo.as_deref());
+        o.texto("ubicacionPoloOrigen", x.ubicacion_polo_origen.as_deref());
+        o.texto("ubicacionPoloDestino", x.ubicacion_polo_destino.as_deref());
+        o.lista("regimenesAduaneros", x.regimenes_aduaneros.iter().map(regimen_aduanero_ccp));
+        o.lista("ubicaciones", x.ubicaciones.iter().map(ubicacion));
+        o.objeto("mercancias", Some(mercancias(&x.mercancias)));
+        o.lista("figuraTransporte", x.figura_transporte.iter().map(tipos_figura));
+        o.valor()
+    }
+
+    fn regimen_aduanero_ccp(x: &RegimenAduaneroCcp) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("regimenAduanero", Some(&x.regimen_aduanero));
+        o.valor()
+    }
+
+    fn ubicacion(x: &Ubicacion) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoUbicacion", Some(&x.tipo_ubicacion));
+        o.texto("idUbicacion", x.id_ubicacion.as_deref());
+        o.texto("rfcRemitenteDestinatario", Some(&x.rfc_remitente_destinatario));
+        o.texto("nombreRemitenteDestinatario", x.nombre_remitente_destinatario.as_deref());
+        o.texto("numRegIdTrib", x.num_reg_id_trib.as_deref());
+        o.texto("residenciaFiscal", x.residencia_fiscal.as_deref());
+        o.texto("numEstacion", x.num_estacion.as_deref());
+        o.texto("nombreEstacion", x.nombre_estacion.as_deref());
+        o.texto("navegacionTrafico", x.navegacion_trafico.as_deref());
+        o.texto("fechaHoraSalidaLlegada", Some(&x.fecha_hora_salida_llegada));
+        o.texto("tipoEstacion", x.tipo_estacion.as_deref());
+        o.decimal("distanciaRecorrida", x.distancia_recorrida.as_ref());
+        o.objeto("domicilio", x.domicilio.as_ref().map(domicilio));
+        o.valor()
+    }
+
+    fn domicilio(x: &Domicilio) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("calle", x.calle.as_deref());
+        o.texto("numeroExterior", x.numero_exterior.as_deref());
+        o.texto("numeroInterior", x.numero_interior.as_deref());
+        o.texto("colonia", x.colonia.as_deref());
+        o.texto("localidad", x.localidad.as_deref());
+        o.texto("referencia", x.referencia.as_deref());
+        o.texto("municipio", x.municipio.as_deref());
+        o.texto("estado", Some(&x.estado));
+        o.texto("pais", Some(&x.pais));
+        o.texto("codigoPostal", Some(&x.codigo_postal));
+        o.valor()
+    }
+
+    fn mercancias(x: &Mercancias) -> Valor {
+        let mut o = Miembros::default();
+        o.decimal("pesoBrutoTotal", Some(&x.peso_bruto_total));
+        o.texto("unidadPeso", Some(&x.unidad_peso));
+        o.decimal("pesoNetoTotal", x.peso_neto_total.as_ref());
+        o.entero("numTotalMercancias", Some(&x.num_total_mercancias));
+        o.decimal("cargoPorTasacion", x.cargo_por_tasacion.as_ref());
+        o.texto("logisticaInversaRecoleccionDevolucion", x.logistica_inversa_recoleccion_devolucion.as_deref());
+        o.lista("mercancia", x.mercancia.iter().map(mercancia));
+        o.objeto("autotransporte", x.autotransporte.as_ref().map(autotransporte));
+        o.objeto("transporteMaritimo", x.transporte_maritimo.as_ref().map(transporte_maritimo));
+        o.objeto("transporteAereo", x.transporte_aereo.as_ref().map(transporte_aereo));
+        o.objeto("transporteFerroviario", x.transporte_ferroviario.as_ref().map(transporte_ferroviario));
+        o.valor()
+    }
+
+    fn mercancia(x: &Mercancia) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("bienesTransp", Some(&x.bienes_transp));
+        o.texto("claveSTCC", x.clave_stcc.as_deref());
+        o.texto("descripcion", Some(&x.descripcion));
+        o.decimal("cantidad", Some(&x.cantidad));
+        o.texto("claveUnidad", Some(&x.clave_unidad));
+        o.texto("unidad", x.unidad.as_deref());
+        o.texto("dimensiones", x.dimensiones.as_deref());
+        o.texto("materialPeligroso", x.material_peligroso.as_deref());
+        o.texto("cveMaterialPeligroso", x.cve_material_peligroso.as_deref());
+        o.texto("embalaje", x.embalaje.as_deref());
+        o.texto("descripEmbalaje", x.descrip_embalaje.as_deref());
+        o.texto("sectorCOFEPRIS", x.sector_cofepris.as_deref());
+        o.texto("nombreIngredienteActivo", x.nombre_ingrediente_activo.as_deref());
+        o.texto("nomQuimico", x.nom_quimico.as_deref());
+        o.texto("denominacionGenericaProd", x.denominacion_generica_prod.as_deref());
+        o.texto("denominacionDistintivaProd", x.denominacion_distintiva_prod.as_deref());
+        o.texto("fabricante", x.fabricante.as_deref());
+        o.texto("fechaCaducidad", x.fecha_caducidad.as_deref());
+        o.texto("loteMedicamento", x.lote_medicamento.as_deref());
+        o.texto("formaFarmaceutica", x.forma_farmaceutica.as_deref());
+        o.texto("condicionesEspTransp", x.condiciones_esp_transp.as_deref());
+        o.texto("registroSanitarioFolioAutorizacion", x.registro_sanitario_folio_autorizacion.as_deref());
+        o.texto("permisoImportacion", x.permiso_importacion.as_deref());
+        o.texto("folioImpoVUCEM", x.folio_impo_vucem.as_deref());
+        o.texto("numCAS", x.num_cas.as_deref());
+        o.texto("razonSocialEmpImp", x.razon_social_emp_imp.as_deref());
+        o.texto("numRegSanPlagCOFEPRIS", x.num_reg_san_plag_cofepris.as_deref());
+        o.texto("datosFabricante", x.datos_fabricante.as_deref());
+        o.texto("datosFormulador", x.datos_formulador.as_deref());
+        o.texto("datosMaquilador", x.datos_maquilador.as_deref());
+        o.texto("usoAutorizado", x.uso_autorizado.as_deref());
+        o.decimal("pesoEnKg", Some(&x.peso_en_kg));
+        o.decimal("valorMercancia", x.valor_mercancia.as_ref());
+        o.texto("moneda", x.moneda.as_deref());
+        o.texto("fraccionArancelaria", x.fraccion_arancelaria.as_deref());
+        o.texto("uuidComercioExt", x.uuid_comercio_ext.as_deref());
+        o.texto("tipoMateria", x.tipo_materia.as_deref());
+        o.texto("descripcionMateria", x.descripcion_materia.as_deref());
+        o.lista("documentacionAduanera", x.documentacion_aduanera.iter().map(documentacion_aduanera));
+        o.lista("guiasIdentificacion", x.guias_identificacion.iter().map(guias_identificacion));
+        o.lista("cantidadTransporta", x.cantidad_transporta.iter().map(cantidad_transporta));
+        o.objeto("detalleMercancia", x.detalle_mercancia.as_ref().map(detalle_mercancia));
+        o.valor()
+    }
+
+    fn documentacion_aduanera(x: &DocumentacionAduanera) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoDocumento", Some(&x.tipo_documento));
+        o.texto("numPedimento", x.num_pedimento.as_deref());
+        o.texto("identDocAduanero", x.ident_doc_aduanero.as_deref());
+        o.texto("rfcImpo", x.rfc_impo.as_deref());
+        o.valor()
+    }
+
+    fn guias_identificacion(x: &GuiasIdentificacion) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("numeroGuiaIdentificacion", Some(&x.numero_guia_identificacion));
+        o.texto("descripGuiaIdentificacion", Some(&x.descrip_guia_identificacion));
+        o.decimal("pesoGuiaIdentificacion", Some(&x.peso_guia_identificacion));
+        o.valor()
+    }
+
+    fn cantidad_transporta(x: &CantidadTransporta) -> Valor {
+        let mut o = Miembros::default();
+        o.decimal("cantidad", Some(&x.cantidad));
+        o.texto("idOrigen", Some(&x.id_origen));
+        o.texto("idDestino", Some(&x.id_destino));
+        o.texto("cvesTransporte", x.cves_transporte.as_deref());
+        o.valor()
+    }
+
+    fn detalle_mercancia(x: &DetalleMercancia) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("unidadPesoMerc", Some(&x.unidad_peso_merc));
+        o.decimal("pesoBruto", Some(&x.peso_bruto));
+        o.decimal("pesoNeto", Some(&x.peso_neto));
+        o.decimal("pesoTara", Some(&x.peso_tara));
+        o.entero("numPiezas", x.num_piezas.as_ref());
+        o.valor()
+    }
+
+    fn autotransporte(x: &Autotransporte) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("permSCT", Some(&x.perm_sct));
+        o.texto("numPermisoSCT", Some(&x.num_permiso_sct));
+        o.objeto("identificacionVehicular", Some(identificacion_vehicular(&x.identificacion_vehicular)));
+        o.objeto("seguros", Some(seguros(&x.seguros)));
+        o.lista("remolques", x.remolques.iter().map(remolque));
+        o.valor()
+    }
+
+    fn identificacion_vehicular(x: &IdentificacionVehicular) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("configVehicular", Some(&x.config_vehicular));
+        o.decimal("pesoBrutoVehicular", Some(&x.peso_bruto_vehicular));
+        o.texto("placaVM", Some(&x.placa_vm));
+        o.entero("anioModeloVM", Some(&x.anio_modelo_vm));
+        o.valor()
+    }
+
+    fn seguros(x: &Seguros) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("aseguraRespCivil", Some(&x.asegura_resp_civil));
+        o.texto("polizaRespCivil", Some(&x.poliza_resp_civil));
+        o.texto("aseguraMedAmbiente", x.asegura_med_ambiente.as_deref());
+        o.texto("polizaMedAmbiente", x.poliza_med_ambiente.as_deref());
+        o.texto("aseguraCarga", x.asegura_carga.as_deref());
+        o.texto("polizaCarga", x.poliza_carga.as_deref());
+        o.decimal("primaSeguro", x.prima_seguro.as_ref());
+        o.valor()
+    }
+
+    fn remolque(x: &Remolque) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("subTipoRem", Some(&x.sub_tipo_rem));
+        o.texto("placa", Some(&x.placa));
+        o.valor()
+    }
+
+    fn transporte_maritimo(x: &TransporteMaritimo) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("permSCT", x.perm_sct.as_deref());
+        o.texto("numPermisoSCT", x.num_permiso_sct.as_deref());
+        o.texto("nombreAseg", x.nombre_aseg.as_deref());
+        o.texto("numPolizaSeguro", x.num_poliza_seguro.as_deref());
+        o.texto("tipoEmbarcacion", Some(&x.tipo_embarcacion));
+        o.texto("matricula", Some(&x.matricula));
+        o.texto("numeroOMI", Some(&x.numero_omi));
+        o.entero("anioEmbarcacion", x.anio_embarcacion.as_ref());
+        o.texto("nombreEmbarc", x.nombre_embarc.as_deref());
+        o.texto("nacionalidadEmbarc", Some(&x.nacionalidad_embarc));
+        o.decimal("unidadesDeArqBruto", Some(&x.unidades_de_arq_bruto));
+        o.texto("tipoCarga", Some(&x.tipo_carga));
+        o.decimal("eslora", x.eslora.as_ref());
+        o.decimal("manga", x.manga.as_ref());
+        o.decimal("calado", x.calado.as_ref());
+        o.decimal("puntal", x.puntal.as_ref());
+        o.texto("lineaNaviera", x.linea_naviera.as_deref());
+        o.texto("nombreAgenteNaviero", Some(&x.nombre_agente_naviero));
+        o.texto("numAutorizacionNaviero", Some(&x.num_autorizacion_naviero));
+        o.texto("numViaje", x.num_viaje.as_deref());
+        o.texto("numConocEmbarc", x.num_conoc_embarc.as_deref());
+        o.texto("permisoTempNavegacion", x.permiso_temp_navegacion.as_deref());
+        o.lista("contenedor", x.contenedor.iter().map(contenedor_maritimo));
+        o.valor()
+    }
+
+    fn contenedor_maritimo(x: &ContenedorMaritimo) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoContenedor", Some(&x.tipo_contenedor));
+        o.texto("matriculaContenedor", x.matricula_contenedor.as_deref());
+        o.texto("numPrecinto", x.num_precinto.as_deref());
+        o.texto("idCCPRelacionado", x.id_ccp_relacionado.as_deref());
+        o.texto("placaVMCCP", x.placa_vmccp.as_deref());
+        o.texto("fechaCertificacionCCP", x.fecha_certificacion_ccp.as_deref());
+        o.lista("remolquesCCP", x.remolques_ccp.iter().map(remolque_ccp));
+        o.valor()
+    }
+
+    fn remolque_ccp(x: &RemolqueCcp) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("subTipoRemCCP", Some(&x.sub_tipo_rem_ccp));
+        o.texto("placaCCP", Some(&x.placa_ccp));
+        o.valor()
+    }
+
+    fn transporte_aereo(x: &TransporteAereo) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("permSCT", Some(&x.perm_sct));
+        o.texto("numPermisoSCT", Some(&x.num_permiso_sct));
+        o.texto("matriculaAeronave", x.matricula_aeronave.as_deref());
+        o.texto("nombreAseg", x.nombre_aseg.as_deref());
+        o.texto("numPolizaSeguro", x.num_poliza_seguro.as_deref());
+        o.texto("numeroGuia", Some(&x.numero_guia));
+        o.texto("lugarContrato", x.lugar_contrato.as_deref());
+        o.texto("codigoTransportista", Some(&x.codigo_transportista));
+        o.texto("rfcEmbarcador", x.rfc_embarcador.as_deref());
+        o.texto("numRegIdTribEmbarc", x.num_reg_id_trib_embarc.as_deref());
+        o.texto("residenciaFiscalEmbarc", x.residencia_fiscal_embarc.as_deref());
+        o.texto("nombreEmbarcador", x.nombre_embarcador.as_deref());
+        o.valor()
+    }
+
+    fn transporte_ferroviario(x: &TransporteFerroviario) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoDeServicio", Some(&x.tipo_de_servicio));
+        o.texto("tipoDeTrafico", Some(&x.tipo_de_trafico));
+        o.texto("nombreAseg", x.nombre_aseg.as_deref());
+        o.texto("numPolizaSeguro", x.num_poliza_seguro.as_deref());
+        o.lista("derechosDePaso", x.derechos_de_paso.iter().map(derechos_de_paso));
+        o.lista("carro", x.carro.iter().map(carro));
+        o.valor()
+    }
+
+    fn derechos_de_paso(x: &DerechosDePaso) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoDerechoDePaso", Some(&x.tipo_derecho_de_paso));
+        o.decimal("kilometrajePagado", Some(&x.kilometraje_pagado));
+        o.valor()
+    }
+
+    fn carro(x: &Carro) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoCarro", Some(&x.tipo_carro));
+        o.texto("matriculaCarro", Some(&x.matricula_carro));
+        o.texto("guiaCarro", Some(&x.guia_carro));
+        o.decimal("toneladasNetasCarro", Some(&x.toneladas_netas_carro));
+        o.lista("contenedor", x.contenedor.iter().map(contenedor_carro));
+        o.valor()
+    }
+
+    fn contenedor_carro(x: &ContenedorCarro) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoContenedor", Some(&x.tipo_contenedor));
+        o.decimal("pesoContenedorVacio", Some(&x.peso_contenedor_vacio));
+        o.decimal("pesoNetoMercancia", Some(&x.peso_neto_mercancia));
+        o.valor()
+    }
+
+    fn tipos_figura(x: &TiposFigura) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("tipoFigura", Some(&x.tipo_figura));
+        o.texto("rfcFigura", x.rfc_figura.as_deref());
+        o.texto("numLicencia", x.num_licencia.as_deref());
+        o.texto("nombreFigura", Some(&x.nombre_figura));
+        o.texto("numRegIdTribFigura", x.num_reg_id_trib_figura.as_deref());
+        o.texto("residenciaFiscalFigura", x.residencia_fiscal_figura.as_deref());
+        o.lista("partesTransporte", x.partes_transporte.iter().map(partes_transporte));
+        o.objeto("domicilio", x.domicilio.as_ref().map(domicilio));
+        o.valor()
+    }
+
+    fn partes_transporte(x: &PartesTransporte) -> Valor {
+        let mut o = Miembros::default();
+        o.texto("parteTransporte", Some(&x.parte_transporte));
+        o.valor()
+    }
 }

@@ -40,7 +40,7 @@ use crate::numero::Numero;
 use crate::parser::{ErrorParseo, Lector};
 use crate::validacion::Validador;
 
-pub use self::construccion::{completar, construir, desde_json, id_ccp, leer_json};
+pub use self::construccion::{a_json, a_valor, completar, construir, desde_json, id_ccp, leer_json};
 pub use self::validacion::{CONFIGURACIONES_AUTOTRANSPORTE, Remolques, remolques_de_configuracion};
 
 /// Namespace of Carta Porte 3.1.

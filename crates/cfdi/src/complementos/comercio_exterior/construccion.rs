@@ -19,6 +19,17 @@ pub fn leer_json(valor: &Valor, ruta: &str) -> Result<ComercioExterior, ErrorCon
     super::entrada::leer(&mut Objeto::de(valor, ruta)?)
 }
 
+/// The complement as the API's JSON (the `comercioExterior` object, same names as the body): what a
+/// response returns, and what [`desde_json`] reads back into an equal model.
+pub fn a_json(cce: &ComercioExterior) -> String {
+    a_valor(cce).a_texto()
+}
+
+/// The complement as a JSON [`Valor`], to place inside a larger document.
+pub fn a_valor(cce: &ComercioExterior) -> Valor {
+    super::entrada::escribir(cce)
+}
+
 /// Reads the complement from the JSON text of the `comercioExterior` object.
 ///
 /// # Errors

@@ -33,7 +33,7 @@ use crate::numero::Numero;
 use crate::parser::{ErrorParseo, Lector};
 use crate::validacion::Validador;
 
-pub use self::construccion::{completar, construir, desde_json, leer_json};
+pub use self::construccion::{a_json, a_valor, completar, construir, desde_json, leer_json};
 
 /// Namespace of Comercio Exterior 2.0.
 pub const NS_CCE20: &str = "http://www.sat.gob.mx/ComercioExterior20";

@@ -357,6 +357,39 @@ impl Miembros {
     }
 }
 
+/// The JSON name of a SAT name: camelCase with a leading acronym lower-cased (`IdCCP` →
+/// `idCCP`, `RFCFigura` → `rfcFigura`, `IDUbicacion` → `idUbicacion`, `PermSCT` →
+/// `permSCT`, `TotalUSD` → `totalUSD`).
+pub fn nombre_json(nombre_sat: &str) -> String {
+    let mayusculas = nombre_sat.chars().take_while(char::is_ascii_uppercase).count();
+    let total = nombre_sat.chars().count();
+    let bajar = match mayusculas {
+        n if n == total => n,
+        0 | 1 => 1,
+        n => n - 1,
+    };
+    nombre_sat
+        .chars()
+        .enumerate()
+        .map(|(indice, caracter)| if indice < bajar { caracter.to_ascii_lowercase() } else { caracter })
+        .collect()
+}
+
+/// The JSON path of a complement's validation field (`CartaPorte.Ubicaciones[1].Domicilio.Estado`
+/// → `cartaPorte.ubicaciones[1].domicilio.estado`): the complements report SAT's names, with
+/// their repeated elements indexed under the same container the JSON uses, so a problem can
+/// point at the member of the body to fix.
+pub fn ruta_json(campo: &str) -> String {
+    campo
+        .split('.')
+        .map(|segmento| match segmento.split_once('[') {
+            Some((nombre, indice)) => format!("{}[{indice}", nombre_json(nombre)),
+            None => nombre_json(segmento),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// Whether `texto` is a plain decimal (`-`? digits, `.` digits?): what a numeric attribute
 /// of SAT's schemas accepts (no exponent, no `+`).
 fn decimal_plano(texto: &str) -> bool {
@@ -511,6 +544,28 @@ mod tests {
         );
         assert_eq!(miembros[1].1, Valor::Texto("xñ\"\n".into()));
         assert_eq!(leer(r#""\ud83d\ude00""#).unwrap(), Valor::Texto("😀".into()));
+    }
+
+    #[test]
+    fn nombres_y_rutas_json() {
+        for (sat, json) in [
+            ("IdCCP", "idCCP"),
+            ("RFCFigura", "rfcFigura"),
+            ("IDUbicacion", "idUbicacion"),
+            ("PermSCT", "permSCT"),
+            ("TranspInternac", "transpInternac"),
+            ("UUIDComercioExt", "uuidComercioExt"),
+            ("TotalUSD", "totalUSD"),
+            ("CURP", "curp"),
+            ("RemolquesCCP", "remolquesCCP"),
+        ] {
+            assert_eq!(nombre_json(sat), json);
+        }
+        assert_eq!(
+            ruta_json("CartaPorte.Mercancias.Mercancia[0].CantidadTransporta[1].IDOrigen"),
+            "cartaPorte.mercancias.mercancia[0].cantidadTransporta[1].idOrigen"
+        );
+        assert_eq!(ruta_json("ComercioExterior.TipoCambioUSD"), "comercioExterior.tipoCambioUSD");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use timbra_cfdi::carta_porte::{self, id_ccp};
 use timbra_cfdi::catalogos::{Exportacion, FormaPago, MetodoPago, ObjetoImp, SinCatalogos, TipoDeComprobante};
 use timbra_cfdi::comercio_exterior;
 use timbra_cfdi::construccion::{NuevoConcepto, NuevoImpuesto};
+use timbra_cfdi::entrada::ruta_json;
 use timbra_cfdi::{Complemento, Comprobante, Receptor, cadena, escritura, parser, validacion};
 
 use crate::documentos::{emisor, ingreso, receptor_moral};
@@ -116,6 +117,24 @@ fn con_carta_porte(mut c: timbra_cfdi::construccion::NuevoComprobante, json: &st
     c.construir().unwrap()
 }
 
+/// A carrier's freight invoice carrying the Carta Porte of `json`: IVA 16% and the 4% IVA
+/// withheld on freight.
+fn flete(json: &str) -> Comprobante {
+    let mut flete = NuevoConcepto::new(
+        "78101802",
+        dec!(1),
+        "E48",
+        "Flete de gasolina y tarimas CDMX-Puebla-Veracruz",
+        dec!(28500),
+        ObjetoImp::SiObjeto,
+    );
+    flete.impuestos = Some(vec![NuevoImpuesto::iva(dec!(0.16)), NuevoImpuesto::retencion_iva(dec!(0.04))]);
+    let mut carga = ingreso(vec![flete]);
+    carga.serie = Some("F".into());
+    carga.receptor = receptor_moral();
+    con_carta_porte(carga, json, 0x22)
+}
+
 /// (file name, comprobante): the golden documents of issue 33.
 pub fn documentos() -> Vec<(&'static str, Comprobante)> {
     let mut documentos = Vec::new();
@@ -145,20 +164,7 @@ pub fn documentos() -> Vec<(&'static str, Comprobante)> {
     };
     documentos.push(("T_carta_porte", con_carta_porte(traslado.clone(), TRASLADO, 0x11)));
 
-    // A carrier's freight invoice: IVA 16% and the 4% IVA withheld on freight.
-    let mut flete = NuevoConcepto::new(
-        "78101802",
-        dec!(1),
-        "E48",
-        "Flete de gasolina y tarimas CDMX-Puebla-Veracruz",
-        dec!(28500),
-        ObjetoImp::SiObjeto,
-    );
-    flete.impuestos = Some(vec![NuevoImpuesto::iva(dec!(0.16)), NuevoImpuesto::retencion_iva(dec!(0.04))]);
-    let mut carga = ingreso(vec![flete]);
-    carga.serie = Some("F".into());
-    carga.receptor = receptor_moral();
-    documentos.push(("I_carta_porte_peligroso", con_carta_porte(carga, PELIGROSO, 0x22)));
+    documentos.push(("I_carta_porte_peligroso", flete(PELIGROSO)));
 
     let mut internacional = traslado;
     internacional.folio = Some("1002".into());
@@ -240,4 +246,29 @@ fn json_de_ida_y_vuelta() {
     let json = carta_porte::a_json(&traslado);
     assert!(json.starts_with(r#"{"version":"3.1","idCCP":"CCC11111-1111-4111-9111-111111111111","transpInternac":"No","totalDistRec":"250","ubicaciones":[{"tipoUbicacion":"Origen""#), "{json}");
     assert!(json.contains(r#""numTotalMercancias":1,"#) && json.contains(r#""anioModeloVM":2020}"#), "{json}");
+}
+
+/// A body that breaks rules gets each problem with its rule id, the SAT path and the JSON path
+/// of the member to fix.
+#[test]
+fn un_cuerpo_que_falla_dice_que_corregir() {
+    let cuerpo = PELIGROSO
+        .replace(r#""aseguraMedAmbiente": "ECOSEGUROS SA", "polizaMedAmbiente": "MA-998877","#, "")
+        .replace(r#""remolques": [{"subTipoRem": "CTR004", "placa": "47XY2Z"}]"#, r#""remolques": []"#)
+        .replace(r#""idDestino": "DE000002""#, r#""idDestino": "DE000009""#);
+    let informe = validacion::validar(&flete(&cuerpo), &SinCatalogos);
+    let problemas: Vec<(&str, String)> = informe.problemas.iter().map(|p| (p.regla, ruta_json(&p.campo))).collect();
+    for esperado in [
+        ("CP31_SEGURO_AMBIENTAL", "cartaPorte.mercancias.autotransporte.seguros.aseguraMedAmbiente"),
+        ("CP31_SEGURO_AMBIENTAL", "cartaPorte.mercancias.autotransporte.seguros.polizaMedAmbiente"),
+        ("CP31_REMOLQUE", "cartaPorte.mercancias.autotransporte.remolques"),
+        ("CP31_CANTIDAD_TRANSPORTA", "cartaPorte.mercancias.mercancia[0].cantidadTransporta[1].idDestino"),
+    ] {
+        assert!(
+            problemas.iter().any(|(regla, ruta)| (*regla, ruta.as_str()) == esperado),
+            "{esperado:?}: {problemas:?}"
+        );
+    }
+    assert_eq!(problemas.len(), 4, "{problemas:?}");
+    assert!(informe.problemas.iter().all(|p| !p.mensaje.is_empty()));
 }

@@ -92,6 +92,52 @@ pub const INTERNACIONAL: &str = r#"{
   "figuraTransporte": [{"tipoFigura": "01", "rfcFigura": "VAAM130719H60", "numLicencia": "a234567890", "nombreFigura": "OPERADOR"}]
 }"#;
 
+/// Every other node of the schema: ISTMO poles, GuiasIdentificacion, DetalleMercancia and the
+/// maritime (with a container and its trailer), air and rail (rights of way, a car with its
+/// container) transports.
+pub const INTERMODAL: &str = r#"{
+  "transpInternac": "No", "registroISTMO": "Sí", "ubicacionPoloOrigen": "01", "ubicacionPoloDestino": "02",
+  "ubicaciones": [
+    {"tipoUbicacion": "Origen", "idUbicacion": "OR000001", "rfcRemitenteDestinatario": "EKU9003173C9",
+     "fechaHoraSalidaLlegada": "2026-11-23T08:00:00", "domicilio": {"estado": "VER", "pais": "MEX", "codigoPostal": "91700"}},
+    {"tipoUbicacion": "Destino", "idUbicacion": "DE000001", "rfcRemitenteDestinatario": "XIA190128J61",
+     "navegacionTrafico": "Cabotaje", "fechaHoraSalidaLlegada": "2026-11-25T18:00:00",
+     "domicilio": {"calle": "Muelle 3", "municipio": "Salina Cruz", "estado": "OAX", "pais": "MEX", "codigoPostal": "70600"}}
+  ],
+  "mercancias": {
+    "unidadPeso": "KGM", "pesoNetoTotal": "990", "cargoPorTasacion": "150.00", "logisticaInversaRecoleccionDevolucion": "Sí",
+    "mercancia": [
+      {"bienesTransp": "24112700", "claveSTCC": "123456", "descripcion": "Cajas de cartón corrugado", "cantidad": "50",
+       "claveUnidad": "XBX", "unidad": "Caja", "dimensiones": "30/40/50cm", "pesoEnKg": "1000", "valorMercancia": "25000.00",
+       "moneda": "MXN", "tipoMateria": "05", "descripcionMateria": "Cartón corrugado",
+       "guiasIdentificacion": [{"numeroGuiaIdentificacion": "GUIA000000001", "descripGuiaIdentificacion": "Guía de embarque", "pesoGuiaIdentificacion": "1000"}],
+       "detalleMercancia": {"unidadPesoMerc": "KGM", "pesoBruto": "1000", "pesoNeto": "990", "pesoTara": "10", "numPiezas": 50}}
+    ],
+    "transporteMaritimo": {
+      "permSCT": "TPTM01", "numPermisoSCT": "PERM-MAR-01", "nombreAseg": "SEGUROS SA", "numPolizaSeguro": "POL-123",
+      "tipoEmbarcacion": "B01", "matricula": "MAT1234567", "numeroOMI": "IMO1234567", "anioEmbarcacion": 2015,
+      "nombreEmbarc": "LA PERLA", "nacionalidadEmbarc": "MEX", "unidadesDeArqBruto": "1200.5", "tipoCarga": "CGC",
+      "eslora": "120.50", "manga": "20.00", "calado": "8.50", "puntal": "10.00", "lineaNaviera": "NAVIERA SA",
+      "nombreAgenteNaviero": "AGENTE NAVIERO SA", "numAutorizacionNaviero": "ANC001/2022", "numViaje": "V-001",
+      "numConocEmbarc": "CE-001", "permisoTempNavegacion": "PTN-1",
+      "contenedor": [{"tipoContenedor": "CM001", "matriculaContenedor": "ABCU1234567", "numPrecinto": "PREC-001",
+                      "remolquesCCP": [{"subTipoRemCCP": "CTR004", "placaCCP": "47XY2Z"}]}]
+    },
+    "transporteAereo": {
+      "permSCT": "TPTA01", "numPermisoSCT": "PERM-AER-01", "matriculaAeronave": "XA-ABC", "nombreAseg": "SEGUROS SA",
+      "numPolizaSeguro": "POL-456", "numeroGuia": "123456789012", "lugarContrato": "CDMX", "codigoTransportista": "CA001",
+      "rfcEmbarcador": "EKU9003173C9", "nombreEmbarcador": "ESCUELA KEMPER URGATE"
+    },
+    "transporteFerroviario": {
+      "tipoDeServicio": "TS01", "tipoDeTrafico": "TT01", "nombreAseg": "SEGUROS SA", "numPolizaSeguro": "POL-789",
+      "derechosDePaso": [{"tipoDerechoDePaso": "CDP001", "kilometrajePagado": "120.50"}],
+      "carro": [{"tipoCarro": "TC01", "matriculaCarro": "MAT-0001", "guiaCarro": "G-01", "toneladasNetasCarro": "1.000",
+                 "contenedor": [{"tipoContenedor": "TC01", "pesoContenedorVacio": "2.000", "pesoNetoMercancia": "1.000"}]}]
+    }
+  },
+  "figuraTransporte": [{"tipoFigura": "04", "rfcFigura": "XIA190128J61", "nombreFigura": "NOTIFICADO SA"}]
+}"#;
+
 /// The Comercio Exterior 2.0 of an export sale to the United States.
 pub const EXPORTACION: &str = r#"{
   "claveDePedimento": "A1", "certificadoOrigen": 0, "incoterm": "FOB", "tipoCambioUSD": "17.2545",
@@ -166,9 +212,13 @@ pub fn documentos() -> Vec<(&'static str, Comprobante)> {
 
     documentos.push(("I_carta_porte_peligroso", flete(PELIGROSO)));
 
-    let mut internacional = traslado;
+    let mut internacional = traslado.clone();
     internacional.folio = Some("1002".into());
     documentos.push(("T_carta_porte_internacional", con_carta_porte(internacional, INTERNACIONAL, 0x33)));
+
+    let mut intermodal = traslado;
+    intermodal.folio = Some("1003".into());
+    documentos.push(("T_carta_porte_intermodal", con_carta_porte(intermodal, INTERMODAL, 0x44)));
 
     // An export sale in dollars to a receiver abroad.
     let mut laptop = NuevoConcepto::new("43211503", dec!(2), "H87", "Laptop X14", dec!(950), ObjetoImp::SiObjeto);
@@ -224,9 +274,9 @@ fn lo_derivado_por_el_constructor() {
     assert_eq!(peligroso.total_dist_rec.as_ref().map(|n| n.texto()), Some("340.5"));
     assert_eq!(peligroso.mercancias.peso_bruto_total.texto(), "15250.5");
     assert_eq!(peligroso.mercancias.num_total_mercancias.texto(), "2");
-    let cce = documentos[3].1.comercio_exterior().unwrap();
+    let cce = documentos[4].1.comercio_exterior().unwrap();
     assert_eq!((cce.version.as_str(), cce.total_usd.texto()), ("2.0", "2000.00"));
-    assert_eq!(documentos[3].1.total.texto(), "2000.00");
+    assert_eq!(documentos[4].1.total.texto(), "2000.00");
 }
 
 /// What a response returns: the complement as the API's JSON, read back into an equal model.

@@ -7,7 +7,7 @@
 //! [`crate::catalogos::Catalogos::en_catalogo`] under the ids `cartaporte/c_ClaveProdServCP`,
 //! `cartaporte/c_MaterialPeligroso`, `cartaporte/c_ClaveUnidadPeso`, `cartaporte/c_Estaciones`,
 //! `cartaporte/c_NumAutorizacionNaviero`, `cartaporte/c_CodigoTransporteAereo`,
-//! `cartaporte/c_ClaveProdSTCC`, `cartaporte/c_DerechosDePaso` and `comext/c_FraccionArancelaria`
+//! `cartaporte/c_DerechosDePaso` and `comext/c_FraccionArancelaria`
 //! (skipped, and listed in `omitidas`, while the catalog layer does not hold them).
 
 use rust_decimal::Decimal;
@@ -540,18 +540,15 @@ fn validar_mercancias(v: &mut Validador<'_>, cp: &CartaPorte) {
             "c_CondicionesEspeciales",
         );
         opcion(v, "CP31_CATALOGO", &p("TipoMateria"), mercancia.tipo_materia.as_deref(), TIPO_MATERIA, "c_TipoMateria");
-        if let Some(stcc) = mercancia.clave_stcc.as_deref() {
-            forma(
-                v,
+        // CartaPorte31.xsd types ClaveSTCC by pattern (6 or 7 digits) while c_ClaveProdSTCC
+        // lists codes of 2 to 5 digits, so only the schema's shape is checked.
+        if let Some(stcc) = mercancia.clave_stcc.as_deref()
+            && !digitos(stcc, &[6, 7])
+        {
+            v.problema(
                 "CP31_CATALOGO_FORMA",
-                &p("ClaveSTCC"),
-                stcc,
-                digitos(stcc, &[6, 7]),
-                &Grande {
-                    catalogo: "cartaporte/c_ClaveProdSTCC",
-                    atributo: "Mercancia.ClaveSTCC",
-                    forma: "6 o 7 dígitos",
-                },
+                p("ClaveSTCC"),
+                format!("«{stcc}» no tiene la forma de ClaveSTCC (6 o 7 dígitos)"),
             );
         }
         if let Some(fraccion) = mercancia.fraccion_arancelaria.as_deref() {

@@ -248,4 +248,24 @@ mod tests {
         );
         assert_eq!(cuerpo(&enviado).unwrap().id_ccp, "CCCBBBBB-1111-4222-8333-444455556666");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(300))]
+
+        /// Any damaged body gives a complement or an error naming a field, never a panic.
+        #[test]
+        fn cuerpos_danados_no_causan_panico(corte in 0usize..EJEMPLO.len(), posicion in 0usize..EJEMPLO.len(), byte in 0x20u8..0x7f) {
+            let mut bytes = EJEMPLO.as_bytes().to_vec();
+            bytes[posicion] = byte;
+            bytes.truncate(corte.max(posicion));
+            let texto = String::from_utf8_lossy(&bytes);
+            if let Ok(valor) = leer_valor(&texto)
+                && let Valor::Objeto(miembros) = &valor
+                && let Some((_, cuerpo)) = miembros.first()
+                && let Ok(mut cp) = leer_json(cuerpo, "cartaPorte")
+            {
+                let _ = completar(&mut cp, || id_ccp([1; 16]));
+            }
+        }
+    }
 }

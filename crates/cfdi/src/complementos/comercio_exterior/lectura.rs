@@ -95,3 +95,30 @@ fn descripciones_especificas(l: &Lector<'_, '_>, n: Node<'_, '_>) -> Result<Desc
         numero_serie: l.opt(n, "NumeroSerie"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    const GOLDEN: &str = include_str!("../../../tests/golden/I_comercio_exterior.xml");
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(200))]
+
+        /// A damaged Comercio Exterior document gives a model or an error, never a panic.
+        #[test]
+        fn nunca_entra_en_panico(corte in 0usize..GOLDEN.len(), posicion in 0usize..GOLDEN.len(), byte in proptest::num::u8::ANY, insertar in proptest::bool::ANY) {
+            let mut bytes = GOLDEN.as_bytes().to_vec();
+            if insertar {
+                bytes.insert(posicion, byte);
+            } else {
+                bytes[posicion] = byte;
+            }
+            bytes.truncate(corte.max(posicion));
+            if let Ok(modelo) = crate::parser::parsear_bytes(&bytes) {
+                let xml = crate::escritura::escribir(&modelo).unwrap();
+                proptest::prop_assert_eq!(crate::parser::parsear(&xml).unwrap(), modelo.clone());
+                let _ = crate::validacion::validar(&modelo, &crate::catalogos::SinCatalogos);
+            }
+            let _ = crate::cadena::desde_xml(&String::from_utf8_lossy(&bytes));
+        }
+    }
+}

@@ -1029,3 +1029,11 @@ pub const MONEDAS: &[Moneda] = &[
     Moneda { codigo: "ZMW", descripcion: "Kwacha zambiano", decimales: 2, porcentaje_variacion: 5 },
     Moneda { codigo: "ZWL", descripcion: "Zimbabwe Dólar", decimales: 2, porcentaje_variacion: 5 },
 ];
+
+/// The Mexican entries of c_Estado (the catalog also lists states of the United States and
+/// Canada): the codes a domicilio in Mexico (`Pais` MEX) may carry.
+pub const ESTADOS_MEXICO: &[&str] = &[
+    "AGU", "BCN", "BCS", "CAM", "CHP", "CHH", "COA", "COL", "DIF", "CMX", "DUR", "GUA", "GRO", "HID", "JAL", "MEX",
+    "MIC", "MOR", "NAY", "NLE", "OAX", "PUE", "QUE", "ROO", "SLP", "SIN", "SON", "TAB", "TAM", "TLA", "VER", "YUC",
+    "ZAC",
+];

@@ -61,6 +61,27 @@ impl Validador<'_> {
         self.informe.problemas.push(Problema { regla, campo: campo.into(), mensaje: mensaje.into() });
     }
 
+    /// Checks `clave` against a large catalog the [`Catalogos`] may hold by id
+    /// (`"cartaporte/c_MaterialPeligroso"`): reports `regla` when it is not there, and lists the
+    /// check as skipped (`omitida`, by catalog and attribute) when the catalog is not loaded.
+    pub(crate) fn en_catalogo(
+        &mut self,
+        regla: &'static str,
+        campo: impl Into<String>,
+        catalogo: &str,
+        atributo: &str,
+        clave: &str,
+    ) {
+        match self.catalogos.en_catalogo(catalogo, clave) {
+            Some(false) => {
+                let nombre = catalogo.rsplit('/').next().unwrap_or(catalogo);
+                self.problema(regla, campo, format!("«{clave}» no está en el catálogo {nombre}"));
+            }
+            Some(true) => {}
+            None => self.omitida(&format!("{catalogo} ({atributo})")),
+        }
+    }
+
     fn omitida(&mut self, descripcion: &str) {
         if !self.informe.omitidas.iter().any(|o| o == descripcion) {
             self.informe.omitidas.push(descripcion.to_owned());
@@ -132,7 +153,7 @@ pub fn es_persona_fisica(rfc: &str) -> bool {
     rfc.chars().count() == 13
 }
 
-fn fecha_valida(fecha: &str) -> bool {
+pub(crate) fn fecha_valida(fecha: &str) -> bool {
     let b = fecha.as_bytes();
     b.len() == 19
         && b.iter().enumerate().all(|(i, c)| match i {

@@ -13,6 +13,8 @@
 //! and one line in each function below (the compiler points at every `match`; the lists
 //! it cannot check are in `leer`, `plantilla`, `espacio_registrado` and `validar`).
 
+pub mod carta_porte;
+pub mod comercio_exterior;
 pub mod implocal;
 pub mod nomina;
 pub mod pagos;
@@ -28,6 +30,8 @@ use crate::model::{Comprobante, XmlCrudo};
 use crate::parser::{ErrorParseo, Lector};
 use crate::validacion::Validador;
 
+use self::carta_porte::CartaPorte;
+use self::comercio_exterior::ComercioExterior;
 use self::implocal::ImpuestosLocales;
 use self::nomina::Nomina;
 use self::pagos::Pagos;
@@ -42,6 +46,10 @@ pub enum Complemento {
     Nomina(Box<Nomina>),
     /// Complemento de impuestos locales 1.0.
     ImpuestosLocales(Box<ImpuestosLocales>),
+    /// Complemento Carta Porte 3.1.
+    CartaPorte(Box<CartaPorte>),
+    /// Complemento de comercio exterior 2.0.
+    ComercioExterior(Box<ComercioExterior>),
     /// Timbre fiscal digital 1.1 added by the PAC.
     TimbreFiscalDigital(Box<TimbreFiscalDigital>),
     /// Any other complement, kept as raw XML.
@@ -96,6 +104,10 @@ pub(crate) fn leer(lector: &Lector<'_, '_>, nodo: Node<'_, '_>) -> Result<Comple
         Complemento::Nomina(Box::new(Nomina::leer(lector, nodo)?))
     } else if ImpuestosLocales::reconoce(nodo) {
         Complemento::ImpuestosLocales(Box::new(ImpuestosLocales::leer(lector, nodo)?))
+    } else if CartaPorte::reconoce(nodo) {
+        Complemento::CartaPorte(Box::new(CartaPorte::leer(lector, nodo)?))
+    } else if ComercioExterior::reconoce(nodo) {
+        Complemento::ComercioExterior(Box::new(ComercioExterior::leer(lector, nodo)?))
     } else if TimbreFiscalDigital::reconoce(nodo) {
         Complemento::TimbreFiscalDigital(Box::new(TimbreFiscalDigital::leer(lector, nodo)?))
     } else {
@@ -109,6 +121,8 @@ pub(crate) fn escribir(escritor: &mut Escritor, complemento: &Complemento) {
         Complemento::Pagos(pagos) => pagos.escribir(escritor),
         Complemento::Nomina(nomina) => nomina.escribir(escritor),
         Complemento::ImpuestosLocales(locales) => locales.escribir(escritor),
+        Complemento::CartaPorte(carta_porte) => carta_porte.escribir(escritor),
+        Complemento::ComercioExterior(cce) => cce.escribir(escritor),
         Complemento::TimbreFiscalDigital(tfd) => tfd.escribir(escritor),
         Complemento::Otro(crudo) => escritor.crudo("cfdi:Complemento", &crudo.xml),
     }
@@ -126,6 +140,8 @@ pub(crate) fn declaraciones_en_raiz(complementos: &[Complemento]) -> Vec<(&'stat
             Complemento::Pagos(_) => de::<Pagos>(),
             Complemento::Nomina(_) => de::<Nomina>(),
             Complemento::ImpuestosLocales(_) => de::<ImpuestosLocales>(),
+            Complemento::CartaPorte(_) => de::<CartaPorte>(),
+            Complemento::ComercioExterior(_) => de::<ComercioExterior>(),
             Complemento::TimbreFiscalDigital(_) => de::<TimbreFiscalDigital>(),
             Complemento::Otro(_) => None,
         };
@@ -144,6 +160,8 @@ pub(crate) fn cadena(k: &mut Cadena, complemento: &Complemento) -> Result<(), Ca
         Complemento::Pagos(pagos) => pagos.cadena(k),
         Complemento::Nomina(nomina) => nomina.cadena(k),
         Complemento::ImpuestosLocales(locales) => locales.cadena(k),
+        Complemento::CartaPorte(carta_porte) => carta_porte.cadena(k),
+        Complemento::ComercioExterior(cce) => cce.cadena(k),
         Complemento::TimbreFiscalDigital(tfd) => tfd.cadena(k),
         Complemento::Otro(crudo) => cadena::cadena_de_fragmento(k, &crudo.xml)?,
     }
@@ -162,6 +180,10 @@ pub(crate) fn plantilla(k: &mut Cadena, nodo: Node<'_, '_>) -> bool {
         Nomina::plantilla(k, nodo)
     } else if es(ImpuestosLocales::ESPACIO, ImpuestosLocales::ELEMENTO) {
         ImpuestosLocales::plantilla(k, nodo)
+    } else if es(CartaPorte::ESPACIO, CartaPorte::ELEMENTO) {
+        CartaPorte::plantilla(k, nodo)
+    } else if es(ComercioExterior::ESPACIO, ComercioExterior::ELEMENTO) {
+        ComercioExterior::plantilla(k, nodo)
     } else if es(TimbreFiscalDigital::ESPACIO, TimbreFiscalDigital::ELEMENTO) {
         TimbreFiscalDigital::plantilla(k, nodo)
     } else {
@@ -173,7 +195,15 @@ pub(crate) fn plantilla(k: &mut Cadena, nodo: Node<'_, '_>) -> bool {
 /// `cadenaoriginal_4_0.xslt`, so its elements without a template follow XSLT's built-in
 /// rule instead of being an unsupported complement.
 pub(crate) fn espacio_registrado(espacio: &str) -> bool {
-    [Pagos::ESPACIO, Nomina::ESPACIO, ImpuestosLocales::ESPACIO, TimbreFiscalDigital::ESPACIO].contains(&espacio)
+    [
+        Pagos::ESPACIO,
+        Nomina::ESPACIO,
+        ImpuestosLocales::ESPACIO,
+        CartaPorte::ESPACIO,
+        ComercioExterior::ESPACIO,
+        TimbreFiscalDigital::ESPACIO,
+    ]
+    .contains(&espacio)
 }
 
 /// Checks every complement's rules on the comprobante of `tipo` (present or not: a type
@@ -182,6 +212,8 @@ pub(crate) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoD
     Pagos::validar(v, c, tipo);
     Nomina::validar(v, c, tipo);
     ImpuestosLocales::validar(v, c, tipo);
+    CartaPorte::validar(v, c, tipo);
+    ComercioExterior::validar(v, c, tipo);
     TimbreFiscalDigital::validar(v, c, tipo);
 }
 
@@ -194,6 +226,8 @@ pub(crate) fn importes_al_total(complementos: &[Complemento]) -> (Decimal, Decim
             Complemento::Pagos(pagos) => pagos.importes_al_total(),
             Complemento::Nomina(nomina) => nomina.importes_al_total(),
             Complemento::ImpuestosLocales(locales) => locales.importes_al_total(),
+            Complemento::CartaPorte(carta_porte) => carta_porte.importes_al_total(),
+            Complemento::ComercioExterior(cce) => cce.importes_al_total(),
             Complemento::TimbreFiscalDigital(tfd) => tfd.importes_al_total(),
             Complemento::Otro(_) => None,
         })
@@ -213,6 +247,8 @@ mod tests {
             Complemento::Pagos(Box::default()),
             Complemento::Nomina(Box::default()),
             Complemento::ImpuestosLocales(Box::default()),
+            Complemento::CartaPorte(Box::default()),
+            Complemento::ComercioExterior(Box::default()),
             Complemento::TimbreFiscalDigital(Box::default()),
         ];
         let comprobante = Comprobante { version: "4.0".into(), complementos: registrados, ..Comprobante::default() };

@@ -222,6 +222,7 @@ pub fn todos() -> Vec<(&'static str, Comprobante)> {
 
     documentos.push(("P_pagos20", pago().construir().unwrap()));
     documentos.push(("N_nomina12", nomina().construir().unwrap()));
+    documentos.extend(crate::carta_porte::documentos());
     documentos
 }
 

@@ -43,7 +43,7 @@ async fn el_receptor_acepta_y_el_sat_lo_muestra() {
     assert!(pac.pendientes(RFC_RECEPTOR).await.unwrap().is_empty());
 
     assert_eq!(pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap().estatus_uuid, "201");
-    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), [timbrado.uuid.clone()]);
+    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), vec![timbrado.uuid.clone()]);
     // The receiver that answers through its PAC keeps the request waiting, however often asked.
     for _ in 0..3 {
         assert_eq!(sat.consultar(&expresion).await.unwrap().cancelacion(), EstadoCancelacion::EnProceso);
@@ -90,7 +90,7 @@ async fn el_receptor_rechaza_y_el_emisor_puede_volver_a_pedir() {
 
     // A new request waits again.
     assert_eq!(pac.cancelar(&cancelacion(&timbrado.uuid)).await.unwrap().estatus_uuid, "201");
-    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), [timbrado.uuid.clone()]);
+    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), vec![timbrado.uuid.clone()]);
 }
 
 #[tokio::test]
@@ -102,7 +102,7 @@ async fn sin_respuesta_en_tres_dias_habiles_vence_el_plazo() {
     let expresion = expresion_del_cfdi(&timbrado.xml).unwrap();
 
     sim.configurar(|config| config.ahora = Some(AHORA + Duration::days(5)));
-    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), [timbrado.uuid.clone()], "Wednesday noon");
+    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), vec![timbrado.uuid.clone()], "Wednesday noon");
     sim.configurar(|config| config.ahora = Some(AHORA + Duration::days(6)));
     assert!(pac.pendientes(RFC_RECEPTOR).await.unwrap().is_empty(), "Thursday");
     let estado = sat.consultar(&expresion).await.unwrap();
@@ -142,7 +142,7 @@ async fn respuestas_que_el_pac_no_admite() {
     assert_eq!(pac.aceptar_rechazar(&ajena).await.unwrap().folios[0].codigo, "1003");
     // A cancellation request is not an answer.
     assert_eq!(pac.aceptar_rechazar(&cancelacion(&grande.uuid)).await.unwrap_err().code(), Some("301"));
-    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), [grande.uuid.clone()], "nothing resolved it");
+    assert_eq!(pac.pendientes(RFC_RECEPTOR).await.unwrap(), vec![grande.uuid.clone()], "nothing resolved it");
 
     // A UUID Finkok never saw: its recorded error, "UUID: … No Encontrado".
     let desconocido = "11111111-2222-3333-4444-000000000001";

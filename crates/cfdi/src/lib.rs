@@ -11,6 +11,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+pub mod aceptacion_rechazo;
 pub mod cadena;
 pub mod cancelacion;
 pub mod catalogos;

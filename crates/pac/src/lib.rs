@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod consulta;
 pub mod finkok;
 mod xml;
 
@@ -79,6 +80,73 @@ pub struct EstadoSat {
     /// `EstatusCancelacion`: empty, `En proceso`, `Cancelado sin aceptación`,
     /// `Cancelado con aceptación`, `Plazo vencido`, `Solicitud rechazada`.
     pub estatus_cancelacion: String,
+}
+
+/// The receiver's answer to a cancellation request: `Aceptacion` or `Rechazo`
+/// (`timbra_cfdi::aceptacion_rechazo::Respuesta`).
+pub use timbra_cfdi::aceptacion_rechazo::Respuesta as RespuestaReceptor;
+
+/// SAT's code for a receiver's answer that was received (`1000`).
+pub const CODIGO_RESPUESTA_RECIBIDA: &str = "1000";
+
+/// What the PAC said about one UUID of the receiver's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FolioAceptacionRechazo {
+    /// UUID answered (upper-case).
+    pub uuid: String,
+    /// The answer sent for it.
+    pub respuesta: RespuestaReceptor,
+    /// SAT's code: `1000` received; `1001` no request waiting for an answer, `1002` answered
+    /// before, `1003` seal not of the receiver, `1004` more than one request for the UUID,
+    /// `1005` malformed UUID, `1006` too many requests ([`mensaje_aceptacion_rechazo`]).
+    pub codigo: String,
+}
+
+impl FolioAceptacionRechazo {
+    /// SAT received the answer (`1000`): the CFDI is cancelled (accepted) or stays valid
+    /// (rejected); [`Pac::estatus_cancelacion`] shows it.
+    pub fn recibida(&self) -> bool {
+        self.codigo == CODIGO_RESPUESTA_RECIBIDA
+    }
+
+    /// SAT's text for [`FolioAceptacionRechazo::codigo`].
+    pub fn mensaje(&self) -> &'static str {
+        mensaje_aceptacion_rechazo(&self.codigo)
+    }
+}
+
+/// SAT's text for a per-UUID code of the receiver's answer (phpcfdi/finkok
+/// `AcceptRejectUuidStatus`).
+pub fn mensaje_aceptacion_rechazo(codigo: &str) -> &'static str {
+    match codigo {
+        "1000" => "Se recibió la respuesta de la petición de forma exitosa",
+        "1001" => "No existen peticiones de cancelación en espera de respuesta para el UUID",
+        "1002" => "Ya se recibió una respuesta para la petición de cancelación del UUID",
+        "1003" => "El sello no corresponde al RFC receptor",
+        "1004" => "Existen más de una petición de cancelación para el mismo UUID",
+        "1005" => "El UUID es nulo o no posee el formato correcto",
+        "1006" => "Se rebasó el número máximo de solicitudes permitidas",
+        _ => "Respuesta del SAT desconocida",
+    }
+}
+
+/// The PAC's answer to a signed `SolicitudAceptacionRechazo`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AceptacionRechazo {
+    /// One entry per UUID the PAC reported on, accepted ones first (Finkok's `aceptacion`,
+    /// then `rechazo`). Check each [`FolioAceptacionRechazo::recibida`].
+    pub folios: Vec<FolioAceptacionRechazo>,
+    /// SAT's acuse when the PAC sends one (XML, verbatim).
+    pub acuse: Option<String>,
+    /// The PAC's `error` text when it came along with the folios.
+    pub error: Option<String>,
+}
+
+impl AceptacionRechazo {
+    /// The entry for `uuid` (any case).
+    pub fn folio(&self, uuid: &str) -> Option<&FolioAceptacionRechazo> {
+        self.folios.iter().find(|folio| folio.uuid.eq_ignore_ascii_case(uuid))
+    }
 }
 
 /// Where a cancellation stands, read from [`EstadoSat`].
@@ -192,6 +260,17 @@ pub trait Pac: Send + Sync {
 
     /// SAT's status of a CFDI (follow a cancellation that waits for the receiver).
     fn estatus_cancelacion<'a>(&'a self, consulta: &'a ConsultaEstado) -> BoxFuture<'a, Result<EstadoSat, PacError>>;
+
+    /// Receiver side (Finkok `get_pending`): UUIDs of CFDI received by `rfc_receptor` whose
+    /// issuer asked to cancel and that wait for the receiver's answer. Empty when none.
+    fn pendientes<'a>(&'a self, rfc_receptor: &'a str) -> BoxFuture<'a, Result<Vec<String>, PacError>>;
+
+    /// Receiver side (Finkok `accept_reject_signature`): sends the receiver's signed
+    /// `SolicitudAceptacionRechazo` (`timbra_cfdi::aceptacion_rechazo::firmar_aceptacion_rechazo`).
+    /// Per-UUID refusals (`1001`–`1006`) come back in the answer; a request-level refusal
+    /// (credentials, signature, unknown UUID) is [`PacError::Rejected`].
+    fn aceptar_rechazar<'a>(&'a self, respuesta_firmada: &'a str)
+    -> BoxFuture<'a, Result<AceptacionRechazo, PacError>>;
 }
 
 /// Stamps so that a lost answer never produces a second stamp: on a timeout, a transport

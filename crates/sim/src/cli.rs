@@ -15,7 +15,8 @@ use crate::sat::{self, Desenlace, SatSimConfig};
 #[derive(Subcommand)]
 pub enum SimCommand {
     /// PAC simulator: Finkok's SOAP 1.1 stamp and cancel services on loopback
-    /// (point TIMBRA_PAC_URL at it).
+    /// (point TIMBRA_PAC_URL at it), and SAT's ConsultaCFDIService over its documents at
+    /// /ConsultaCFDIService.svc on the same address.
     Pac(PacArgs),
     /// SAT descarga masiva v1.5 simulator on loopback (point TIMBRA_SAT_*_URL at it).
     Sat(SatArgs),
@@ -85,6 +86,10 @@ pub struct PacArgs {
     /// Receiver RFCs that never answer: SAT cancels after the deadline ("Plazo vencido").
     #[arg(long, value_delimiter = ',')]
     pub silent_receivers: Vec<String>,
+    /// Receiver RFCs that answer only through accept_reject_signature (comma separated): their
+    /// requests stay pending (get_pending) until answered or three business days pass.
+    #[arg(long, value_delimiter = ',')]
+    pub answering_receivers: Vec<String>,
     /// Status queries that report "En proceso" before the receiver's answer shows.
     #[arg(long, default_value_t = 1)]
     pub pending_queries: u32,
@@ -115,6 +120,7 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
             config.umbral_aceptacion = args.acceptance_threshold;
             config.receptores_que_rechazan = args.rejecting_receivers;
             config.receptores_que_no_contestan = args.silent_receivers;
+            config.receptores_que_responden = args.answering_receivers;
             config.consultas_en_proceso = args.pending_queries;
             config.consultas_sin_reflejar = args.lagging_status_queries;
             let numero = config.credencial_pac.certificate().no_certificado().to_owned();
@@ -122,7 +128,9 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
             let direccion = listener.local_addr()?;
             println!(
                 "timbra sim pac: Finkok SOAP on http://{direccion}/servicios/soap/{{stamp,cancel}}; \
-                 NoCertificadoSAT {numero}, certificate at http://{direccion}/sim/certificado.cer"
+                 NoCertificadoSAT {numero}, certificate at http://{direccion}/sim/certificado.cer; \
+                 SAT's ConsultaCFDIService at http://{direccion}{}",
+                crate::consulta::RUTA
             );
             pac::serve(listener, config).await?;
             Ok(())

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod aceptacion_rechazo;
 mod carta_porte;
 mod catalogos;
 mod comun;

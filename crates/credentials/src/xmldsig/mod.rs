@@ -6,6 +6,7 @@
 //! | [`sign_autenticacion`]: descarga masiva `Autentica` (PROTOCOLS §1.2) | FIEL | exclusive | rsa-sha1 | `#_0`, the WS-Security `u:Timestamp` |
 //! | [`sign_descarga`]: `SolicitaDescarga*`, `VerificaSolicitudDescarga`, `PeticionDescargaMasivaTercerosEntrada` (§1.4–1.6) | FIEL | exclusive | rsa-sha1 | `""`, digest over the operation element alone, no enveloped transform (phpcfdi's form) |
 //! | [`sign_cancelacion`]: `Cancelacion` (§2.4) | CSD | inclusive | rsa-sha1 | `""` with the enveloped-signature transform |
+//! | [`sign_enveloped_csd`]: any other document of the cancellation service (the receiver's `SolicitudAceptacionRechazo`) | CSD | inclusive | rsa-sha1 | `""` with the enveloped-signature transform |
 //!
 //! Canonicalization is hand-written for these templates; its limits are listed
 //! in the `c14n` module: no DTD, comments and PIs dropped, only predefined
@@ -181,6 +182,30 @@ pub fn sign_cancelacion(
         folio_element = folio_element.attribute("Motivo", &folio.motivo).attribute("UUID", &folio.uuid);
         root = root.child(Element::new("Folios").child(folio_element));
     }
+    sign_enveloped(credential, root)
+}
+
+/// Any other document of SAT's cancellation service signed the way [`sign_cancelacion`]
+/// signs `Cancelacion` (the receiver's `SolicitudAceptacionRechazo`, for instance): the
+/// unsigned document, written in canonical form (namespace declarations on the root,
+/// attributes sorted, no whitespace between elements), gets an enveloped `Signature` as
+/// the root's last child: inclusive C14N, rsa-sha1, sha1, `KeyInfo` with
+/// `X509IssuerSerial`, `X509Certificate` and `RSAKeyValue`.
+///
+/// # Errors
+/// [`Error::ExpectedCsd`] unless `credential` is a CSD; [`Error::Xml`] for malformed or
+/// already signed XML; [`Error::SigningFailed`].
+pub fn sign_enveloped_csd(credential: &Credential, unsigned_xml: &str) -> Result<String, Error> {
+    require_kind(credential, CertificateKind::Csd)?;
+    let root = c14n::parse(unsigned_xml)?;
+    if find_signature(&root, &Scope::new(), &mut Vec::new()) {
+        return Err(Error::Xml("the document is already signed".into()));
+    }
+    sign_enveloped(credential, root)
+}
+
+/// Appends the enveloped signature of PROTOCOLS §2.4 to `root` and writes the document.
+fn sign_enveloped(credential: &Credential, root: Element) -> Result<String, Error> {
     let empty = Scope::new();
     let digest = sha1_base64(c14n::canonicalize(&root, &empty, C14n::Inclusive, None).as_bytes());
     let info = signed_info(ALG_C14N, "", &[ALG_ENVELOPED], &digest);

@@ -7,7 +7,10 @@ use base64::engine::general_purpose::STANDARD;
 use timbra_cfdi::escritura::escapar_atributo as escapar;
 
 use crate::xml::{descendiente, extracto, texto_hijo};
-use crate::{Cancelacion, ConsultaEstado, EstadoSat, PacError, Timbrado};
+use crate::{
+    AceptacionRechazo, Cancelacion, ConsultaEstado, EstadoSat, FolioAceptacionRechazo, PacError, RespuestaReceptor,
+    Timbrado,
+};
 
 /// Request namespace of the stamping service.
 pub const NS_STAMP: &str = "http://facturacion.finkok.com/stamp";
@@ -251,6 +254,78 @@ pub fn leer_estado(respuesta: &str) -> Result<EstadoSat, PacError> {
     })
 }
 
+/// `get_pending` (service `cancel`): the receiver's RFC.
+pub fn sobre_pendientes(rfc_receptor: &str, usuario: &str, password: &str) -> String {
+    sobre(NS_CANCEL, "get_pending", &[("username", usuario), ("password", password), ("rtaxpayer_id", rfc_receptor)])
+}
+
+/// `accept_reject_signature` (service `cancel`): the signed `SolicitudAceptacionRechazo` in
+/// base64.
+pub fn sobre_aceptacion_rechazo(respuesta_firmada: &str, usuario: &str, password: &str) -> String {
+    sobre(
+        NS_CANCEL,
+        "accept_reject_signature",
+        &[("xml", &STANDARD.encode(respuesta_firmada.as_bytes())), ("username", usuario), ("password", password)],
+    )
+}
+
+/// Reads the answer of `get_pending`: `uuids/string*` (python-satcfdi's recorded answer
+/// writes them `tns:string`), or the `error` text as a rejection.
+pub fn leer_pendientes(respuesta: &str) -> Result<Vec<String>, PacError> {
+    con_resultado(respuesta, "get_pending", |resultado| {
+        let uuids: Vec<String> = descendiente(resultado, "uuids")
+            .map(|lista| {
+                lista
+                    .children()
+                    .filter(|n| n.is_element())
+                    .filter_map(|n| n.text())
+                    .map(|texto| texto.trim().to_uppercase())
+                    .filter(|texto| !texto.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        match texto_hijo(resultado, "error") {
+            Some(texto) if uuids.is_empty() => Err(rechazo_por_texto(&texto)),
+            _ => Ok(uuids),
+        }
+    })
+}
+
+/// Reads the answer of `accept_reject_signature`: `aceptacion/Acepta{status, uuid}*` and
+/// `rechazo/Rechaza{status, uuid}*` (python-satcfdi's recorded answer), the optional `Acuse`,
+/// and `error`, which alone (no folios: Finkok's `UUID: … No Encontrado`, bad credentials)
+/// is a rejection.
+pub fn leer_aceptacion_rechazo(respuesta: &str) -> Result<AceptacionRechazo, PacError> {
+    con_resultado(respuesta, "accept_reject_signature", |resultado| {
+        let mut folios = Vec::new();
+        for (lista, elemento, respuesta_receptor) in [
+            ("aceptacion", "Acepta", RespuestaReceptor::Aceptacion),
+            ("rechazo", "Rechaza", RespuestaReceptor::Rechazo),
+        ] {
+            let Some(lista) = descendiente(resultado, lista) else { continue };
+            for entrada in lista.children().filter(|n| n.is_element() && n.tag_name().name() == elemento) {
+                let (Some(uuid), Some(codigo)) = (texto_hijo(entrada, "uuid"), texto_hijo(entrada, "status")) else {
+                    return Err(basura(format!("{elemento} sin uuid o status"), respuesta));
+                };
+                folios.push(FolioAceptacionRechazo {
+                    uuid: uuid.to_uppercase(),
+                    respuesta: respuesta_receptor,
+                    codigo,
+                });
+            }
+        }
+        let error = texto_hijo(resultado, "error");
+        let acuse = texto_hijo(resultado, "Acuse");
+        if folios.is_empty() {
+            return match error {
+                Some(texto) => Err(rechazo_por_texto(&texto)),
+                None => Err(basura("accept_reject_signature sin aceptacion, rechazo ni error", respuesta)),
+            };
+        }
+        Ok(AceptacionRechazo { folios, acuse, error })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -338,5 +413,66 @@ mod tests {
         assert!(sobre.contains("<ns1:password>p&lt;2</ns1:password>"));
         assert!(sobre.contains("<ns1:xml>PGEvPg==</ns1:xml>"));
         roxmltree::Document::parse(&sobre).unwrap();
+    }
+
+    fn respuesta_cancel(operacion: &str, resultado: &str) -> String {
+        format!(
+            "<?xml version='1.0' encoding='UTF-8'?>\n<senv:Envelope xmlns:tns=\"{NS_CANCEL}\" \
+             xmlns:s1=\"http://facturacion.finkok.com/cancellation\" xmlns:s0=\"{NS_VIEWS}\" xmlns:senv=\"{NS_SOAP}\">\
+             <senv:Body><tns:{operacion}Response><tns:{operacion}Result>{resultado}</tns:{operacion}Result>\
+             </tns:{operacion}Response></senv:Body></senv:Envelope>"
+        )
+    }
+
+    #[test]
+    fn pendientes_con_la_forma_grabada() {
+        // python-satcfdi tests/test_pac_finkok.py: uuids/tns:string.
+        let respuesta = respuesta_cancel(
+            "get_pending",
+            "<s0:uuids><tns:string>2d0e7634-886f-4119-b58f-2dca228d510f</tns:string>\
+             <tns:string>E5B5DB3F-6FF8-42E0-AAE5-645FECFF96DC</tns:string></s0:uuids>",
+        );
+        assert_eq!(
+            leer_pendientes(&respuesta).unwrap(),
+            ["2D0E7634-886F-4119-B58F-2DCA228D510F", "E5B5DB3F-6FF8-42E0-AAE5-645FECFF96DC"]
+        );
+        assert!(leer_pendientes(&respuesta_cancel("get_pending", "<s0:uuids/>")).unwrap().is_empty());
+        let error = respuesta_cancel("get_pending", "<s0:error>300 - Usuario o contraseña inválidos</s0:error>");
+        assert_eq!(leer_pendientes(&error).unwrap_err().code(), Some("300"));
+        let sobre = sobre_pendientes("H&E951128469", "u", "p");
+        assert!(sobre.contains("<ns1:rtaxpayer_id>H&amp;E951128469</ns1:rtaxpayer_id>"));
+    }
+
+    #[test]
+    fn aceptacion_rechazo_con_la_forma_grabada() {
+        // python-satcfdi tests/test_pac_finkok.py: rechazo first, then aceptacion.
+        let respuesta = respuesta_cancel(
+            "accept_reject_signature",
+            "<s0:rechazo><s0:Rechaza><s0:status>1000</s0:status><s0:uuid>2D0E7634-886F-4119-B58F-2DCA228D510F</s0:uuid>\
+             </s0:Rechaza></s0:rechazo><s0:aceptacion><s0:Acepta><s0:status>1001</s0:status>\
+             <s0:uuid>E5B5DB3F-6FF8-42E0-AAE5-645FECFF96DC</s0:uuid></s0:Acepta></s0:aceptacion>",
+        );
+        let leida = leer_aceptacion_rechazo(&respuesta).unwrap();
+        assert_eq!(leida.folios.len(), 2);
+        let aceptada = leida.folio("e5b5db3f-6ff8-42e0-aae5-645fecff96dc").unwrap();
+        assert_eq!((aceptada.respuesta, aceptada.codigo.as_str()), (RespuestaReceptor::Aceptacion, "1001"));
+        assert!(!aceptada.recibida());
+        assert_eq!(aceptada.mensaje(), "No existen peticiones de cancelación en espera de respuesta para el UUID");
+        let rechazada = leida.folio("2D0E7634-886F-4119-B58F-2DCA228D510F").unwrap();
+        assert_eq!(rechazada.respuesta, RespuestaReceptor::Rechazo);
+        assert!(rechazada.recibida());
+        assert_eq!((leida.acuse, leida.error), (None, None));
+
+        // phpcfdi/finkok's integration test: an unknown UUID answers only the error text.
+        let error = respuesta_cancel(
+            "accept_reject_signature",
+            "<s0:error>UUID: 11111111-2222-3333-4444-000000000001 No Encontrado</s0:error>",
+        );
+        match leer_aceptacion_rechazo(&error).unwrap_err() {
+            PacError::Rejected { message, .. } => assert!(message.ends_with("No Encontrado"), "{message}"),
+            otro => panic!("{otro:?}"),
+        }
+        let vacia = respuesta_cancel("accept_reject_signature", "");
+        assert!(matches!(leer_aceptacion_rechazo(&vacia).unwrap_err(), PacError::Garbage { .. }));
     }
 }

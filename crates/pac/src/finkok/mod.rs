@@ -1,5 +1,6 @@
 //! Finkok's SOAP 1.1 services (PROTOCOLS.md §2.2) over reqwest: `stamp`, `stamped`,
-//! `cancel_signature` and `get_sat_status`. [`mensajes`] builds and reads the messages;
+//! `cancel_signature`, `get_sat_status`, and the receiver's `get_pending` and
+//! `accept_reject_signature`. [`mensajes`] builds and reads the messages;
 //! this module only moves them.
 
 pub mod mensajes;
@@ -8,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::xml::extracto;
-use crate::{BoxFuture, Cancelacion, ConsultaEstado, EstadoSat, Pac, PacError, Timbrado};
+use crate::{AceptacionRechazo, BoxFuture, Cancelacion, ConsultaEstado, EstadoSat, Pac, PacError, Timbrado};
 
 /// Finkok's demo host.
 pub const URL_DEMO: &str = "https://demo-facturacion.finkok.com";
@@ -141,6 +142,26 @@ impl Pac for FinkokClient {
             let sobre = mensajes::sobre_estado(consulta, &self.config.usuario, &self.config.password);
             let respuesta = self.llamar("cancel", "get_sat_status", sobre).await?;
             mensajes::leer_estado(&respuesta)
+        })
+    }
+
+    fn pendientes<'a>(&'a self, rfc_receptor: &'a str) -> BoxFuture<'a, Result<Vec<String>, PacError>> {
+        Box::pin(async move {
+            let sobre = mensajes::sobre_pendientes(rfc_receptor, &self.config.usuario, &self.config.password);
+            let respuesta = self.llamar("cancel", "get_pending", sobre).await?;
+            mensajes::leer_pendientes(&respuesta)
+        })
+    }
+
+    fn aceptar_rechazar<'a>(
+        &'a self,
+        respuesta_firmada: &'a str,
+    ) -> BoxFuture<'a, Result<AceptacionRechazo, PacError>> {
+        Box::pin(async move {
+            let sobre =
+                mensajes::sobre_aceptacion_rechazo(respuesta_firmada, &self.config.usuario, &self.config.password);
+            let respuesta = self.llamar("cancel", "accept_reject_signature", sobre).await?;
+            mensajes::leer_aceptacion_rechazo(&respuesta)
         })
     }
 }

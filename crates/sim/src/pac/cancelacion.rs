@@ -128,7 +128,7 @@ impl Sim {
             } else if pedido.motivo != "01" && pedido.sustitucion.is_some() {
                 "209"
             } else if matches!(
-                documento.estado,
+                documento.estado.al_momento(ahora),
                 EstadoDocumento::EnProceso { .. } | EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido
             ) {
                 "202"
@@ -137,7 +137,10 @@ impl Sim {
                 documento.estado = if documento.requiere_aceptacion {
                     EstadoDocumento::EnProceso {
                         consultas_restantes: config.consultas_en_proceso,
-                        respuesta: if config.receptores_que_rechazan.contains(&documento.rfc_receptor) {
+                        vence: super::aceptacion::vencimiento(ahora),
+                        respuesta: if config.receptores_que_responden.contains(&documento.rfc_receptor) {
+                            Respuesta::Espera
+                        } else if config.receptores_que_rechazan.contains(&documento.rfc_receptor) {
                             Respuesta::Rechaza
                         } else if config.receptores_que_no_contestan.contains(&documento.rfc_receptor) {
                             Respuesta::Calla
@@ -179,8 +182,16 @@ impl Sim {
         Ok(ResultadoCancelacion { folios, acuse, fecha, rfc_emisor })
     }
 
-    /// `get_sat_status`: SAT's view of a CFDI; moves a pending cancellation along.
-    pub(super) fn estado(&self, rfc_emisor: &str, rfc_receptor: &str, uuid: &str, total: &str) -> EstadoSat {
+    /// `get_sat_status` (and SAT's `Consulta`): SAT's view of a CFDI; moves a pending
+    /// cancellation along.
+    pub(crate) fn estado(
+        &self,
+        ahora: OffsetDateTime,
+        rfc_emisor: &str,
+        rfc_receptor: &str,
+        uuid: &str,
+        total: &str,
+    ) -> EstadoSat {
         let no_encontrado = EstadoSat {
             codigo_estatus: "N - 602: Comprobante no encontrado.".into(),
             estado: "No Encontrado".into(),
@@ -205,12 +216,14 @@ impl Sim {
             }
             return estado_sat(documento.requiere_aceptacion, anterior);
         }
-        if let EstadoDocumento::EnProceso { consultas_restantes, respuesta } = documento.estado {
+        documento.estado = documento.estado.al_momento(ahora);
+        if let EstadoDocumento::EnProceso { consultas_restantes, respuesta, vence } = documento.estado {
             documento.estado = match (consultas_restantes, respuesta) {
+                (_, Respuesta::Espera) => documento.estado,
                 (0, Respuesta::Rechaza) => EstadoDocumento::Rechazada,
                 (0, Respuesta::Calla) => EstadoDocumento::PlazoVencido,
                 (0, Respuesta::Acepta) => EstadoDocumento::Cancelado { con_aceptacion: true },
-                (n, respuesta) => EstadoDocumento::EnProceso { consultas_restantes: n - 1, respuesta },
+                (n, respuesta) => EstadoDocumento::EnProceso { consultas_restantes: n - 1, respuesta, vence },
             };
         }
         estado_sat(documento.requiere_aceptacion, documento.estado)
@@ -218,7 +231,7 @@ impl Sim {
 }
 
 /// SAT's status fields for a found document.
-fn estado_sat(requiere_aceptacion: bool, estado: EstadoDocumento) -> EstadoSat {
+pub(super) fn estado_sat(requiere_aceptacion: bool, estado: EstadoDocumento) -> EstadoSat {
     EstadoSat {
         codigo_estatus: "S - Comprobante obtenido satisfactoriamente.".into(),
         estado: if matches!(estado, EstadoDocumento::Cancelado { .. } | EstadoDocumento::PlazoVencido) {

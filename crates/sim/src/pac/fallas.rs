@@ -27,12 +27,12 @@ pub enum Falla {
 
 impl Falla {
     /// Whether the operation runs at all.
-    pub(super) fn trabaja(&self) -> bool {
+    pub(crate) fn trabaja(&self) -> bool {
         !matches!(self, Falla::NoDisponible)
     }
 
     /// The answer the client gets instead of `respuesta` (after waiting, for [`Falla::Lenta`]).
-    pub(super) async fn aplicar(&self, respuesta: Response) -> Response {
+    pub(crate) async fn aplicar(&self, respuesta: Response) -> Response {
         match self {
             Falla::Lenta(espera) => {
                 tokio::time::sleep(*espera).await;

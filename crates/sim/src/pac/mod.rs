@@ -2,8 +2,11 @@
 //!
 //! Routes: `POST /servicios/soap/{stamp,cancel}` (and the same paths ending in `.wsdl`, which
 //! some clients post to), dispatched on the operation element of the SOAP body;
-//! `GET /sim/certificado.cer` returns the stamping certificate (DER) that signs `SelloSAT`.
+//! `GET /sim/certificado.cer` returns the stamping certificate (DER) that signs `SelloSAT`;
+//! `POST /ConsultaCFDIService.svc` is SAT's status service over the same documents
+//! ([`crate::consulta`]).
 
+mod aceptacion;
 mod cancelacion;
 mod fallas;
 mod soap;
@@ -52,6 +55,11 @@ pub struct SimConfig {
     pub receptores_que_rechazan: Vec<String>,
     /// Receivers that never answer: their deadline passes and SAT cancels ("Plazo vencido").
     pub receptores_que_no_contestan: Vec<String>,
+    /// Receivers that answer only through their PAC (`accept_reject_signature`): their
+    /// requests stay `En proceso` (listed by `get_pending`) until they answer or three
+    /// business days pass on the simulator's clock ("Plazo vencido"). Every other receiver
+    /// may answer that way too, before its scripted answer shows.
+    pub receptores_que_responden: Vec<String>,
     /// How many status queries still report `En proceso` before the receiver's answer shows.
     pub consultas_en_proceso: u32,
     /// How many status queries right after an accepted request still show the state before
@@ -82,6 +90,7 @@ impl SimConfig {
             umbral_aceptacion: Decimal::new(1000, 0),
             receptores_que_rechazan: Vec::new(),
             receptores_que_no_contestan: Vec::new(),
+            receptores_que_responden: Vec::new(),
             consultas_en_proceso: 1,
             consultas_sin_reflejar: 0,
         }
@@ -119,10 +128,13 @@ struct Documento {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EstadoDocumento {
     Vigente,
-    /// Waiting for the receiver; `consultas_restantes` status answers still say so.
+    /// Waiting for the receiver; `consultas_restantes` status answers still say so (unless
+    /// the receiver answers through `accept_reject_signature` first); at `vence` SAT cancels
+    /// ("Plazo vencido").
     EnProceso {
         consultas_restantes: u32,
         respuesta: Respuesta,
+        vence: OffsetDateTime,
     },
     Cancelado {
         con_aceptacion: bool,
@@ -132,12 +144,24 @@ enum EstadoDocumento {
     Rechazada,
 }
 
+impl EstadoDocumento {
+    /// SAT cancels a request whose receiver did not answer in time.
+    fn al_momento(self, ahora: OffsetDateTime) -> Self {
+        match self {
+            EstadoDocumento::EnProceso { vence, .. } if ahora >= vence => EstadoDocumento::PlazoVencido,
+            otro => otro,
+        }
+    }
+}
+
 /// What the receiver will answer a cancellation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Respuesta {
     Acepta,
     Rechaza,
     Calla,
+    /// Answers only through `accept_reject_signature` (or lets the deadline pass).
+    Espera,
 }
 
 #[derive(Default)]
@@ -192,12 +216,13 @@ impl Sim {
     }
 
     /// Queues misbehaviour for the next calls of `operacion` (`stamp`, `quick_stamp`,
-    /// `stamped`, `cancel_signature`, `get_sat_status`), one per call, in order.
+    /// `stamped`, `cancel_signature`, `get_sat_status`, `get_pending`,
+    /// `accept_reject_signature`, `Consulta`), one per call, in order.
     pub fn fallar(&self, operacion: &str, fallas: impl IntoIterator<Item = Falla>) {
         bloquear(&self.interno.fallas).entry(operacion.to_owned()).or_default().extend(fallas);
     }
 
-    fn siguiente_falla(&self, operacion: &str) -> Option<Falla> {
+    pub(crate) fn siguiente_falla(&self, operacion: &str) -> Option<Falla> {
         bloquear(&self.interno.fallas).get_mut(operacion).and_then(VecDeque::pop_front)
     }
 
@@ -206,11 +231,11 @@ impl Sim {
         bloquear(&self.interno.registro).por_uuid.len()
     }
 
-    fn config(&self) -> SimConfig {
+    pub(crate) fn config(&self) -> SimConfig {
         bloquear(&self.interno.config).clone()
     }
 
-    fn ahora(config: &SimConfig) -> OffsetDateTime {
+    pub(crate) fn ahora(config: &SimConfig) -> OffsetDateTime {
         config.ahora.unwrap_or_else(OffsetDateTime::now_utc).to_offset(offset!(-6))
     }
 
@@ -219,6 +244,7 @@ impl Sim {
         Router::new()
             .route("/servicios/soap/{servicio}", post(atender))
             .route("/sim/certificado.cer", get(certificado))
+            .route(crate::consulta::RUTA, post(crate::consulta::atender))
             .layer(DefaultBodyLimit::max(32 * 1024 * 1024))
             .with_state(self.clone())
     }
@@ -289,6 +315,7 @@ async fn atender(State(sim): State<Sim>, Path(servicio): Path<String>, cuerpo: S
         ("cancel", "get_sat_status") => {
             let resultado = if credenciales_validas {
                 Ok(sim.estado(
+                    ahora,
                     &peticion.campo("taxpayer_id"),
                     &peticion.campo("rtaxpayer_id"),
                     &peticion.campo("uuid"),
@@ -298,6 +325,22 @@ async fn atender(State(sim): State<Sim>, Path(servicio): Path<String>, cuerpo: S
                 Err("300 - Usuario o contraseña inválidos".to_owned())
             };
             (soap::respuesta_estado(&resultado), false)
+        }
+        ("cancel", "get_pending") => {
+            let resultado = if credenciales_validas {
+                Ok(sim.pendientes(ahora, &peticion.campo("rtaxpayer_id")))
+            } else {
+                Err("300 - Usuario o contraseña inválidos".to_owned())
+            };
+            (soap::respuesta_pendientes(&resultado), false)
+        }
+        ("cancel", "accept_reject_signature") => {
+            let resultado = if credenciales_validas {
+                sim.aceptar_rechazar(ahora, &peticion.campo("xml"))
+            } else {
+                Err("300 - Usuario o contraseña inválidos".to_owned())
+            };
+            (soap::respuesta_aceptacion_rechazo(&resultado), true)
         }
         (servicio, operacion) => {
             return soap::falla("Client", &format!("operación {operacion} no soportada en el servicio {servicio}"));

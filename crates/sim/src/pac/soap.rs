@@ -88,7 +88,7 @@ pub(super) struct ResultadoCancelacion {
 }
 
 /// The four fields of SAT's status answer.
-pub(super) struct EstadoSat {
+pub(crate) struct EstadoSat {
     pub codigo_estatus: String,
     pub estado: String,
     pub es_cancelable: String,
@@ -202,4 +202,52 @@ pub(super) fn respuesta_estado(resultado: &Result<EstadoSat, String>) -> Respons
         Err(error) => campo("error", error),
     };
     sobre(NS_CANCEL, "get_sat_status", &cuerpo)
+}
+
+/// The answer to a receiver's signed answer: `(UUID, SAT code)` per list.
+#[derive(Default)]
+pub(super) struct ResultadoAceptacionRechazo {
+    pub aceptacion: Vec<(String, String)>,
+    pub rechazo: Vec<(String, String)>,
+}
+
+/// The answer of `get_pending`: `uuids/string*` as python-satcfdi recorded it (`tns:string`),
+/// or `error`.
+pub(super) fn respuesta_pendientes(resultado: &Result<Vec<String>, String>) -> Response {
+    let cuerpo = match resultado {
+        Ok(uuids) if uuids.is_empty() => "<s0:uuids/>".to_owned(),
+        Ok(uuids) => {
+            let lista: String =
+                uuids.iter().map(|uuid| format!("<tns:string>{}</tns:string>", escapar(uuid))).collect();
+            format!("<s0:uuids>{lista}</s0:uuids>")
+        }
+        Err(error) => campo("error", error),
+    };
+    sobre(NS_CANCEL, "get_pending", &cuerpo)
+}
+
+/// The answer of `accept_reject_signature`: `rechazo/Rechaza{status, uuid}*` then
+/// `aceptacion/Acepta{status, uuid}*` (python-satcfdi's recorded order), or `error` alone.
+pub(super) fn respuesta_aceptacion_rechazo(resultado: &Result<ResultadoAceptacionRechazo, String>) -> Response {
+    let lista = |nombre: &str, elemento: &str, folios: &[(String, String)]| {
+        if folios.is_empty() {
+            return String::new();
+        }
+        let entradas: String = folios
+            .iter()
+            .map(|(uuid, codigo)| {
+                format!("<s0:{elemento}>{}{}</s0:{elemento}>", campo("status", codigo), campo("uuid", uuid))
+            })
+            .collect();
+        format!("<s0:{nombre}>{entradas}</s0:{nombre}>")
+    };
+    let cuerpo = match resultado {
+        Ok(resultado) => format!(
+            "{}{}",
+            lista("rechazo", "Rechaza", &resultado.rechazo),
+            lista("aceptacion", "Acepta", &resultado.aceptacion)
+        ),
+        Err(error) => campo("error", error),
+    };
+    sobre(NS_CANCEL, "accept_reject_signature", &cuerpo)
 }

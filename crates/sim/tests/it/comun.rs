@@ -5,11 +5,15 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rust_decimal::Decimal;
+use timbra_cfdi::aceptacion_rechazo::{
+    FolioRespuesta, Respuesta as RespuestaReceptor, SolicitudAceptacionRechazo, firmar_aceptacion_rechazo,
+};
 use timbra_cfdi::catalogos::{Exportacion, FormaPago, MetodoPago, ObjetoImp, TipoDeComprobante};
 use timbra_cfdi::construccion::{NuevoComprobante, NuevoConcepto};
 use timbra_cfdi::{Emisor, Receptor, escritura, sello};
 use timbra_credentials::testgen::{self, Options};
 use timbra_credentials::{CertificateKind, Credential, xmldsig};
+use timbra_pac::consulta::{ClienteConsulta, ConsultaConfig};
 use timbra_pac::finkok::{FinkokClient, FinkokConfig};
 use timbra_sim::{Sim, SimConfig};
 use time::OffsetDateTime;
@@ -54,6 +58,15 @@ pub static FIEL: LazyLock<Credential> = LazyLock::new(|| {
     ));
     assert_eq!(credencial.certificate().kind(), CertificateKind::Fiel);
     credencial
+});
+/// The receiver's CSD (an RFC with `&`), valid 2025–2029.
+pub static CSD_RECEPTOR: LazyLock<Credential> = LazyLock::new(|| {
+    generar(Options::csd(
+        RFC_RECEPTOR,
+        "HERRERIA & ELECTRICOS",
+        datetime!(2025-01-01 0:00 UTC),
+        datetime!(2029-01-01 0:00 UTC),
+    ))
 });
 static PAC: LazyLock<Arc<Credential>> = LazyLock::new(|| SimConfig::generar().unwrap().credencial_pac);
 
@@ -115,9 +128,30 @@ pub fn cancelacion(uuid: &str) -> String {
     xmldsig::sign_cancelacion(&CSD, RFC_EMISOR, "2026-11-20T11:00:00", &[folio]).unwrap()
 }
 
+/// The receiver's answer for `folios`, signed with [`CSD_RECEPTOR`].
+pub fn respuesta_receptor(folios: &[(&str, RespuestaReceptor)]) -> String {
+    let solicitud = SolicitudAceptacionRechazo {
+        rfc_receptor: RFC_RECEPTOR.into(),
+        rfc_pac_envia_solicitud: "CVD110412TF6".into(),
+        fecha: "2026-11-20T12:30:00".into(),
+        folios: folios
+            .iter()
+            .map(|(uuid, respuesta)| FolioRespuesta { uuid: (*uuid).to_owned(), respuesta: *respuesta })
+            .collect(),
+    };
+    firmar_aceptacion_rechazo(&solicitud, &CSD_RECEPTOR).unwrap()
+}
+
 /// A simulator (clock at [`AHORA`], user `usuario` / `secreto`) on a random loopback port,
 /// and a client for it with a 2 s time limit.
 pub async fn arrancar(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient) {
+    let (sim, pac, _) = arrancar_con_consulta(ajuste).await;
+    (sim, pac)
+}
+
+/// [`arrancar`], plus a client of SAT's status service the simulator serves on the same
+/// address (`/ConsultaCFDIService.svc`).
+pub async fn arrancar_con_consulta(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient, ClienteConsulta) {
     let mut config = SimConfig::new(Arc::clone(&PAC));
     config.ahora = Some(AHORA);
     config.usuario = Some("usuario".into());
@@ -129,7 +163,9 @@ pub async fn arrancar(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient
     tokio::spawn(sim.clone().serve(listener));
     let mut config_cliente = FinkokConfig::new(&format!("http://{direccion}"), "usuario", "secreto");
     config_cliente.timeout = Duration::from_secs(2);
-    (sim, FinkokClient::new(config_cliente).unwrap())
+    let mut config_consulta = ConsultaConfig::new(&format!("http://{direccion}/ConsultaCFDIService.svc"));
+    config_consulta.timeout = Duration::from_secs(2);
+    (sim, FinkokClient::new(config_cliente).unwrap(), ClienteConsulta::new(config_consulta).unwrap())
 }
 
 /// `shared/sat` (SAT's XSD), found beside the workspace or above it.

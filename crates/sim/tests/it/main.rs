@@ -5,4 +5,5 @@
 
 mod cancelacion;
 mod comun;
+mod receptor;
 mod timbrado;

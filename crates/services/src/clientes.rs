@@ -27,6 +27,10 @@ pub struct Campos {
     pub uso_cfdi: Option<String>,
     /// Where invoices are sent.
     pub email: Option<String>,
+    /// A customer abroad (RFC XEXX010101000): its country, c_Pais (ResidenciaFiscal).
+    pub residencia_fiscal: Option<String>,
+    /// A customer abroad: its tax id in its country (NumRegIdTrib).
+    pub num_reg_id_trib: Option<String>,
 }
 
 /// A customer's fields, checked.
@@ -37,6 +41,8 @@ pub struct Valid {
     codigo_postal: String,
     uso_cfdi: String,
     email: Option<String>,
+    residencia_fiscal: Option<String>,
+    num_reg_id_trib: Option<String>,
 }
 
 impl Valid {
@@ -48,6 +54,8 @@ impl Valid {
             codigo_postal: &self.codigo_postal,
             uso_cfdi: &self.uso_cfdi,
             email: self.email.as_deref(),
+            residencia_fiscal: self.residencia_fiscal.as_deref(),
+            num_reg_id_trib: self.num_reg_id_trib.as_deref(),
         }
     }
 }
@@ -97,10 +105,41 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
     {
         problems.push(FieldProblem::new("email", "email is not a valid address"));
     }
+    // Anexo 20, Receptor: ResidenciaFiscal and NumRegIdTrib are a receiver abroad's (RFC
+    // XEXX010101000), who gives both; stamping puts them on the comprobante's Receptor.
+    let residencia_fiscal = campos.residencia_fiscal.map(|r| r.trim().to_uppercase()).filter(|r| !r.is_empty());
+    if let Some(pais) = &residencia_fiscal
+        && (pais.len() != 3 || !pais.bytes().all(|b| b.is_ascii_uppercase()) || pais == "MEX")
+    {
+        problems.push(FieldProblem::new(
+            "residenciaFiscal",
+            format!("{pais:?} is not the c_Pais code of a country other than Mexico (USA, CAN, DEU, ...)"),
+        ));
+    }
+    let num_reg_id_trib = validate::optional_sat_text(
+        &mut problems,
+        "numRegIdTrib",
+        campos.num_reg_id_trib.as_deref().map(str::trim).filter(|n| !n.is_empty()),
+        CampoTexto::NUM_REG_ID_TRIB,
+    );
+    // Both or neither, and only for the foreign RFC; whether an invoice needs them is the
+    // stamp's rule (Comercio Exterior: CCE20_RECEPTOR_EXTRANJERO).
+    if residencia_fiscal.is_some() || num_reg_id_trib.is_some() {
+        if rfc != timbra_cfdi::tipos::RFC_EXTRANJERO {
+            let field = if residencia_fiscal.is_some() { "residenciaFiscal" } else { "numRegIdTrib" };
+            problems.push(FieldProblem::new(
+                field,
+                "residenciaFiscal and numRegIdTrib are for a customer abroad: its RFC is XEXX010101000",
+            ));
+        } else if residencia_fiscal.is_none() || num_reg_id_trib.is_none() {
+            let field = if residencia_fiscal.is_none() { "residenciaFiscal" } else { "numRegIdTrib" };
+            problems.push(FieldProblem::new(field, "a customer abroad gives both residenciaFiscal and numRegIdTrib"));
+        }
+    }
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Cliente001, problems));
     }
-    Ok(Valid { rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email })
+    Ok(Valid { rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, residencia_fiscal, num_reg_id_trib })
 }
 
 /// The customers, for [`crate::scoped`].
@@ -124,6 +163,8 @@ impl Resource for Clientes {
                 codigo_postal: campos.codigo_postal.or(Some(current.codigo_postal)),
                 uso_cfdi: campos.uso_cfdi.or(Some(current.uso_cfdi)),
                 email: campos.email.or(current.email),
+                residencia_fiscal: campos.residencia_fiscal.or(current.residencia_fiscal),
+                num_reg_id_trib: campos.num_reg_id_trib.or(current.num_reg_id_trib),
             },
         };
         check(campos)

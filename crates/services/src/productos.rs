@@ -25,6 +25,10 @@ pub struct Campos {
     pub precio_unitario: Option<RawAmount>,
     /// VAT rate, default 0.16, as sent.
     pub iva_rate: Option<RawAmount>,
+    /// Default c_FraccionArancelaria (8 or 10 digits) for Comercio Exterior and Carta Porte.
+    pub fraccion_arancelaria: Option<String>,
+    /// Default Carta Porte MaterialPeligroso: `Sí` or `No`.
+    pub material_peligroso: Option<String>,
 }
 
 /// A product's fields, checked.
@@ -34,6 +38,8 @@ pub struct Valid {
     descripcion: String,
     precio_unitario: Decimal,
     iva_rate: Decimal,
+    fraccion_arancelaria: Option<String>,
+    material_peligroso: Option<String>,
 }
 
 impl Valid {
@@ -44,6 +50,8 @@ impl Valid {
             descripcion: &self.descripcion,
             precio_unitario: self.precio_unitario,
             iva_rate: self.iva_rate,
+            fraccion_arancelaria: self.fraccion_arancelaria.as_deref(),
+            material_peligroso: self.material_peligroso.as_deref(),
         }
     }
 }
@@ -80,10 +88,36 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
     if ![Decimal::ZERO, Decimal::new(8, 2), Decimal::new(16, 2)].contains(&iva_rate) {
         problems.push(FieldProblem::new("ivaRate", "ivaRate must be 0, 0.08 or 0.16"));
     }
+    let fraccion_arancelaria = campos.fraccion_arancelaria.map(|f| f.trim().to_owned()).filter(|f| !f.is_empty());
+    if let Some(fraccion) = &fraccion_arancelaria
+        && (![8, 10].contains(&fraccion.len()) || !fraccion.bytes().all(|b| b.is_ascii_digit()))
+    {
+        problems.push(FieldProblem::new(
+            "fraccionArancelaria",
+            format!("{fraccion:?} is not a c_FraccionArancelaria code (8 or 10 digits, e.g. 8471300100)"),
+        ));
+    }
+    let material_peligroso = match campos.material_peligroso.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+        None => None,
+        Some("Sí" | "Si" | "SI" | "SÍ") => Some("Sí".to_owned()),
+        Some("No" | "NO") => Some("No".to_owned()),
+        Some(other) => {
+            problems.push(FieldProblem::new("materialPeligroso", format!("{other:?}: materialPeligroso is Sí or No")));
+            None
+        }
+    };
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Producto001, problems));
     }
-    Ok(Valid { clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate })
+    Ok(Valid {
+        clave_prod_serv,
+        clave_unidad,
+        descripcion,
+        precio_unitario,
+        iva_rate,
+        fraccion_arancelaria,
+        material_peligroso,
+    })
 }
 
 /// The products, for [`crate::scoped`].
@@ -104,6 +138,8 @@ impl Resource for Productos {
                 descripcion: campos.descripcion.or(Some(current.descripcion)),
                 precio_unitario: campos.precio_unitario.or(Some(RawAmount::from_decimal(current.precio_unitario.0))),
                 iva_rate: campos.iva_rate.or(Some(RawAmount::from_decimal(current.iva_rate.0))),
+                fraccion_arancelaria: campos.fraccion_arancelaria.or(current.fraccion_arancelaria),
+                material_peligroso: campos.material_peligroso.or(current.material_peligroso),
             },
         };
         check(campos)

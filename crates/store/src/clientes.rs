@@ -11,8 +11,7 @@ pub struct Clientes;
 
 impl ScopedTable for Clientes {
     const TABLE: &'static str = "clientes";
-    const COLUMNS: &'static str =
-        "id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, created_at, updated_at";
+    const COLUMNS: &'static str = "id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, residencia_fiscal, num_reg_id_trib, created_at, updated_at";
     type Row = ClienteRow;
     fn total(row: &ClienteRow) -> Option<i64> {
         row.total
@@ -36,6 +35,10 @@ pub struct ClienteRow {
     pub uso_cfdi: String,
     /// Where invoices are sent.
     pub email: Option<String>,
+    /// A customer abroad: its country (c_Pais), the Receptor's ResidenciaFiscal.
+    pub residencia_fiscal: Option<String>,
+    /// A customer abroad: its tax id in its country, the Receptor's NumRegIdTrib.
+    pub num_reg_id_trib: Option<String>,
     /// Created.
     pub created_at: OffsetDateTime,
     /// Last changed.
@@ -59,6 +62,10 @@ pub struct Datos<'a> {
     pub uso_cfdi: &'a str,
     /// Where invoices are sent.
     pub email: Option<&'a str>,
+    /// ResidenciaFiscal (c_Pais) of a customer abroad.
+    pub residencia_fiscal: Option<&'a str>,
+    /// NumRegIdTrib of a customer abroad.
+    pub num_reg_id_trib: Option<&'a str>,
 }
 
 /// The lower-case text `q=` searches in.
@@ -76,8 +83,8 @@ pub async fn insert(
 ) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
-        "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+        "INSERT INTO clientes (id, empresa_id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, email, search_text, created_at, updated_at, \
+         residencia_fiscal, num_reg_id_trib) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12)",
         id,
         empresa_id,
         datos.rfc,
@@ -87,7 +94,9 @@ pub async fn insert(
         datos.uso_cfdi,
         datos.email,
         search_text(datos),
-        now
+        now,
+        datos.residencia_fiscal,
+        datos.num_reg_id_trib
     )
 }
 
@@ -102,7 +111,7 @@ pub async fn update(
     sql!(
         execute * tx,
         "UPDATE clientes SET rfc = $1, razon_social = $2, regimen_fiscal = $3, codigo_postal = $4, uso_cfdi = $5, email = $6, \
-         search_text = $7, updated_at = $8 WHERE id = $9 AND empresa_id = $10",
+         search_text = $7, updated_at = $8, residencia_fiscal = $9, num_reg_id_trib = $10 WHERE id = $11 AND empresa_id = $12",
         datos.rfc,
         datos.razon_social,
         datos.regimen_fiscal,
@@ -111,6 +120,8 @@ pub async fn update(
         datos.email,
         search_text(datos),
         now,
+        datos.residencia_fiscal,
+        datos.num_reg_id_trib,
         id,
         empresa_id
     )
@@ -121,7 +132,8 @@ pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::D
     sql!(
         fetch_optional * conn,
         ClienteReceptor,
-        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi FROM clientes WHERE id = $1 AND empresa_id = $2",
+        "SELECT id, rfc, razon_social, regimen_fiscal, codigo_postal, uso_cfdi, residencia_fiscal, num_reg_id_trib FROM clientes \
+         WHERE id = $1 AND empresa_id = $2",
         id,
         empresa_id
     )
@@ -142,4 +154,8 @@ pub struct ClienteReceptor {
     pub codigo_postal: String,
     /// Default c_UsoCFDI.
     pub uso_cfdi: String,
+    /// ResidenciaFiscal (c_Pais) of a customer abroad.
+    pub residencia_fiscal: Option<String>,
+    /// NumRegIdTrib of a customer abroad.
+    pub num_reg_id_trib: Option<String>,
 }

@@ -22,6 +22,10 @@ pub struct ProductoRow {
     pub precio_unitario: Money,
     /// IVA rate.
     pub iva_rate: Money,
+    /// Default c_FraccionArancelaria for the complements (Comercio Exterior, Carta Porte).
+    pub fraccion_arancelaria: Option<String>,
+    /// Default Carta Porte MaterialPeligroso (`Sí` or `No`).
+    pub material_peligroso: Option<String>,
     /// Created.
     pub created_at: OffsetDateTime,
     /// Last changed.
@@ -36,8 +40,8 @@ pub struct Productos;
 
 impl ScopedTable for Productos {
     const TABLE: &'static str = "productos";
-    const COLUMNS: &'static str =
-        "id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, created_at, updated_at";
+    const COLUMNS: &'static str = "id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, fraccion_arancelaria, material_peligroso, \
+         created_at, updated_at";
     type Row = ProductoRow;
     fn total(row: &ProductoRow) -> Option<i64> {
         row.total
@@ -56,6 +60,10 @@ pub struct Datos<'a> {
     pub precio_unitario: Decimal,
     /// IVA rate.
     pub iva_rate: Decimal,
+    /// Default c_FraccionArancelaria.
+    pub fraccion_arancelaria: Option<&'a str>,
+    /// Default MaterialPeligroso.
+    pub material_peligroso: Option<&'a str>,
 }
 
 fn search_text(datos: &Datos<'_>) -> String {
@@ -72,8 +80,8 @@ pub async fn insert(
 ) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
-        "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        "INSERT INTO productos (id, empresa_id, clave_prod_serv, clave_unidad, descripcion, precio_unitario, iva_rate, search_text, created_at, updated_at, \
+         fraccion_arancelaria, material_peligroso) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)",
         id,
         empresa_id,
         datos.clave_prod_serv,
@@ -82,7 +90,9 @@ pub async fn insert(
         Money(datos.precio_unitario),
         Money(datos.iva_rate),
         search_text(datos),
-        now
+        now,
+        datos.fraccion_arancelaria,
+        datos.material_peligroso
     )
 }
 
@@ -97,7 +107,7 @@ pub async fn update(
     sql!(
         execute * tx,
         "UPDATE productos SET clave_prod_serv = $1, clave_unidad = $2, descripcion = $3, precio_unitario = $4, iva_rate = $5, \
-         search_text = $6, updated_at = $7 WHERE id = $8 AND empresa_id = $9",
+         search_text = $6, updated_at = $7, fraccion_arancelaria = $8, material_peligroso = $9 WHERE id = $10 AND empresa_id = $11",
         datos.clave_prod_serv,
         datos.clave_unidad,
         datos.descripcion,
@@ -105,6 +115,8 @@ pub async fn update(
         Money(datos.iva_rate),
         search_text(datos),
         now,
+        datos.fraccion_arancelaria,
+        datos.material_peligroso,
         id,
         empresa_id
     )

@@ -33,6 +33,11 @@ pub struct ClienteBody {
     uso_cfdi: Option<String>,
     /// Where invoices are sent.
     email: Option<String>,
+    /// A customer abroad (RFC XEXX010101000): its country, c_Pais code (USA, CAN, ...); the
+    /// invoice's Receptor/@ResidenciaFiscal. Given together with `numRegIdTrib`.
+    residencia_fiscal: Option<String>,
+    /// A customer abroad: its tax id in its country; the invoice's Receptor/@NumRegIdTrib.
+    num_reg_id_trib: Option<String>,
 }
 
 /// A customer.
@@ -46,6 +51,10 @@ pub struct ClienteOut {
     codigo_postal: String,
     uso_cfdi: String,
     email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    residencia_fiscal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    num_reg_id_trib: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
@@ -64,6 +73,8 @@ impl From<ClienteRow> for ClienteOut {
             codigo_postal: row.codigo_postal,
             uso_cfdi: row.uso_cfdi,
             email: row.email,
+            residencia_fiscal: row.residencia_fiscal,
+            num_reg_id_trib: row.num_reg_id_trib,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -91,6 +102,8 @@ impl From<ClienteBody> for Campos {
             codigo_postal: body.codigo_postal,
             uso_cfdi: body.uso_cfdi,
             email: body.email,
+            residencia_fiscal: body.residencia_fiscal,
+            num_reg_id_trib: body.num_reg_id_trib,
         }
     }
 }

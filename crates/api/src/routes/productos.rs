@@ -38,6 +38,11 @@ pub struct ProductoBody {
     /// VAT rate, default 0.16 (one of 0, 0.08, 0.16).
     #[schema(value_type = Option<f64>)]
     iva_rate: Option<RawAmount>,
+    /// Default c_FraccionArancelaria (8 or 10 digits) of the goods, for Comercio Exterior's
+    /// `mercancias[].fraccionArancelaria` and Carta Porte's.
+    fraccion_arancelaria: Option<String>,
+    /// Default Carta Porte `materialPeligroso`: `Sí` or `No`.
+    material_peligroso: Option<String>,
 }
 
 /// A product.
@@ -54,6 +59,10 @@ pub struct ProductoOut {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(value_type = f64)]
     iva_rate: Decimal,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fraccion_arancelaria: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    material_peligroso: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
@@ -71,6 +80,8 @@ impl From<ProductoRow> for ProductoOut {
             descripcion: row.descripcion,
             precio_unitario: row.precio_unitario.0,
             iva_rate: row.iva_rate.0,
+            fraccion_arancelaria: row.fraccion_arancelaria,
+            material_peligroso: row.material_peligroso,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -85,6 +96,8 @@ impl From<ProductoBody> for Campos {
             descripcion: body.descripcion,
             precio_unitario: body.precio_unitario,
             iva_rate: body.iva_rate,
+            fraccion_arancelaria: body.fraccion_arancelaria,
+            material_peligroso: body.material_peligroso,
         }
     }
 }

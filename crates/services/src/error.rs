@@ -185,6 +185,22 @@ impl ApiError {
         Self::new(code, message).with_details(json!({ "fields": problems }))
     }
 
+    /// A validation error whose problems carry rule ids: `details.fields[{field, message}]` as
+    /// [`Self::fields`] and `details.problemas[{regla, campo, mensaje}]`, the same problems with
+    /// their rule (`CP31_FECHAS_ORDEN`, `CCE20_TOTAL_USD`, `CFDI40_…`; `ENTRADA` for a body
+    /// that does not have the shape the field needs).
+    pub fn reglas(code: Code, problems: Vec<FieldProblem>) -> Self {
+        let problemas: Vec<Value> = problems
+            .iter()
+            .map(|p| json!({ "regla": p.regla.as_deref().unwrap_or(REGLA_ENTRADA), "campo": p.field, "mensaje": p.message }))
+            .collect();
+        let mut error = Self::fields(code, problems);
+        if let Some(details) = error.details.as_object_mut() {
+            details.insert("problemas".into(), Value::Array(problemas));
+        }
+        error
+    }
+
     /// A 404 that reveals nothing about whether the id exists elsewhere.
     pub fn not_found(what: &str) -> Self {
         Self::new(Code::NotFound, format!("{what} not found"))
@@ -197,6 +213,10 @@ impl ApiError {
     }
 }
 
+/// The rule id [`ApiError::reglas`] gives a problem of the body's shape (a missing field, a
+/// wrong type, an unknown member), which no SAT rule names.
+pub const REGLA_ENTRADA: &str = "ENTRADA";
+
 /// One invalid field: its JSON path and what to fix.
 #[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
 pub struct FieldProblem {
@@ -204,12 +224,21 @@ pub struct FieldProblem {
     pub field: String,
     /// What is wrong and how to fix it.
     pub message: String,
+    /// The rule broken (`CP31_FECHAS_ORDEN`), when one is; listed by [`ApiError::reglas`].
+    #[serde(skip)]
+    pub regla: Option<String>,
 }
 
 impl FieldProblem {
     /// Builds a problem.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self { field: field.into(), message: message.into(), regla: None }
+    }
+
+    /// The same problem naming the rule it breaks.
+    pub fn con_regla(mut self, regla: impl Into<String>) -> Self {
+        self.regla = Some(regla.into());
+        self
     }
 }
 

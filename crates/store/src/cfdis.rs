@@ -12,9 +12,9 @@ use crate::{Backend, DbConn, Exec, Money, Tx};
 pub const CFDIS_INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
      folio, folio_num, fecha, fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, \
      emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
-     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at)";
+     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at, complementos)";
 /// How many columns [`CFDIS_INSERT`] names.
-pub const CFDIS_COLUMNS: usize = 33;
+pub const CFDIS_COLUMNS: usize = 34;
 
 /// An invoice as listed and shown (the `conceptos` JSON is read apart, for the detail only).
 #[derive(FromRow)]
@@ -48,13 +48,16 @@ pub struct CfdiRow {
     pub xml_download_status: Option<String>,
     pub xml_retry_count: i64,
     pub xml_next_retry_at: Option<OffsetDateTime>,
+    /// The complements it carries by their JSON names, comma-separated (`cartaPorte`,
+    /// `comercioExterior`); empty for none.
+    pub complementos: String,
 }
 
 /// The columns of [`CfdiRow`].
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
     receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion, xml_download_status, xml_retry_count, \
-    xml_next_retry_at FROM cfdis ";
+    xml_next_retry_at, complementos FROM cfdis ";
 
 /// A bound argument of a query assembled from optional filters.
 #[derive(Clone)]
@@ -146,6 +149,8 @@ pub struct Filtro {
     pub saldo_pendiente: Option<bool>,
     /// Leaves payroll receipts (type N) out: the caller may read invoices but not payroll.
     pub sin_nomina: bool,
+    /// Only invoices carrying this complement (its JSON name: `cartaPorte`, `comercioExterior`).
+    pub complemento: Option<String>,
 }
 
 /// A page of the company's invoices, most recent first, with the total that matches.
@@ -172,14 +177,22 @@ pub async fn listar(
     if filtro.sin_nomina {
         filter.push_str(" AND tipo_comprobante <> 'N'");
     }
+    if let Some(complemento) = &filtro.complemento {
+        // The names are distinct words (`cartaPorte`, `comercioExterior`), so a substring
+        // of the comma-separated list matches exactly one.
+        push(&mut filter, " AND complementos LIKE $?", Arg::Text(format!("%{complemento}%")));
+    }
     match filtro.status {
         Some(EstadoCfdi::Timbrado) => filter.push_str(" AND status IN ('TIMBRADO', 'TIMBRADO_SANDBOX')"),
         Some(status) => push(&mut filter, " AND status = $?", Arg::Text(status.as_str().to_owned())),
         None => {}
     }
     // Tipo and status alone: the total is a sum over the counters the triggers keep.
-    let counted =
-        filtro.desde.is_none() && filtro.hasta.is_none() && filtro.search.is_none() && filtro.saldo_pendiente.is_none();
+    let counted = filtro.desde.is_none()
+        && filtro.hasta.is_none()
+        && filtro.search.is_none()
+        && filtro.saldo_pendiente.is_none()
+        && filtro.complemento.is_none();
     match filtro.saldo_pendiente {
         Some(true) => filter.push_str(
             " AND status <> 'CANCELADO' AND id IN (SELECT cfdi_id FROM saldos_ppd WHERE empresa_id = $1 AND pendiente = TRUE)",

@@ -20,7 +20,7 @@ pub const PERMANENT_METADATA_ONLY: &str = "PERMANENT_METADATA_ONLY";
 const INSERT: &str = "INSERT INTO cfdis (id, empresa_id, tipo, origen, tipo_comprobante, sandbox, uuid, uuid_xml, serie, \
      folio, folio_num, fecha, fecha_timbrado, subtotal, descuento, total, moneda, tipo_cambio, forma_pago, metodo_pago, status, \
      emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, receptor_nombre, receptor_uso_cfdi, emisor_nombre_lower, \
-     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at, xml_download_status, xml_retry_count, \
+     receptor_nombre_lower, cliente_id, xml_url, conceptos, created_at, complementos, xml_download_status, xml_retry_count, \
      xml_next_retry_at, verificacion_sello, verificacion_timbre)";
 const COLUMNS: usize = crate::cfdis::CFDIS_COLUMNS + 5;
 

@@ -4,6 +4,7 @@
 
 pub mod cancelacion;
 pub mod cancelar;
+pub mod complementos;
 pub mod contexto;
 pub mod credenciales;
 pub mod crypto;

@@ -229,6 +229,8 @@ pub struct Fila {
     receptor_nombre: String,
     receptor_uso_cfdi: String,
     conceptos: String,
+    /// The complements it carries by JSON name (`cartaPorte,comercioExterior`).
+    complementos: String,
     /// What a payment CFDI paid (its answer and event say it).
     pago: Option<super::pagos::ResumenPago>,
 }
@@ -269,6 +271,7 @@ impl Fila {
             receptor_nombre: c.receptor.nombre.clone(),
             receptor_uso_cfdi: c.receptor.uso_cfdi.clone(),
             conceptos: serde_json::Value::Array(conceptos).to_string(),
+            complementos: super::complementos::nombres(c),
             pago: c.pagos().map(super::pagos::ResumenPago::de).transpose()?,
         })
     }
@@ -303,6 +306,7 @@ impl Fila {
             receptor_nombre: receptor_nombre.to_owned(),
             receptor_uso_cfdi: String::new(),
             conceptos: "[]".to_owned(),
+            complementos: String::new(),
             pago: None,
         }
     }
@@ -409,6 +413,7 @@ impl Fila {
             cabecera.xml_path.map(str::to_owned).into(),
             self.conceptos.as_str().into(),
             cabecera.now.into(),
+            self.complementos.as_str().into(),
         ]
     }
 

@@ -60,6 +60,9 @@ pub struct TimbrarBody {
     pub informacion_global: Option<InformacionGlobalBody>,
     /// The lines, 1 to 1,000.
     pub conceptos: Option<Vec<ConceptoBody>>,
+    /// Complements: `cartaPorte` (Carta Porte 3.1, on I and T) and `comercioExterior`
+    /// (Comercio Exterior 2.0, on I with `exportacion` 02).
+    pub complementos: Option<super::complementos::ComplementosBody>,
 }
 
 /// `cfdiRelacionados` item.
@@ -483,9 +486,11 @@ pub fn preparar(
         None => None,
     };
 
-    let Some(tipo) = tipo else { return Err(ApiError::fields(Code::Cfdi001, p)) };
+    let complementos = body.complementos.map(|c| super::complementos::construir(c, &mut p)).unwrap_or_default();
+
+    let Some(tipo) = tipo else { return Err(ApiError::reglas(Code::Cfdi001, p)) };
     if !p.is_empty() {
-        return Err(ApiError::fields(Code::Cfdi001, p));
+        return Err(ApiError::reglas(Code::Cfdi001, p));
     }
     let nuevo = NuevoComprobante {
         tipo,
@@ -505,21 +510,18 @@ pub fn preparar(
         cfdi_relacionados,
         conceptos,
         impuestos_locales: None,
-        complementos: Vec::new(),
+        complementos,
     };
     let comprobante = nuevo.construir().map_err(|error| match error {
-        timbra_cfdi::construccion::ErrorConstruccion::Invalido { campo, mensaje } => {
-            ApiError::fields(Code::Cfdi001, vec![FieldProblem::new(campo, mensaje)])
-        }
+        timbra_cfdi::construccion::ErrorConstruccion::Invalido { campo, mensaje } => ApiError::reglas(
+            Code::Cfdi001,
+            vec![FieldProblem::new(campo, mensaje).con_regla(crate::error::REGLA_ENTRADA)],
+        ),
     })?;
     let informe = validacion::validar(&comprobante, catalogos);
     if !informe.es_valido() {
-        let problems = informe
-            .problemas
-            .into_iter()
-            .map(|problema| FieldProblem::new(problema.campo, format!("{} ({})", problema.mensaje, problema.regla)))
-            .collect();
-        return Err(ApiError::fields(Code::Cfdi001, problems));
+        let problems = informe.problemas.into_iter().map(super::complementos::problema_de_validacion).collect();
+        return Err(ApiError::reglas(Code::Cfdi001, problems));
     }
     Ok(Preparado { comprobante, serie })
 }

@@ -45,6 +45,9 @@ pub struct ListCfdiParams {
     /// `true`: PPD invoices (not cancelled) with a balance still owed; `false`: PPD invoices
     /// settled.
     saldo_pendiente: Option<bool>,
+    /// Only invoices carrying this complement: `cartaPorte` (Carta Porte 3.1) or
+    /// `comercioExterior` (Comercio Exterior 2.0); issued and received alike.
+    complemento: Option<String>,
 }
 
 /// One invoice.
@@ -102,6 +105,11 @@ pub struct CfdiOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     pub(super) conceptos: Option<serde_json::Value>,
+    /// Detail only: the complements it carries, with the names of the stamping body
+    /// (`cartaPorte`, `comercioExterior`); absent when it carries neither.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub(super) complementos: Option<serde_json::Value>,
     /// Detail only: the payments side (PPD invoices and payment CFDI).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(super) cobranza: Option<timbra_services::cfdi::pagos::Cobranza>,
@@ -164,6 +172,7 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
             xml_url: row.xml_url,
             cancellation_status: row.estado_cancelacion,
             conceptos: None,
+            complementos: None,
             cobranza: None,
         }
     }
@@ -227,6 +236,13 @@ pub async fn list(
         filtro.hasta = Some(bound("hasta", hasta, true)?);
     }
     filtro.saldo_pendiente = params.saldo_pendiente;
+    if let Some(complemento) = params.complemento.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        let nombre = timbra_services::cfdi::complementos::NOMBRES
+            .into_iter()
+            .find(|nombre| nombre.eq_ignore_ascii_case(complemento))
+            .ok_or_else(|| ApiError::new(Code::Request001, "complemento is cartaPorte or comercioExterior"))?;
+        filtro.complemento = Some(nombre.to_owned());
+    }
     // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
     // not even with tipo=N (issue 28, finding 2).
     filtro.sin_nomina = !super::ve_nomina(&caller, &access);

@@ -14,7 +14,8 @@ use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
 
 /// One invoice with its lines and a signed XML link; a PPD invoice adds `saldoInsoluto`,
-/// `pagado` and `pagos`, a payment CFDI its `doctoRelacionados`.
+/// `pagado` and `pagos`, a payment CFDI its `doctoRelacionados`, one with Carta Porte or
+/// Comercio Exterior its `complementos` (`cartaPorte`, `comercioExterior`).
 #[utoipa::path(get, path = "/cfdi/{id}", tag = "cfdi", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
     responses(
         (status = 200, description = "The invoice", body = Envelope<CfdiOut>),
@@ -32,7 +33,17 @@ pub async fn get(
     let (row, conceptos) = cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let cobranza = timbra_services::cfdi::pagos::cobranza(&app, &empresa_id, &id, &row.tipo_comprobante).await?;
+    // The complements come from the stored XML (issued or received), read only when the row
+    // says it carries one.
+    let complementos = match row.xml_url.as_deref() {
+        Some(path) if !row.complementos.is_empty() => {
+            let xml = super::archivos::read_file(&app, path).await?;
+            timbra_services::cfdi::complementos::a_json_de_xml(&String::from_utf8_lossy(&xml))
+        }
+        _ => None,
+    };
     let mut out = cfdi_out(row, links);
+    out.complementos = complementos;
     out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
     out.cobranza = Some(cobranza);
     Ok(ok(out))

@@ -27,7 +27,7 @@ use time::OffsetDateTime;
         ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
     responses(
         (status = 201, description = "Stamped (sandbox: TIMBRADO_SANDBOX, uuid SANDBOX-...)", body = Envelope<TimbradoOut>),
-        (status = 400, description = "CFDI_001 every problem in `details.fields`; CFDI_002 no CSD (live); CFDI_003 CSD expired; \
+        (status = 400, description = "CFDI_001 every problem in `details.fields` ({field, message}) and `details.problemas` ({regla, campo, mensaje}; complement fields by JSON path, e.g. complementos.cartaPorte.ubicaciones[1].domicilio.estado); CFDI_002 no CSD (live); CFDI_003 CSD expired; \
             REQUEST_001 malformed JSON or wrong types; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "CFDI_004 unknown clienteId", body = ErrorBody),

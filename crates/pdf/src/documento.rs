@@ -3,6 +3,8 @@
 //! totals with the amount in words, complements (Pagos, Nómina) and the seal block with the
 //! QR code.
 
+use timbra_cfdi::carta_porte::{CartaPorte, Domicilio};
+use timbra_cfdi::comercio_exterior::{ComercioExterior, DomicilioCce};
 use timbra_cfdi::model::{Comprobante, Concepto};
 use timbra_cfdi::nomina::Nomina;
 use timbra_cfdi::numero::Numero;
@@ -30,6 +32,8 @@ pub(crate) struct Timbrado<'a> {
     pub(crate) cadena_tfd: &'a str,
     pub(crate) qr_lado: usize,
     pub(crate) qr_modulos: Vec<bool>,
+    /// The Carta Porte QR (SAT's verificaccp URL), side and modules, when it carries one.
+    pub(crate) qr_ccp: Option<(String, usize, Vec<bool>)>,
 }
 
 /// A table column: title, width and alignment.
@@ -95,6 +99,42 @@ const INCAPACIDADES: [Columna; 3] = [
     col("Importe monetario", 140.0, Alineacion::Derecha),
 ];
 
+const UBICACIONES: [Columna; 6] = [
+    col("Tipo", 40.0, Alineacion::Izquierda),
+    col("Id.", 52.0, Alineacion::Izquierda),
+    col("RFC remitente / destinatario", 110.0, Alineacion::Izquierda),
+    col("Fecha y hora de salida / llegada", 92.0, Alineacion::Izquierda),
+    col("Distancia (km)", 50.0, Alineacion::Derecha),
+    col("Domicilio", 196.0, Alineacion::Izquierda),
+];
+
+const MERCANCIAS_CP: [Columna; 7] = [
+    col("Bienes transp.", 50.0, Alineacion::Izquierda),
+    col("Descripción", 190.0, Alineacion::Izquierda),
+    col("Cantidad", 48.0, Alineacion::Derecha),
+    col("Clave unidad", 44.0, Alineacion::Izquierda),
+    col("Peso (kg)", 56.0, Alineacion::Derecha),
+    col("Material peligroso", 70.0, Alineacion::Izquierda),
+    col("Fracción arancelaria", 82.0, Alineacion::Izquierda),
+];
+
+const FIGURAS: [Columna; 5] = [
+    col("Tipo de figura", 80.0, Alineacion::Izquierda),
+    col("RFC", 90.0, Alineacion::Izquierda),
+    col("Licencia", 90.0, Alineacion::Izquierda),
+    col("Nombre", 180.0, Alineacion::Izquierda),
+    col("Residencia / Reg. trib.", 100.0, Alineacion::Izquierda),
+];
+
+const MERCANCIAS_CCE: [Columna; 6] = [
+    col("No. identificación", 90.0, Alineacion::Izquierda),
+    col("Fracción arancelaria", 80.0, Alineacion::Izquierda),
+    col("Cantidad aduana", 70.0, Alineacion::Derecha),
+    col("Unidad aduana", 60.0, Alineacion::Izquierda),
+    col("Valor unitario aduana", 120.0, Alineacion::Derecha),
+    col("Valor en dólares", 120.0, Alineacion::Derecha),
+];
+
 const SEPARACION_COLUMNAS: f32 = 4.0;
 
 /// The cursor over the pages.
@@ -119,6 +159,12 @@ pub(crate) fn maquetar<'f>(comprobante: &Comprobante, timbrado: Timbrado<'_>, li
     }
     for nomina in comprobante.nominas() {
         m.nomina(nomina);
+    }
+    if let Some(carta_porte) = comprobante.carta_porte() {
+        m.carta_porte(carta_porte, timbrado.qr_ccp.as_ref());
+    }
+    if let Some(cce) = comprobante.comercio_exterior() {
+        m.comercio_exterior(cce);
     }
     m.sellos(&timbrado);
     let mut lienzo = m.lienzo;
@@ -654,6 +700,221 @@ impl Maqueta<'_, '_> {
         self.campos(&resumen, 4);
     }
 
+    /// Carta Porte 3.1: its header data, the route (ubicaciones), the goods, the vehicle with
+    /// its permits, insurance and trailers, the transport figures (operator), and the QR that
+    /// SAT's Guía de llenado asks for (the IdCCP verification URL).
+    fn carta_porte(&mut self, cp: &CartaPorte, qr: Option<&(String, usize, Vec<bool>)>) {
+        self.barra(&format!("COMPLEMENTO CARTA PORTE {}", cp.version));
+        let mut entradas = vec![("IdCCP", cp.id_ccp.clone()), ("Transporte internacional", cp.transp_internac.clone())];
+        if let Some(total) = &cp.total_dist_rec {
+            entradas.push(("Distancia total recorrida (km)", textos::cantidad(total)));
+        }
+        if let Some(es) = &cp.entrada_salida_merc {
+            entradas.push(("Entrada / salida de mercancía", es.clone()));
+        }
+        if let Some(pais) = &cp.pais_origen_destino {
+            entradas.push(("País de origen / destino", pais.clone()));
+        }
+        if let Some(via) = &cp.via_entrada_salida {
+            entradas.push(("Vía de entrada / salida", via.clone()));
+        }
+        if !cp.regimenes_aduaneros.is_empty() {
+            let regimenes: Vec<&str> = cp.regimenes_aduaneros.iter().map(|r| r.regimen_aduanero.as_str()).collect();
+            entradas.push(("Regímenes aduaneros", regimenes.join(", ")));
+        }
+        let m = &cp.mercancias;
+        entradas.push(("Peso bruto total", format!("{} {}", textos::cantidad(&m.peso_bruto_total), m.unidad_peso)));
+        entradas.push(("Número total de mercancías", m.num_total_mercancias.texto().to_owned()));
+        self.campos(&entradas, 4);
+
+        self.barra("CARTA PORTE · UBICACIONES (RUTA)");
+        self.inicio_tabla(&UBICACIONES);
+        for u in &cp.ubicaciones {
+            let mut rfc = vec![(u.rfc_remitente_destinatario.clone(), CELDA)];
+            if let Some(nombre) = &u.nombre_remitente_destinatario {
+                rfc.push((nombre.clone(), CELDA_NOTA));
+            }
+            let celdas = vec![
+                vec![(u.tipo_ubicacion.clone(), CELDA)],
+                vec![(u.id_ubicacion.clone().unwrap_or_default(), CELDA)],
+                rfc,
+                vec![(textos::fecha(&u.fecha_hora_salida_llegada), CELDA)],
+                vec![(u.distancia_recorrida.as_ref().map(textos::cantidad).unwrap_or_default(), CELDA)],
+                vec![(u.domicilio.as_ref().map(domicilio_cp).unwrap_or_default(), CELDA)],
+            ];
+            self.fila(&UBICACIONES, celdas);
+        }
+        self.fin_tabla();
+
+        self.barra("CARTA PORTE · MERCANCÍAS");
+        self.inicio_tabla(&MERCANCIAS_CP);
+        for mercancia in &m.mercancia {
+            let mut peligroso = vec![(mercancia.material_peligroso.clone().unwrap_or_else(|| "No".into()), CELDA)];
+            if let Some(clave) = &mercancia.cve_material_peligroso {
+                let embalaje = mercancia.embalaje.as_deref().map(|e| format!(" · embalaje {e}")).unwrap_or_default();
+                peligroso.push((format!("UN {clave}{embalaje}"), CELDA_NOTA));
+            }
+            let celdas = vec![
+                vec![(mercancia.bienes_transp.clone(), CELDA)],
+                vec![(mercancia.descripcion.clone(), CELDA)],
+                vec![(textos::cantidad(&mercancia.cantidad), CELDA)],
+                vec![(mercancia.clave_unidad.clone(), CELDA)],
+                vec![(textos::cantidad(&mercancia.peso_en_kg), CELDA)],
+                peligroso,
+                vec![(mercancia.fraccion_arancelaria.clone().unwrap_or_default(), CELDA)],
+            ];
+            self.fila(&MERCANCIAS_CP, celdas);
+        }
+        self.fin_tabla();
+
+        if let Some(auto) = &m.autotransporte {
+            self.barra("CARTA PORTE · AUTOTRANSPORTE (VEHÍCULO)");
+            let v = &auto.identificacion_vehicular;
+            let s = &auto.seguros;
+            let mut entradas = vec![
+                ("Permiso SCT", auto.perm_sct.clone()),
+                ("Número de permiso SCT", auto.num_permiso_sct.clone()),
+                ("Configuración vehicular", v.config_vehicular.clone()),
+                ("Peso bruto vehicular (t)", textos::cantidad(&v.peso_bruto_vehicular)),
+                ("Placa", v.placa_vm.clone()),
+                ("Año modelo", v.anio_modelo_vm.texto().to_owned()),
+                ("Aseguradora resp. civil · póliza", format!("{} · {}", s.asegura_resp_civil, s.poliza_resp_civil)),
+            ];
+            if let (Some(aseguradora), Some(poliza)) = (&s.asegura_med_ambiente, &s.poliza_med_ambiente) {
+                entradas.push(("Aseguradora medio ambiente · póliza", format!("{aseguradora} · {poliza}")));
+            }
+            if let (Some(aseguradora), Some(poliza)) = (&s.asegura_carga, &s.poliza_carga) {
+                entradas.push(("Aseguradora de la carga · póliza", format!("{aseguradora} · {poliza}")));
+            }
+            for remolque in &auto.remolques {
+                entradas
+                    .push(("Remolque (subtipo · placa)", format!("{} · {}", remolque.sub_tipo_rem, remolque.placa)));
+            }
+            self.campos(&entradas, 4);
+        }
+        let medios = [
+            (m.transporte_maritimo.is_some(), "Transporte marítimo"),
+            (m.transporte_aereo.is_some(), "Transporte aéreo"),
+            (m.transporte_ferroviario.is_some(), "Transporte ferroviario"),
+        ];
+        let otros: Vec<&str> = medios.iter().filter(|(presente, _)| *presente).map(|(_, nombre)| *nombre).collect();
+        if !otros.is_empty() {
+            self.campos(&[("Otros medios de transporte", otros.join(", "))], 1);
+        }
+
+        if !cp.figura_transporte.is_empty() {
+            self.barra("CARTA PORTE · FIGURAS DEL TRANSPORTE (OPERADOR)");
+            self.inicio_tabla(&FIGURAS);
+            for figura in &cp.figura_transporte {
+                let tipo = match figura.tipo_figura.as_str() {
+                    "01" => "01 Operador",
+                    "02" => "02 Propietario",
+                    "03" => "03 Arrendador",
+                    "04" => "04 Notificado",
+                    "05" => "05 Integrante de coordinados",
+                    otro => otro,
+                };
+                let extranjero = [figura.residencia_fiscal_figura.as_deref(), figura.num_reg_id_trib_figura.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" · ");
+                let celdas = vec![
+                    vec![(tipo.to_owned(), CELDA)],
+                    vec![(figura.rfc_figura.clone().unwrap_or_default(), CELDA)],
+                    vec![(figura.num_licencia.clone().unwrap_or_default(), CELDA)],
+                    vec![(figura.nombre_figura.clone(), CELDA)],
+                    vec![(extranjero, CELDA)],
+                ];
+                self.fila(&FIGURAS, celdas);
+            }
+            self.fin_tabla();
+        }
+
+        if let Some((url, lado, modulos)) = qr {
+            let ancho = ANCHO_UTIL - QR_LADO - 12.0;
+            let lineas = self.lienzo.partir(url, ancho, SELLO);
+            self.asegurar(QR_LADO + 8.0);
+            self.y += 4.0;
+            self.lienzo.qr(MARGEN, self.y, QR_LADO, *lado, modulos.clone());
+            let x = MARGEN + QR_LADO + 12.0;
+            let mut y = self.y + ETIQUETA.interlineado();
+            let titulo = "Código QR de la Carta Porte (verificación del IdCCP ante el SAT)";
+            self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, Estilo { negrita: true, ..ETIQUETA }, titulo);
+            for linea in lineas {
+                y += SELLO.interlineado();
+                self.lienzo.texto(x, y, ancho, Alineacion::Izquierda, SELLO, &linea);
+            }
+            self.y += QR_LADO + 4.0;
+        }
+    }
+
+    /// Comercio Exterior 2.0: the export data and the goods in customs terms.
+    fn comercio_exterior(&mut self, cce: &ComercioExterior) {
+        self.barra(&format!("COMPLEMENTO DE COMERCIO EXTERIOR {}", cce.version));
+        let mut entradas = vec![
+            ("Clave de pedimento", cce.clave_de_pedimento.clone()),
+            ("Certificado de origen", if cce.certificado_origen.texto() == "1" { "Sí" } else { "No" }.to_owned()),
+        ];
+        if let Some(numero) = &cce.num_certificado_origen {
+            entradas.push(("Folio del certificado de origen", numero.clone()));
+        }
+        if let Some(exportador) = &cce.numero_exportador_confiable {
+            entradas.push(("Exportador confiable", exportador.clone()));
+        }
+        if let Some(incoterm) = &cce.incoterm {
+            entradas.push(("Incoterm", incoterm.clone()));
+        }
+        if let Some(motivo) = &cce.motivo_traslado {
+            entradas.push(("Motivo del traslado", motivo.clone()));
+        }
+        entradas.push(("Tipo de cambio USD", cce.tipo_cambio_usd.texto().to_owned()));
+        entradas.push(("Total USD", textos::dinero(&cce.total_usd)));
+        if let Some(emisor) = &cce.emisor {
+            entradas.push(("Domicilio del emisor (exportador)", domicilio_cce(&emisor.domicilio)));
+        }
+        if let Some(receptor) = &cce.receptor {
+            if let Some(registro) = &receptor.num_reg_id_trib {
+                entradas.push(("Reg. de identidad fiscal del receptor", registro.clone()));
+            }
+            if let Some(domicilio) = &receptor.domicilio {
+                entradas.push(("Domicilio del receptor", domicilio_cce(domicilio)));
+            }
+        }
+        for destinatario in &cce.destinatario {
+            let domicilios: Vec<String> = destinatario.domicilio.iter().map(domicilio_cce).collect();
+            let nombre = destinatario.nombre.clone().unwrap_or_default();
+            entradas.push(("Destinatario", format!("{nombre} {}", domicilios.join("; ")).trim().to_owned()));
+        }
+        if let Some(observaciones) = &cce.observaciones {
+            entradas.push(("Observaciones", observaciones.clone()));
+        }
+        self.campos(&entradas, 3);
+        self.inicio_tabla(&MERCANCIAS_CCE);
+        for m in &cce.mercancias {
+            let mut identificacion = vec![(m.no_identificacion.clone(), CELDA)];
+            for d in &m.descripciones_especificas {
+                let detalle =
+                    [Some(d.marca.as_str()), d.modelo.as_deref(), d.sub_modelo.as_deref(), d.numero_serie.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" · ");
+                identificacion.push((detalle, CELDA_NOTA));
+            }
+            let celdas = vec![
+                identificacion,
+                vec![(m.fraccion_arancelaria.clone().unwrap_or_default(), CELDA)],
+                vec![(m.cantidad_aduana.as_ref().map(textos::cantidad).unwrap_or_default(), CELDA)],
+                vec![(m.unidad_aduana.clone().unwrap_or_default(), CELDA)],
+                vec![(m.valor_unitario_aduana.as_ref().map(textos::dinero).unwrap_or_default(), CELDA)],
+                vec![(textos::dinero(&m.valor_dolares), CELDA)],
+            ];
+            self.fila(&MERCANCIAS_CCE, celdas);
+        }
+        self.fin_tabla();
+    }
+
     fn sellos(&mut self, timbrado: &Timbrado<'_>) {
         let c = self.comprobante;
         let tfd = timbrado.tfd;
@@ -694,6 +955,40 @@ impl Maqueta<'_, '_> {
         }
         self.y += alto_texto.max(QR_LADO);
     }
+}
+
+/// A Carta Porte address on one line: street and numbers, colonia, municipio, state, country
+/// and postal code, as present.
+fn domicilio_cp(d: &Domicilio) -> String {
+    let calle = [d.calle.as_deref(), d.numero_exterior.as_deref(), d.numero_interior.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    [Some(calle.as_str()).filter(|c| !c.is_empty()), d.colonia.as_deref(), d.municipio.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::to_owned)
+        .chain([format!("{}, {}, C.P. {}", d.estado, d.pais, d.codigo_postal)])
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A Comercio Exterior address on one line.
+fn domicilio_cce(d: &DomicilioCce) -> String {
+    let calle = [Some(d.calle.as_str()), d.numero_exterior.as_deref(), d.numero_interior.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    [Some(calle.as_str()), d.colonia.as_deref(), d.municipio.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|parte| !parte.is_empty())
+        .map(str::to_owned)
+        .chain([format!("{}, {}, C.P. {}", d.estado, d.pais, d.codigo_postal)])
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn serie_folio(c: &Comprobante) -> String {

@@ -60,7 +60,17 @@ pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
     let qr_lado = qr.width();
     let qr_modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
     let cadena_tfd = cadena::tfd_desde_modelo(tfd);
-    let timbrado = documento::Timbrado { tfd, cadena_tfd: &cadena_tfd, qr_lado, qr_modulos };
+    let qr_ccp = match url_carta_porte(comprobante) {
+        None => None,
+        Some(url) => {
+            let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
+                .map_err(|error| PdfError::Qr(error.to_string()))?;
+            let lado = qr.width();
+            let modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
+            Some((url, lado, modulos))
+        }
+    };
+    let timbrado = documento::Timbrado { tfd, cadena_tfd: &cadena_tfd, qr_lado, qr_modulos, qr_ccp };
     let lienzo = documento::maquetar(comprobante, timbrado, lienzo::Lienzo::new(fuentes));
     let metadatos = Metadata::new()
         .title(format!("CFDI {}", tfd.uuid))
@@ -68,6 +78,29 @@ pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
         .creator("timbra".to_owned())
         .language("es-MX".to_owned());
     lienzo.emitir(metadatos)
+}
+
+/// The URL of the Carta Porte QR code for a stamped comprobante that carries the complement:
+/// SAT's verification service of the IdCCP with the departure from the origin and the
+/// certification time, as the Guía de llenado del complemento Carta Porte describes the
+/// printed representation's QR
+/// (`https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP=…&FechaOrig=…&FechaTimb=…`).
+/// `FechaOrig` is the `FechaHoraSalidaLlegada` of the first `Origen` Ubicacion, `FechaTimb`
+/// the TFD's `FechaTimbrado`, both `AAAA-MM-DDThh:mm:ss` as in the XML (no character needs
+/// escaping). `None` without Carta Porte or without a stamp.
+pub fn url_carta_porte(comprobante: &Comprobante) -> Option<String> {
+    let carta_porte = comprobante.carta_porte()?;
+    let tfd = comprobante.timbre()?;
+    let origen = carta_porte
+        .ubicaciones
+        .iter()
+        .find(|u| u.tipo_ubicacion == "Origen")
+        .map(|u| u.fecha_hora_salida_llegada.as_str())
+        .unwrap_or_default();
+    Some(format!(
+        "https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP={}&FechaOrig={}&FechaTimb={}",
+        carta_porte.id_ccp, origen, tfd.fecha_timbrado
+    ))
 }
 
 /// Parses a stamped CFDI (as stored) and renders it.

@@ -6,6 +6,7 @@
 mod catalogos;
 mod cfdi;
 mod cli;
+mod complementos;
 mod docs;
 mod fiel;
 mod foundation;

@@ -9,6 +9,7 @@
 
 pub mod calculo;
 pub mod empleados;
+pub mod extraordinaria;
 pub mod incidencias;
 pub mod periodos;
 pub mod recibo;

@@ -303,3 +303,142 @@ async fn extraordinary_periods_refuse_bad_input_roles_and_other_companies() {
     })
     .await;
 }
+
+/// PAYROLL_EXTRAS_2026.md §3.7: a liquidación and a finiquito by resignation, stamped with
+/// SeparacionIndemnizacion where it applies; the employees deactivated at the exit date.
+#[tokio::test]
+async fn a_baja_writes_the_finiquito_or_liquidacion_by_the_brief_and_stamps_it() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "baja@example.com", Some("B5510768108")).await;
+        let mut liquidado = empleado(0, "1000.00", "2019-01-01", "QUINCENAL");
+        liquidado["salarioDiarioIntegrado"] = json!("1056.16");
+        let liquidado = crear_empleado(&app, &who, liquidado).await;
+        let mut renuncia = empleado(1, "500.00", "2024-01-15", "SEMANAL");
+        renuncia["salarioDiarioIntegrado"] = json!("524.65");
+        let renuncia = crear_empleado(&app, &who, renuncia).await;
+
+        let baja = |id: &str, body: Value| {
+            let (app, who, path) = (&app, &who, format!("/api/nomina/empleados/{id}/baja"));
+            async move { app.post(&path, who, body).await }
+        };
+        // Bad input first: nothing is written.
+        let antes = baja(&liquidado, json!({ "fecha": "2018-12-31", "motivo": "RENUNCIA" })).await;
+        antes.assert_error(400, "NOMINA_001");
+        assert_eq!(antes.body["error"]["details"]["fields"][0]["field"], "fecha", "{:?}", antes.body);
+        assert!(antes.body["error"]["details"]["fields"][0]["message"].as_str().unwrap().contains("hire date"));
+        let r = baja(&liquidado, json!({ "fecha": "2026-07-15", "motivo": "JUBILACION", "diasSueldoPendientes": -1 }))
+            .await;
+        r.assert_error(400, "NOMINA_001");
+        let campos = r.body["error"]["details"]["fields"].to_string();
+        assert!(campos.contains("motivo") && campos.contains("diasSueldoPendientes"), "{campos}");
+        baja(&liquidado, json!({ "motivo": "RENUNCIA" })).await.assert_error(400, "NOMINA_001");
+        baja(&liquidado, json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA", "fechaPago": "2026-07-14" }))
+            .await
+            .assert_error(400, "NOMINA_001");
+        baja("no-such-employee", json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA" }))
+            .await
+            .assert_error(404, "NOT_FOUND");
+        let otra = empresa_nomina(&app, "baja-otra@example.com", Some("B5510768108")).await;
+        app.post(
+            &format!("/api/nomina/empleados/{liquidado}/baja"),
+            &otra,
+            json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA" }),
+        )
+        .await
+        .assert_error(404, "NOT_FOUND");
+        let empleado_leido = app.get(&format!("/api/nomina/empleados/{liquidado}"), &who).await;
+        assert_eq!(empleado_leido.data(200)["activo"], true);
+
+        // The liquidación: 002, 001 vacations, 021, 022 and 025, ISR 38,184.97, net 295,883.46.
+        let hecha = baja(
+            &liquidado,
+            json!({ "fecha": "2026-07-15", "motivo": "DESPIDO_INJUSTIFICADO", "incluirIndemnizacion": true }),
+        )
+        .await;
+        let data = hecha.data(201).clone();
+        assert_eq!(
+            (data["empleado"]["activo"].as_bool(), data["empleado"]["fechaBaja"].as_str()),
+            (Some(false), Some("2026-07-15"))
+        );
+        assert_eq!(num(&data["calculo"]["totalNomina"]), 295_883.46, "{data}");
+        let f = &data["finiquito"];
+        assert_eq!(
+            (num(&f["primaAntiguedad"]), num(&f["indemnizacion"]), num(&f["isrSeparacion"]), num(&f["isr"])),
+            (56_986.85, 254_259.67, 34_166.06, 38_184.97),
+            "{f}"
+        );
+        let periodo_liq = data["periodoId"].as_str().unwrap().to_owned();
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo_liq}"), &who).await.data(200).clone();
+        assert_eq!(
+            (detalle["tipo"].as_str(), detalle["concepto"].as_str()),
+            (Some("EXTRAORDINARIA"), Some("FINIQUITO"))
+        );
+        assert_eq!(detalle["empleadoId"], liquidado.as_str());
+        let r = recibo_de(&detalle, &liquidado);
+        let lineas: Vec<(String, f64, f64)> = r["lineas"]["percepciones"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["tipo"].as_str().unwrap().to_owned(), num(&p["gravado"]), num(&p["exento"])))
+            .collect();
+        assert_eq!(
+            lineas,
+            [
+                ("002".to_owned(), 4535.49, 3519.30),
+                ("001".to_owned(), 11_813.70, 0.0),
+                ("021".to_owned(), 1193.77, 1759.65),
+                ("022".to_owned(), 0.0, 56_986.85),
+                ("025".to_owned(), 226_783.32, 27_476.35),
+            ],
+            "{r}"
+        );
+        // A second baja of the same employee is refused.
+        baja(&liquidado, json!({ "fecha": "2026-07-16", "motivo": "RENUNCIA" })).await.assert_error(400, "NOMINA_001");
+
+        // The resignation: no separation items; ISR 744.24.
+        let hecha =
+            baja(&renuncia, json!({ "fecha": "2026-06-30", "motivo": "RENUNCIA", "incluirIndemnizacion": true })).await;
+        let data = hecha.data(201).clone();
+        let f = &data["finiquito"];
+        assert_eq!(
+            (num(&f["aguinaldo"]), num(&f["vacaciones"]), num(&f["primaVacacional"]), num(&f["isr"])),
+            (3719.18, 3660.27, 915.07, 744.24),
+            "{f}"
+        );
+        assert!(f["separacion"].is_null(), "{f}");
+        let periodo_ren = data["periodoId"].as_str().unwrap().to_owned();
+
+        // Both stamped although the employees are inactive now; SAT's oracle.
+        let dir = TempDir::new();
+        let mut files = Vec::new();
+        for periodo in [&periodo_liq, &periodo_ren] {
+            let timbrado = timbrar(&app, &who, periodo).await.data(201).clone();
+            assert_eq!(
+                (timbrado["timbrados"].as_u64(), timbrado["errores"].as_u64()),
+                (Some(1), Some(0)),
+                "{timbrado}"
+            );
+            files.extend(xmls(&app, &who, &timbrado, &dir).await);
+        }
+        let liq = &files[0].1;
+        for esperado in [
+            "TipoNomina=\"E\"",
+            "PeriodicidadPago=\"99\"",
+            "TotalSeparacionIndemnizacion=\"311246.52\"",
+            "<nomina12:SeparacionIndemnizacion ",
+            "NumAñosServicio=\"8\"",
+            "UltimoSueldoMensOrd=\"30000.00\"",
+            "IngresoAcumulable=\"30000.00\"",
+            "IngresoNoAcumulable=\"196783.32\"",
+            "TipoPercepcion=\"025\"",
+            "TipoPercepcion=\"022\"",
+            "FechaFinalPago=\"2026-07-15\"",
+        ] {
+            assert!(liq.contains(esperado), "{esperado} missing: {liq}");
+        }
+        assert!(!files[1].1.contains("SeparacionIndemnizacion"), "{}", files[1].1);
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+    })
+    .await;
+}

@@ -23,7 +23,7 @@ use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::nomina::{
     Deduccion, Deducciones, HorasExtra, Incapacidad, Nomina, NominaEmisor, NominaReceptor, OtroPago, Percepcion,
-    Percepciones, SubsidioAlEmpleo, antiguedad,
+    Percepciones, SeparacionIndemnizacion, SubsidioAlEmpleo, antiguedad,
 };
 use timbra_cfdi::numero::Numero;
 use timbra_cfdi::{Comprobante, Emisor, Receptor, validacion};
@@ -312,7 +312,17 @@ pub fn comprobante(
             clave_ent_fed: e.clave_ent_fed.clone(),
             subcontratacion: Vec::new(),
         },
-        percepciones: (!percepciones.is_empty()).then(|| Percepciones { percepciones, ..Percepciones::default() }),
+        percepciones: (!percepciones.is_empty()).then(|| Percepciones {
+            percepciones,
+            separacion_indemnizacion: l.separacion.as_ref().map(|s| SeparacionIndemnizacion {
+                total_pagado: dos(s.total_pagado),
+                num_anos_servicio: s.num_anios_servicio.to_string(),
+                ultimo_sueldo_mens_ord: dos(s.ultimo_sueldo_mens_ord),
+                ingreso_acumulable: dos(s.ingreso_acumulable),
+                ingreso_no_acumulable: dos(s.ingreso_no_acumulable),
+            }),
+            ..Percepciones::default()
+        }),
         deducciones: (!deducciones.is_empty()).then(|| Deducciones { deducciones, ..Deducciones::default() }),
         otros_pagos,
         incapacidades: l

@@ -130,6 +130,7 @@ pub(crate) fn nuevo_recibo(
         deducciones: Vec::new(),
         otros_pagos: Vec::new(),
         incapacidades: Vec::new(),
+        separacion: None,
     };
     if pago.isr > Decimal::ZERO {
         lineas.deducciones.push(LineaDeduccion {

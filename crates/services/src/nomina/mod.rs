@@ -7,6 +7,7 @@
 //! (`detalleErrores` says why), and CANCELADO. Recalculating a period replaces its CALCULADO
 //! and PENDIENTE receipts; once one is stamped the period cannot be recalculated (NOMINA_003).
 
+pub mod baja;
 pub mod calculo;
 pub mod empleados;
 pub mod extraordinaria;

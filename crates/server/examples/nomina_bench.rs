@@ -157,6 +157,7 @@ async fn main() -> anyhow::Result<()> {
         tipo: "ORDINARIA",
         concepto: None,
         empleado_id: None,
+        ejercicio: None,
     };
     let periodo_id = format!("{empresa}-p");
     nomina::insert_periodo(&mut tx, &empresa, &periodo_id, &periodo, now).await?;

@@ -305,3 +305,23 @@ pub async fn empleado(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> cra
         empresa_id
     )
 }
+
+/// The company's employees, active or not, employed at some day from `desde` to `hasta`
+/// (hired by `hasta`, not gone before `desde`).
+pub async fn empleados_entre(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    desde: &str,
+    hasta: &str,
+) -> crate::DbResult<Vec<EmpleadoRow>> {
+    sql!(
+        fetch_packed * conn,
+        EmpleadoRow,
+        COLUMNAS,
+        "FROM empleados WHERE empresa_id = $1 AND fecha_inicio_rel_laboral <= $2 AND (fecha_baja IS NULL OR fecha_baja >= $3)",
+        "ORDER BY num_empleado, id",
+        empresa_id,
+        hasta,
+        desde
+    )
+}

@@ -40,13 +40,15 @@ pub struct PeriodoRow {
     pub concepto: Option<String>,
     /// A FINIQUITO's employee.
     pub empleado_id: Option<String>,
+    /// The fiscal year a PTU period distributes.
+    pub ejercicio: Option<i64>,
     /// A listing's total.
     #[sqlx(default)]
     pub total: Option<i64>,
 }
 
 const COLUMNAS_PERIODO: &str = "id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
-     recibos_calculados, total_nomina, calculado_at, created_at, updated_at, tipo, concepto, empleado_id";
+     recibos_calculados, total_nomina, calculado_at, created_at, updated_at, tipo, concepto, empleado_id, ejercicio";
 
 /// A new period's validated fields.
 pub struct NuevoPeriodo<'a> {
@@ -66,6 +68,8 @@ pub struct NuevoPeriodo<'a> {
     pub concepto: Option<&'a str>,
     /// A FINIQUITO's employee.
     pub empleado_id: Option<&'a str>,
+    /// A PTU's fiscal year.
+    pub ejercicio: Option<i64>,
 }
 
 /// Inserts period `id`, ABIERTO.
@@ -79,8 +83,8 @@ pub async fn insert_periodo(
     sql!(
         execute * tx,
         "INSERT INTO nomina_periodos (id, empresa_id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
-         recibos_calculados, created_at, updated_at, tipo, concepto, empleado_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ABIERTO', 0, $8, $8, $9, $10, $11)",
+         recibos_calculados, created_at, updated_at, tipo, concepto, empleado_id, ejercicio) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ABIERTO', 0, $8, $8, $9, $10, $11, $12)",
         id,
         empresa_id,
         periodo.fecha_inicio,
@@ -91,7 +95,8 @@ pub async fn insert_periodo(
         now,
         periodo.tipo,
         periodo.concepto,
-        periodo.empleado_id
+        periodo.empleado_id,
+        periodo.ejercicio
     )
 }
 
@@ -393,6 +398,26 @@ pub async fn exentos_anuales(
         periodo_id,
         desde,
         hasta
+    )
+}
+
+/// The company's period of `concepto` for fiscal year `ejercicio` that still has a receipt
+/// not cancelled (or none yet), if any.
+pub async fn del_ejercicio(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    concepto: &str,
+    ejercicio: i64,
+) -> crate::DbResult<Option<String>> {
+    sql!(
+        scalar_optional * conn,
+        String,
+        "SELECT p.id FROM nomina_periodos p WHERE p.empresa_id = $1 AND p.concepto = $2 AND p.ejercicio = $3 \
+         AND (p.recibos_calculados = 0 OR EXISTS (SELECT 1 FROM nomina_recibos r WHERE r.periodo_id = p.id \
+         AND r.empresa_id = p.empresa_id AND r.status <> 'CANCELADO')) ORDER BY p.created_at LIMIT 1",
+        empresa_id,
+        concepto,
+        ejercicio
     )
 }
 

@@ -442,3 +442,95 @@ async fn a_baja_writes_the_finiquito_or_liquidacion_by_the_brief_and_stamps_it()
     })
     .await;
 }
+
+/// PAYROLL_EXTRAS_2026.md §2.3: the PTU of 2025, 150,000.00 paid 2026-05-29; the eventual worker
+/// with 47 days is excluded; receipts 003 stamped and checked by SAT's tools.
+#[tokio::test]
+async fn the_ptu_is_distributed_by_the_brief_and_refuses_bad_amounts_years_and_repeats() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "ptu@example.com", Some("B5510768108")).await;
+        // (salario, alta, tipoContrato, PTU, ISR ART96)
+        let casos = [
+            ("400.00", "2020-01-10", "01", Some((26_677.35, 5104.47))),
+            ("800.00", "2022-05-01", "01", Some((33_815.09, 7342.31))),
+            ("600.00", "2025-03-01", "01", Some((25_357.10, 5180.27))),
+            ("2500.00", "2018-07-01", "01", Some((64_150.46, 19_356.84))),
+            ("500.00", "2025-11-15", "03", None),
+        ];
+        let mut ids = Vec::new();
+        for (k, (salario, alta, contrato, _)) in casos.iter().enumerate() {
+            let mut e = empleado(k, salario, alta, "QUINCENAL");
+            e["tipoContrato"] = json!(contrato);
+            ids.push(crear_empleado(&app, &who, e).await);
+        }
+        let ptu = |body: Value| {
+            let (app, who) = (&app, &who);
+            async move { app.post("/api/nomina/ptu", who, body).await }
+        };
+        let campo = |answer: &crate::harness::Answer, campo: &str| {
+            answer.assert_error(400, "NOMINA_001");
+            assert!(
+                answer.body["error"]["details"]["fields"].to_string().contains(campo),
+                "{campo}: {:?}",
+                answer.body
+            );
+        };
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": 0 })).await, "monto");
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": "-10.00" })).await, "monto");
+        campo(&ptu(json!({ "ejercicio": 2026, "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "ejercicio": 2031, "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": 1000, "fechaPago": "2025-12-31" })).await, "fechaPago");
+        // Nobody worked in 2017: nothing to distribute.
+        ptu(json!({ "ejercicio": 2017, "monto": 1000, "fechaPago": "2026-05-29" }))
+            .await
+            .assert_error(400, "NOMINA_001");
+
+        let hecho = ptu(json!({ "ejercicio": 2025, "monto": "150000.00", "fechaPago": "2026-05-29" })).await;
+        let data = hecho.data(201).clone();
+        assert_eq!(
+            (data["reparto"]["totalDias"].as_u64(), num(&data["reparto"]["totalSalarios"])),
+            (Some(1401), 1_534_100.0),
+            "{data}"
+        );
+        assert_eq!(num(&data["reparto"]["totalPagado"]), 150_000.0);
+        assert_eq!(data["calculo"]["recibosCalculados"], 4);
+        assert_eq!(data["calculo"]["omitidos"][0]["empleadoId"], ids[4].as_str());
+        let periodo = data["periodoId"].as_str().unwrap().to_owned();
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+        assert_eq!((detalle["concepto"].as_str(), detalle["fechaPago"].as_str()), (Some("PTU"), Some("2026-05-29")));
+        for (k, (.., esperado)) in casos.iter().enumerate() {
+            let Some((monto, isr)) = esperado else { continue };
+            let r = recibo_de(&detalle, &ids[k]);
+            assert_eq!((num(&r["ptu"]), num(&r["exento"]), num(&r["isrRetenido"])), (*monto, 1759.65, *isr), "{r}");
+        }
+        // One PTU per ejercicio; and its period is not recalculated by the periods' route.
+        let repetido = ptu(json!({ "ejercicio": 2025, "monto": "1000.00", "fechaPago": "2026-05-29" })).await;
+        repetido.assert_error(409, "NOMINA_035");
+        assert_eq!(repetido.body["error"]["details"]["periodoId"], periodo.as_str());
+        app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await.assert_error(400, "NOMINA_001");
+        // Another company sees nothing of it.
+        let otra = empresa_nomina(&app, "ptu-otra@example.com", Some("B5510768108")).await;
+        app.get(&format!("/api/nomina/periodos/{periodo}"), &otra).await.assert_error(404, "NOT_FOUND");
+
+        let timbrado = timbrar(&app, &who, &periodo).await.data(201).clone();
+        assert_eq!(
+            (timbrado["timbrados"].as_u64(), timbrado["status"].as_str()),
+            (Some(4), Some("TIMBRADO")),
+            "{timbrado}"
+        );
+        let dir = TempDir::new();
+        let files = xmls(&app, &who, &timbrado, &dir).await;
+        for (_, xml) in &files {
+            for esperado in
+                ["TipoNomina=\"E\"", "PeriodicidadPago=\"99\"", "TipoPercepcion=\"003\"", "ImporteExento=\"1759.65\""]
+            {
+                assert!(xml.contains(esperado), "{esperado} missing: {xml}");
+            }
+        }
+        assert!(files.iter().any(|(_, xml)| xml.contains("ImporteGravado=\"24917.70\"")));
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+    })
+    .await;
+}

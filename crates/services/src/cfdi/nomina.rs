@@ -369,8 +369,8 @@ pub fn comprobante(
 /// The checks of one receipt before it is built (SPEC: employee active, totalDeducciones ≤
 /// totalPercepciones).
 fn revisar(recibo: &ReciboParaTimbrar) -> Result<(), String> {
-    // A finiquito pays the employee its baja deactivated.
-    if !recibo.empleado_activo && recibo.concepto.as_deref() != Some("FINIQUITO") {
+    // A finiquito pays the employee its baja deactivated; a PTU is owed to those who left too.
+    if !recibo.empleado_activo && !matches!(recibo.concepto.as_deref(), Some("FINIQUITO" | "PTU")) {
         return Err(format!(
             "employee {} is no longer active: re-activate them (PATCH /api/nomina/empleados/{} with activo: true) \
              or recalculate the period",

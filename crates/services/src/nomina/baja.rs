@@ -182,6 +182,7 @@ pub async fn dar_de_baja(app: &AppContext, empresa_id: &str, empleado_id: &str, 
         (&baja.to_string(), &baja.to_string(), &pago.to_string()),
         Concepto::Finiquito,
         Some(&row.id),
+        None,
     )
     .await?;
     let recibo = recibo(&row, &calculado, &entrada, dias_sueldo)?;

@@ -333,9 +333,15 @@ pub(crate) async fn calcular(mut tx: Tx, app: &AppContext, empresa_id: &str, row
             (recibos, omitidos)
         }
         _ => {
-            return Err(ApiError::internal(
-                "nomina_periodos.concepto",
-                format!("{} {:?} is calculated by its own route", row.id, row.concepto),
+            return Err(ApiError::new(
+                Code::Nomina001,
+                format!(
+                    "period {} ({}) was calculated when it was created (POST /api/nomina/ptu or POST \
+                     /api/nomina/empleados/{{id}}/baja) and is not recalculated: stamp it, or cancel its receipts and \
+                     create it again",
+                    row.id,
+                    row.concepto.as_deref().unwrap_or("EXTRAORDINARIA")
+                ),
             ));
         }
     };

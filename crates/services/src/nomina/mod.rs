@@ -13,6 +13,7 @@ pub mod empleados;
 pub mod extraordinaria;
 pub mod incidencias;
 pub mod periodos;
+pub mod ptu;
 pub mod recibo;
 
 use rust_decimal::Decimal;

@@ -338,6 +338,7 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
         tipo: ORDINARIA,
         concepto: None,
         empleado_id: None,
+        ejercicio: None,
     };
     let mut tx = app.db.begin().await?;
     let periodicidad = valid.periodicidad.as_str();
@@ -374,6 +375,7 @@ async fn crear_extraordinario(
         (&valid.fecha_inicio, &valid.fecha_fin, &valid.fecha_pago),
         concepto,
         empleado_id,
+        None,
     )
     .await?;
     tx.commit().await?;
@@ -388,6 +390,7 @@ pub(crate) async fn insertar_extraordinario(
     (fecha_inicio, fecha_fin, fecha_pago): (&str, &str, &str),
     concepto: Concepto,
     empleado_id: Option<&str>,
+    ejercicio: Option<i64>,
 ) -> Result<PeriodoRow, ApiError> {
     let id = ids::new_id();
     let nuevo = NuevoPeriodo {
@@ -399,6 +402,7 @@ pub(crate) async fn insertar_extraordinario(
         tipo: EXTRAORDINARIA,
         concepto: Some(concepto.as_str()),
         empleado_id,
+        ejercicio,
     };
     nomina::insert_periodo(tx, empresa_id, &id, &nuevo, now).await?;
     nomina::periodo(tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))

@@ -11,5 +11,6 @@ pub mod cancelar;
 pub mod empleados;
 pub mod incidencias;
 pub mod periodos;
+pub mod ptu;
 pub mod recibos;
 pub mod timbrar;

@@ -46,7 +46,7 @@ pub async fn serve(
     }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let workers = jobs::worker::start(&app, stopped);
-    let follower = auth::cache::follow_other_instances(&app);
+    let follower = auth::cache::follow_other_instances(&app.db, &app.auth_cache);
     let limits = app.config.connections.clone();
     let router = router::build(app);
     let served = connections::serve(listener, router, &limits, shutdown).await;

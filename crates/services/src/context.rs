@@ -44,7 +44,7 @@ impl AppContext {
     pub fn new(db: Db, config: Config) -> Self {
         let rate_limiter = Arc::new(RateLimiter::for_db(config.rate_limit.clone(), &db));
         let clock = config.clock.clone();
-        let webhook_client = crate::webhooks::delivery::client(&config.webhooks);
+        let webhook_client = crate::webhooks::red::client(&config.webhooks);
         let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));
         let pac = config.pac.clone().and_then(|pac| match timbra_pac::finkok::FinkokClient::new(pac) {
             Ok(client) => Some(Arc::new(client) as Arc<dyn timbra_pac::Pac>),

@@ -199,7 +199,7 @@ pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result
         other => other?,
     };
     tx.commit().await?;
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     caller.note_mode(sandbox);
     get(app, caller, &id).await
 }
@@ -284,7 +284,7 @@ pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos)
     let mut conn = app.db.conn().await?;
     empresas::actualizar(&mut conn, id, &datos, app.clock.now()).await?;
     drop(conn);
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     caller.note_mode(sandbox);
     get(app, caller, id).await
 }
@@ -295,6 +295,6 @@ pub async fn delete(app: &AppContext, id: &str) -> Result<(), ApiError> {
     let mut conn = app.db.conn().await?;
     empresas::borrar(&mut conn, id, app.clock.now()).await?;
     drop(conn);
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     Ok(())
 }

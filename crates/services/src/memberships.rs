@@ -64,7 +64,7 @@ pub async fn add(
     }
     memberships::agregar(&mut tx, empresa_id, &user_id, role.as_str(), now).await?;
     tx.commit().await?;
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     member(app, empresa_id, &user_id).await
 }
 
@@ -103,7 +103,7 @@ pub async fn change_role(
     }
     memberships::cambiar_rol(&mut tx, empresa_id, user_id, role.as_str(), app.clock.now()).await?;
     tx.commit().await?;
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     member(app, empresa_id, user_id).await
 }
 
@@ -120,6 +120,6 @@ pub async fn remove(app: &AppContext, actor: Role, empresa_id: &str, user_id: &s
     }
     memberships::quitar(&mut tx, empresa_id, user_id).await?;
     tx.commit().await?;
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     Ok(())
 }

@@ -149,7 +149,7 @@ pub async fn update<R: Resource>(
     let row = get_in::<R>(&mut tx, empresa_id, id).await?;
     tx.commit().await?;
     if R::READ_BY_STAMPS {
-        crate::auth::cache::changed(app).await;
+        crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     }
     Ok(row)
 }
@@ -162,7 +162,7 @@ pub async fn delete<R: Resource>(app: &AppContext, empresa_id: &str, id: &str) -
     }
     tx.commit().await?;
     if R::READ_BY_STAMPS {
-        crate::auth::cache::changed(app).await;
+        crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     }
     Ok(())
 }

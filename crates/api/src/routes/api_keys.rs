@@ -215,7 +215,7 @@ pub async fn create(
         && let Credential::ApiKey { key_id, .. } = &via_key
     {
         users::revocar_key(&mut conn, key_id, None, now).await?;
-        timbra_services::auth::cache::changed(&app).await;
+        timbra_services::auth::cache::changed(&app.db, &app.auth_cache).await;
     }
     Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
 }
@@ -320,7 +320,7 @@ async fn revoke_id(app: &AppContext, caller: &Caller, id: Option<String>) -> Htt
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
     let changed = users::revocar_key(&mut conn, &id, Some(&caller.user_id), now).await?;
-    timbra_services::auth::cache::changed(app).await;
+    timbra_services::auth::cache::changed(&app.db, &app.auth_cache).await;
     if changed == 0 {
         return Err(ApiError::not_found("API key").into());
     }

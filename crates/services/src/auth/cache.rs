@@ -13,13 +13,12 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
 
-use crate::context::AppContext;
 use timbra_store::{Backend, Db};
 
 /// How long an entry is trusted without a change in this process.
@@ -175,13 +174,13 @@ const CHANNEL: &str = "timbra_auth";
 /// entries and tells the other instances on the same PostgreSQL database to forget theirs. A
 /// lost notice (the database down right then) is logged; the others' entries still expire
 /// within [`TTL`].
-pub async fn changed(app: &AppContext) {
-    app.auth_cache.invalidate();
-    if app.db.backend() != Backend::Postgres {
+pub async fn changed(db: &Db, cache: &AuthCache) {
+    cache.invalidate();
+    if db.backend() != Backend::Postgres {
         return;
     }
     let notified = async {
-        let mut conn = app.db.conn().await?;
+        let mut conn = db.conn().await?;
         timbra_store::notify(&mut conn, CHANNEL).await
     }
     .await;
@@ -193,10 +192,10 @@ pub async fn changed(app: &AppContext) {
 /// On PostgreSQL: listens for other instances' changes for as long as the process runs,
 /// forgetting the cache on each. Until the listening connection is up, and whenever it drops,
 /// the cache is not trusted (every request reads the database), and the connection is retried.
-pub fn follow_other_instances(app: &AppContext) -> Option<tokio::task::JoinHandle<()>> {
-    let Db::Pg(pool) = &app.db else { return None };
+pub fn follow_other_instances(db: &Db, cache: &Arc<AuthCache>) -> Option<tokio::task::JoinHandle<()>> {
+    let Db::Pg(pool) = db else { return None };
     let pool = pool.clone();
-    let cache = app.auth_cache.clone();
+    let cache = cache.clone();
     cache.set_following(false);
     Some(tokio::spawn(async move {
         loop {

@@ -128,6 +128,6 @@ pub async fn delete_account(app: &AppContext, user_id: &str, password: &str) -> 
     let mut tx = app.db.begin().await?;
     users::borrar(&mut tx, user_id, app.clock.now()).await?;
     tx.commit().await?;
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     Ok(())
 }

@@ -201,7 +201,7 @@ pub async fn guardar(app: &AppContext, empresa_id: &str, origen: &str, subida: &
     certificados::replace_csd(&mut tx, csd, app.clock.now()).await?;
     tx.commit().await?;
     // Stamps here and on other instances read the company's CSD id again (`cfdi::contexto`).
-    crate::auth::cache::changed(app).await;
+    crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     Ok(id)
 }
 

@@ -1,14 +1,11 @@
 //! Delivering one event to one endpoint: a signed POST, a 2xx within the timeout or a retry at
 //! 1 min, 5 min, 30 min, 2 h and 24 h, then `failed`.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use crate::config::WebhookConfig;
 use crate::context::AppContext;
 use crate::jobs::{Attempt, Claimed, Job, Next};
 use timbra_store::Tx;
@@ -25,40 +22,6 @@ pub const RETRY_SCHEDULE: [Duration; 5] = [
 
 /// The most of a response body read (only a snippet is kept for the log).
 const BODY_CAP: usize = 16 * 1024;
-
-/// The client every delivery uses: the configured timeout, no redirects and, unless private
-/// targets are allowed, a resolver that drops non-public addresses (so a name that changes to a
-/// private address after registration is still refused).
-pub fn client(config: &WebhookConfig) -> reqwest::Client {
-    let mut builder = reqwest::Client::builder()
-        .timeout(config.timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("timbra-webhooks/", env!("CARGO_PKG_VERSION")))
-        .pool_max_idle_per_host(256);
-    if !config.allow_private {
-        builder = builder.dns_resolver(Arc::new(PublicOnly));
-    }
-    builder.build().unwrap_or_else(|error| {
-        tracing::error!(error.message = %error, "webhook client configuration failed; using defaults");
-        reqwest::Client::new()
-    })
-}
-
-struct PublicOnly;
-
-impl reqwest::dns::Resolve for PublicOnly {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let host = name.as_str().to_owned();
-        Box::pin(async move {
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let public: Vec<SocketAddr> = found.into_iter().filter(|address| super::is_public(address.ip())).collect();
-            if public.is_empty() {
-                return Err(format!("{host} resolves to no public address").into());
-            }
-            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
 
 /// The job: deliver one `webhook_deliveries` row.
 pub struct Deliver;

@@ -2,6 +2,9 @@
 
 pub mod delivery;
 pub mod endpoints;
+pub mod red;
+
+pub use red::is_public;
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -62,70 +65,6 @@ pub async fn seal_stored_secrets(app: &AppContext) -> anyhow::Result<u64> {
         sealed += timbra_store::webhooks::seal_secret(&mut conn, &id, &secret, &stored).await?;
     }
     Ok(sealed)
-}
-
-/// Whether an address is on the public internet. Refused: loopback, private, link-local,
-/// shared (100.64/10), benchmarking (198.18/15), documentation, multicast, reserved and
-/// unspecified IPv4; and IPv6 loopback, unspecified, multicast, unique-local, link-local,
-/// site-local (fec0::/10), discard (100::/64), documentation (2001:db8::/32), Teredo
-/// (2001::/32, whose embedded address cannot be judged) and local NAT64 (64:ff9b:1::/48).
-/// IPv6 forms that carry an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
-/// `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`)
-/// are judged by that IPv4 address.
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => {
-            if v6.is_loopback() || v6.is_unspecified() || v6.is_multicast() {
-                return false;
-            }
-            if let Some(v4) = embedded_ipv4(v6) {
-                return is_public_v4(v4);
-            }
-            let segments = v6.segments();
-            let first = segments[0];
-            !((first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || (first & 0xffc0) == 0xfec0
-                || (segments[..4] == [0x0100, 0, 0, 0])
-                || (first == 0x2001 && segments[1] == 0x0db8)
-                || (first == 0x2001 && segments[1] == 0)
-                || (first == 0x0064 && segments[1] == 0xff9b && segments[2] == 1))
-        }
-    }
-}
-
-fn is_public_v4(v4: std::net::Ipv4Addr) -> bool {
-    let [a, b, c, _] = v4.octets();
-    !(v4.is_loopback()
-        || v4.is_private()
-        || v4.is_link_local()
-        || v4.is_unspecified()
-        || v4.is_broadcast()
-        || v4.is_documentation()
-        || v4.is_multicast()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 198 && (b == 18 || b == 19))
-        || (a == 192 && b == 0 && c == 0)
-        || a >= 240)
-}
-
-/// The IPv4 address an IPv6 address carries, in the forms that route to it.
-fn embedded_ipv4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
-    let s = v6.segments();
-    let low = |high: u16, low: u16| std::net::Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
-    match s {
-        // IPv4-mapped ::ffff:a.b.c.d and IPv4-translated ::ffff:0:a.b.c.d.
-        [0, 0, 0, 0, 0, 0xffff, high, low_half] | [0, 0, 0, 0, 0xffff, 0, high, low_half] => Some(low(high, low_half)),
-        // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks).
-        [0, 0, 0, 0, 0, 0, high, low_half] => Some(low(high, low_half)),
-        // NAT64 well-known prefix 64:ff9b::/96.
-        [0x0064, 0xff9b, 0, 0, 0, 0, high, low_half] => Some(low(high, low_half)),
-        // 6to4 2002:a.b.c.d::/48.
-        [0x2002, high, low_half, ..] => Some(low(high, low_half)),
-        _ => None,
-    }
 }
 
 /// Checks a webhook URL: http or https with a host, at most 2,000 characters and, unless

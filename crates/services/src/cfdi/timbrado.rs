@@ -512,7 +512,12 @@ pub fn preparar(
             ApiError::fields(Code::Cfdi001, vec![FieldProblem::new(campo, mensaje)])
         }
     })?;
-    let informe = validacion::validar(&comprobante, catalogos);
+    // The document is certified now: Fecha's range (72 hours, not in the future) is checked
+    // against the issuer's local time too.
+    let contexto = validacion::Contexto {
+        certificacion: Some(time::PrimitiveDateTime::new(fecha_local.date(), fecha_local.time())),
+    };
+    let informe = validacion::validar_con(&comprobante, catalogos, contexto);
     if !informe.es_valido() {
         let problems = informe
             .problemas

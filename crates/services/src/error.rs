@@ -188,8 +188,8 @@ impl ApiError {
 
     /// A validation error whose problems carry rule ids: `details.fields[{field, message}]` as
     /// [`Self::fields`] and `details.problemas[{regla, campo, mensaje}]`, the same problems with
-    /// their rule (`CP31_FECHAS_ORDEN`, `CCE20_TOTAL_USD`, `CFDI40_…`; `ENTRADA` for a body
-    /// that does not have the shape the field needs).
+    /// their rule (`CP31_FECHAS_ORDEN`, `CCE20_TOTAL_USD`, SAT's `CFDI40…` codes or `TIMBRA_…`;
+    /// `ENTRADA` for a body that does not have the shape the field needs).
     pub fn reglas(code: Code, problems: Vec<FieldProblem>) -> Self {
         let problemas: Vec<Value> = problems
             .iter()

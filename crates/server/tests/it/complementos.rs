@@ -408,7 +408,8 @@ async fn every_carta_porte_and_comercio_exterior_rule_has_a_failing_body() {
             ("CCE20_VERSION", |b| b["complementos"]["comercioExterior"]["version"] = json!("1.1")),
             ("CCE20_TOTAL_USD", |b| b["complementos"]["comercioExterior"]["totalUSD"] = json!("2500")),
             ("CCE20_EXPORTACION", |b| b["exportacion"] = json!("01")),
-            ("CCE20_EXPORTACION", |b| {
+            // Exportación 02 without the complement is SAT's CFDI40122 (crates/cfdi/REGLAS.md).
+            ("CFDI40122", |b| {
                 b.as_object_mut().unwrap().remove("complementos");
             }),
             ("CCE20_CLAVE_PEDIMENTO", |b| b["complementos"]["comercioExterior"]["claveDePedimento"] = json!("B1")),

@@ -89,6 +89,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(nomina::calcular::calcular))
         .routes(routes!(nomina::empleados::create, nomina::empleados::list))
         .routes(routes!(nomina::empleados::get, nomina::empleados::update, nomina::empleados::delete))
+        .routes(routes!(nomina::baja::baja))
+        .routes(routes!(nomina::ptu::repartir))
         .routes(routes!(nomina::incidencias::create, nomina::incidencias::list))
         .routes(routes!(nomina::incidencias::get, nomina::incidencias::decide))
         .routes(routes!(nomina::periodos::create, nomina::periodos::list))

@@ -1,16 +1,22 @@
 //! Validation of a comprobante against Anexo 20 (CFDI 4.0), the Guía de llenado and the
 //! SAT catalogs. Every problem is returned at once, each with a stable rule id (`regla`)
 //! and a field path (`campo`).
+//!
+//! `regla` is SAT's code from its validation matrix (`CFDI40158`, `CRP20104`, `NOM12`) where
+//! the matrix has one for the check, and otherwise the project's own id, which starts with
+//! `TIMBRA_` and never with `CFDI40`. `crates/cfdi/REGLAS.md` lists every rule, its source and
+//! the matrix rules left to the PAC (those that need SAT's registry of taxpayers).
 
 // Each SAT rule is written as its own condition inside the branch that makes it apply, so a
 // reader can match code to rule text; collapsing them would merge unrelated conditions.
 #![allow(clippy::collapsible_if, clippy::collapsible_match)]
 
 use rust_decimal::{Decimal, RoundingStrategy};
+use time::{Date, Duration, Month, PrimitiveDateTime, Time};
 
 use crate::catalogos::{
-    self, Catalogos, CompatibilidadUso, Exportacion, FormaPago, Impuesto, Meses, MetodoPago, ObjetoImp, Periodicidad,
-    RegimenFiscal, TipoDeComprobante, TipoFactor, TipoRelacion, UsoCfdi,
+    self, Catalogos, CompatibilidadUso, DatosCodigoPostal, EstimuloFrontera, Exportacion, FormaPago, Impuesto, Incluir,
+    Meses, MetodoPago, ObjetoImp, Periodicidad, RegimenFiscal, TipoDeComprobante, TipoFactor, TipoRelacion, UsoCfdi,
 };
 use crate::complementos;
 use crate::construccion::redondear;
@@ -25,7 +31,7 @@ use crate::tipos::{
 /// One problem found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problema {
-    /// Stable rule id, e.g. `CFDI40_USO_REGIMEN`.
+    /// SAT's matrix code (`CFDI40161`) or the project's stable id (`TIMBRA_TEXTO`).
     pub regla: &'static str,
     /// Field path, e.g. `Receptor.UsoCFDI` or `Conceptos[2].Impuestos.Traslados[0].Importe`.
     pub campo: String,
@@ -53,6 +59,8 @@ impl Informe {
 pub(crate) struct Validador<'a> {
     informe: Informe,
     catalogos: &'a dyn Catalogos,
+    /// The document's date (Fecha's), against which catalog entries must be in force.
+    dia: Option<Date>,
 }
 
 impl Validador<'_> {
@@ -88,14 +96,14 @@ impl Validador<'_> {
         }
     }
 
-    /// Parses a number; reports CFDI40_NUMERO when it is not one or when it has more than the
+    /// Parses a number; reports TIMBRA_NUMERO when it is not one or when it has more than the
     /// 18 integer digits of tdCFDI `t_Importe` (which also keeps the sums and products below
     /// from overflowing).
     fn numero(&mut self, campo: &str, numero: &Numero) -> Option<Decimal> {
         match numero.valor() {
             Ok(valor) if valor.abs() >= LIMITE_IMPORTE => {
                 self.problema(
-                    "CFDI40_NUMERO",
+                    "TIMBRA_NUMERO",
                     campo,
                     format!("«{}» excede los 18 dígitos enteros de un importe (t_Importe)", numero.texto()),
                 );
@@ -103,27 +111,31 @@ impl Validador<'_> {
             }
             Ok(valor) => Some(valor),
             Err(_) => {
-                self.problema("CFDI40_NUMERO", campo, format!("«{}» no es un número decimal", numero.texto()));
+                self.problema("TIMBRA_NUMERO", campo, format!("«{}» no es un número decimal", numero.texto()));
                 None
             }
         }
     }
 
-    /// Anexo 20: amounts carry at most the decimals of the currency.
-    fn decimales(&mut self, campo: &str, numero: &Numero, maximo: u32) {
+    /// Anexo 20: amounts carry at most the decimals of the currency (`regla` names the field's
+    /// code in the matrix: CFDI40107 SubTotal, CFDI40112 Descuento, …).
+    fn decimales(&mut self, regla: &'static str, campo: &str, numero: &Numero, maximo: u32) {
         if numero.decimales() > maximo {
             self.problema(
-                "CFDI40_DECIMALES_MONEDA",
+                regla,
                 campo,
-                format!("«{}» tiene más de {maximo} decimales, los que admite la moneda", numero.texto()),
+                format!(
+                    "«{}» tiene más de {maximo} decimales; la moneda admite {maximo}, redondee el importe",
+                    numero.texto()
+                ),
             );
         }
     }
 
-    /// A free text against its SAT attribute's pattern and length (CFDI40_TEXTO).
+    /// A free text against its SAT attribute's pattern and length (TIMBRA_TEXTO).
     fn texto(&mut self, campo: &str, texto: &str, atributo: CampoTexto) {
         if let Err(error) = TextoSat::new(atributo, texto) {
-            self.problema("CFDI40_TEXTO", campo, format!("{campo} {error}"));
+            self.problema("TIMBRA_TEXTO", campo, format!("{campo} {error}"));
         }
     }
 
@@ -184,48 +196,114 @@ fn limite_superior(a: Decimal, da: u32, b: Decimal, db: u32, decimales: u32) -> 
     Some(producto.round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity))
 }
 
+/// `Fecha` (`AAAA-MM-DDThh:mm:ss`) as a date and time; `None` when it is not one.
+pub fn leer_fecha(fecha: &str) -> Option<PrimitiveDateTime> {
+    if !fecha_valida(fecha) {
+        return None;
+    }
+    let numero = |rango: std::ops::Range<usize>| fecha.get(rango).and_then(|t| t.parse::<u16>().ok());
+    let mes = Month::try_from(u8::try_from(numero(5..7)?).ok()?).ok()?;
+    let dia = Date::from_calendar_date(i32::from(numero(0..4)?), mes, u8::try_from(numero(8..10)?).ok()?).ok()?;
+    let hora = Time::from_hms(
+        u8::try_from(numero(11..13)?).ok()?,
+        u8::try_from(numero(14..16)?).ok()?,
+        u8::try_from(numero(17..19)?).ok()?,
+    )
+    .ok()?;
+    Some(PrimitiveDateTime::new(dia, hora))
+}
+
+/// How far ahead of the moment of certification a `Fecha` may be: clocks of issuer and PAC
+/// differ by seconds to minutes.
+pub const TOLERANCIA_FUTURO: Duration = Duration::minutes(5);
+
+/// SAT's window between `Fecha` and the certification (RMF, obligations of the PAC; PACs
+/// answer code 401 when it is exceeded).
+pub const PLAZO_CERTIFICACION: Duration = Duration::hours(72);
+
+/// What validation needs besides the document and the catalogs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contexto {
+    /// The moment of certification as wall-clock time of LugarExpedicion's zone (the form of
+    /// `Fecha`): now when stamping or in a dry run, the TFD's `FechaTimbrado` for a stamped
+    /// document. `None` skips the rules on Fecha's range (they are listed in `omitidas`).
+    pub certificacion: Option<PrimitiveDateTime>,
+}
+
 /// Validates everything at once. Large catalogs come from `catalogos`
-/// ([`catalogos::SinCatalogos`] skips those checks and lists them in `omitidas`).
+/// ([`catalogos::SinCatalogos`] skips those checks and lists them in `omitidas`). Fecha's range
+/// is not checked (no moment of certification): see [`validar_con`].
 pub fn validar(c: &Comprobante, catalogos: &dyn Catalogos) -> Informe {
-    let mut v = Validador { informe: Informe::default(), catalogos };
+    validar_con(c, catalogos, Contexto::default())
+}
+
+/// [`validar`] with the moment of certification, so Fecha's range is checked too.
+pub fn validar_con(c: &Comprobante, catalogos: &dyn Catalogos, contexto: Contexto) -> Informe {
+    let mut v = Validador { informe: Informe::default(), catalogos, dia: leer_fecha(&c.fecha).map(|f| f.date()) };
     validar_encabezado(&mut v, c);
+    validar_fecha(&mut v, c, contexto);
+    validar_iva_frontera(&mut v, c);
     validar_partes(&mut v, c);
     validar_importes(&mut v, c);
     v.informe
 }
 
+/// Fecha against the moment of certification: not in the future (beyond
+/// [`TOLERANCIA_FUTURO`]) and not older than [`PLAZO_CERTIFICACION`]. SAT's matrix has no
+/// CFDI40 code for it (PACs answer 401), hence project ids.
+fn validar_fecha(v: &mut Validador<'_>, c: &Comprobante, contexto: Contexto) {
+    let Some(fecha) = leer_fecha(&c.fecha) else { return };
+    let Some(certificacion) = contexto.certificacion else {
+        v.omitida("Fecha (plazo de 72 horas: sin hora de certificación)");
+        return;
+    };
+    if fecha > certificacion + TOLERANCIA_FUTURO {
+        v.problema(
+            "TIMBRA_FECHA_FUTURA",
+            "Fecha",
+            format!("«{}» es posterior a la hora local de expedición; use la fecha y hora actuales", c.fecha),
+        );
+    } else if fecha < certificacion - PLAZO_CERTIFICACION {
+        v.problema(
+            "TIMBRA_FECHA_72_HORAS",
+            "Fecha",
+            format!("«{}» tiene más de 72 horas; el SAT solo certifica comprobantes de las últimas 72 horas, emita uno con fecha actual", c.fecha),
+        );
+    }
+}
+
 fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
     if c.version != "4.0" {
-        v.problema("CFDI40_VERSION", "Version", "debe ser 4.0");
+        v.problema("TIMBRA_VERSION", "Version", "debe ser 4.0");
     }
     if !fecha_valida(&c.fecha) {
-        v.problema("CFDI40_FECHA", "Fecha", "formato AAAA-MM-DDThh:mm:ss requerido");
+        v.problema("CFDI40101", "Fecha", "formato AAAA-MM-DDThh:mm:ss requerido");
     }
     let tipo = v.catalogo(
-        "CFDI40_TIPO_COMPROBANTE",
+        "CFDI40121",
         "TipoDeComprobante",
         &c.tipo_de_comprobante,
         "c_TipoDeComprobante",
         TipoDeComprobante::desde_codigo,
     );
-    v.catalogo("CFDI40_EXPORTACION", "Exportacion", &c.exportacion, "c_Exportacion", Exportacion::desde_codigo);
+    v.catalogo("CFDI40123", "Exportacion", &c.exportacion, "c_Exportacion", Exportacion::desde_codigo);
     let forma = c
         .forma_pago
         .as_deref()
-        .and_then(|f| v.catalogo("CFDI40_FORMA_PAGO", "FormaPago", f, "c_FormaPago", FormaPago::desde_codigo));
+        .and_then(|f| v.catalogo("CFDI40104", "FormaPago", f, "c_FormaPago", FormaPago::desde_codigo));
     let metodo = c
         .metodo_pago
         .as_deref()
-        .and_then(|m| v.catalogo("CFDI40_METODO_PAGO", "MetodoPago", m, "c_MetodoPago", MetodoPago::desde_codigo));
+        .and_then(|m| v.catalogo("CFDI40124", "MetodoPago", m, "c_MetodoPago", MetodoPago::desde_codigo));
     match tipo {
         // Anexo 20, FormaPago / MetodoPago: required for Ingreso and Egreso.
         Some(TipoDeComprobante::Ingreso | TipoDeComprobante::Egreso) => {
             if c.forma_pago.is_none() {
-                v.problema("CFDI40_FORMA_PAGO_REQUERIDA", "FormaPago", "requerido en comprobantes de ingreso y egreso");
+                v.problema("CFDI40104", "FormaPago", "requerido en comprobantes de ingreso y egreso");
             }
             if c.metodo_pago.is_none() {
                 v.problema(
-                    "CFDI40_METODO_PAGO_REQUERIDO",
+                    "TIMBRA_METODO_PAGO_REQUERIDO",
                     "MetodoPago",
                     "requerido en comprobantes de ingreso y egreso",
                 );
@@ -234,10 +312,10 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
         // Anexo 20: T and P carry neither FormaPago nor MetodoPago.
         Some(TipoDeComprobante::Traslado | TipoDeComprobante::Pago) => {
             if c.forma_pago.is_some() {
-                v.problema("CFDI40_FORMA_PAGO_NO_PERMITIDA", "FormaPago", "no debe existir en comprobantes T y P");
+                v.problema("CFDI40103", "FormaPago", "no debe existir en comprobantes T y P");
             }
             if c.metodo_pago.is_some() {
-                v.problema("CFDI40_METODO_PAGO_NO_PERMITIDO", "MetodoPago", "no debe existir en comprobantes T y P");
+                v.problema("CFDI40125", "MetodoPago", "no debe existir en comprobantes T y P");
             }
         }
         _ => {}
@@ -245,11 +323,11 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
     // Anexo 20, MetodoPago: PPD requires FormaPago 99; PUE may not use 99.
     match (metodo, forma) {
         (Some(MetodoPago::Ppd), Some(f)) if f != FormaPago::PorDefinir => {
-            v.problema("CFDI40_PPD_FORMA_99", "FormaPago", "con MetodoPago PPD la FormaPago debe ser 99 (Por definir)");
+            v.problema("CFDI40105", "FormaPago", "con MetodoPago PPD la FormaPago debe ser 99 (Por definir)");
         }
         (Some(MetodoPago::Pue), Some(FormaPago::PorDefinir)) => {
             v.problema(
-                "CFDI40_PUE_FORMA_99",
+                "TIMBRA_PUE_FORMA_99",
                 "FormaPago",
                 "con MetodoPago PUE la FormaPago no puede ser 99 (Por definir)",
             );
@@ -259,42 +337,53 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
     // Moneda and TipoCambio.
     let moneda = catalogos::moneda(&c.moneda);
     if moneda.is_none() {
-        v.problema("CFDI40_MONEDA", "Moneda", format!("«{}» no está en el catálogo c_Moneda", c.moneda));
+        v.problema("CFDI40113", "Moneda", format!("«{}» no está en el catálogo c_Moneda", c.moneda));
     }
     match (c.moneda.as_str(), &c.tipo_cambio) {
-        ("XXX", Some(_)) => v.problema("CFDI40_TIPO_CAMBIO", "TipoCambio", "no debe existir con Moneda XXX"),
+        ("XXX", Some(_)) => v.problema("CFDI40116", "TipoCambio", "no debe existir con Moneda XXX; quítelo"),
         ("MXN", Some(tc)) if tc.valor().ok() != Some(Decimal::ONE) => {
-            v.problema("CFDI40_TIPO_CAMBIO", "TipoCambio", "con Moneda MXN debe ser 1")
+            v.problema("CFDI40114", "TipoCambio", "con Moneda MXN debe ser 1 (u omitirse)")
         }
         ("MXN" | "XXX", _) => {}
-        (_, None) if moneda.is_some() => {
-            v.problema("CFDI40_TIPO_CAMBIO", "TipoCambio", "requerido cuando Moneda no es MXN ni XXX")
-        }
+        (_, None) if moneda.is_some() => v.problema(
+            "CFDI40115",
+            "TipoCambio",
+            "requerido cuando Moneda no es MXN ni XXX: registre el tipo de cambio del día",
+        ),
         _ => {}
     }
     // Anexo 20, TipoDeComprobante: a Traslado totals zero.
     if matches!(tipo, Some(TipoDeComprobante::Traslado)) && c.total.valor().ok() != Some(Decimal::ZERO) {
-        v.problema("CFDI40_TRASLADO_TOTAL", "Total", "un comprobante de traslado tiene Total 0");
+        v.problema("TIMBRA_TRASLADO_TOTAL", "Total", "un comprobante de traslado tiene Total 0");
     }
     // What each complement's guide requires of the comprobante (Pagos 2.0: tipo P; Nómina
     // 1.2: tipo N).
     complementos::validar(v, c, tipo);
     if let Some(global) = &c.informacion_global {
         v.catalogo(
-            "CFDI40_PERIODICIDAD",
+            "CFDI40131",
             "InformacionGlobal.Periodicidad",
             &global.periodicidad,
             "c_Periodicidad",
             Periodicidad::desde_codigo,
         );
-        v.catalogo("CFDI40_MESES", "InformacionGlobal.Meses", &global.meses, "c_Meses", Meses::desde_codigo);
+        v.catalogo("CFDI40133", "InformacionGlobal.Meses", &global.meses, "c_Meses", Meses::desde_codigo);
         if global.ano.len() != 4 || !global.ano.bytes().all(|b| b.is_ascii_digit()) {
-            v.problema("CFDI40_ANO", "InformacionGlobal.Año", "debe ser un año de cuatro dígitos");
+            v.problema("CFDI40136", "InformacionGlobal.Año", "debe ser un año de cuatro dígitos");
+        } else if let (Ok(ano), Some(dia)) = (global.ano.parse::<i32>(), v.dia) {
+            // Anexo 20, InformacionGlobal/Año: the year of Fecha or the one before.
+            if ano != dia.year() && ano != dia.year() - 1 {
+                v.problema(
+                    "CFDI40136",
+                    "InformacionGlobal.Año",
+                    format!("«{ano}» debe ser {} o {}, el año de la Fecha o el anterior", dia.year(), dia.year() - 1),
+                );
+            }
         }
     }
     for (i, relacionados) in c.cfdi_relacionados.iter().enumerate() {
         v.catalogo(
-            "CFDI40_TIPO_RELACION",
+            "CFDI40137",
             &format!("CfdiRelacionados[{i}].TipoRelacion"),
             &relacionados.tipo_relacion,
             "c_TipoRelacion",
@@ -303,20 +392,40 @@ fn validar_encabezado(v: &mut Validador<'_>, c: &Comprobante) {
         for (j, uuid) in relacionados.uuids.iter().enumerate() {
             if !uuid_valido(uuid) {
                 v.problema(
-                    "CFDI40_UUID_RELACIONADO",
+                    "TIMBRA_UUID_RELACIONADO",
                     format!("CfdiRelacionados[{i}].CfdiRelacionado[{j}].UUID"),
                     "no es un UUID válido",
                 );
             }
         }
     }
-    match v.catalogos.codigo_postal(&c.lugar_expedicion) {
-        Some(false) => v.problema(
-            "CFDI40_CODIGO_POSTAL",
-            "LugarExpedicion",
-            format!("«{}» no está en c_CodigoPostal", c.lugar_expedicion),
-        ),
-        Some(true) => {}
+    codigo_postal(v, "CFDI40126", "LugarExpedicion", &c.lugar_expedicion);
+    // A real postal code for the receiver too (its match with SAT's registry is CFDI40148, left
+    // to the PAC); a generic RFC repeats LugarExpedicion (CFDI40149).
+    if !es_rfc_generico(&c.receptor.rfc) {
+        codigo_postal(
+            v,
+            "TIMBRA_DOMICILIO_FISCAL_RECEPTOR",
+            "Receptor.DomicilioFiscalReceptor",
+            &c.receptor.domicilio_fiscal_receptor,
+        );
+    }
+}
+
+/// A postal code in c_CodigoPostal and in force on the document's date.
+fn codigo_postal(v: &mut Validador<'_>, regla: &'static str, campo: &str, codigo: &str) {
+    match v.catalogos.codigo_postal(codigo) {
+        Some(false) => {
+            v.problema(regla, campo, format!("«{codigo}» no está en c_CodigoPostal; use un código postal del SAT"))
+        }
+        Some(true) => {
+            let vigencia = v.catalogos.datos_codigo_postal(codigo).map(|datos| datos.vigencia);
+            if let (Some(vigencia), Some(dia)) = (vigencia, v.dia) {
+                if !vigencia.vigente(dia) {
+                    v.problema(regla, campo, format!("«{codigo}» de c_CodigoPostal no está vigente el {dia}"));
+                }
+            }
+        }
         None => v.omitida("c_CodigoPostal (LugarExpedicion, DomicilioFiscalReceptor)"),
     }
 }
@@ -355,10 +464,10 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
     validar_textos(v, c);
     // Emisor.
     if !rfc_valido(&c.emisor.rfc) {
-        v.problema("CFDI40_RFC", "Emisor.Rfc", "no tiene la forma de un RFC");
+        v.problema("TIMBRA_RFC", "Emisor.Rfc", "no tiene la forma de un RFC");
     }
     if let Some(regimen) = v.catalogo(
-        "CFDI40_REGIMEN_EMISOR",
+        "CFDI40140",
         "Emisor.RegimenFiscal",
         &c.emisor.regimen_fiscal,
         "c_RegimenFiscal",
@@ -367,7 +476,7 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
         let fisica = es_persona_fisica(&c.emisor.rfc);
         if (fisica && !regimen.aplica_fisica()) || (!fisica && !regimen.aplica_moral()) {
             v.problema(
-                "CFDI40_REGIMEN_TIPO_PERSONA",
+                "CFDI40141",
                 "Emisor.RegimenFiscal",
                 format!(
                     "el régimen {} no aplica a personas {}",
@@ -380,22 +489,22 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
     // Receptor.
     let r = &c.receptor;
     if !rfc_valido(&r.rfc) {
-        v.problema("CFDI40_RFC", "Receptor.Rfc", "no tiene la forma de un RFC");
+        v.problema("TIMBRA_RFC", "Receptor.Rfc", "no tiene la forma de un RFC");
     }
     let regimen = v.catalogo(
-        "CFDI40_REGIMEN_RECEPTOR",
+        "CFDI40157",
         "Receptor.RegimenFiscalReceptor",
         &r.regimen_fiscal_receptor,
         "c_RegimenFiscal",
         RegimenFiscal::desde_codigo,
     );
-    let uso = v.catalogo("CFDI40_USO_CFDI", "Receptor.UsoCFDI", &r.uso_cfdi, "c_UsoCFDI", UsoCfdi::desde_codigo);
+    let uso = v.catalogo("CFDI40160", "Receptor.UsoCFDI", &r.uso_cfdi, "c_UsoCFDI", UsoCfdi::desde_codigo);
     let generico = es_rfc_generico(&r.rfc);
     if let (Some(regimen), false) = (regimen, generico) {
         let fisica = es_persona_fisica(&r.rfc);
         if (fisica && !regimen.aplica_fisica()) || (!fisica && !regimen.aplica_moral()) {
             v.problema(
-                "CFDI40_REGIMEN_TIPO_PERSONA",
+                "CFDI40158",
                 "Receptor.RegimenFiscalReceptor",
                 format!(
                     "el régimen {} no aplica a personas {}",
@@ -408,7 +517,7 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
     if let (Some(uso), false) = (uso, generico) {
         if !es_persona_fisica(&r.rfc) && !uso.aplica_moral() {
             v.problema(
-                "CFDI40_USO_TIPO_PERSONA",
+                "CFDI40161",
                 "Receptor.UsoCFDI",
                 format!("el uso {} es solo para personas físicas", uso.codigo()),
             );
@@ -421,7 +530,7 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
     {
         let lista: Vec<&str> = sugeridos.iter().map(|u| u.codigo()).collect();
         v.problema(
-            "CFDI40_USO_REGIMEN",
+            "CFDI40161",
             "Receptor.UsoCFDI",
             format!(
                 "el uso {} no corresponde al régimen {} del receptor; use {}",
@@ -434,36 +543,41 @@ fn validar_partes(v: &mut Validador<'_>, c: &Comprobante) {
     // Anexo 20, público en general: XAXX010101000 with Nombre PUBLICO EN GENERAL requires
     // InformacionGlobal, régimen 616, UsoCFDI S01 and DomicilioFiscalReceptor = LugarExpedicion.
     if r.rfc == RFC_PUBLICO_GENERAL {
-        if r.regimen_fiscal_receptor != "616" {
-            v.problema(
-                "CFDI40_PUBLICO_GENERAL",
-                "Receptor.RegimenFiscalReceptor",
-                "con RFC XAXX010101000 el régimen es 616",
-            );
-        }
         if r.uso_cfdi != "S01" && c.tipo_de_comprobante != "N" {
-            v.problema("CFDI40_PUBLICO_GENERAL", "Receptor.UsoCFDI", "con RFC XAXX010101000 el uso es S01");
+            v.problema("TIMBRA_PUBLICO_GENERAL", "Receptor.UsoCFDI", "con RFC XAXX010101000 el uso es S01");
         }
         if r.domicilio_fiscal_receptor != c.lugar_expedicion {
             v.problema(
-                "CFDI40_PUBLICO_GENERAL",
+                "CFDI40149",
                 "Receptor.DomicilioFiscalReceptor",
                 "con RFC genérico debe ser igual a LugarExpedicion",
             );
         }
         if r.nombre == NOMBRE_PUBLICO_GENERAL && c.informacion_global.is_none() && c.tipo_de_comprobante == "I" {
             v.problema(
-                "CFDI40_INFORMACION_GLOBAL",
+                "CFDI40130",
                 "InformacionGlobal",
-                "requerido en la factura global a PUBLICO EN GENERAL",
+                "requerido en la factura global a PUBLICO EN GENERAL: registre Periodicidad, Meses y Año",
             );
         }
     } else if c.informacion_global.is_some() {
-        v.problema("CFDI40_INFORMACION_GLOBAL", "InformacionGlobal", "solo existe cuando el receptor es XAXX010101000");
+        v.problema(
+            "TIMBRA_INFORMACION_GLOBAL",
+            "InformacionGlobal",
+            "solo existe cuando el receptor es XAXX010101000 (público en general); quítelo",
+        );
+    }
+    // Anexo 20, RegimenFiscalReceptor: a generic RFC (XAXX010101000, XEXX010101000) takes 616.
+    if es_rfc_generico(&r.rfc) && r.regimen_fiscal_receptor != "616" {
+        v.problema(
+            "CFDI40159",
+            "Receptor.RegimenFiscalReceptor",
+            format!("con RFC {} el régimen es 616 (Sin obligaciones fiscales)", r.rfc),
+        );
     }
     if r.rfc == RFC_EXTRANJERO && r.domicilio_fiscal_receptor != c.lugar_expedicion {
         v.problema(
-            "CFDI40_EXTRANJERO",
+            "CFDI40149",
             "Receptor.DomicilioFiscalReceptor",
             "con RFC genérico debe ser igual a LugarExpedicion",
         );
@@ -486,13 +600,13 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             suma_descuentos += d;
         }
     }
-    v.decimales("SubTotal", &c.sub_total, dec);
-    v.decimales("Total", &c.total, dec);
+    v.decimales("CFDI40107", "SubTotal", &c.sub_total, dec);
+    v.decimales("TIMBRA_DECIMALES_MONEDA", "Total", &c.total, dec);
     // Anexo 20, SubTotal: sum of the concepts' Importe.
     if let Some(sub_total) = v.numero("SubTotal", &c.sub_total) {
         if sub_total != redondear(suma_importes, dec) {
             v.problema(
-                "CFDI40_SUBTOTAL",
+                "CFDI40108",
                 "SubTotal",
                 format!("debe ser la suma de los importes de los conceptos: {}", redondear(suma_importes, dec)),
             );
@@ -501,11 +615,11 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
     // Anexo 20, Descuento: sum of the concepts' Descuento; absent when none has one.
     let descuento = match &c.descuento {
         Some(d) => {
-            v.decimales("Descuento", d, dec);
+            v.decimales("CFDI40112", "Descuento", d, dec);
             let valor = v.numero("Descuento", d).unwrap_or_default();
             if valor != redondear(suma_descuentos, dec) {
                 v.problema(
-                    "CFDI40_DESCUENTO",
+                    "CFDI40111",
                     "Descuento",
                     format!("debe ser la suma de los descuentos de los conceptos: {}", redondear(suma_descuentos, dec)),
                 );
@@ -514,7 +628,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
         }
         None => {
             if hay_descuento && suma_descuentos != Decimal::ZERO {
-                v.problema("CFDI40_DESCUENTO", "Descuento", "requerido cuando algún concepto tiene descuento");
+                v.problema("CFDI40111", "Descuento", "requerido cuando algún concepto tiene descuento");
             }
             Decimal::ZERO
         }
@@ -526,7 +640,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
         None => {
             if !traslados.is_empty() || !retenciones.is_empty() {
                 v.problema(
-                    "CFDI40_IMPUESTOS_REQUERIDO",
+                    "TIMBRA_IMPUESTOS_REQUERIDO",
                     "Impuestos",
                     "requerido cuando los conceptos tienen impuestos",
                 );
@@ -539,9 +653,13 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
                 let tasa = t.tasa_o_cuota.as_ref().map(|n| n.texto().to_owned());
                 let grupo =
                     traslados.iter().find(|(i, f, k, ..)| *i == t.impuesto && *f == t.tipo_factor && *k == tasa);
+                v.decimales("CFDI40214", &format!("{campo}.Base"), &t.base, dec);
+                if let Some(i) = &t.importe {
+                    v.decimales("CFDI40220", &format!("{campo}.Importe"), i, dec);
+                }
                 let Some((_, _, _, base, importe)) = grupo.cloned() else {
                     v.problema(
-                        "CFDI40_IMPUESTOS_AGRUPADOS",
+                        "TIMBRA_IMPUESTOS_AGRUPADOS",
                         campo,
                         "no corresponde a ningún traslado de los conceptos",
                     );
@@ -550,7 +668,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
                 vistos += 1;
                 if v.numero(&format!("{campo}.Base"), &t.base) != Some(redondear(base, dec)) {
                     v.problema(
-                        "CFDI40_IMPUESTOS_AGRUPADOS",
+                        "CFDI40215",
                         format!("{campo}.Base"),
                         format!("debe ser la suma de las bases de los conceptos: {}", redondear(base, dec)),
                     );
@@ -560,7 +678,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
                     total_trasladados += valor;
                     if valor != redondear(importe, dec) {
                         v.problema(
-                            "CFDI40_IMPUESTOS_AGRUPADOS",
+                            "CFDI40221",
                             format!("{campo}.Importe"),
                             format!("debe ser la suma de los importes de los conceptos: {}", redondear(importe, dec)),
                         );
@@ -569,7 +687,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             }
             if vistos != traslados.len() {
                 v.problema(
-                    "CFDI40_IMPUESTOS_AGRUPADOS",
+                    "TIMBRA_IMPUESTOS_AGRUPADOS",
                     "Impuestos.Traslados",
                     "faltan grupos de traslados de los conceptos",
                 );
@@ -577,11 +695,12 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             for (j, r) in impuestos.retenciones.iter().enumerate() {
                 let campo = format!("Impuestos.Retenciones[{j}].Importe");
                 let esperado = retenciones.iter().find(|(i, _)| *i == r.impuesto).map(|(_, importe)| *importe);
+                v.decimales("CFDI40210", &campo, &r.importe, dec);
                 let valor = v.numero(&campo, &r.importe).unwrap_or_default();
                 total_retenidos += valor;
                 if esperado.map(|e| redondear(e, dec)) != Some(valor) {
                     v.problema(
-                        "CFDI40_IMPUESTOS_AGRUPADOS",
+                        "CFDI40211",
                         campo,
                         "debe ser la suma de las retenciones de ese impuesto en los conceptos",
                     );
@@ -589,7 +708,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             }
             if impuestos.retenciones.len() != retenciones.len() {
                 v.problema(
-                    "CFDI40_IMPUESTOS_AGRUPADOS",
+                    "TIMBRA_IMPUESTOS_AGRUPADOS",
                     "Impuestos.Retenciones",
                     "una retención por impuesto de los conceptos",
                 );
@@ -597,9 +716,10 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             let hay_no_exentos = impuestos.traslados.iter().any(|t| t.importe.is_some());
             match &impuestos.total_impuestos_trasladados {
                 Some(total) => {
+                    v.decimales("CFDI40204", "Impuestos.TotalImpuestosTrasladados", total, dec);
                     if v.numero("Impuestos.TotalImpuestosTrasladados", total) != Some(total_trasladados) {
                         v.problema(
-                            "CFDI40_TOTAL_TRASLADADOS",
+                            "CFDI40205",
                             "Impuestos.TotalImpuestosTrasladados",
                             format!("debe ser {total_trasladados}"),
                         );
@@ -607,7 +727,7 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
                 }
                 None if hay_no_exentos => {
                     v.problema(
-                        "CFDI40_TOTAL_TRASLADADOS",
+                        "CFDI40212",
                         "Impuestos.TotalImpuestosTrasladados",
                         "requerido cuando hay traslados no exentos",
                     );
@@ -616,20 +736,17 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             }
             match &impuestos.total_impuestos_retenidos {
                 Some(total) => {
+                    v.decimales("CFDI40202", "Impuestos.TotalImpuestosRetenidos", total, dec);
                     if v.numero("Impuestos.TotalImpuestosRetenidos", total) != Some(total_retenidos) {
                         v.problema(
-                            "CFDI40_TOTAL_RETENIDOS",
+                            "CFDI40203",
                             "Impuestos.TotalImpuestosRetenidos",
                             format!("debe ser {total_retenidos}"),
                         );
                     }
                 }
                 None if !impuestos.retenciones.is_empty() => {
-                    v.problema(
-                        "CFDI40_TOTAL_RETENIDOS",
-                        "Impuestos.TotalImpuestosRetenidos",
-                        "requerido cuando hay retenciones",
-                    );
+                    v.problema("CFDI40206", "Impuestos.TotalImpuestosRetenidos", "requerido cuando hay retenciones");
                 }
                 None => {}
             }
@@ -647,12 +764,12 @@ fn validar_importes(v: &mut Validador<'_>, c: &Comprobante) {
             .and_then(|t| t.checked_sub(locales_r))
             .map(|suma| redondear(suma, dec));
         let Some(esperado) = esperado else {
-            v.problema("CFDI40_TOTAL", "Total", "SubTotal − Descuento + impuestos excede el rango de un decimal");
+            v.problema("CFDI40119", "Total", "SubTotal − Descuento + impuestos excede el rango de un decimal");
             return;
         };
         if total != esperado {
             v.problema(
-                "CFDI40_TOTAL",
+                "CFDI40119",
                 "Total",
                 format!("debe ser SubTotal − Descuento + impuestos trasladados − retenidos = {esperado}"),
             );
@@ -670,28 +787,11 @@ fn validar_concepto(
     retenciones: &mut Vec<(String, Decimal)>,
 ) -> (Decimal, Option<Decimal>) {
     let p = |nombre: &str| format!("Conceptos[{i}].{nombre}");
-    match v.catalogos.clave_prod_serv(&c.clave_prod_serv) {
-        Some(false) => v.problema(
-            "CFDI40_CLAVE_PROD_SERV",
-            p("ClaveProdServ"),
-            format!("«{}» no está en c_ClaveProdServ", c.clave_prod_serv),
-        ),
-        Some(true) => {}
-        None => v.omitida("c_ClaveProdServ (Conceptos.ClaveProdServ)"),
-    }
-    match v.catalogos.clave_unidad(&c.clave_unidad) {
-        Some(false) => v.problema(
-            "CFDI40_CLAVE_UNIDAD",
-            p("ClaveUnidad"),
-            format!("«{}» no está en c_ClaveUnidad", c.clave_unidad),
-        ),
-        Some(true) => {}
-        None => v.omitida("c_ClaveUnidad (Conceptos.ClaveUnidad)"),
-    }
+    validar_claves(v, i, c);
     let cantidad = v.numero(&p("Cantidad"), &c.cantidad).unwrap_or_default();
     let valor_unitario = v.numero(&p("ValorUnitario"), &c.valor_unitario).unwrap_or_default();
     let importe = v.numero(&p("Importe"), &c.importe).unwrap_or_default();
-    v.decimales(&p("Importe"), &c.importe, dec);
+    v.decimales("TIMBRA_DECIMALES_MONEDA", &p("Importe"), &c.importe, dec);
     // Anexo 20, Concepto/Importe: within the limits of Cantidad × ValorUnitario.
     let inferior = limite_inferior(
         cantidad,
@@ -709,38 +809,35 @@ fn validar_concepto(
     );
     match (inferior, superior) {
         (Some(inferior), Some(superior)) if importe < inferior || importe > superior => v.problema(
-            "CFDI40_IMPORTE_CONCEPTO",
+            "CFDI40167",
             p("Importe"),
             format!("debe ser Cantidad × ValorUnitario (entre {inferior} y {superior})"),
         ),
         (Some(_), Some(_)) => {}
-        _ => v.problema(
-            "CFDI40_IMPORTE_CONCEPTO",
-            p("Importe"),
-            "Cantidad × ValorUnitario excede el máximo de un importe (t_Importe)",
-        ),
+        _ => {
+            v.problema("CFDI40167", p("Importe"), "Cantidad × ValorUnitario excede el máximo de un importe (t_Importe)")
+        }
     }
     let descuento = c.descuento.as_ref().map(|d| {
-        v.decimales(&p("Descuento"), d, dec);
+        v.decimales("TIMBRA_DECIMALES_MONEDA", &p("Descuento"), d, dec);
         v.numero(&p("Descuento"), d).unwrap_or_default()
     });
     if descuento.is_some_and(|d| d > importe) {
-        v.problema("CFDI40_DESCUENTO_CONCEPTO", p("Descuento"), "no puede ser mayor que el Importe");
+        v.problema("CFDI40169", p("Descuento"), "no puede ser mayor que el Importe");
     }
-    let objeto =
-        v.catalogo("CFDI40_OBJETO_IMP", &p("ObjetoImp"), &c.objeto_imp, "c_ObjetoImp", ObjetoImp::desde_codigo);
+    let objeto = v.catalogo("CFDI40170", &p("ObjetoImp"), &c.objeto_imp, "c_ObjetoImp", ObjetoImp::desde_codigo);
     let tiene_impuestos = c.impuestos.as_ref().is_some_and(|i| !i.traslados.is_empty() || !i.retenciones.is_empty());
     match objeto {
         Some(o) if o.requiere_impuestos() && !tiene_impuestos => {
             v.problema(
-                "CFDI40_OBJETO_IMP_IMPUESTOS",
+                "CFDI40171",
                 p("Impuestos"),
                 format!("con ObjetoImp {} se requiere el nodo Impuestos", o.codigo()),
             );
         }
         Some(o) if !o.requiere_impuestos() && tiene_impuestos => {
             v.problema(
-                "CFDI40_OBJETO_IMP_IMPUESTOS",
+                "CFDI40172",
                 p("Impuestos"),
                 format!("con ObjetoImp {} no debe existir el nodo Impuestos", o.codigo()),
             );
@@ -753,15 +850,10 @@ fn validar_concepto(
     for (j, t) in impuestos.traslados.iter().enumerate() {
         let campo = p(&format!("Impuestos.Traslados[{j}]"));
         let base = v.numero(&format!("{campo}.Base"), &t.base).unwrap_or_default();
-        let impuesto = v.catalogo(
-            "CFDI40_IMPUESTO",
-            &format!("{campo}.Impuesto"),
-            &t.impuesto,
-            "c_Impuesto",
-            Impuesto::desde_codigo,
-        );
+        let impuesto =
+            v.catalogo("CFDI40175", &format!("{campo}.Impuesto"), &t.impuesto, "c_Impuesto", Impuesto::desde_codigo);
         let factor = v.catalogo(
-            "CFDI40_TIPO_FACTOR",
+            "CFDI40176",
             &format!("{campo}.TipoFactor"),
             &t.tipo_factor,
             "c_TipoFactor",
@@ -770,7 +862,7 @@ fn validar_concepto(
         let mut importe_t = Decimal::ZERO;
         if factor == Some(TipoFactor::Exento) {
             if t.tasa_o_cuota.is_some() || t.importe.is_some() {
-                v.problema("CFDI40_EXENTO", campo.clone(), "un traslado Exento no lleva TasaOCuota ni Importe");
+                v.problema("CFDI40177", campo.clone(), "un traslado Exento no lleva TasaOCuota ni Importe");
             }
         } else {
             match (&t.tasa_o_cuota, &t.importe) {
@@ -778,7 +870,7 @@ fn validar_concepto(
                     if let (Some(impuesto), Some(factor)) = (impuesto, factor) {
                         if !catalogos::tasa_o_cuota_permitida(impuesto, factor, tasa.texto(), false) {
                             v.problema(
-                                "CFDI40_TASA_O_CUOTA",
+                                "CFDI40179",
                                 format!("{campo}.TasaOCuota"),
                                 format!("«{}» no está en c_TasaOCuota para este traslado", tasa.texto()),
                             );
@@ -788,6 +880,7 @@ fn validar_concepto(
                     importe_t = v.numero(&format!("{campo}.Importe"), monto).unwrap_or_default();
                     revisar_importe_impuesto(
                         v,
+                        "CFDI40180",
                         &format!("{campo}.Importe"),
                         &t.base,
                         base,
@@ -796,11 +889,7 @@ fn validar_concepto(
                         importe_t,
                     );
                 }
-                _ => v.problema(
-                    "CFDI40_TRASLADO_INCOMPLETO",
-                    campo.clone(),
-                    "TasaOCuota e Importe requeridos salvo Exento",
-                ),
+                _ => v.problema("CFDI40178", campo.clone(), "TasaOCuota e Importe requeridos salvo Exento"),
             }
         }
         let tasa = t.tasa_o_cuota.as_ref().map(|n| n.texto().to_owned());
@@ -815,26 +904,25 @@ fn validar_concepto(
     for (j, r) in impuestos.retenciones.iter().enumerate() {
         let campo = p(&format!("Impuestos.Retenciones[{j}]"));
         let base = v.numero(&format!("{campo}.Base"), &r.base).unwrap_or_default();
-        let impuesto = v.catalogo(
-            "CFDI40_IMPUESTO",
-            &format!("{campo}.Impuesto"),
-            &r.impuesto,
-            "c_Impuesto",
-            Impuesto::desde_codigo,
-        );
+        let impuesto =
+            v.catalogo("CFDI40182", &format!("{campo}.Impuesto"), &r.impuesto, "c_Impuesto", Impuesto::desde_codigo);
         let factor = v.catalogo(
-            "CFDI40_TIPO_FACTOR",
+            "CFDI40183",
             &format!("{campo}.TipoFactor"),
             &r.tipo_factor,
             "c_TipoFactor",
             TipoFactor::desde_codigo,
         );
         if let (Some(impuesto), Some(factor)) = (impuesto, factor) {
-            if factor == TipoFactor::Exento
-                || !catalogos::tasa_o_cuota_permitida(impuesto, factor, r.tasa_o_cuota.texto(), true)
-            {
+            if factor == TipoFactor::Exento {
                 v.problema(
-                    "CFDI40_TASA_O_CUOTA",
+                    "CFDI40184",
+                    format!("{campo}.TipoFactor"),
+                    "una retención no puede ser Exento; use Tasa o Cuota",
+                );
+            } else if !catalogos::tasa_o_cuota_permitida(impuesto, factor, r.tasa_o_cuota.texto(), true) {
+                v.problema(
+                    "CFDI40185",
                     format!("{campo}.TasaOCuota"),
                     format!("«{}» no está en c_TasaOCuota para esta retención", r.tasa_o_cuota.texto()),
                 );
@@ -842,7 +930,7 @@ fn validar_concepto(
         }
         let tasa = v.numero(&format!("{campo}.TasaOCuota"), &r.tasa_o_cuota).unwrap_or_default();
         let monto = v.numero(&format!("{campo}.Importe"), &r.importe).unwrap_or_default();
-        revisar_importe_impuesto(v, &format!("{campo}.Importe"), &r.base, base, tasa, &r.importe, monto);
+        revisar_importe_impuesto(v, "CFDI40186", &format!("{campo}.Importe"), &r.base, base, tasa, &r.importe, monto);
         match retenciones.iter_mut().find(|(i, _)| *i == r.impuesto) {
             Some(grupo) => grupo.1 += monto,
             None => retenciones.push((r.impuesto.clone(), monto)),
@@ -851,9 +939,122 @@ fn validar_concepto(
     (importe, descuento)
 }
 
+/// The concept's codes in c_ClaveProdServ and c_ClaveUnidad, in force on the document's date
+/// (a retired or not yet valid code is not a valid value: CFDI40162, CFDI40165), and the
+/// traslados c_ClaveProdServ requires (Incluir IVA / IEPS trasladado "Sí": CFDI40164).
+fn validar_claves(v: &mut Validador<'_>, i: usize, c: &Concepto) {
+    let campo = format!("Conceptos[{i}].ClaveProdServ");
+    let clave = &c.clave_prod_serv;
+    match (v.catalogos.clave_prod_serv(clave), v.dia) {
+        (Some(false), _) => v.problema(
+            "CFDI40162",
+            &campo,
+            format!("«{clave}» no está en c_ClaveProdServ; elija una clave del catálogo"),
+        ),
+        (Some(true), Some(dia)) if v.catalogos.clave_prod_serv_vigente(clave, dia) == Some(false) => v.problema(
+            "CFDI40162",
+            &campo,
+            format!(
+                "«{clave}» de c_ClaveProdServ no está vigente el {dia}, fecha del comprobante; use una clave vigente"
+            ),
+        ),
+        (Some(true), _) => {}
+        (None, _) => v.omitida("c_ClaveProdServ (Conceptos.ClaveProdServ)"),
+    }
+    let unidad = &c.clave_unidad;
+    let campo_unidad = format!("Conceptos[{i}].ClaveUnidad");
+    match (v.catalogos.clave_unidad(unidad), v.dia) {
+        (Some(false), _) => v.problema(
+            "CFDI40165",
+            &campo_unidad,
+            format!("«{unidad}» no está en c_ClaveUnidad; elija una clave del catálogo"),
+        ),
+        (Some(true), Some(dia)) if v.catalogos.clave_unidad_vigente(unidad, dia) == Some(false) => v.problema(
+            "CFDI40165",
+            &campo_unidad,
+            format!(
+                "«{unidad}» de c_ClaveUnidad no está vigente el {dia}, fecha del comprobante; use una clave vigente"
+            ),
+        ),
+        (Some(true), _) => {}
+        (None, _) => v.omitida("c_ClaveUnidad (Conceptos.ClaveUnidad)"),
+    }
+    // The flags bind a concept that itemizes the tax: IVA with ObjetoImp 02, IEPS with 02 or
+    // 07. One not object of tax (01), not itemizing (03) or without IVA (06-08) has no such
+    // traslado to check.
+    let Some(datos) = v.catalogos.datos_clave_prod_serv(clave) else { return };
+    let objeto = ObjetoImp::desde_codigo(&c.objeto_imp);
+    let traslada = |impuesto: Impuesto| {
+        c.impuestos.as_ref().is_some_and(|i| i.traslados.iter().any(|t| t.impuesto == impuesto.codigo()))
+    };
+    let desglosa_iva = objeto == Some(ObjetoImp::SiObjeto);
+    let desglosa_ieps = objeto.is_some_and(ObjetoImp::requiere_impuestos);
+    for (incluir, desglosa, impuesto, nombre) in [
+        (datos.incluir_iva, desglosa_iva, Impuesto::Iva, "IVA (002)"),
+        (datos.incluir_ieps, desglosa_ieps, Impuesto::Ieps, "IEPS (003)"),
+    ] {
+        if incluir == Incluir::Si && desglosa && !traslada(impuesto) {
+            v.problema(
+                "CFDI40164",
+                format!("Conceptos[{i}].Impuestos.Traslados"),
+                format!("la clave {clave} requiere un traslado de {nombre}; agréguelo al concepto"),
+            );
+        }
+    }
+}
+
+/// Decreto de estímulos fiscales región fronteriza norte / sur: IVA at 8% (traslado 002,
+/// TasaOCuota 0.080000) only when LugarExpedicion is in the border region (c_CodigoPostal's
+/// estímulo column) and the ClaveProdServ is not excluded from the stimulus. Whether the issuer
+/// is in the stimulus' register needs SAT's registry (left to the PAC).
+fn validar_iva_frontera(v: &mut Validador<'_>, c: &Comprobante) {
+    let ocho = Decimal::new(8, 2);
+    let mut lugar: Option<Option<DatosCodigoPostal>> = None;
+    for (i, concepto) in c.conceptos.iter().enumerate() {
+        let Some(impuestos) = &concepto.impuestos else { continue };
+        for (j, t) in impuestos.traslados.iter().enumerate() {
+            let es_ocho = t.impuesto == Impuesto::Iva.codigo()
+                && t.tipo_factor == TipoFactor::Tasa.codigo()
+                && t.tasa_o_cuota.as_ref().and_then(|n| n.valor().ok()) == Some(ocho);
+            if !es_ocho {
+                continue;
+            }
+            let campo = format!("Conceptos[{i}].Impuestos.Traslados[{j}].TasaOCuota");
+            let datos = *lugar.get_or_insert_with(|| v.catalogos.datos_codigo_postal(&c.lugar_expedicion));
+            match datos.map(|d| d.estimulo_frontera) {
+                Some(EstimuloFrontera::Ninguno) => v.problema(
+                    "TIMBRA_IVA_FRONTERA",
+                    &campo,
+                    format!(
+                        "IVA al 8% solo aplica con LugarExpedicion en la región fronteriza; «{}» no tiene el estímulo, use 0.160000",
+                        c.lugar_expedicion
+                    ),
+                ),
+                Some(_) => {}
+                None => v.omitida("c_CodigoPostal (estímulo de la región fronteriza, IVA 8%)"),
+            }
+            if v.catalogos
+                .datos_clave_prod_serv(&concepto.clave_prod_serv)
+                .is_some_and(|d| !d.estimulo_franja_fronteriza)
+            {
+                v.problema(
+                    "TIMBRA_IVA_FRONTERA",
+                    &campo,
+                    format!(
+                        "la clave {} está excluida del estímulo de la región fronteriza; use 0.160000",
+                        concepto.clave_prod_serv
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// Anexo 20, Traslado/Retencion Importe: between `(Base ∓ 10^−d/2) × TasaOCuota`.
+#[allow(clippy::too_many_arguments)]
 fn revisar_importe_impuesto(
     v: &mut Validador<'_>,
+    regla: &'static str,
     campo: &str,
     base_texto: &Numero,
     base: Decimal,
@@ -864,17 +1065,13 @@ fn revisar_importe_impuesto(
     let decimales = monto_texto.decimales();
     let medio = diez_a_la_menos(base_texto.decimales()) * Decimal::new(5, 1);
     let (Some(inferior), Some(superior)) = ((base - medio).checked_mul(tasa), (base + medio).checked_mul(tasa)) else {
-        v.problema("CFDI40_IMPORTE_IMPUESTO", campo, "Base × TasaOCuota excede el máximo de un importe (t_Importe)");
+        v.problema(regla, campo, "Base × TasaOCuota excede el máximo de un importe (t_Importe)");
         return;
     };
     let inferior = inferior.round_dp_with_strategy(decimales, RoundingStrategy::ToNegativeInfinity);
     let superior = superior.round_dp_with_strategy(decimales, RoundingStrategy::ToPositiveInfinity);
     if monto < inferior || monto > superior {
-        v.problema(
-            "CFDI40_IMPORTE_IMPUESTO",
-            campo,
-            format!("debe ser Base × TasaOCuota (entre {inferior} y {superior})"),
-        );
+        v.problema(regla, campo, format!("debe ser Base × TasaOCuota (entre {inferior} y {superior})"));
     }
 }
 
@@ -916,7 +1113,7 @@ mod tests {
         });
         c.conceptos.push(c.conceptos[0].clone());
         let informe = validar(&c, &SinCatalogos);
-        assert!(informe.problemas.iter().any(|p| p.regla == "CFDI40_NUMERO" && p.campo == "Conceptos[0].Cantidad"));
+        assert!(informe.problemas.iter().any(|p| p.regla == "TIMBRA_NUMERO" && p.campo == "Conceptos[0].Cantidad"));
     }
 
     #[test]
@@ -927,7 +1124,7 @@ mod tests {
         c.conceptos.push(crate::model::Concepto { descripcion: "x".repeat(1001), ..Default::default() });
         let informe = validar(&c, &SinCatalogos);
         let textos: Vec<&str> =
-            informe.problemas.iter().filter(|p| p.regla == "CFDI40_TEXTO").map(|p| p.campo.as_str()).collect();
+            informe.problemas.iter().filter(|p| p.regla == "TIMBRA_TEXTO").map(|p| p.campo.as_str()).collect();
         assert_eq!(textos, ["Emisor.Nombre", "Receptor.Nombre", "Conceptos[0].Descripcion"]);
     }
 
@@ -938,9 +1135,169 @@ mod tests {
         c.receptor.regimen_fiscal_receptor = "616".into();
         c.receptor.uso_cfdi = "G03".into();
         let informe = validar(&c, &SinCatalogos);
-        let problema = informe.problemas.iter().find(|p| p.regla == "CFDI40_USO_REGIMEN").unwrap();
+        let problema = informe.problemas.iter().find(|p| p.regla == "CFDI40161").unwrap();
         assert_eq!(problema.campo, "Receptor.UsoCFDI");
         assert!(problema.mensaje.contains("S01"), "{}", problema.mensaje);
         assert!(informe.omitidas.iter().any(|o| o.contains("c_CodigoPostal")));
+    }
+
+    /// A small catalog layer: every code exists but a few, with the rows the rules read.
+    struct Catalogo;
+
+    const RETIRADA: &str = "10000001";
+    const CON_IEPS: &str = "10000002";
+    const SIN_ESTIMULO: &str = "10000003";
+
+    impl Catalogos for Catalogo {
+        fn clave_prod_serv(&self, clave: &str) -> Option<bool> {
+            Some(clave != "99999999")
+        }
+        fn datos_clave_prod_serv(&self, clave: &str) -> Option<catalogos::DatosClaveProdServ> {
+            let hasta = time::macros::date!(2020 - 12 - 31);
+            Some(catalogos::DatosClaveProdServ {
+                incluir_iva: Incluir::No,
+                incluir_ieps: if clave == CON_IEPS { Incluir::Si } else { Incluir::Opcional },
+                estimulo_franja_fronteriza: clave != SIN_ESTIMULO,
+                vigencia: catalogos::Vigencia { desde: None, hasta: (clave == RETIRADA).then_some(hasta) },
+            })
+        }
+        fn clave_unidad(&self, clave: &str) -> Option<bool> {
+            Some(clave != "ZZZ")
+        }
+        fn vigencia_clave_unidad(&self, clave: &str) -> Option<catalogos::Vigencia> {
+            // "NUE": in force only from a date after the documents'.
+            let desde = time::macros::date!(2027 - 01 - 01);
+            Some(catalogos::Vigencia { desde: (clave == "NUE").then_some(desde), hasta: None })
+        }
+        fn codigo_postal(&self, codigo: &str) -> Option<bool> {
+            Some(codigo != "00001")
+        }
+        fn datos_codigo_postal(&self, codigo: &str) -> Option<DatosCodigoPostal> {
+            Some(DatosCodigoPostal {
+                estimulo_frontera: if codigo == "22000" { EstimuloFrontera::Norte } else { EstimuloFrontera::Ninguno },
+                huso_horario: catalogos::HusoHorario::Centro,
+                vigencia: catalogos::Vigencia::default(),
+            })
+        }
+    }
+
+    fn golden(nombre: &str) -> Comprobante {
+        let ruta = format!("{}/tests/golden/{nombre}.xml", env!("CARGO_MANIFEST_DIR"));
+        crate::parser::parsear(&std::fs::read_to_string(ruta).unwrap()).unwrap()
+    }
+
+    fn reglas(c: &Comprobante) -> Vec<&'static str> {
+        validar(c, &Catalogo).problemas.iter().map(|p| p.regla).collect()
+    }
+
+    /// The golden documents pass with the catalogs loaded, so each case below fails only its rule.
+    #[test]
+    fn documentos_validos_con_catalogos() {
+        for nombre in ["I_iva16", "I_iva8", "I_global", "I_retenciones", "E_nota_credito", "P_pagos20", "N_nomina12"] {
+            let c = golden(nombre);
+            assert!(reglas(&c).is_empty(), "{nombre}: {:?}", validar(&c, &Catalogo).problemas);
+        }
+    }
+
+    #[test]
+    fn cada_regla_nueva_tiene_su_cuerpo_que_falla() {
+        type Caso = (&'static str, &'static str, fn(&mut Comprobante));
+        let casos: &[Caso] = &[
+            // Catalog validity at the document's date (2026-11-20).
+            ("I_iva16", "CFDI40162", |c| c.conceptos[0].clave_prod_serv = RETIRADA.into()),
+            ("I_iva16", "CFDI40162", |c| c.conceptos[0].clave_prod_serv = "99999999".into()),
+            ("I_iva16", "CFDI40165", |c| c.conceptos[0].clave_unidad = "NUE".into()),
+            ("I_iva16", "CFDI40165", |c| c.conceptos[0].clave_unidad = "ZZZ".into()),
+            ("I_iva16", "CFDI40126", |c| c.lugar_expedicion = "00001".into()),
+            ("I_iva16", "TIMBRA_DOMICILIO_FISCAL_RECEPTOR", |c| c.receptor.domicilio_fiscal_receptor = "00001".into()),
+            // c_ClaveProdServ flags that require a traslado.
+            ("I_iva16", "CFDI40164", |c| c.conceptos[0].clave_prod_serv = CON_IEPS.into()),
+            // IVA 8% only in the border region, and not for excluded codes.
+            ("I_iva8", "TIMBRA_IVA_FRONTERA", |c| c.lugar_expedicion = "86000".into()),
+            ("I_iva8", "TIMBRA_IVA_FRONTERA", |c| c.conceptos[0].clave_prod_serv = SIN_ESTIMULO.into()),
+            // Currency decimals of the comprobante's amounts and taxes.
+            ("I_iva16", "CFDI40204", |c| {
+                let i = c.impuestos.as_mut().unwrap();
+                let texto = format!("{}0", i.total_impuestos_trasladados.as_ref().unwrap().texto());
+                i.total_impuestos_trasladados = Some(Numero::from_texto(&texto));
+            }),
+            ("I_iva16", "CFDI40220", |c| {
+                let t = &mut c.impuestos.as_mut().unwrap().traslados[0];
+                let texto = format!("{}0", t.importe.as_ref().unwrap().texto());
+                t.importe = Some(Numero::from_texto(&texto));
+            }),
+            ("I_iva16", "CFDI40214", |c| {
+                let t = &mut c.impuestos.as_mut().unwrap().traslados[0];
+                t.base = Numero::from_texto(&format!("{}0", t.base.texto()));
+            }),
+            ("I_iva16", "CFDI40107", |c| c.sub_total = Numero::from_texto(&format!("{}0", c.sub_total.texto()))),
+            // TipoCambio by Moneda.
+            ("I_iva16", "CFDI40114", |c| c.tipo_cambio = Some(Numero::from_texto("2"))),
+            ("I_iva16", "CFDI40115", |c| c.moneda = "USD".into()),
+            // InformacionGlobal only for the generic RFC, required on the global invoice, Año near Fecha.
+            ("I_iva16", "TIMBRA_INFORMACION_GLOBAL", |c| {
+                c.informacion_global = Some(crate::model::InformacionGlobal {
+                    periodicidad: "01".into(),
+                    meses: "11".into(),
+                    ano: "2026".into(),
+                });
+            }),
+            ("I_global", "CFDI40130", |c| c.informacion_global = None),
+            ("I_global", "CFDI40136", |c| c.informacion_global.as_mut().unwrap().ano = "2024".into()),
+            ("I_global", "CFDI40149", |c| c.receptor.domicilio_fiscal_receptor = "06002".into()),
+            ("I_global", "CFDI40159", |c| c.receptor.regimen_fiscal_receptor = "601".into()),
+            // Retención TipoFactor Exento.
+            ("I_retenciones", "CFDI40184", |c| {
+                let r = &mut c.conceptos[0].impuestos.as_mut().unwrap().retenciones[0];
+                r.tipo_factor = "Exento".into();
+            }),
+        ];
+        for (nombre, regla, romper) in casos {
+            let mut c = golden(nombre);
+            romper(&mut c);
+            let problemas = validar(&c, &Catalogo).problemas;
+            assert!(problemas.iter().any(|p| p.regla == *regla), "{nombre} {regla}: {problemas:?}");
+        }
+    }
+
+    #[test]
+    fn moneda_xxx_sin_tipo_de_cambio() {
+        let mut c = golden("P_pagos20");
+        c.tipo_cambio = Some(Numero::from_texto("1"));
+        assert!(reglas(&c).contains(&"CFDI40116"), "{:?}", reglas(&c));
+    }
+
+    #[test]
+    fn fecha_dentro_de_las_72_horas_de_la_certificacion() {
+        let c = golden("I_iva16");
+        let fecha = leer_fecha(&c.fecha).unwrap();
+        let con = |certificacion| validar_con(&c, &Catalogo, Contexto { certificacion: Some(certificacion) });
+        assert!(con(fecha).es_valido());
+        assert!(con(fecha + Duration::hours(71)).es_valido());
+        assert!(con(fecha - Duration::minutes(4)).es_valido());
+        let viejo = con(fecha + Duration::hours(73));
+        assert_eq!(viejo.problemas.iter().map(|p| p.regla).collect::<Vec<_>>(), ["TIMBRA_FECHA_72_HORAS"]);
+        let futuro = con(fecha - Duration::hours(1));
+        assert_eq!(futuro.problemas.iter().map(|p| p.regla).collect::<Vec<_>>(), ["TIMBRA_FECHA_FUTURA"]);
+        assert_eq!(futuro.problemas[0].campo, "Fecha");
+        // Without a moment of certification the rule is listed as skipped.
+        assert!(validar(&c, &Catalogo).omitidas.iter().any(|o| o.starts_with("Fecha")));
+        assert_eq!(leer_fecha("2026-02-30T10:00:00"), None);
+    }
+
+    /// No rule id of this crate starts with `CFDI40` unless it is SAT's numbered code.
+    #[test]
+    fn ids_propios_no_empiezan_con_cfdi40() {
+        let fuentes = [
+            include_str!("validacion.rs"),
+            include_str!("complementos/pagos/validacion.rs"),
+            include_str!("complementos/nomina/validacion.rs"),
+            include_str!("complementos/comercio_exterior/validacion.rs"),
+            include_str!("complementos/carta_porte/validacion.rs"),
+        ];
+        let prefijo = concat!("\"CFDI40", "_");
+        for fuente in fuentes {
+            assert!(!fuente.contains(prefijo), "an id starting with CFDI40_ is left");
+        }
     }
 }

@@ -523,6 +523,29 @@ pub struct LineasRecibo {
     pub otros_pagos: Vec<LineaOtroPago>,
     /// Disabilities of the period (days IMSS pays, not in the receipt's amounts).
     pub incapacidades: Vec<IncapacidadRecibo>,
+    /// The SeparacionIndemnizacion node of a finiquito with perceptions 022, 023 or 025.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separacion: Option<LineaSeparacion>,
+}
+
+/// Nómina 1.2 `SeparacionIndemnizacion` of a receipt (PAYROLL_EXTRAS_2026.md §3.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineaSeparacion {
+    /// TotalPagado: Σ 022, 023 and 025.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub total_pagado: Decimal,
+    /// NumAñosServicio.
+    pub num_anios_servicio: u32,
+    /// UltimoSueldoMensOrd.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub ultimo_sueldo_mens_ord: Decimal,
+    /// IngresoAcumulable.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub ingreso_acumulable: Decimal,
+    /// IngresoNoAcumulable.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub ingreso_no_acumulable: Decimal,
 }
 
 /// The lines of a calculated receipt: `entrada` and `resultado` are the gross-to-net of the
@@ -610,7 +633,13 @@ pub fn lineas(entrada: &EntradaValidada, resultado: &ResultadoNomina, preparado:
             subsidio_causado: Some(causado),
         });
     }
-    LineasRecibo { percepciones, deducciones, otros_pagos, incapacidades: preparado.incapacidades.clone() }
+    LineasRecibo {
+        percepciones,
+        deducciones,
+        otros_pagos,
+        incapacidades: preparado.incapacidades.clone(),
+        separacion: None,
+    }
 }
 
 #[cfg(test)]

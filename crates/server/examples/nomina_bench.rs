@@ -154,6 +154,10 @@ async fn main() -> anyhow::Result<()> {
         fecha_pago: "2026-03-13",
         periodicidad: "QUINCENAL",
         dias_pagados: 15,
+        tipo: "ORDINARIA",
+        concepto: None,
+        empleado_id: None,
+        ejercicio: None,
     };
     let periodo_id = format!("{empresa}-p");
     nomina::insert_periodo(&mut tx, &empresa, &periodo_id, &periodo, now).await?;

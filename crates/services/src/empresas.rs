@@ -2,9 +2,10 @@
 //! at once), the RFC unique per account (EMPRESA_002) and the API key's reach (a key narrowed
 //! to companies creates none: SCOPE_001; its scopes must grant empresa:create: SCOPE_002).
 
+use rust_decimal::Decimal;
 use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 use timbra_store::empresas::{self, EmpresaRow};
-use timbra_store::ids;
+use timbra_store::{Money, ids};
 
 use crate::auth::caller::{Caller, Credential};
 use crate::auth::roles::{Permission, Role};
@@ -39,6 +40,64 @@ pub struct Campos {
     pub serie_predeterminada: Option<String>,
     /// Payment CFDI series (default "P").
     pub serie_pagos: Option<String>,
+    /// Días de aguinaldo, an integer ≥ 15 (LFT Art. 87; default 15).
+    pub dias_aguinaldo: Option<serde_json::Value>,
+    /// ISR method of extraordinary payments: ART96 (default) or RLISR174.
+    pub metodo_isr_extraordinario: Option<String>,
+    /// Riesgo de trabajo premium in percent, 0.5 to 15 (LSS Art. 74), a number or a decimal string.
+    pub prima_riesgo: Option<serde_json::Value>,
+}
+
+/// Default días de aguinaldo (LFT Art. 87).
+pub const DEFAULT_DIAS_AGUINALDO: i64 = 15;
+
+fn dias_aguinaldo(problems: &mut Vec<FieldProblem>, value: &serde_json::Value) -> i64 {
+    match value.as_i64() {
+        Some(dias) if (15..=365).contains(&dias) => dias,
+        _ => {
+            problems.push(FieldProblem::new(
+                "diasAguinaldo",
+                format!("diasAguinaldo is a whole number of days from 15 (LFT Art. 87) to 365, not {value}"),
+            ));
+            DEFAULT_DIAS_AGUINALDO
+        }
+    }
+}
+
+fn metodo_isr(problems: &mut Vec<FieldProblem>, value: &str) -> String {
+    let value = value.trim().to_uppercase();
+    if value != "ART96" && value != "RLISR174" {
+        problems.push(FieldProblem::new(
+            "metodoIsrExtraordinario",
+            format!("metodoIsrExtraordinario is ART96 or RLISR174, not {value:?}"),
+        ));
+    }
+    value
+}
+
+fn prima_riesgo(problems: &mut Vec<FieldProblem>, value: &serde_json::Value) -> Option<Money> {
+    if value.is_null() {
+        return None;
+    }
+    let leido = match value {
+        serde_json::Value::String(texto) => texto.trim().parse::<Decimal>().ok(),
+        serde_json::Value::Number(numero) => numero.to_string().parse::<Decimal>().ok(),
+        _ => None,
+    };
+    match leido {
+        Some(prima) if prima >= Decimal::new(5, 1) && prima <= Decimal::from(15) && prima.scale() <= 5 => {
+            Some(Money(prima.normalize()))
+        }
+        _ => {
+            problems.push(FieldProblem::new(
+                "primaRiesgo",
+                format!(
+                    "primaRiesgo is the riesgo de trabajo premium in percent, 0.5 to 15 with at most 5 decimals                      (LSS Art. 74; class I for a new company is 0.54355), not {value}"
+                ),
+            ));
+            None
+        }
+    }
 }
 
 fn serie(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, default: &str) -> String {
@@ -108,6 +167,10 @@ pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result
     let serie = serie(&mut problems, "seriePredeterminada", campos.serie_predeterminada.as_deref(), DEFAULT_SERIE);
     let registro = registro_patronal(&mut problems, campos.registro_patronal.as_deref());
     let nombre_comercial = nombre_comercial(&mut problems, campos.nombre_comercial.as_deref());
+    let dias = campos.dias_aguinaldo.as_ref().map_or(DEFAULT_DIAS_AGUINALDO, |v| dias_aguinaldo(&mut problems, v));
+    let metodo =
+        campos.metodo_isr_extraordinario.as_deref().map_or("ART96".to_owned(), |v| metodo_isr(&mut problems, v));
+    let prima = campos.prima_riesgo.as_ref().and_then(|v| prima_riesgo(&mut problems, v));
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Empresa001, problems));
     }
@@ -127,6 +190,9 @@ pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result
         sandbox,
         serie_predeterminada: &serie,
         serie_pagos: &serie_pagos,
+        dias_aguinaldo: dias,
+        metodo_isr_extraordinario: &metodo,
+        prima_riesgo: prima,
     };
     match empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await {
         Err(error) if error.is_duplicate() => return Err(taken(&rfc)),
@@ -188,6 +254,16 @@ pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos)
         Some(value) => nombre_comercial(&mut problems, Some(value)),
         None => current.nombre_comercial,
     };
+    let dias = campos.dias_aguinaldo.as_ref().map_or(current.dias_aguinaldo, |v| dias_aguinaldo(&mut problems, v));
+    let metodo = campos
+        .metodo_isr_extraordinario
+        .as_deref()
+        .map_or(current.metodo_isr_extraordinario, |v| metodo_isr(&mut problems, v));
+    // Absent (or null) keeps the premium.
+    let prima = match &campos.prima_riesgo {
+        Some(value) => prima_riesgo(&mut problems, value),
+        None => current.prima_riesgo,
+    };
     if !problems.is_empty() {
         return Err(ApiError::fields(Code::Empresa001, problems));
     }
@@ -201,6 +277,9 @@ pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos)
         sandbox,
         serie_predeterminada: &serie,
         serie_pagos: &serie_pagos,
+        dias_aguinaldo: dias,
+        metodo_isr_extraordinario: &metodo,
+        prima_riesgo: prima,
     };
     let mut conn = app.db.conn().await?;
     empresas::actualizar(&mut conn, id, &datos, app.clock.now()).await?;

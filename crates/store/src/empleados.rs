@@ -281,3 +281,47 @@ pub async fn activos(
         true
     )
 }
+
+/// Every active employee of the company, whatever their periodicidad (an extraordinary period).
+pub async fn todos_activos(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Vec<EmpleadoRow>> {
+    sql!(
+        fetch_packed * conn,
+        EmpleadoRow,
+        COLUMNAS,
+        "FROM empleados WHERE empresa_id = $1 AND activo = $2",
+        "ORDER BY num_empleado, id",
+        empresa_id,
+        true
+    )
+}
+
+/// Employee `id` of the company.
+pub async fn empleado(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<EmpleadoRow>> {
+    sql!(
+        fetch_optional * conn,
+        EmpleadoRow,
+        sqlx::AssertSqlSafe(format!("SELECT {COLUMNAS} FROM empleados WHERE id = $1 AND empresa_id = $2")),
+        id,
+        empresa_id
+    )
+}
+
+/// The company's employees, active or not, employed at some day from `desde` to `hasta`
+/// (hired by `hasta`, not gone before `desde`).
+pub async fn empleados_entre(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    desde: &str,
+    hasta: &str,
+) -> crate::DbResult<Vec<EmpleadoRow>> {
+    sql!(
+        fetch_packed * conn,
+        EmpleadoRow,
+        COLUMNAS,
+        "FROM empleados WHERE empresa_id = $1 AND fecha_inicio_rel_laboral <= $2 AND (fecha_baja IS NULL OR fecha_baja >= $3)",
+        "ORDER BY num_empleado, id",
+        empresa_id,
+        hasta,
+        desde
+    )
+}

@@ -4,7 +4,7 @@
 use time::OffsetDateTime;
 
 use crate::sql;
-use crate::{DbConn, Tx};
+use crate::{DbConn, Money, Tx};
 
 /// A company as its member sees it.
 #[derive(sqlx::FromRow)]
@@ -37,6 +37,12 @@ pub struct EmpresaRow {
     pub created_at: OffsetDateTime,
     /// End of validity of the uploaded CSD (a generated sandbox CSD does not count).
     pub csd_vigencia_fin: Option<OffsetDateTime>,
+    /// Días de aguinaldo (LFT Art. 87, at least 15).
+    pub dias_aguinaldo: i64,
+    /// ISR method of extraordinary payments: ART96 or RLISR174.
+    pub metodo_isr_extraordinario: String,
+    /// Riesgo de trabajo premium in percent (0.5–15), when set.
+    pub prima_riesgo: Option<Money>,
 }
 
 /// The company columns with the caller's role ($1 is the user).
@@ -44,6 +50,7 @@ macro_rules! select_empresa {
     () => {
         "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
      e.registro_patronal, e.sandbox, e.serie_predeterminada, e.serie_pagos, m.role, e.created_at, \
+     e.dias_aguinaldo, e.metodo_isr_extraordinario, e.prima_riesgo, \
      COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
        AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
      c.vigencia_fin AS csd_vigencia_fin \
@@ -93,6 +100,12 @@ pub struct Datos<'a> {
     pub serie_predeterminada: &'a str,
     /// Serie of payment CFDI.
     pub serie_pagos: &'a str,
+    /// Días de aguinaldo.
+    pub dias_aguinaldo: i64,
+    /// ART96 or RLISR174.
+    pub metodo_isr_extraordinario: &'a str,
+    /// Riesgo de trabajo premium in percent.
+    pub prima_riesgo: Option<Money>,
 }
 
 /// Creates company `id` with `owner` as its PROPIETARIO (a unique violation means the owner
@@ -109,8 +122,9 @@ pub async fn crear(
     sql!(
         execute * tx,
         "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, nombre_comercial, \
-         registro_patronal, sandbox, serie_predeterminada, serie_pagos, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11, $11)",
+         registro_patronal, sandbox, serie_predeterminada, serie_pagos, created_at, updated_at, dias_aguinaldo, \
+         metodo_isr_extraordinario, prima_riesgo) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11, $11, $13, $14, $15)",
         id,
         owner,
         rfc,
@@ -122,7 +136,10 @@ pub async fn crear(
         datos.sandbox,
         datos.serie_predeterminada,
         now,
-        datos.serie_pagos
+        datos.serie_pagos,
+        datos.dias_aguinaldo,
+        datos.metodo_isr_extraordinario,
+        datos.prima_riesgo
     )?;
     sql!(
         execute * tx,
@@ -140,7 +157,8 @@ pub async fn actualizar(conn: &mut DbConn, id: &str, datos: &Datos<'_>, now: Off
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
-         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8, serie_pagos = $10 WHERE id = $9",
+         registro_patronal = $5, nombre_comercial = $6, sandbox = $7, updated_at = $8, serie_pagos = $10, \
+         dias_aguinaldo = $11, metodo_isr_extraordinario = $12, prima_riesgo = $13 WHERE id = $9",
         datos.razon_social,
         datos.regimen_fiscal,
         datos.codigo_postal,
@@ -150,7 +168,10 @@ pub async fn actualizar(conn: &mut DbConn, id: &str, datos: &Datos<'_>, now: Off
         datos.sandbox,
         now,
         id,
-        datos.serie_pagos
+        datos.serie_pagos,
+        datos.dias_aguinaldo,
+        datos.metodo_isr_extraordinario,
+        datos.prima_riesgo
     )
 }
 
@@ -183,6 +204,29 @@ pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::DbResult<EmpresaEmis
 pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<String>> {
     Ok(sql!(scalar_optional * conn, Option<String>, "SELECT registro_patronal FROM empresas WHERE id = $1", id)?
         .flatten())
+}
+
+/// The company's payroll settings for the year's extraordinary payments and IMSS dues.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AjustesNomina {
+    /// Días de aguinaldo.
+    pub dias_aguinaldo: i64,
+    /// ART96 or RLISR174.
+    pub metodo_isr_extraordinario: String,
+    /// Riesgo de trabajo premium in percent, when set.
+    pub prima_riesgo: Option<Money>,
+    /// IMSS employer registration.
+    pub registro_patronal: Option<String>,
+}
+
+/// Company `id`'s payroll settings.
+pub async fn ajustes_nomina(conn: &mut impl crate::AsExec, id: &str) -> crate::DbResult<AjustesNomina> {
+    sql!(
+        fetch_one * conn,
+        AjustesNomina,
+        "SELECT dias_aguinaldo, metodo_isr_extraordinario, prima_riesgo, registro_patronal FROM empresas WHERE id = $1",
+        id
+    )
 }
 
 /// The issuing company, as stamping needs it.

@@ -34,13 +34,21 @@ pub struct PeriodoRow {
     pub created_at: OffsetDateTime,
     /// Last changed.
     pub updated_at: OffsetDateTime,
+    /// ORDINARIA or EXTRAORDINARIA.
+    pub tipo: String,
+    /// An EXTRAORDINARIA period's concepto: AGUINALDO, PTU or FINIQUITO.
+    pub concepto: Option<String>,
+    /// A FINIQUITO's employee.
+    pub empleado_id: Option<String>,
+    /// The fiscal year a PTU period distributes.
+    pub ejercicio: Option<i64>,
     /// A listing's total.
     #[sqlx(default)]
     pub total: Option<i64>,
 }
 
 const COLUMNAS_PERIODO: &str = "id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
-     recibos_calculados, total_nomina, calculado_at, created_at, updated_at";
+     recibos_calculados, total_nomina, calculado_at, created_at, updated_at, tipo, concepto, empleado_id, ejercicio";
 
 /// A new period's validated fields.
 pub struct NuevoPeriodo<'a> {
@@ -54,6 +62,14 @@ pub struct NuevoPeriodo<'a> {
     pub periodicidad: &'a str,
     /// Days.
     pub dias_pagados: i64,
+    /// ORDINARIA or EXTRAORDINARIA.
+    pub tipo: &'a str,
+    /// AGUINALDO, PTU or FINIQUITO (EXTRAORDINARIA).
+    pub concepto: Option<&'a str>,
+    /// A FINIQUITO's employee.
+    pub empleado_id: Option<&'a str>,
+    /// A PTU's fiscal year.
+    pub ejercicio: Option<i64>,
 }
 
 /// Inserts period `id`, ABIERTO.
@@ -67,7 +83,8 @@ pub async fn insert_periodo(
     sql!(
         execute * tx,
         "INSERT INTO nomina_periodos (id, empresa_id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
-         recibos_calculados, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'ABIERTO', 0, $8, $8)",
+         recibos_calculados, created_at, updated_at, tipo, concepto, empleado_id, ejercicio) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ABIERTO', 0, $8, $8, $9, $10, $11, $12)",
         id,
         empresa_id,
         periodo.fecha_inicio,
@@ -75,7 +92,11 @@ pub async fn insert_periodo(
         periodo.fecha_pago,
         periodo.periodicidad,
         periodo.dias_pagados,
-        now
+        now,
+        periodo.tipo,
+        periodo.concepto,
+        periodo.empleado_id,
+        periodo.ejercicio
     )
 }
 
@@ -374,6 +395,62 @@ pub async fn exentos_anuales(
          WHERE r.empresa_id = $1 AND r.periodo_id <> $2 AND r.status <> 'CANCELADO' AND p.fecha_pago >= $3 AND p.fecha_pago <= $4 \
          AND (r.exento_aguinaldo IS NOT NULL OR r.exento_ptu IS NOT NULL OR r.exento_prima_vacacional IS NOT NULL)",
         empresa_id,
+        periodo_id,
+        desde,
+        hasta
+    )
+}
+
+/// The company's period of `concepto` for fiscal year `ejercicio` that still has a receipt
+/// not cancelled (or none yet), if any.
+pub async fn del_ejercicio(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    concepto: &str,
+    ejercicio: i64,
+) -> crate::DbResult<Option<String>> {
+    sql!(
+        scalar_optional * conn,
+        String,
+        "SELECT p.id FROM nomina_periodos p WHERE p.empresa_id = $1 AND p.concepto = $2 AND p.ejercicio = $3 \
+         AND (p.recibos_calculados = 0 OR EXISTS (SELECT 1 FROM nomina_recibos r WHERE r.periodo_id = p.id \
+         AND r.empresa_id = p.empresa_id AND r.status <> 'CANCELADO')) ORDER BY p.created_at LIMIT 1",
+        empresa_id,
+        concepto,
+        ejercicio
+    )
+}
+
+/// What an earlier receipt of a concepto paid an employee.
+#[derive(sqlx::FromRow, Clone, Debug)]
+pub struct PagoPrevio {
+    /// The employee.
+    pub empleado_id: String,
+    /// The earlier period.
+    pub periodo_id: String,
+    /// Its TotalPercepciones.
+    pub total_percepciones: Money,
+}
+
+/// The company's receipts, not cancelled, of EXTRAORDINARIA periods of `concepto` other than
+/// `periodo_id` paid from `desde` to `hasta`, oldest period first.
+pub async fn pagos_previos(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    concepto: &str,
+    periodo_id: &str,
+    desde: &str,
+    hasta: &str,
+) -> crate::DbResult<Vec<PagoPrevio>> {
+    sql!(
+        fetch_all * conn,
+        PagoPrevio,
+        "SELECT r.empleado_id, r.periodo_id, r.total_percepciones FROM nomina_recibos r \
+         JOIN nomina_periodos p ON p.id = r.periodo_id AND p.empresa_id = r.empresa_id \
+         WHERE r.empresa_id = $1 AND p.concepto = $2 AND r.periodo_id <> $3 AND r.status <> 'CANCELADO' \
+         AND p.fecha_pago >= $4 AND p.fecha_pago <= $5 ORDER BY p.created_at, p.id",
+        empresa_id,
+        concepto,
         periodo_id,
         desde,
         hasta

@@ -41,6 +41,10 @@ pub struct ReciboFila {
     pub empleado_activo: bool,
     /// The live attempt of its last stamp, if any.
     pub intento_id: Option<String>,
+    /// The period's tipo: ORDINARIA or EXTRAORDINARIA (TipoNomina E).
+    pub periodo_tipo: String,
+    /// An EXTRAORDINARIA period's concepto (AGUINALDO, PTU, FINIQUITO).
+    pub periodo_concepto: Option<String>,
 }
 
 /// Period `periodo_id`'s receipts that stamping takes (CALCULADO and PENDIENTE), by name.
@@ -54,7 +58,8 @@ pub async fn por_timbrar(
         ReciboFila,
         "SELECT r.id, r.periodo_id, r.empleado_id, r.empleado_nombre, r.dias_pagados, r.total_percepciones, \
          r.total_deducciones, r.subsidio_causado, r.lineas, r.empleado, p.fecha_inicio, p.fecha_fin, p.fecha_pago, \
-         COALESCE(e.activo, FALSE) AS empleado_activo, r.intento_id \
+         COALESCE(e.activo, FALSE) AS empleado_activo, r.intento_id, p.tipo AS periodo_tipo, \
+         p.concepto AS periodo_concepto \
          FROM nomina_recibos r JOIN nomina_periodos p ON p.id = r.periodo_id AND p.empresa_id = r.empresa_id \
          LEFT JOIN empleados e ON e.id = r.empleado_id AND e.empresa_id = r.empresa_id \
          WHERE r.empresa_id = $1 AND r.periodo_id = $2 AND r.status IN ('CALCULADO', 'PENDIENTE') AND r.cfdi_id IS NULL \

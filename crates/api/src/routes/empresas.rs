@@ -39,6 +39,14 @@ pub struct CreateEmpresaBody {
     /// Series of payment CFDI (`POST /api/cfdi/pagos/timbrar`), default "P"; its folios run
     /// on their own.
     serie_pagos: Option<String>,
+    /// Días de aguinaldo paid for a full year, an integer ≥ 15 (LFT Art. 87); default 15.
+    #[schema(value_type = Option<i64>)]
+    dias_aguinaldo: Option<serde_json::Value>,
+    /// ISR method of extraordinary payments (aguinaldo, PTU): `ART96` (default) or `RLISR174`.
+    metodo_isr_extraordinario: Option<String>,
+    /// Riesgo de trabajo premium in percent, 0.5 to 15 (LSS Art. 74), e.g. 0.54355.
+    #[schema(value_type = Option<f64>)]
+    prima_riesgo: Option<serde_json::Value>,
 }
 
 /// Company update body: every field optional.
@@ -53,6 +61,14 @@ pub struct UpdateEmpresaBody {
     registro_patronal: Option<String>,
     serie_predeterminada: Option<String>,
     serie_pagos: Option<String>,
+    /// Días de aguinaldo paid for a full year, an integer ≥ 15 (LFT Art. 87); default 15.
+    #[schema(value_type = Option<i64>)]
+    dias_aguinaldo: Option<serde_json::Value>,
+    /// ISR method of extraordinary payments (aguinaldo, PTU): `ART96` (default) or `RLISR174`.
+    metodo_isr_extraordinario: Option<String>,
+    /// Riesgo de trabajo premium in percent, 0.5 to 15 (LSS Art. 74), e.g. 0.54355.
+    #[schema(value_type = Option<f64>)]
+    prima_riesgo: Option<serde_json::Value>,
 }
 
 /// A company.
@@ -76,6 +92,14 @@ pub struct EmpresaOut {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     csd_vigencia_fin: Option<OffsetDateTime>,
+    /// Días de aguinaldo (LFT Art. 87).
+    dias_aguinaldo: i64,
+    /// ART96 or RLISR174.
+    metodo_isr_extraordinario: String,
+    /// Riesgo de trabajo premium in percent; null until set.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
+    #[schema(value_type = Option<f64>)]
+    prima_riesgo: Option<rust_decimal::Decimal>,
     /// The caller's role.
     role: Role,
     #[serde(with = "time::serde::rfc3339")]
@@ -102,6 +126,9 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
             csd_configured: row.csd_vigencia_fin.is_some(),
             csd_vigencia_fin: row.csd_vigencia_fin,
             created_at: row.created_at,
+            dias_aguinaldo: row.dias_aguinaldo,
+            metodo_isr_extraordinario: row.metodo_isr_extraordinario,
+            prima_riesgo: row.prima_riesgo.map(|m| m.0),
         }
     }
 }
@@ -118,6 +145,9 @@ impl From<CreateEmpresaBody> for empresas::Campos {
             registro_patronal: body.registro_patronal,
             serie_predeterminada: body.serie_predeterminada,
             serie_pagos: body.serie_pagos,
+            dias_aguinaldo: body.dias_aguinaldo,
+            metodo_isr_extraordinario: body.metodo_isr_extraordinario,
+            prima_riesgo: body.prima_riesgo,
         }
     }
 }
@@ -134,6 +164,9 @@ impl From<UpdateEmpresaBody> for empresas::Campos {
             registro_patronal: body.registro_patronal,
             serie_predeterminada: body.serie_predeterminada,
             serie_pagos: body.serie_pagos,
+            dias_aguinaldo: body.dias_aguinaldo,
+            metodo_isr_extraordinario: body.metodo_isr_extraordinario,
+            prima_riesgo: body.prima_riesgo,
         }
     }
 }

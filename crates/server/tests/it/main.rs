@@ -17,6 +17,7 @@ mod instances;
 mod jobs;
 mod live;
 mod nomina;
+mod nomina_anual;
 mod nomina_timbrado;
 mod observability;
 mod pagos;

@@ -101,7 +101,12 @@ async fn cancelar(app: &TestApp, who: &As, periodo: &str, body: Value) -> Answer
 }
 
 /// The stamped XML of every receipt of `timbrado`, written to `dir`; (path, xml) pairs.
-async fn xmls(app: &TestApp, who: &As, timbrado: &Value, dir: &TempDir) -> Vec<(std::path::PathBuf, String)> {
+pub(crate) async fn xmls(
+    app: &TestApp,
+    who: &As,
+    timbrado: &Value,
+    dir: &TempDir,
+) -> Vec<(std::path::PathBuf, String)> {
     let mut files = Vec::new();
     for recibo in timbrado["recibos"].as_array().unwrap() {
         let cfdi_id = recibo["cfdiId"].as_str().unwrap();
@@ -307,7 +312,7 @@ async fn a_period_stamps_receipt_by_receipt_and_every_xml_passes_sats_oracle() {
 
 /// Employee `k` of a large period: RFC, CURP and NSS with their check digits found by the
 /// crates' own rules (RFC, CURP and NSS are unique per company).
-fn empleado_generado(k: usize) -> Value {
+pub(crate) fn empleado_generado(k: usize) -> Value {
     const L: &[u8] = b"BCDFGHJKLMNPQRSTVWXZ";
     let letras = format!("GA{}{}", L[k % 20] as char, L[(k / 20) % 20] as char);
     let rfc = format!("{letras}900101A10");

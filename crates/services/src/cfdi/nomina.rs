@@ -23,7 +23,7 @@ use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::nomina::{
     Deduccion, Deducciones, HorasExtra, Incapacidad, Nomina, NominaEmisor, NominaReceptor, OtroPago, Percepcion,
-    Percepciones, SubsidioAlEmpleo, antiguedad,
+    Percepciones, SeparacionIndemnizacion, SubsidioAlEmpleo, antiguedad,
 };
 use timbra_cfdi::numero::Numero;
 use timbra_cfdi::{Comprobante, Emisor, Receptor, validacion};
@@ -144,6 +144,10 @@ pub struct ReciboParaTimbrar {
     pub empleado_activo: bool,
     /// The serie it carries.
     pub serie: String,
+    /// TipoNomina: O, or E for an EXTRAORDINARIA period (PeriodicidadPago 99).
+    pub tipo_nomina: String,
+    /// An EXTRAORDINARIA period's concepto (AGUINALDO, PTU, FINIQUITO).
+    pub concepto: Option<String>,
 }
 
 impl ReciboParaTimbrar {
@@ -171,6 +175,8 @@ impl ReciboParaTimbrar {
             fecha_pago: fila.fecha_pago.chars().take(10).collect(),
             empleado_activo: fila.empleado_activo,
             serie: SERIE_NOMINA.to_owned(),
+            tipo_nomina: if fila.periodo_tipo == "EXTRAORDINARIA" { "E" } else { "O" }.to_owned(),
+            concepto: fila.periodo_concepto,
         })
     }
 }
@@ -255,7 +261,10 @@ pub fn comprobante(
     // Revision E (NOM105, PAYROLL_2026.md §6): a TipoRegimen 02 receipt reports OtroPago 002
     // even when no subsidy was caused, at zero; since May 2024 the subsidy is never paid in
     // cash, so Importe is 0.00 and SubsidioCausado carries it.
-    if e.tipo_regimen == "02" && !otros_pagos.iter().any(|o| o.tipo_otro_pago == "002") {
+    // An extraordinary receipt (TipoNomina E) carries no subsidy: it belongs to the month's
+    // ordinary payroll (PAYROLL_EXTRAS_2026.md §1.4).
+    let extraordinaria = recibo.tipo_nomina == "E";
+    if !extraordinaria && e.tipo_regimen == "02" && !otros_pagos.iter().any(|o| o.tipo_otro_pago == "002") {
         otros_pagos.push(OtroPago {
             tipo_otro_pago: "002".into(),
             clave: "002".into(),
@@ -268,7 +277,7 @@ pub fn comprobante(
     let con_registro = !matches!(e.tipo_contrato.as_str(), "09" | "10" | "99");
     let nomina = Nomina {
         version: "1.2".into(),
-        tipo_nomina: "O".into(),
+        tipo_nomina: recibo.tipo_nomina.clone(),
         fecha_pago: recibo.fecha_pago.clone(),
         fecha_inicial_pago: recibo.fecha_inicio.clone(),
         fecha_final_pago: recibo.fecha_fin.clone(),
@@ -294,7 +303,7 @@ pub fn comprobante(
             departamento: opcional(&e.departamento),
             puesto: opcional(&e.puesto),
             riesgo_puesto: Some(e.riesgo_puesto.clone()).filter(|r| !r.is_empty()),
-            periodicidad_pago: periodicidad_pago(&e.periodicidad).to_owned(),
+            periodicidad_pago: if extraordinaria { "99" } else { periodicidad_pago(&e.periodicidad) }.to_owned(),
             // A CLABE (18 digits) carries no Banco (NOM62-65).
             banco: opcional(&e.banco).filter(|_| e.cuenta_bancaria.as_deref().map(str::len) != Some(18)),
             cuenta_bancaria: opcional(&e.cuenta_bancaria),
@@ -303,7 +312,17 @@ pub fn comprobante(
             clave_ent_fed: e.clave_ent_fed.clone(),
             subcontratacion: Vec::new(),
         },
-        percepciones: (!percepciones.is_empty()).then(|| Percepciones { percepciones, ..Percepciones::default() }),
+        percepciones: (!percepciones.is_empty()).then(|| Percepciones {
+            percepciones,
+            separacion_indemnizacion: l.separacion.as_ref().map(|s| SeparacionIndemnizacion {
+                total_pagado: dos(s.total_pagado),
+                num_anos_servicio: s.num_anios_servicio.to_string(),
+                ultimo_sueldo_mens_ord: dos(s.ultimo_sueldo_mens_ord),
+                ingreso_acumulable: dos(s.ingreso_acumulable),
+                ingreso_no_acumulable: dos(s.ingreso_no_acumulable),
+            }),
+            ..Percepciones::default()
+        }),
         deducciones: (!deducciones.is_empty()).then(|| Deducciones { deducciones, ..Deducciones::default() }),
         otros_pagos,
         incapacidades: l
@@ -350,7 +369,8 @@ pub fn comprobante(
 /// The checks of one receipt before it is built (SPEC: employee active, totalDeducciones ≤
 /// totalPercepciones).
 fn revisar(recibo: &ReciboParaTimbrar) -> Result<(), String> {
-    if !recibo.empleado_activo {
+    // A finiquito pays the employee its baja deactivated; a PTU is owed to those who left too.
+    if !recibo.empleado_activo && !matches!(recibo.concepto.as_deref(), Some("FINIQUITO" | "PTU")) {
         return Err(format!(
             "employee {} is no longer active: re-activate them (PATCH /api/nomina/empleados/{} with activo: true) \
              or recalculate the period",

@@ -721,7 +721,10 @@ pub async fn preparar(
     .map_err(invalido)?;
     nuevo.serie = Some(serie.clone());
     let comprobante = nuevo.construir().map_err(invalido)?;
-    let informe = validacion::validar(&comprobante, &*app.catalogos.indice);
+    let contexto = validacion::Contexto {
+        certificacion: Some(time::PrimitiveDateTime::new(fecha_local.date(), fecha_local.time())),
+    };
+    let informe = validacion::validar_con(&comprobante, &*app.catalogos.indice, contexto);
     if !informe.es_valido() {
         let problems = informe
             .problemas

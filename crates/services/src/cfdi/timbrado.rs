@@ -518,7 +518,12 @@ pub fn preparar(
             vec![FieldProblem::new(campo, mensaje).con_regla(crate::error::REGLA_ENTRADA)],
         ),
     })?;
-    let informe = validacion::validar(&comprobante, catalogos);
+    // The document is certified now: Fecha's range (72 hours, not in the future) is checked
+    // against the issuer's local time too.
+    let contexto = validacion::Contexto {
+        certificacion: Some(time::PrimitiveDateTime::new(fecha_local.date(), fecha_local.time())),
+    };
+    let informe = validacion::validar_con(&comprobante, catalogos, contexto);
     if !informe.es_valido() {
         let problems = informe.problemas.into_iter().map(super::complementos::problema_de_validacion).collect();
         return Err(ApiError::reglas(Code::Cfdi001, problems));

@@ -264,6 +264,9 @@ pub async fn calcular_periodo(app: &AppContext, empresa_id: &str, periodo_id: &s
             ),
         ));
     }
+    if row.tipo == super::periodos::EXTRAORDINARIA {
+        return super::extraordinaria::calcular(tx, app, empresa_id, row).await;
+    }
     let periodo = Arc::new(periodo_de(&row)?);
     let empleados = database::empleados::activos(&mut tx, empresa_id, &row.periodicidad).await?;
     let incidencias = database::incidencias::aprobadas(&mut tx, empresa_id, &row.fecha_inicio, &row.fecha_fin).await?;

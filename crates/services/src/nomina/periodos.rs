@@ -1,5 +1,11 @@
 //! Pay periods: created ABIERTO after checking their dates (NOMINA_001, every problem at once)
 //! and that no other period of the periodicidad covers any of their days (NOMINA_004).
+//!
+//! An EXTRAORDINARIA period (issue 35) has a concepto (AGUINALDO here; PTU and FINIQUITO are
+//! created by `POST /api/nomina/ptu` and `POST /api/nomina/empleados/{id}/baja`, which carry
+//! what they need), periodicidad `99` (c_PeriodicidadPago "Otra Periodicidad", TipoNomina E),
+//! no fixed days (each receipt carries its own) and covers every active employee whatever
+//! their periodicidad; its fechaInicio and fechaFin default to fechaPago.
 
 use timbra_nomina::Parametros;
 use timbra_store::ids;
@@ -22,6 +28,49 @@ pub struct Campos {
     pub periodicidad: Option<String>,
     /// 7, 14, 15 or 30, as the periodicidad pays (a JSON value: a wrong type is named).
     pub dias_pagados: Option<serde_json::Value>,
+    /// ORDINARIA (default) or EXTRAORDINARIA.
+    pub tipo: Option<String>,
+    /// An EXTRAORDINARIA period's concepto: AGUINALDO (PTU and FINIQUITO have their own routes).
+    pub concepto: Option<String>,
+}
+
+/// A period's tipo.
+pub const ORDINARIA: &str = "ORDINARIA";
+/// An extraordinary period (TipoNomina E).
+pub const EXTRAORDINARIA: &str = "EXTRAORDINARIA";
+/// The stored periodicidad of an extraordinary period: c_PeriodicidadPago 99.
+pub const PERIODICIDAD_OTRA: &str = "99";
+
+/// The concepto of an EXTRAORDINARIA period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Concepto {
+    /// Gratificación anual (LFT Art. 87), Percepcion 002.
+    Aguinaldo,
+    /// Participación de utilidades (LFT Arts. 117–127), Percepcion 003.
+    Ptu,
+    /// Finiquito or liquidación of one employee.
+    Finiquito,
+}
+
+impl Concepto {
+    /// The stored and shown name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Aguinaldo => "AGUINALDO",
+            Self::Ptu => "PTU",
+            Self::Finiquito => "FINIQUITO",
+        }
+    }
+
+    /// Reads a name in any case.
+    pub fn parse(texto: &str) -> Option<Self> {
+        match texto.trim().to_uppercase().as_str() {
+            "AGUINALDO" => Some(Self::Aguinaldo),
+            "PTU" => Some(Self::Ptu),
+            "FINIQUITO" => Some(Self::Finiquito),
+            _ => None,
+        }
+    }
 }
 
 /// Calendar days a period of each periodicidad may span: weeks and fortnights exactly, half
@@ -43,8 +92,130 @@ struct Valid {
     dias_pagados: i64,
 }
 
+/// The dates of an extraordinary period: fechaPago required, fechaInicio and fechaFin default
+/// to it; fechaInicio ≤ fechaFin ≤ fechaPago.
+pub(crate) fn fechas_extraordinarias(
+    problems: &mut Vec<FieldProblem>,
+    fecha_inicio: Option<&str>,
+    fecha_fin: Option<&str>,
+    fecha_pago: Option<&str>,
+) -> Option<(time::Date, time::Date, time::Date)> {
+    let mut fecha =
+        |field: &str, value: Option<&str>, required: bool| match value.map(str::trim).filter(|v| !v.is_empty()) {
+            None if required => {
+                problems.push(FieldProblem::new(field, format!("{field} is required")));
+                Err(())
+            }
+            None => Ok(None),
+            Some(texto) => leer_fecha(texto).map(Some).ok_or_else(|| {
+                problems.push(FieldProblem::new(field, format!("{field} must be a date AAAA-MM-DD or a datetime")));
+            }),
+        };
+    let pago = fecha("fechaPago", fecha_pago, true);
+    let inicio = fecha("fechaInicio", fecha_inicio, false);
+    let fin = fecha("fechaFin", fecha_fin, false);
+    let (Ok(Some(pago)), Ok(inicio), Ok(fin)) = (pago, inicio, fin) else { return None };
+    let (inicio, fin) = (inicio.unwrap_or(pago), fin.unwrap_or(pago));
+    let mut ok = true;
+    if fin < inicio {
+        problems.push(FieldProblem::new("fechaFin", "fechaFin cannot be before fechaInicio"));
+        ok = false;
+    }
+    if pago < fin {
+        problems.push(FieldProblem::new("fechaPago", "fechaPago must be on or after fechaFin"));
+        ok = false;
+    }
+    if let Err(error) = Parametros::vigentes(pago) {
+        problems.push(FieldProblem::new("fechaPago", error.to_string()));
+        ok = false;
+    }
+    ok.then_some((inicio, fin, pago))
+}
+
+/// The checks of an EXTRAORDINARIA period created by `POST /api/nomina/periodos`.
+fn check_extraordinaria(body: &Campos) -> Result<(Valid, Concepto), ApiError> {
+    let mut problems = Vec::new();
+    let concepto = match body.concepto.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+        None => {
+            problems.push(FieldProblem::new(
+                "concepto",
+                "an EXTRAORDINARIA period needs concepto: AGUINALDO, PTU or FINIQUITO",
+            ));
+            None
+        }
+        Some(texto) => match Concepto::parse(texto) {
+            Some(Concepto::Aguinaldo) => Some(Concepto::Aguinaldo),
+            Some(Concepto::Ptu) => {
+                problems.push(FieldProblem::new(
+                    "concepto",
+                    "a PTU period is created by POST /api/nomina/ptu with { ejercicio, monto, fechaPago }, which \
+                     distributes the amount",
+                ));
+                None
+            }
+            Some(Concepto::Finiquito) => {
+                problems.push(FieldProblem::new(
+                    "concepto",
+                    "a FINIQUITO period is created by POST /api/nomina/empleados/{id}/baja with { fecha, motivo, \
+                     incluirIndemnizacion }, which deactivates the employee",
+                ));
+                None
+            }
+            None => {
+                problems.push(FieldProblem::new(
+                    "concepto",
+                    format!("{texto:?} is not a concepto; use AGUINALDO, PTU or FINIQUITO"),
+                ));
+                None
+            }
+        },
+    };
+    if let Some(texto) = body.periodicidad.as_deref().map(str::trim).filter(|v| !v.is_empty())
+        && texto != PERIODICIDAD_OTRA
+    {
+        problems.push(FieldProblem::new(
+            "periodicidad",
+            format!(
+                "an EXTRAORDINARIA period pays every active employee whatever their periodicidad: omit periodicidad \
+                 or send \"99\" (c_PeriodicidadPago Otra Periodicidad), not {texto:?}"
+            ),
+        ));
+    }
+    if body.dias_pagados.as_ref().is_some_and(|d| !d.is_null()) {
+        problems.push(FieldProblem::new(
+            "diasPagados",
+            "an EXTRAORDINARIA period has no diasPagados: each receipt carries the days it pays for",
+        ));
+    }
+    let fechas = fechas_extraordinarias(
+        &mut problems,
+        body.fecha_inicio.as_deref(),
+        body.fecha_fin.as_deref(),
+        body.fecha_pago.as_deref(),
+    );
+    match (fechas, concepto) {
+        (Some((inicio, fin, pago)), Some(concepto)) if problems.is_empty() => Ok((
+            Valid {
+                fecha_inicio: inicio.to_string(),
+                fecha_fin: fin.to_string(),
+                fecha_pago: pago.to_string(),
+                periodicidad: PeriodicidadPago::Mensual,
+                dias_pagados: 0,
+            },
+            concepto,
+        )),
+        _ => Err(ApiError::fields(Code::Nomina001, problems)),
+    }
+}
+
 fn check(body: Campos) -> Result<Valid, ApiError> {
     let mut problems = Vec::new();
+    if let Some(concepto) = body.concepto.as_deref().filter(|c| !c.trim().is_empty()) {
+        problems.push(FieldProblem::new(
+            "concepto",
+            format!("an ORDINARIA period has no concepto ({concepto:?}); send tipo EXTRAORDINARIA"),
+        ));
+    }
     let mut fecha = |field: &str, value: Option<&str>| match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => {
             problems.push(FieldProblem::new(field, format!("{field} is required")));
@@ -142,6 +313,20 @@ fn check(body: Campos) -> Result<Valid, ApiError> {
 
 /// Creates a pay period of company `empresa_id`, ABIERTO.
 pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {
+    let tipo = body.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty());
+    match tipo.as_deref() {
+        None | Some(ORDINARIA) => {}
+        Some(EXTRAORDINARIA) => {
+            let (valid, concepto) = check_extraordinaria(&body)?;
+            return crear_extraordinario(app, empresa_id, &valid, concepto, None).await;
+        }
+        Some(otro) => {
+            return Err(ApiError::fields(
+                Code::Nomina001,
+                vec![FieldProblem::new("tipo", format!("{otro:?} is not a tipo; use ORDINARIA or EXTRAORDINARIA"))],
+            ));
+        }
+    }
     let valid = check(body)?;
     let id = ids::new_id();
     let nuevo = NuevoPeriodo {
@@ -150,6 +335,10 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
         fecha_pago: &valid.fecha_pago,
         periodicidad: valid.periodicidad.as_str(),
         dias_pagados: valid.dias_pagados,
+        tipo: ORDINARIA,
+        concepto: None,
+        empleado_id: None,
+        ejercicio: None,
     };
     let mut tx = app.db.begin().await?;
     let periodicidad = valid.periodicidad.as_str();
@@ -168,4 +357,53 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
     let row = nomina::periodo(&mut tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))?;
     tx.commit().await?;
     Ok(row)
+}
+
+/// Creates an EXTRAORDINARIA period of `concepto`, ABIERTO.
+async fn crear_extraordinario(
+    app: &AppContext,
+    empresa_id: &str,
+    valid: &Valid,
+    concepto: Concepto,
+    empleado_id: Option<&str>,
+) -> Result<PeriodoRow, ApiError> {
+    let mut tx = app.db.begin().await?;
+    let row = insertar_extraordinario(
+        &mut tx,
+        app.clock.now(),
+        empresa_id,
+        (&valid.fecha_inicio, &valid.fecha_fin, &valid.fecha_pago),
+        concepto,
+        empleado_id,
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+/// Writes an EXTRAORDINARIA period of `concepto` in the caller's transaction; its row.
+pub(crate) async fn insertar_extraordinario(
+    tx: &mut timbra_store::Tx,
+    now: time::OffsetDateTime,
+    empresa_id: &str,
+    (fecha_inicio, fecha_fin, fecha_pago): (&str, &str, &str),
+    concepto: Concepto,
+    empleado_id: Option<&str>,
+    ejercicio: Option<i64>,
+) -> Result<PeriodoRow, ApiError> {
+    let id = ids::new_id();
+    let nuevo = NuevoPeriodo {
+        fecha_inicio,
+        fecha_fin,
+        fecha_pago,
+        periodicidad: PERIODICIDAD_OTRA,
+        dias_pagados: 0,
+        tipo: EXTRAORDINARIA,
+        concepto: Some(concepto.as_str()),
+        empleado_id,
+        ejercicio,
+    };
+    nomina::insert_periodo(tx, empresa_id, &id, &nuevo, now).await?;
+    nomina::periodo(tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))
 }

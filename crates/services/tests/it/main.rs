@@ -33,6 +33,9 @@ async fn app_with_empresa() -> (AppContext, String) {
         sandbox: true,
         serie_predeterminada: "A",
         serie_pagos: "P",
+        dias_aguinaldo: 15,
+        metodo_isr_extraordinario: "ART96",
+        prima_riesgo: None,
     };
     let mut tx = app.db.begin().await.unwrap();
     empresas::crear(&mut tx, &empresa_id, &user_id, "EKU9003173C9", &datos, "PROPIETARIO", now).await.unwrap();

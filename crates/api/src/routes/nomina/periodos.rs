@@ -34,6 +34,13 @@ pub struct PeriodoBody {
     /// 7 (SEMANAL), 14 (CATORCENAL), 15 (QUINCENAL) or 30 (MENSUAL).
     #[schema(value_type = Option<i64>)]
     dias_pagados: Option<serde_json::Value>,
+    /// ORDINARIA (default) or EXTRAORDINARIA (TipoNomina E, PeriodicidadPago 99: every active
+    /// employee whatever their periodicidad; no periodicidad or diasPagados; fechaInicio and
+    /// fechaFin default to fechaPago).
+    tipo: Option<String>,
+    /// An EXTRAORDINARIA period's concepto: AGUINALDO (PTU is created by `POST /api/nomina/ptu`,
+    /// FINIQUITO by `POST /api/nomina/empleados/{id}/baja`).
+    concepto: Option<String>,
 }
 
 /// A pay period.
@@ -49,8 +56,16 @@ pub struct PeriodoOut {
     fecha_fin: String,
     /// AAAA-MM-DD.
     fecha_pago: String,
+    /// SEMANAL, CATORCENAL, QUINCENAL, MENSUAL, or "99" for an EXTRAORDINARIA period.
     periodicidad: String,
+    /// 7, 14, 15 or 30; 0 for an EXTRAORDINARIA period (each receipt carries its days).
     dias_pagados: i64,
+    /// ORDINARIA or EXTRAORDINARIA.
+    tipo: String,
+    /// AGUINALDO, PTU or FINIQUITO (EXTRAORDINARIA); null for an ORDINARIA period.
+    concepto: Option<String>,
+    /// A FINIQUITO's employee.
+    empleado_id: Option<String>,
     /// Receipts of the last calculation.
     recibos_calculados: i64,
     /// Σ receipts' net pay (their CFDI Total); null until calculated.
@@ -78,6 +93,9 @@ impl From<PeriodoRow> for PeriodoOut {
             fecha_pago: row.fecha_pago,
             periodicidad: row.periodicidad,
             dias_pagados: row.dias_pagados,
+            tipo: row.tipo,
+            concepto: row.concepto,
+            empleado_id: row.empleado_id,
             recibos_calculados: row.recibos_calculados,
             total_nomina: row.total_nomina.map(|m| m.0),
             calculado_at: row.calculado_at,
@@ -117,6 +135,8 @@ impl From<PeriodoBody> for periodos::Campos {
             fecha_pago: body.fecha_pago,
             periodicidad: body.periodicidad,
             dias_pagados: body.dias_pagados,
+            tipo: body.tipo,
+            concepto: body.concepto,
         }
     }
 }
@@ -203,7 +223,7 @@ pub async fn get(
         (status = 200, description = "periodoId, recibosCalculados, totalNomina, status CALCULADO, omitidos", body = Envelope<Calculado>),
         (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
-        (status = 409, description = "NOMINA_003 the period has stamped receipts", body = ErrorBody),
+        (status = 409, description = "NOMINA_003 the period has stamped receipts; NOMINA_035 a second AGUINALDO period of the year owes nobody anything", body = ErrorBody),
     ))]
 pub async fn calcular(
     State(app): State<AppContext>,

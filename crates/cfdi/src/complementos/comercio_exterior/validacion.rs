@@ -51,7 +51,7 @@ pub(super) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoD
     // complement only with 02.
     match (cce, c.exportacion.as_str()) {
         (None, "02") => v.problema(
-            "CCE20_EXPORTACION",
+            "CFDI40122",
             "Complemento",
             "con Exportacion 02 (definitiva con clave A1) se requiere el complemento de Comercio Exterior 2.0",
         ),
@@ -402,7 +402,7 @@ mod tests {
         let casos: &[Caso] = &[
             ("CCE20_UNICO", |c| c.complementos.push(c.complementos[0].clone())),
             ("CCE20_EXPORTACION", |c| c.exportacion = "01".into()),
-            ("CCE20_EXPORTACION", |c| c.complementos.clear()),
+            ("CFDI40122", |c| c.complementos.clear()),
             ("CCE20_TIPO_COMPROBANTE", |c| c.tipo_de_comprobante = "N".into()),
             ("CCE20_VERSION", |c| cce(c).version = "1.1".into()),
             ("CCE20_CLAVE_PEDIMENTO", |c| cce(c).clave_de_pedimento = "B1".into()),

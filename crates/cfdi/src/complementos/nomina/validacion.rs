@@ -77,19 +77,19 @@ pub(super) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoD
     }
     if c.nominas().next().is_none() {
         v.problema(
-            "CFDI40_NOMINA_COMPLEMENTO",
+            "TIMBRA_NOMINA_COMPLEMENTO",
             "Complemento",
             "un comprobante de nómina requiere el complemento Nómina 1.2",
         );
     }
     if c.receptor.uso_cfdi != "CN01" {
-        v.problema("CFDI40_NOMINA_USO", "Receptor.UsoCFDI", "un recibo de nómina usa UsoCFDI CN01");
+        v.problema("NOM12", "Receptor.UsoCFDI", "un recibo de nómina usa UsoCFDI CN01");
     }
     if c.receptor.regimen_fiscal_receptor != "605" {
         v.problema("NOM11", "Receptor.RegimenFiscalReceptor", "un recibo de nómina usa RegimenFiscalReceptor 605");
     }
     if c.moneda != "MXN" {
-        v.problema("CFDI40_NOMINA_MONEDA", "Moneda", "un recibo de nómina usa Moneda MXN");
+        v.problema("NOM1", "Moneda", "un recibo de nómina usa Moneda MXN");
     }
     if c.forma_pago.is_some() {
         v.problema("CFDI40103", "FormaPago", "no debe existir en un comprobante de nómina");
@@ -241,7 +241,10 @@ mod tests {
         let golden = crate::parser::parsear(include_str!("../../../tests/golden/N_nomina12.xml")).unwrap();
         assert!(reglas(&golden).is_empty(), "{:?}", reglas(&golden));
         type Caso = (&'static str, fn(&mut Comprobante));
-        let casos: [Caso; 11] = [
+        let casos: [Caso; 14] = [
+            ("TIMBRA_NOMINA_COMPLEMENTO", |c| c.complementos.clear()),
+            ("NOM1", |c| c.moneda = "USD".into()),
+            ("NOM12", |c| c.receptor.uso_cfdi = "G03".into()),
             ("NOM11", |c| c.receptor.regimen_fiscal_receptor = "601".into()),
             ("CFDI40103", |c| c.forma_pago = Some("99".into())),
             ("NOM33", |c| nomina(c).receptor.periodicidad_pago = "99".into()),

@@ -1,0 +1,536 @@
+//! Payroll through the year (issue 35) over HTTP on both backends: the company's payroll
+//! settings, extraordinary (TipoNomina E) aguinaldo periods calculated with the brief's worked
+//! figures (PAYROLL_EXTRAS_2026.md §1.5), stamped and checked by SAT's own tools, a second
+//! aguinaldo of the year refused or paid as a supplement, and the bad paths.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::cfdi::{sandbox_pac_cer, sat_oracle};
+use crate::harness::{As, TempDir, TestApp, each_backend};
+use crate::nomina_timbrado::{empleado_generado, empresa_nomina, timbrar, xmls};
+
+/// A JSON number or decimal string as f64 (figures are compared to the centavo).
+fn num(valor: &Value) -> f64 {
+    valor.as_f64().or_else(|| valor.as_str().and_then(|s| s.parse().ok())).unwrap_or_else(|| panic!("{valor}"))
+}
+
+/// Employee `k` with its salary, hire date and periodicidad.
+fn empleado(k: usize, salario: &str, alta: &str, periodicidad: &str) -> Value {
+    let mut e = empleado_generado(k);
+    e["salarioDiario"] = json!(salario);
+    e["salarioDiarioIntegrado"] = json!(salario);
+    e["fechaInicioRelLaboral"] = json!(alta);
+    e["periodicidad"] = json!(periodicidad);
+    e
+}
+
+async fn crear_empleado(app: &TestApp, who: &As, body: Value) -> String {
+    app.post("/api/nomina/empleados", who, body).await.data(201)["id"].as_str().unwrap().to_owned()
+}
+
+fn aguinaldo_body(fecha_pago: &str) -> Value {
+    json!({ "tipo": "EXTRAORDINARIA", "concepto": "AGUINALDO", "fechaPago": fecha_pago })
+}
+
+async fn periodo_aguinaldo(app: &TestApp, who: &As, fecha_pago: &str) -> String {
+    let creado = app.post("/api/nomina/periodos", who, aguinaldo_body(fecha_pago)).await;
+    let data = creado.data(201);
+    assert_eq!(
+        (data["tipo"].as_str(), data["concepto"].as_str(), data["periodicidad"].as_str(), data["status"].as_str()),
+        (Some("EXTRAORDINARIA"), Some("AGUINALDO"), Some("99"), Some("ABIERTO")),
+        "{data}"
+    );
+    assert_eq!((data["fechaInicio"].as_str(), data["fechaFin"].as_str()), (Some(fecha_pago), Some(fecha_pago)));
+    data["id"].as_str().unwrap().to_owned()
+}
+
+/// The period's receipt of `empleado_id`.
+fn recibo_de<'a>(detalle: &'a Value, empleado_id: &str) -> &'a Value {
+    detalle["recibos"].as_array().unwrap().iter().find(|r| r["empleadoId"] == empleado_id).unwrap()
+}
+
+#[tokio::test]
+async fn company_payroll_settings_have_defaults_rules_and_round_trip() {
+    each_backend(|app: TestApp| async move {
+        let (_, key) = app.user("ajustes@example.com").await;
+        let base = json!({ "rfc": "EKU9003173C9", "razonSocial": "ESCUELA KEMPER URGATE", "regimenFiscal": "601", "codigoPostal": "86000" });
+        // Bad values: every problem at once.
+        let mut malo = base.clone();
+        malo["diasAguinaldo"] = json!(14);
+        malo["metodoIsrExtraordinario"] = json!("ART174");
+        malo["primaRiesgo"] = json!(16);
+        let error = app.post("/api/empresas", &As::key(&key), malo).await;
+        error.assert_error(400, "EMPRESA_001");
+        let campos: Vec<&str> = error.body["error"]["details"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["field"].as_str().unwrap())
+            .collect();
+        for campo in ["diasAguinaldo", "metodoIsrExtraordinario", "primaRiesgo"] {
+            assert!(campos.contains(&campo), "{campo} missing: {:?}", error.body);
+        }
+        for (campo, valor) in
+            [("diasAguinaldo", json!("15")), ("diasAguinaldo", json!(15.5)), ("primaRiesgo", json!(0.4)), ("primaRiesgo", json!("x"))]
+        {
+            let mut malo = base.clone();
+            malo[campo] = valor.clone();
+            app.post("/api/empresas", &As::key(&key), malo).await.assert_error(400, "EMPRESA_001");
+        }
+        // Defaults.
+        let creada = app.post("/api/empresas", &As::key(&key), base).await.data(201).clone();
+        assert_eq!(
+            (creada["diasAguinaldo"].as_i64(), creada["metodoIsrExtraordinario"].as_str(), creada["primaRiesgo"].is_null()),
+            (Some(15), Some("ART96"), true),
+            "{creada}"
+        );
+        let id = creada["id"].as_str().unwrap();
+        let path = format!("/api/empresas/{id}");
+        let cambio = json!({ "diasAguinaldo": 20, "metodoIsrExtraordinario": "rlisr174", "primaRiesgo": 0.54355 });
+        let cambiada = app.call(Method::PATCH, &path, &As::key(&key), Some(cambio)).await.data(200).clone();
+        assert_eq!(
+            (cambiada["diasAguinaldo"].as_i64(), cambiada["metodoIsrExtraordinario"].as_str(), num(&cambiada["primaRiesgo"])),
+            (Some(20), Some("RLISR174"), 0.54355),
+            "{cambiada}"
+        );
+        // Other fields untouched by a PATCH that does not send them; a bad value changes nothing.
+        let otra = app.call(Method::PATCH, &path, &As::key(&key), Some(json!({ "nombreComercial": "EKU" }))).await;
+        assert_eq!(otra.data(200)["diasAguinaldo"], 20);
+        assert_eq!(num(&otra.data(200)["primaRiesgo"]), 0.54355);
+        app.call(Method::PATCH, &path, &As::key(&key), Some(json!({ "primaRiesgo": "15.5" })))
+            .await
+            .assert_error(400, "EMPRESA_001");
+        let leida = app.get(&path, &As::key(&key)).await.data(200).clone();
+        assert_eq!((leida["diasAguinaldo"].as_i64(), num(&leida["primaRiesgo"])), (Some(20), 0.54355));
+    })
+    .await;
+}
+
+/// PAYROLL_EXTRAS_2026.md §1.5: (salario, alta, importe, exento, gravado, ISR ART96, ISR RLISR174).
+const CASOS: [(&str, &str, f64, f64, f64, f64, f64); 4] = [
+    ("350.00", "2019-03-01", 5250.00, 3519.30, 1730.70, 188.30, 188.30),
+    ("800.00", "2026-07-01", 6049.32, 3519.30, 2530.02, 540.41, 540.41),
+    ("570.00", "2018-01-15", 8550.00, 3519.30, 5030.70, 1067.47, 989.51),
+    ("2500.00", "2015-06-01", 37500.00, 3519.30, 33980.70, 10265.61, 10194.21),
+];
+
+#[tokio::test]
+async fn an_aguinaldo_period_pays_every_active_employee_by_the_brief_and_stamps_as_tipo_e() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "aguinaldo@example.com", Some("B5510768108")).await;
+        let periodicidades = ["QUINCENAL", "SEMANAL", "MENSUAL", "CATORCENAL"];
+        let mut ids = Vec::new();
+        for (k, (salario, alta, ..)) in CASOS.iter().enumerate() {
+            ids.push(crear_empleado(&app, &who, empleado(k, salario, alta, periodicidades[k])).await);
+        }
+        // Hired after the period ends (fechaFin 2026-11-15): listed, not paid. Inactive: not covered.
+        let tarde = crear_empleado(&app, &who, empleado(7, "400.00", "2026-11-20", "QUINCENAL")).await;
+        let baja = crear_empleado(&app, &who, empleado(8, "400.00", "2020-01-01", "QUINCENAL")).await;
+        app.call(Method::DELETE, &format!("/api/nomina/empleados/{baja}"), &who, None).await;
+
+        let mut body = aguinaldo_body("2026-12-18");
+        (body["fechaInicio"], body["fechaFin"]) = (json!("2026-01-01"), json!("2026-11-15"));
+        let periodo = app.post("/api/nomina/periodos", &who, body).await.data(201)["id"].as_str().unwrap().to_owned();
+        let calculado = app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await.data(200).clone();
+        assert_eq!(calculado["recibosCalculados"], 4, "{calculado}");
+        let omitidos = calculado["omitidos"].as_array().unwrap();
+        assert_eq!(omitidos.len(), 1, "{calculado}");
+        assert_eq!(omitidos[0]["empleadoId"], tarde.as_str());
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+        let mut total = 0.0;
+        for (k, (_, _, importe, exento, gravado, art96, _)) in CASOS.iter().enumerate() {
+            let r = recibo_de(&detalle, &ids[k]);
+            assert_eq!(
+                (num(&r["importe"]), num(&r["exento"]), num(&r["gravado"]), num(&r["isrRetenido"])),
+                (*importe, *exento, *gravado, *art96),
+                "{r}"
+            );
+            assert!((num(&r["total"]) - (importe - art96)).abs() < 0.001, "{r}");
+            assert_eq!(r["lineas"]["percepciones"][0]["tipo"], "002");
+            total += importe - art96;
+        }
+        assert!((num(&detalle["totalNomina"]) - total).abs() < 0.001, "{detalle}");
+        assert_eq!(recibo_de(&detalle, &ids[1])["aguinaldo"]["diasTrabajados"], 184);
+
+        // The company switches to Art. 174 RLISR: recalculating (nothing stamped yet) applies it.
+        let empresa = who.empresa.clone().unwrap();
+        app.call(
+            Method::PATCH,
+            &format!("/api/empresas/{empresa}"),
+            &who,
+            Some(json!({ "metodoIsrExtraordinario": "RLISR174" })),
+        )
+        .await
+        .data(200);
+        app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await.data(200);
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+        for (k, (.., rlisr)) in CASOS.iter().enumerate() {
+            let r = recibo_de(&detalle, &ids[k]);
+            assert_eq!(num(&r["isrRetenido"]), *rlisr, "{r}");
+            assert_eq!(r["aguinaldo"]["metodo"], "RLISR174");
+        }
+
+        // Stamped through the period's stamping: TipoNomina E, PeriodicidadPago 99, 002 with
+        // its split, ISR 002, no subsidy node; SAT's XSD, XSLT cadena and seals.
+        let timbrado = timbrar(&app, &who, &periodo).await.data(201).clone();
+        assert_eq!(
+            (timbrado["timbrados"].as_u64(), timbrado["status"].as_str()),
+            (Some(4), Some("TIMBRADO")),
+            "{timbrado}"
+        );
+        let dir = TempDir::new();
+        let files = xmls(&app, &who, &timbrado, &dir).await;
+        for (_, xml) in &files {
+            for esperado in [
+                "TipoNomina=\"E\"",
+                "PeriodicidadPago=\"99\"",
+                "TipoPercepcion=\"002\"",
+                "FechaPago=\"2026-12-18\"",
+                "FechaInicialPago=\"2026-01-01\"",
+                "FechaFinalPago=\"2026-11-15\"",
+            ] {
+                assert!(xml.contains(esperado), "{esperado} missing: {xml}");
+            }
+            assert!(!xml.contains("TipoOtroPago=\"002\""), "{xml}");
+        }
+        assert!(files.iter().any(|(_, xml)| xml.contains("ImporteGravado=\"5030.70\" ImporteExento=\"3519.30\"")
+            && xml.contains("TipoDeduccion=\"002\"")
+            && xml.contains("Importe=\"989.51\"")));
+        assert!(files.iter().any(|(_, xml)| xml.contains("NumDiasPagados=\"184\"")));
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+
+        // A second aguinaldo of the year with nothing changed (the late hire leaves first, or it
+        // would be paid): 409 naming the first period.
+        app.call(Method::DELETE, &format!("/api/nomina/empleados/{tarde}"), &who, None).await;
+        let segundo = periodo_aguinaldo(&app, &who, "2026-12-19").await;
+        let repetido = app.post(&format!("/api/nomina/periodos/{segundo}"), &who, json!({})).await;
+        repetido.assert_error(409, "NOMINA_035");
+        assert_eq!(repetido.body["error"]["details"]["periodoId"], periodo.as_str(), "{:?}", repetido.body);
+        // After a raise it pays the difference alone, exempt only by what is left of the 30 UMA.
+        app.call(
+            Method::PATCH,
+            &format!("/api/nomina/empleados/{}", ids[2]),
+            &who,
+            Some(json!({ "salarioDiario": "600.00", "salarioDiarioIntegrado": "600.00" })),
+        )
+        .await
+        .data(200);
+        let complemento = app.post(&format!("/api/nomina/periodos/{segundo}"), &who, json!({})).await.data(200).clone();
+        assert_eq!(complemento["recibosCalculados"], 1, "{complemento}");
+        let detalle = app.get(&format!("/api/nomina/periodos/{segundo}"), &who).await.data(200).clone();
+        let r = recibo_de(&detalle, &ids[2]);
+        // 600 × 15 − 8,550.00 = 450.00, all taxable; RLISR174 on O = 600 × 30.4 = 18,240.00:
+        // proporción 37.4794…, f(O + p) − f(O) at 21.36 %, ISR = 0.2136 × 450.00 = 96.12.
+        assert_eq!((num(&r["importe"]), num(&r["exento"]), num(&r["gravado"])), (450.0, 0.0, 450.0), "{r}");
+        assert_eq!((num(&r["isrRetenido"]), r["complemento"].as_bool()), (96.12, Some(true)), "{r}");
+        let timbrado = timbrar(&app, &who, &segundo).await.data(201).clone();
+        assert_eq!(timbrado["timbrados"], 1, "{timbrado}");
+        let dir = TempDir::new();
+        let files = xmls(&app, &who, &timbrado, &dir).await;
+        assert!(files[0].1.contains("ImporteGravado=\"450.00\" ImporteExento=\"0.00\""), "{}", files[0].1);
+        sat_oracle(&files, &pac_cer, &dir.0);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn extraordinary_periods_refuse_bad_input_roles_and_other_companies() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "extra-malo@example.com", Some("B5510768108")).await;
+        let crear = |body: Value| {
+            let (app, who) = (&app, &who);
+            async move { app.post("/api/nomina/periodos", who, body).await }
+        };
+        let campo = |answer: &crate::harness::Answer, campo: &str| {
+            answer.assert_error(400, "NOMINA_001");
+            let fields = answer.body["error"]["details"]["fields"].as_array().unwrap().clone();
+            fields.into_iter().find(|f| f["field"] == campo).unwrap_or_else(|| panic!("{campo}: {:?}", answer.body))
+        };
+        let r = crear(json!({ "tipo": "ESPECIAL", "fechaPago": "2026-12-18" })).await;
+        campo(&r, "tipo");
+        let r = crear(json!({ "tipo": "EXTRAORDINARIA", "fechaPago": "2026-12-18" })).await;
+        campo(&r, "concepto");
+        let r = crear(json!({ "tipo": "EXTRAORDINARIA", "concepto": "BONO", "fechaPago": "2026-12-18" })).await;
+        campo(&r, "concepto");
+        let r = crear(json!({ "tipo": "EXTRAORDINARIA", "concepto": "PTU", "fechaPago": "2026-05-29" })).await;
+        assert!(campo(&r, "concepto")["message"].as_str().unwrap().contains("/api/nomina/ptu"), "{:?}", r.body);
+        let r = crear(json!({ "tipo": "EXTRAORDINARIA", "concepto": "FINIQUITO", "fechaPago": "2026-05-29" })).await;
+        assert!(campo(&r, "concepto")["message"].as_str().unwrap().contains("/baja"), "{:?}", r.body);
+        let mut con_periodicidad = aguinaldo_body("2026-12-18");
+        con_periodicidad["periodicidad"] = json!("QUINCENAL");
+        con_periodicidad["diasPagados"] = json!(15);
+        let r = crear(con_periodicidad).await;
+        campo(&r, "periodicidad");
+        campo(&r, "diasPagados");
+        let r = crear(json!({ "tipo": "EXTRAORDINARIA", "concepto": "AGUINALDO" })).await;
+        campo(&r, "fechaPago");
+        let mut al_reves = aguinaldo_body("2026-12-18");
+        al_reves["fechaInicio"] = json!("2026-12-20");
+        al_reves["fechaFin"] = json!("2026-12-19");
+        let r = crear(al_reves).await;
+        campo(&r, "fechaFin");
+        campo(&r, "fechaPago");
+        let ordinaria = json!({ "fechaInicio": "2026-11-01", "fechaFin": "2026-11-15", "fechaPago": "2026-11-15",
+            "periodicidad": "QUINCENAL", "diasPagados": 15, "concepto": "AGUINALDO" });
+        let r = crear(ordinaria).await;
+        campo(&r, "concepto");
+        // Explicit "99" and dates are accepted; an ordinary period's dates do not collide with it.
+        let mut completo = aguinaldo_body("2026-12-18");
+        completo["periodicidad"] = json!("99");
+        completo["fechaInicio"] = json!("2026-01-01");
+        completo["fechaFin"] = json!("2026-12-18");
+        let periodo = crear(completo).await.data(201)["id"].as_str().unwrap().to_owned();
+
+        // An empty company calculates to no receipts; another company's period is not found.
+        let calculado = app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await;
+        assert_eq!(calculado.data(200)["recibosCalculados"], 0);
+        let otra = empresa_nomina(&app, "extra-otra@example.com", Some("B5510768108")).await;
+        app.post(&format!("/api/nomina/periodos/{periodo}"), &otra, json!({})).await.assert_error(404, "NOT_FOUND");
+        app.get(&format!("/api/nomina/periodos/{periodo}"), &otra).await.assert_error(404, "NOT_FOUND");
+        // A key narrowed to nomina:view cannot create one.
+        let empresa = who.empresa.clone().unwrap();
+        let narrow = app
+            .post(
+                "/api/api-keys",
+                &who,
+                json!({ "name": "lector", "scopes": ["nomina:view"], "empresaIds": [empresa] }),
+            )
+            .await;
+        let lector = As::key(narrow.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
+        app.post("/api/nomina/periodos", &lector, aguinaldo_body("2026-12-18")).await.assert_error(403, "SCOPE_002");
+    })
+    .await;
+}
+
+/// PAYROLL_EXTRAS_2026.md §3.7: a liquidación and a finiquito by resignation, stamped with
+/// SeparacionIndemnizacion where it applies; the employees deactivated at the exit date.
+#[tokio::test]
+async fn a_baja_writes_the_finiquito_or_liquidacion_by_the_brief_and_stamps_it() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "baja@example.com", Some("B5510768108")).await;
+        let mut liquidado = empleado(0, "1000.00", "2019-01-01", "QUINCENAL");
+        liquidado["salarioDiarioIntegrado"] = json!("1056.16");
+        let liquidado = crear_empleado(&app, &who, liquidado).await;
+        let mut renuncia = empleado(1, "500.00", "2024-01-15", "SEMANAL");
+        renuncia["salarioDiarioIntegrado"] = json!("524.65");
+        let renuncia = crear_empleado(&app, &who, renuncia).await;
+
+        let baja = |id: &str, body: Value| {
+            let (app, who, path) = (&app, &who, format!("/api/nomina/empleados/{id}/baja"));
+            async move { app.post(&path, who, body).await }
+        };
+        // Bad input first: nothing is written.
+        let antes = baja(&liquidado, json!({ "fecha": "2018-12-31", "motivo": "RENUNCIA" })).await;
+        antes.assert_error(400, "NOMINA_001");
+        assert_eq!(antes.body["error"]["details"]["fields"][0]["field"], "fecha", "{:?}", antes.body);
+        assert!(antes.body["error"]["details"]["fields"][0]["message"].as_str().unwrap().contains("hire date"));
+        let r = baja(&liquidado, json!({ "fecha": "2026-07-15", "motivo": "JUBILACION", "diasSueldoPendientes": -1 }))
+            .await;
+        r.assert_error(400, "NOMINA_001");
+        let campos = r.body["error"]["details"]["fields"].to_string();
+        assert!(campos.contains("motivo") && campos.contains("diasSueldoPendientes"), "{campos}");
+        baja(&liquidado, json!({ "motivo": "RENUNCIA" })).await.assert_error(400, "NOMINA_001");
+        baja(&liquidado, json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA", "fechaPago": "2026-07-14" }))
+            .await
+            .assert_error(400, "NOMINA_001");
+        baja("no-such-employee", json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA" }))
+            .await
+            .assert_error(404, "NOT_FOUND");
+        let otra = empresa_nomina(&app, "baja-otra@example.com", Some("B5510768108")).await;
+        app.post(
+            &format!("/api/nomina/empleados/{liquidado}/baja"),
+            &otra,
+            json!({ "fecha": "2026-07-15", "motivo": "RENUNCIA" }),
+        )
+        .await
+        .assert_error(404, "NOT_FOUND");
+        let empleado_leido = app.get(&format!("/api/nomina/empleados/{liquidado}"), &who).await;
+        assert_eq!(empleado_leido.data(200)["activo"], true);
+
+        // The liquidación: 002, 001 vacations, 021, 022 and 025, ISR 38,184.97, net 295,883.46.
+        let hecha = baja(
+            &liquidado,
+            json!({ "fecha": "2026-07-15", "motivo": "DESPIDO_INJUSTIFICADO", "incluirIndemnizacion": true }),
+        )
+        .await;
+        let data = hecha.data(201).clone();
+        assert_eq!(
+            (data["empleado"]["activo"].as_bool(), data["empleado"]["fechaBaja"].as_str()),
+            (Some(false), Some("2026-07-15"))
+        );
+        assert_eq!(num(&data["calculo"]["totalNomina"]), 295_883.46, "{data}");
+        let f = &data["finiquito"];
+        assert_eq!(
+            (num(&f["primaAntiguedad"]), num(&f["indemnizacion"]), num(&f["isrSeparacion"]), num(&f["isr"])),
+            (56_986.85, 254_259.67, 34_166.06, 38_184.97),
+            "{f}"
+        );
+        let periodo_liq = data["periodoId"].as_str().unwrap().to_owned();
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo_liq}"), &who).await.data(200).clone();
+        assert_eq!(
+            (detalle["tipo"].as_str(), detalle["concepto"].as_str()),
+            (Some("EXTRAORDINARIA"), Some("FINIQUITO"))
+        );
+        assert_eq!(detalle["empleadoId"], liquidado.as_str());
+        let r = recibo_de(&detalle, &liquidado);
+        let lineas: Vec<(String, f64, f64)> = r["lineas"]["percepciones"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["tipo"].as_str().unwrap().to_owned(), num(&p["gravado"]), num(&p["exento"])))
+            .collect();
+        assert_eq!(
+            lineas,
+            [
+                ("002".to_owned(), 4535.49, 3519.30),
+                ("001".to_owned(), 11_813.70, 0.0),
+                ("021".to_owned(), 1193.77, 1759.65),
+                ("022".to_owned(), 0.0, 56_986.85),
+                ("025".to_owned(), 226_783.32, 27_476.35),
+            ],
+            "{r}"
+        );
+        // A second baja of the same employee is refused.
+        baja(&liquidado, json!({ "fecha": "2026-07-16", "motivo": "RENUNCIA" })).await.assert_error(400, "NOMINA_001");
+
+        // The resignation: no separation items; ISR 744.24.
+        let hecha =
+            baja(&renuncia, json!({ "fecha": "2026-06-30", "motivo": "RENUNCIA", "incluirIndemnizacion": true })).await;
+        let data = hecha.data(201).clone();
+        let f = &data["finiquito"];
+        assert_eq!(
+            (num(&f["aguinaldo"]), num(&f["vacaciones"]), num(&f["primaVacacional"]), num(&f["isr"])),
+            (3719.18, 3660.27, 915.07, 744.24),
+            "{f}"
+        );
+        assert!(f["separacion"].is_null(), "{f}");
+        let periodo_ren = data["periodoId"].as_str().unwrap().to_owned();
+
+        // Both stamped although the employees are inactive now; SAT's oracle.
+        let dir = TempDir::new();
+        let mut files = Vec::new();
+        for periodo in [&periodo_liq, &periodo_ren] {
+            let timbrado = timbrar(&app, &who, periodo).await.data(201).clone();
+            assert_eq!(
+                (timbrado["timbrados"].as_u64(), timbrado["errores"].as_u64()),
+                (Some(1), Some(0)),
+                "{timbrado}"
+            );
+            files.extend(xmls(&app, &who, &timbrado, &dir).await);
+        }
+        let liq = &files[0].1;
+        for esperado in [
+            "TipoNomina=\"E\"",
+            "PeriodicidadPago=\"99\"",
+            "TotalSeparacionIndemnizacion=\"311246.52\"",
+            "<nomina12:SeparacionIndemnizacion ",
+            "NumAñosServicio=\"8\"",
+            "UltimoSueldoMensOrd=\"30000.00\"",
+            "IngresoAcumulable=\"30000.00\"",
+            "IngresoNoAcumulable=\"196783.32\"",
+            "TipoPercepcion=\"025\"",
+            "TipoPercepcion=\"022\"",
+            "FechaFinalPago=\"2026-07-15\"",
+        ] {
+            assert!(liq.contains(esperado), "{esperado} missing: {liq}");
+        }
+        assert!(!files[1].1.contains("SeparacionIndemnizacion"), "{}", files[1].1);
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+    })
+    .await;
+}
+
+/// PAYROLL_EXTRAS_2026.md §2.3: the PTU of 2025, 150,000.00 paid 2026-05-29; the eventual worker
+/// with 47 days is excluded; receipts 003 stamped and checked by SAT's tools.
+#[tokio::test]
+async fn the_ptu_is_distributed_by_the_brief_and_refuses_bad_amounts_years_and_repeats() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "ptu@example.com", Some("B5510768108")).await;
+        // (salario, alta, tipoContrato, PTU, ISR ART96)
+        let casos = [
+            ("400.00", "2020-01-10", "01", Some((26_677.35, 5104.47))),
+            ("800.00", "2022-05-01", "01", Some((33_815.09, 7342.31))),
+            ("600.00", "2025-03-01", "01", Some((25_357.10, 5180.27))),
+            ("2500.00", "2018-07-01", "01", Some((64_150.46, 19_356.84))),
+            ("500.00", "2025-11-15", "03", None),
+        ];
+        let mut ids = Vec::new();
+        for (k, (salario, alta, contrato, _)) in casos.iter().enumerate() {
+            let mut e = empleado(k, salario, alta, "QUINCENAL");
+            e["tipoContrato"] = json!(contrato);
+            ids.push(crear_empleado(&app, &who, e).await);
+        }
+        let ptu = |body: Value| {
+            let (app, who) = (&app, &who);
+            async move { app.post("/api/nomina/ptu", who, body).await }
+        };
+        let campo = |answer: &crate::harness::Answer, campo: &str| {
+            answer.assert_error(400, "NOMINA_001");
+            assert!(
+                answer.body["error"]["details"]["fields"].to_string().contains(campo),
+                "{campo}: {:?}",
+                answer.body
+            );
+        };
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": 0 })).await, "monto");
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": "-10.00" })).await, "monto");
+        campo(&ptu(json!({ "ejercicio": 2026, "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "ejercicio": 2031, "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "monto": 1000 })).await, "ejercicio");
+        campo(&ptu(json!({ "ejercicio": 2025, "monto": 1000, "fechaPago": "2025-12-31" })).await, "fechaPago");
+        // Nobody worked in 2017: nothing to distribute.
+        ptu(json!({ "ejercicio": 2017, "monto": 1000, "fechaPago": "2026-05-29" }))
+            .await
+            .assert_error(400, "NOMINA_001");
+
+        let hecho = ptu(json!({ "ejercicio": 2025, "monto": "150000.00", "fechaPago": "2026-05-29" })).await;
+        let data = hecho.data(201).clone();
+        assert_eq!(
+            (data["reparto"]["totalDias"].as_u64(), num(&data["reparto"]["totalSalarios"])),
+            (Some(1401), 1_534_100.0),
+            "{data}"
+        );
+        assert_eq!(num(&data["reparto"]["totalPagado"]), 150_000.0);
+        assert_eq!(data["calculo"]["recibosCalculados"], 4);
+        assert_eq!(data["calculo"]["omitidos"][0]["empleadoId"], ids[4].as_str());
+        let periodo = data["periodoId"].as_str().unwrap().to_owned();
+        let detalle = app.get(&format!("/api/nomina/periodos/{periodo}"), &who).await.data(200).clone();
+        assert_eq!((detalle["concepto"].as_str(), detalle["fechaPago"].as_str()), (Some("PTU"), Some("2026-05-29")));
+        for (k, (.., esperado)) in casos.iter().enumerate() {
+            let Some((monto, isr)) = esperado else { continue };
+            let r = recibo_de(&detalle, &ids[k]);
+            assert_eq!((num(&r["ptu"]), num(&r["exento"]), num(&r["isrRetenido"])), (*monto, 1759.65, *isr), "{r}");
+        }
+        // One PTU per ejercicio; and its period is not recalculated by the periods' route.
+        let repetido = ptu(json!({ "ejercicio": 2025, "monto": "1000.00", "fechaPago": "2026-05-29" })).await;
+        repetido.assert_error(409, "NOMINA_035");
+        assert_eq!(repetido.body["error"]["details"]["periodoId"], periodo.as_str());
+        app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await.assert_error(400, "NOMINA_001");
+        // Another company sees nothing of it.
+        let otra = empresa_nomina(&app, "ptu-otra@example.com", Some("B5510768108")).await;
+        app.get(&format!("/api/nomina/periodos/{periodo}"), &otra).await.assert_error(404, "NOT_FOUND");
+
+        let timbrado = timbrar(&app, &who, &periodo).await.data(201).clone();
+        assert_eq!(
+            (timbrado["timbrados"].as_u64(), timbrado["status"].as_str()),
+            (Some(4), Some("TIMBRADO")),
+            "{timbrado}"
+        );
+        let dir = TempDir::new();
+        let files = xmls(&app, &who, &timbrado, &dir).await;
+        for (_, xml) in &files {
+            for esperado in
+                ["TipoNomina=\"E\"", "PeriodicidadPago=\"99\"", "TipoPercepcion=\"003\"", "ImporteExento=\"1759.65\""]
+            {
+                assert!(xml.contains(esperado), "{esperado} missing: {xml}");
+            }
+        }
+        assert!(files.iter().any(|(_, xml)| xml.contains("ImporteGravado=\"24917.70\"")));
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+    })
+    .await;
+}

@@ -1228,9 +1228,9 @@ mod tests {
             }),
             ("I_iva16", "CFDI40214", |c| {
                 let t = &mut c.impuestos.as_mut().unwrap().traslados[0];
-                t.base = Numero::from_texto(&format!("{}0", t.base.texto()));
+                t.base = Numero::from_texto(format!("{}0", t.base.texto()));
             }),
-            ("I_iva16", "CFDI40107", |c| c.sub_total = Numero::from_texto(&format!("{}0", c.sub_total.texto()))),
+            ("I_iva16", "CFDI40107", |c| c.sub_total = Numero::from_texto(format!("{}0", c.sub_total.texto()))),
             // TipoCambio by Moneda.
             ("I_iva16", "CFDI40114", |c| c.tipo_cambio = Some(Numero::from_texto("2"))),
             ("I_iva16", "CFDI40115", |c| c.moneda = "USD".into()),

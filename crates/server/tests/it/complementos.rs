@@ -220,6 +220,15 @@ async fn carta_porte_and_comercio_exterior_stamp_and_pass_sat_schema_cadena_and_
         assert_eq!(cp["mercancias"]["mercancia"][0]["cantidadTransporta"][1]["idDestino"], json!("DE000002"));
         assert_eq!(cp["mercancias"]["autotransporte"]["remolques"][0]["subTipoRem"], json!("CTR004"));
         assert_eq!(cp["figuraTransporte"][0]["rfcFigura"], json!("VAAM130719H60"));
+        // Members come in SAT's order, as timbra-cfdi writes them.
+        let (_, texto) = raw(&app, &format!("/api/cfdi/{}", stamped[1]["cfdiId"].as_str().unwrap()), Some(&who)).await;
+        let posicion =
+            |clave: &str| texto.find(&format!("\"{clave}\":")).unwrap_or_else(|| panic!("{clave} in {texto}"));
+        assert!(posicion("version") < posicion("idCCP") && posicion("idCCP") < posicion("ubicaciones"), "{texto}");
+        assert!(
+            posicion("ubicaciones") < posicion("mercancias") && posicion("mercancias") < posicion("figuraTransporte"),
+            "{texto}"
+        );
         let sent = &bodies[1]["complementos"]["cartaPorte"];
         assert_eq!(cp["ubicaciones"][0]["domicilio"], sent["ubicaciones"][0]["domicilio"]);
         let detalle = app.get(&format!("/api/cfdi/{}", stamped[3]["cfdiId"].as_str().unwrap()), &who).await;

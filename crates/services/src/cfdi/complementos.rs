@@ -5,6 +5,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use timbra_cfdi::complementos::Complemento;
 use timbra_cfdi::construccion::ErrorConstruccion;
 use timbra_cfdi::validacion::Problema;
@@ -129,29 +130,36 @@ pub fn nombres(comprobante: &Comprobante) -> String {
 }
 
 /// The complements of a stored CFDI as the API returns them (`complementos.cartaPorte`,
-/// `complementos.comercioExterior`: the body's names, decimals as strings); `None` when it
-/// carries neither.
-pub fn a_json(comprobante: &Comprobante) -> Option<Value> {
-    let mut salida = serde_json::Map::new();
+/// `complementos.comercioExterior`: the body's names in SAT's order, decimals as strings), as
+/// the JSON text timbra-cfdi writes; `None` when it carries neither.
+pub fn a_json(comprobante: &Comprobante) -> Option<Box<RawValue>> {
+    let mut miembros: Vec<(&str, String)> = Vec::new();
     for complemento in &comprobante.complementos {
         let (nombre, texto) = match complemento {
             Complemento::CartaPorte(cp) => (CARTA_PORTE, carta_porte::a_json(cp)),
             Complemento::ComercioExterior(cce) => (COMERCIO_EXTERIOR, comercio_exterior::a_json(cce)),
             _ => continue,
         };
-        match serde_json::from_str::<Value>(&texto) {
-            Ok(valor) => {
-                salida.entry(nombre).or_insert(valor);
-            }
-            Err(error) => tracing::warn!(complemento = nombre, error = %error, "complement JSON did not parse"),
+        if !miembros.iter().any(|(otro, _)| *otro == nombre) {
+            miembros.push((nombre, texto));
         }
     }
-    (!salida.is_empty()).then_some(Value::Object(salida))
+    if miembros.is_empty() {
+        return None;
+    }
+    let cuerpo: Vec<String> = miembros.iter().map(|(nombre, texto)| format!("\"{nombre}\":{texto}")).collect();
+    match RawValue::from_string(format!("{{{}}}", cuerpo.join(","))) {
+        Ok(valor) => Some(valor),
+        Err(error) => {
+            tracing::warn!(error = %error, "complement JSON did not parse");
+            None
+        }
+    }
 }
 
 /// [`a_json`] of a stored XML (issued or received); `None` when it does not parse or carries
 /// neither complement.
-pub fn a_json_de_xml(xml: &str) -> Option<Value> {
+pub fn a_json_de_xml(xml: &str) -> Option<Box<RawValue>> {
     match timbra_cfdi::parser::parsear(xml) {
         Ok(comprobante) => a_json(&comprobante),
         Err(error) => {

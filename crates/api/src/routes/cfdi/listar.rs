@@ -106,10 +106,10 @@ pub struct CfdiOut {
     #[schema(value_type = Option<Vec<Object>>)]
     pub(super) conceptos: Option<serde_json::Value>,
     /// Detail only: the complements it carries, with the names of the stamping body
-    /// (`cartaPorte`, `comercioExterior`); absent when it carries neither.
+    /// (`cartaPorte`, `comercioExterior`), members in SAT's order; absent when it carries neither.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
-    pub(super) complementos: Option<serde_json::Value>,
+    pub(super) complementos: Option<Box<serde_json::value::RawValue>>,
     /// Detail only: the payments side (PPD invoices and payment CFDI).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(super) cobranza: Option<timbra_services::cfdi::pagos::Cobranza>,

@@ -508,6 +508,23 @@ pub struct LineaOtroPago {
         with = "rust_decimal::serde::arbitrary_precision_option"
     )]
     pub subsidio_causado: Option<Decimal>,
+    /// CompensacionSaldosAFavor, for type 004 (the annual adjustment's balance in favour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensacion: Option<LineaCompensacion>,
+}
+
+/// Nómina 1.2 `CompensacionSaldosAFavor` of an OtroPago 004.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineaCompensacion {
+    /// SaldoAFavor: the whole balance in favour.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub saldo_a_favor: Decimal,
+    /// Año: the ejercicio of the balance.
+    pub anio: i32,
+    /// RemanenteSalFav: SaldoAFavor − Importe.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    pub remanente_sal_fav: Decimal,
 }
 
 /// The lines of a receipt, as the CFDI's Nómina 1.2 complement carries them; their sums are
@@ -631,6 +648,7 @@ pub fn lineas(entrada: &EntradaValidada, resultado: &ResultadoNomina, preparado:
             concepto: "Subsidio para el empleo".into(),
             importe: resultado.otros_pagos.subsidio_entregado,
             subsidio_causado: Some(causado),
+            compensacion: None,
         });
     }
     LineasRecibo {

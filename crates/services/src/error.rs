@@ -126,6 +126,7 @@ error_codes! {
     Incidencia002 = "INCIDENCIA_002", CONFLICT, "the incidence was already approved or rejected; only a PENDIENTE incidence can be decided";
     Nomina003 = "NOMINA_003", CONFLICT, "the period has stamped receipts (or is stamped) and cannot be recalculated";
     Nomina004 = "NOMINA_004", CONFLICT, "another period of the same periodicidad covers some of these dates";
+    Nomina036 = "NOMINA_036", BAD_REQUEST, "no stamped payroll receipt is paid in the ejercicio: the annual adjustment reads the stamped receipts";
     Nomina035 = "NOMINA_035", CONFLICT, "already paid: the year's aguinaldo to every employee (a second AGUINALDO period pays only the difference after a raise), or the ejercicio's PTU; details.periodoId names the earlier period";
     Idempotency001 = "IDEMPOTENCY_001", CONFLICT, "Idempotency-Key reused with another body, or on another operation or invoice (details.route, details.cfdiId)";
     Idempotency002 = "IDEMPOTENCY_002", CONFLICT, "a request with this Idempotency-Key is still in progress";

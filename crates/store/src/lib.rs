@@ -28,6 +28,7 @@ pub mod jobs;
 pub mod login_throttle;
 pub mod memberships;
 pub mod nomina;
+pub mod nomina_ajustes;
 pub mod nomina_timbrado;
 pub mod operadores;
 mod paging;

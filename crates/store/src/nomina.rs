@@ -494,3 +494,61 @@ pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate
     let select = format!("SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
+
+/// A receipt's totals after its lines change.
+#[derive(Clone, Copy, Debug)]
+pub struct TotalesRecibo {
+    /// TotalDeducciones.
+    pub total_deducciones: Money,
+    /// TotalOtrosPagos.
+    pub total_otros_pagos: Money,
+    /// ISR withheld.
+    pub isr_retenido: Money,
+    /// Net pay.
+    pub neto: Money,
+}
+
+/// Replaces receipt `id`'s lines and totals (the annual adjustment), while it is not stamped.
+pub async fn cambiar_lineas(
+    tx: &mut Tx,
+    empresa_id: &str,
+    id: &str,
+    lineas: &str,
+    totales: &TotalesRecibo,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
+    sql!(
+        execute * tx,
+        "UPDATE nomina_recibos SET lineas = $1, total_deducciones = $2, total_otros_pagos = $3, isr_retenido = $4, \
+         neto = $5, updated_at = $6 WHERE id = $7 AND empresa_id = $8 AND cfdi_id IS NULL",
+        lineas,
+        totales.total_deducciones,
+        totales.total_otros_pagos,
+        totales.isr_retenido,
+        totales.neto,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Sets period `id`'s total to the sum of its receipts' net pay (not cancelled).
+pub async fn recalcular_total(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+    let netos = sql!(
+        fetch_all * tx,
+        (Money,),
+        "SELECT neto FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 AND status <> 'CANCELADO'",
+        empresa_id,
+        id
+    )?;
+    let mut total: rust_decimal::Decimal = netos.into_iter().map(|(m,)| m.0).sum();
+    total.rescale(2);
+    sql!(
+        execute * tx,
+        "UPDATE nomina_periodos SET total_nomina = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4",
+        Money(total),
+        now,
+        id,
+        empresa_id
+    )
+}

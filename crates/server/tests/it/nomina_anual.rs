@@ -534,3 +534,193 @@ async fn the_ptu_is_distributed_by_the_brief_and_refuses_bad_amounts_years_and_r
     })
     .await;
 }
+
+/// PAYROLL_EXTRAS_2026.md §5.6: April 2026, primaRiesgo 0.54355 %, workers in their first year.
+#[tokio::test]
+async fn a_month_of_imss_dues_follows_the_brief_per_worker_and_branch() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "imss@example.com", Some("B5510768108")).await;
+        let empresa = who.empresa.clone().unwrap();
+        // Without primaRiesgo the month cannot be computed.
+        let sin_prima = app.get("/api/nomina/imss/2026/4", &who).await;
+        sin_prima.assert_error(400, "NOMINA_001");
+        assert!(
+            sin_prima.body["error"]["details"]["fields"].to_string().contains("primaRiesgo"),
+            "{:?}",
+            sin_prima.body
+        );
+        app.call(Method::PATCH, &format!("/api/empresas/{empresa}"), &who, Some(json!({ "primaRiesgo": "0.54355" })))
+            .await
+            .data(200);
+        // (SD, SDI, employer, worker): employer = the monthly branches + the month's share of
+        // retiro, CEAV and INFONAVIT (1,375.38 + 1,714.14 for the first).
+        let casos = [
+            ("400.00", "419.73", 1375.38 + 1714.14, 307.20),
+            ("1000.00", "1049.32", 2535.78 + 4568.63, 831.34),
+            ("3500.00", "3672.60", 6007.06 + 12_768.91, 2399.28),
+        ];
+        let mut ids = Vec::new();
+        for (k, (sd, sdi, ..)) in casos.iter().enumerate() {
+            let mut e = empleado(k, sd, "2026-01-05", "QUINCENAL");
+            e["salarioDiarioIntegrado"] = json!(sdi);
+            ids.push(crear_empleado(&app, &who, e).await);
+        }
+        // Hired on 16 April: 15 days registered.
+        let tarde = crear_empleado(&app, &who, empleado(3, "400.00", "2026-04-16", "QUINCENAL")).await;
+        // Hired in May: not in April's list.
+        crear_empleado(&app, &who, empleado(4, "400.00", "2026-05-04", "QUINCENAL")).await;
+
+        let mes = app.get("/api/nomina/imss/2026/04", &who).await.data(200).clone();
+        let trabajadores = mes["trabajadores"].as_array().unwrap();
+        assert_eq!(trabajadores.len(), 4, "{mes}");
+        let de = |id: &str| trabajadores.iter().find(|t| t["empleadoId"] == id).unwrap();
+        let (mut patronal, mut obrero) = (0.0, 0.0);
+        for (k, (_, _, esperado_patronal, esperado_obrero)) in casos.iter().enumerate() {
+            let t = de(&ids[k]);
+            assert_eq!(t["dias"], 30, "{t}");
+            assert!((num(&t["cuotasPatronal"]) - esperado_patronal).abs() < 0.001, "{t}");
+            assert!((num(&t["cuotasObrero"]) - esperado_obrero).abs() < 0.001, "{t}");
+            assert!(t["nss"].as_str().is_some_and(|n| n.len() == 11), "{t}");
+            assert_eq!(t["porRamo"].as_array().unwrap().len(), 10, "{t}");
+            patronal += num(&t["cuotasPatronal"]);
+            obrero += num(&t["cuotasObrero"]);
+        }
+        // The first worker's branches as the brief spells them out.
+        let ramos = de(&ids[0])["porRamo"].as_array().unwrap().clone();
+        let patronales: Vec<f64> = ramos.iter().map(|r| num(&r["patronal"])).collect();
+        for esperado in [717.94, 22.37, 88.14, 132.21, 68.44, 220.36, 125.92, 251.84, 832.70, 629.60] {
+            assert!(patronales.iter().any(|p| (p - esperado).abs() < 0.001), "{esperado} not in {patronales:?}");
+        }
+        assert_eq!(num(&de(&ids[2])["sbc"]), 2932.75, "25 UMA cap");
+        assert_eq!(de(&tarde)["dias"], 15);
+        patronal += num(&de(&tarde)["cuotasPatronal"]);
+        obrero += num(&de(&tarde)["cuotasObrero"]);
+        assert!((num(&mes["totales"]["cuotasPatronal"]) - patronal).abs() < 0.001, "{mes}");
+        assert!((num(&mes["totales"]["cuotasObrero"]) - obrero).abs() < 0.001, "{mes}");
+
+        // Bad months; another company sees only its own workers; a nomina:view key reads.
+        app.get("/api/nomina/imss/2026/13", &who).await.assert_error(400, "NOMINA_001");
+        app.get("/api/nomina/imss/dos/4", &who).await.assert_error(400, "NOMINA_001");
+        let otra = empresa_nomina(&app, "imss-otra@example.com", Some("B5510768108")).await;
+        let otra_empresa = otra.empresa.clone().unwrap();
+        app.call(
+            Method::PATCH,
+            &format!("/api/empresas/{otra_empresa}"),
+            &otra,
+            Some(json!({ "primaRiesgo": 2.5984 })),
+        )
+        .await
+        .data(200);
+        let vacio = app.get("/api/nomina/imss/2026/4", &otra).await.data(200).clone();
+        assert_eq!(vacio["trabajadores"].as_array().unwrap().len(), 0, "{vacio}");
+        let narrow = app
+            .post(
+                "/api/api-keys",
+                &who,
+                json!({ "name": "lector", "scopes": ["nomina:view"], "empresaIds": [empresa] }),
+            )
+            .await;
+        let lector = As::key(narrow.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
+        assert_eq!(
+            app.get("/api/nomina/imss/2026/4", &lector).await.data(200)["trabajadores"].as_array().unwrap().len(),
+            4
+        );
+    })
+    .await;
+}
+
+/// PAYROLL_EXTRAS_2026.md §4.5: workers D (30,000.00 every month) and F (15,000.00 January to
+/// March, 30,000.00 after), twelve MENSUAL periods of 2026 stamped, the adjustment written into
+/// the aguinaldo period: D owes 0.11 (Deduccion 002), F is owed 261.40 (OtroPago 004).
+#[tokio::test]
+async fn the_annual_adjustment_reads_the_stamped_year_and_writes_into_the_target_period() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "ajuste@example.com", Some("B5510768108")).await;
+        let d = crear_empleado(&app, &who, empleado(0, "1000.00", "2025-06-01", "MENSUAL")).await;
+        let f = crear_empleado(&app, &who, empleado(1, "500.00", "2025-06-01", "MENSUAL")).await;
+        let ajuste = |body: Value| {
+            let (app, who) = (&app, &who);
+            async move { app.post("/api/nomina/ajuste-anual", who, body).await }
+        };
+        // Before anything is stamped: no receipts in the year.
+        let objetivo = periodo_aguinaldo(&app, &who, "2026-12-18").await;
+        app.post(&format!("/api/nomina/periodos/{objetivo}"), &who, json!({})).await.data(200);
+        ajuste(json!({ "ejercicio": 2026, "periodoId": objetivo })).await.assert_error(400, "NOMINA_036");
+
+        for mes in 1..=12u8 {
+            if mes == 4 {
+                app.call(
+                    Method::PATCH,
+                    &format!("/api/nomina/empleados/{f}"),
+                    &who,
+                    Some(json!({ "salarioDiario": "1000.00", "salarioDiarioIntegrado": "1000.00" })),
+                )
+                .await
+                .data(200);
+            }
+            let ultimo = time::Month::try_from(mes).unwrap().length(2026);
+            let body = json!({ "fechaInicio": format!("2026-{mes:02}-01"), "fechaFin": format!("2026-{mes:02}-{ultimo}"),
+                "fechaPago": format!("2026-{mes:02}-{ultimo}"), "periodicidad": "MENSUAL", "diasPagados": 30 });
+            let periodo = app.post("/api/nomina/periodos", &who, body).await.data(201)["id"].as_str().unwrap().to_owned();
+            app.post(&format!("/api/nomina/periodos/{periodo}"), &who, json!({})).await.data(200);
+            let timbrado = timbrar(&app, &who, &periodo).await.data(201).clone();
+            assert_eq!(timbrado["timbrados"], 2, "{timbrado}");
+        }
+
+        // Bad input.
+        ajuste(json!({ "ejercicio": 2026 })).await.assert_error(400, "NOMINA_001");
+        ajuste(json!({ "ejercicio": 2031, "periodoId": objetivo })).await.assert_error(400, "NOMINA_001");
+        ajuste(json!({ "ejercicio": 2025, "periodoId": objetivo })).await.assert_error(400, "NOMINA_036");
+        ajuste(json!({ "ejercicio": 2026, "periodoId": "no-such" })).await.assert_error(404, "NOT_FOUND");
+        let otra = empresa_nomina(&app, "ajuste-otra@example.com", Some("B5510768108")).await;
+        app.post("/api/nomina/ajuste-anual", &otra, json!({ "ejercicio": 2026, "periodoId": objetivo }))
+            .await
+            .assert_error(404, "NOT_FOUND");
+
+        // Applied twice: the second replaces the first (no line twice).
+        ajuste(json!({ "ejercicio": 2026, "periodoId": objetivo })).await.data(200);
+        let hecho = ajuste(json!({ "ejercicio": 2026, "periodoId": objetivo })).await.data(200).clone();
+        let leido = app.get("/api/nomina/ajuste-anual/2026", &who).await.data(200).clone();
+        assert_eq!(hecho["items"], leido["items"]);
+        let item = |id: &str| leido["items"].as_array().unwrap().iter().find(|i| i["empleadoId"] == id).unwrap().clone();
+        let (id, ig) = (item(&d), item(&f));
+        assert_eq!(
+            (num(&id["isrAnual"]), num(&id["isrRetenido"]), num(&id["saldoACargo"]), num(&id["saldoAFavor"])),
+            (54_235.91, 54_235.80, 0.11, 0.0),
+            "{id}"
+        );
+        assert_eq!(
+            (num(&ig["isrAnual"]), num(&ig["isrRetenido"]), num(&ig["saldoACargo"]), num(&ig["saldoAFavor"])),
+            (44_623.91, 44_885.31, 0.0, 261.40),
+            "{ig}"
+        );
+        assert_eq!((num(&id["aplicado"]), num(&ig["aplicado"])), (0.11, 261.40));
+        assert!(app.get("/api/nomina/ajuste-anual/2026", &otra).await.data(200)["items"].as_array().unwrap().is_empty());
+        app.get("/api/nomina/ajuste-anual/dos", &who).await.assert_error(400, "NOMINA_001");
+
+        // The target's receipts carry it; stamped, SAT's tools accept them.
+        let detalle = app.get(&format!("/api/nomina/periodos/{objetivo}"), &who).await.data(200).clone();
+        let rd = recibo_de(&detalle, &d);
+        let ajustes: Vec<&Value> =
+            rd["lineas"]["deducciones"].as_array().unwrap().iter().filter(|x| x["concepto"] == "ISR ajuste anual").collect();
+        assert_eq!(ajustes.len(), 1, "{rd}");
+        assert_eq!(num(&ajustes[0]["importe"]), 0.11);
+        let timbrado = timbrar(&app, &who, &objetivo).await.data(201).clone();
+        assert_eq!(timbrado["timbrados"], 2, "{timbrado}");
+        let dir = TempDir::new();
+        let files = xmls(&app, &who, &timbrado, &dir).await;
+        assert!(files.iter().any(|(_, xml)| xml.contains("Concepto=\"ISR ajuste anual\" Importe=\"0.11\"")), "{files:?}");
+        assert!(
+            files.iter().any(|(_, xml)| xml.contains("TipoOtroPago=\"004\"")
+                && xml.contains("SaldoAFavor=\"261.40\"")
+                && xml.contains("Año=\"2026\"")
+                && xml.contains("RemanenteSalFav=\"0.00\"")),
+            "{files:?}"
+        );
+        let pac_cer = sandbox_pac_cer(&app).await;
+        sat_oracle(&files, &pac_cer, &dir.0);
+        // Once the target is stamped the adjustment cannot be redone.
+        ajuste(json!({ "ejercicio": 2026, "periodoId": objetivo })).await.assert_error(409, "NOMINA_003");
+    })
+    .await;
+}

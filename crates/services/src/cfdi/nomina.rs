@@ -22,8 +22,8 @@ use serde::Serialize;
 use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::construccion::NuevoComprobante;
 use timbra_cfdi::nomina::{
-    Deduccion, Deducciones, HorasExtra, Incapacidad, Nomina, NominaEmisor, NominaReceptor, OtroPago, Percepcion,
-    Percepciones, SeparacionIndemnizacion, SubsidioAlEmpleo, antiguedad,
+    CompensacionSaldosAFavor, Deduccion, Deducciones, HorasExtra, Incapacidad, Nomina, NominaEmisor, NominaReceptor,
+    OtroPago, Percepcion, Percepciones, SeparacionIndemnizacion, SubsidioAlEmpleo, antiguedad,
 };
 use timbra_cfdi::numero::Numero;
 use timbra_cfdi::{Comprobante, Emisor, Receptor, validacion};
@@ -255,7 +255,11 @@ pub fn comprobante(
             importe: dos(o.importe),
             subsidio_al_empleo: (o.tipo == "002")
                 .then(|| SubsidioAlEmpleo { subsidio_causado: dos(o.subsidio_causado.unwrap_or_default()) }),
-            compensacion_saldos_a_favor: None,
+            compensacion_saldos_a_favor: o.compensacion.as_ref().map(|c| CompensacionSaldosAFavor {
+                saldo_a_favor: dos(c.saldo_a_favor),
+                ano: c.anio.to_string(),
+                remanente_sal_fav: dos(c.remanente_sal_fav),
+            }),
         })
         .collect();
     // Revision E (NOM105, PAYROLL_2026.md §6): a TipoRegimen 02 receipt reports OtroPago 002

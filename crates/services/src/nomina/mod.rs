@@ -7,10 +7,12 @@
 //! (`detalleErrores` says why), and CANCELADO. Recalculating a period replaces its CALCULADO
 //! and PENDIENTE receipts; once one is stamped the period cannot be recalculated (NOMINA_003).
 
+pub mod ajuste_anual;
 pub mod baja;
 pub mod calculo;
 pub mod empleados;
 pub mod extraordinaria;
+pub mod imss;
 pub mod incidencias;
 pub mod periodos;
 pub mod ptu;

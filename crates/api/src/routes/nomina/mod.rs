@@ -5,10 +5,12 @@
 //! calculation of a period in `timbra_services::nomina::calculo`. Every route but the calculator needs
 //! CONTADOR or higher (API keys: `nomina:view` to read, `nomina:manage` to change).
 
+pub mod ajuste_anual;
 pub mod baja;
 pub mod calcular;
 pub mod cancelar;
 pub mod empleados;
+pub mod imss;
 pub mod incidencias;
 pub mod periodos;
 pub mod ptu;

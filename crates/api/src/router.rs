@@ -19,7 +19,7 @@ use utoipa_axum::routes;
 
 use crate::observability;
 use crate::routes::{
-    api_keys, auth, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina,
+    api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina,
     productos, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
@@ -39,6 +39,7 @@ use timbra_services::rate_limit::Bucket;
         (name = "productos", description = "Products (x-empresa-id)"),
         (name = "nomina", description = "Payroll: the public calculator; employees, incidences and pay periods (x-empresa-id, CONTADOR or higher)"),
         (name = "cfdi", description = "Invoices: stamping, listing, downloads (x-empresa-id)"),
+        (name = "cancelaciones", description = "Cancellation requests received from suppliers, to accept or reject (x-empresa-id, CONTADOR or higher)"),
         (name = "timbres", description = "Stamp balance (x-empresa-id)"),
         (name = "webhooks", description = "Webhook endpoints and their delivery log (x-empresa-id); events in /llms-full.txt"),
         (name = "jobs", description = "Background jobs of a company (x-empresa-id)"),
@@ -117,6 +118,9 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cfdi::archivos::xml))
         .routes(routes!(cfdi::archivos::pdf))
         .routes(routes!(cfdi::cancelar::cancelar))
+        .routes(routes!(cfdi::estado_sat::estado_sat))
+        .routes(routes!(cancelaciones::pendientes))
+        .routes(routes!(cancelaciones::responder))
         .routes(routes!(cfdi::archivos::acuse))
         .routes(routes!(cfdi::archivos::descarga))
         .routes(routes!(timbres::get))

@@ -57,6 +57,70 @@ pub struct Config {
     /// The time source: the system clock, or (tests only) `TIMBRA_TEST_CLOCK_OFFSET_SECONDS`
     /// and `TIMBRA_TEST_CLOCK_SPEED`.
     pub clock: crate::context::Clock,
+    /// The receiver's side: SAT's status service and how often received CFDI and pending
+    /// cancellation requests are looked at.
+    pub receptor: ReceptorConfig,
+}
+
+/// The receiver's side (issue 30).
+#[derive(Clone, Debug)]
+pub struct ReceptorConfig {
+    /// SAT's ConsultaCFDIService: `TIMBRA_SAT_CONSULTA_URL` (default SAT's production URL),
+    /// `TIMBRA_SAT_CONSULTA_TIMEOUT_SECONDS` (default 30).
+    pub consulta: timbra_pac::consulta::ConsultaConfig,
+    /// `TIMBRA_RECEPTOR_POLL_MINUTES` (default 60): how often the PAC is asked for new
+    /// cancellation requests of live companies, and the watch of received CFDI runs.
+    pub poll: Duration,
+    /// `TIMBRA_SAT_VIGILANCIA_DIAS` (default 90): received CFDI younger than this are checked
+    /// at SAT every day; older ones every `TIMBRA_SAT_VIGILANCIA_MENSUAL_DIAS` (default 30).
+    pub vigilancia_dias: i64,
+    /// See [`ReceptorConfig::vigilancia_dias`].
+    pub vigilancia_mensual_dias: i64,
+    /// `TIMBRA_SAT_VIGILANCIA_LOTE` (default 200): at most this many status queries per run.
+    pub vigilancia_lote: i64,
+    /// `TIMBRA_SAT_VIGILANCIA_PAUSA_MS` (default 250): pause between two status queries, to
+    /// spread them for SAT.
+    pub vigilancia_pausa: Duration,
+}
+
+impl Default for ReceptorConfig {
+    fn default() -> Self {
+        Self {
+            consulta: timbra_pac::consulta::ConsultaConfig::default(),
+            poll: Duration::from_secs(3600),
+            vigilancia_dias: 90,
+            vigilancia_mensual_dias: 30,
+            vigilancia_lote: 200,
+            vigilancia_pausa: Duration::from_millis(250),
+        }
+    }
+}
+
+/// [`ReceptorConfig`] from its variables.
+fn receptor(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<ReceptorConfig> {
+    let defaults = ReceptorConfig::default();
+    let mut consulta = match lookup("TIMBRA_SAT_CONSULTA_URL").filter(|url| !url.trim().is_empty()) {
+        Some(url) => timbra_pac::consulta::ConsultaConfig::new(&url),
+        None => defaults.consulta.clone(),
+    };
+    consulta.timeout = Duration::from_secs(parse(lookup, "TIMBRA_SAT_CONSULTA_TIMEOUT_SECONDS", 30)?);
+    let poll: u64 = parse(lookup, "TIMBRA_RECEPTOR_POLL_MINUTES", 60)?;
+    anyhow::ensure!(poll > 0, "TIMBRA_RECEPTOR_POLL_MINUTES must be at least 1");
+    let vigilancia_dias: i64 = parse(lookup, "TIMBRA_SAT_VIGILANCIA_DIAS", defaults.vigilancia_dias)?;
+    let vigilancia_mensual_dias: i64 =
+        parse(lookup, "TIMBRA_SAT_VIGILANCIA_MENSUAL_DIAS", defaults.vigilancia_mensual_dias)?;
+    anyhow::ensure!(
+        vigilancia_dias >= 0 && vigilancia_mensual_dias >= 1,
+        "TIMBRA_SAT_VIGILANCIA_DIAS must be 0 or more and TIMBRA_SAT_VIGILANCIA_MENSUAL_DIAS at least 1"
+    );
+    Ok(ReceptorConfig {
+        consulta,
+        poll: Duration::from_secs(60 * poll),
+        vigilancia_dias,
+        vigilancia_mensual_dias,
+        vigilancia_lote: parse::<i64>(lookup, "TIMBRA_SAT_VIGILANCIA_LOTE", defaults.vigilancia_lote)?.clamp(1, 10_000),
+        vigilancia_pausa: Duration::from_millis(parse(lookup, "TIMBRA_SAT_VIGILANCIA_PAUSA_MS", 250)?),
+    })
 }
 
 /// Background job workers of `timbra serve`.
@@ -231,6 +295,7 @@ impl Config {
                 .ok()
                 .context("TIMBRA_SAT_WAIT_SECONDS must be a number of seconds")?,
             clock: test_clock(&lookup)?,
+            receptor: receptor(&lookup)?,
         })
     }
 }

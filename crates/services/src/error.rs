@@ -115,6 +115,11 @@ error_codes! {
     Cancel002 = "CANCEL_002", NOT_FOUND, "invoice not found";
     Cancel003 = "CANCEL_003", BAD_REQUEST, "status does not allow cancellation; only TIMBRADO can be cancelled";
     Cancel004 = "CANCEL_004", BAD_REQUEST, "motivo 01 requires folioSustitucion";
+    Cancelacion001 = "CANCELACION_001", NOT_FOUND, "no cancellation request waits for this company's answer for this UUID (never requested, withdrawn, or its three business days passed)";
+    Cancelacion002 = "CANCELACION_002", CONFLICT, "this cancellation request was already answered (details.respuesta, details.respondidaEn)";
+    Cancelacion003 = "CANCELACION_003", BAD_REQUEST, "respuesta must be \"aceptar\" or \"rechazar\"";
+    SatConsulta001 = "SAT_CONSULTA_001", SERVICE_UNAVAILABLE, "SAT's status service (ConsultaCFDIService) could not be reached or gave no usable answer; nothing was changed, retry after Retry-After seconds";
+    SatConsulta002 = "SAT_CONSULTA_002", BAD_GATEWAY, "SAT refused the status query (N - 601: the expresión impresa is not valid; details.codigoEstatus quotes SAT); nothing was changed: check the CFDI's RFCs and total";
     Nomina001 = "NOMINA_001", BAD_REQUEST, "invalid payroll data (see details)";
     Nomina002 = "NOMINA_002", BAD_REQUEST, "company lacks employer registration";
     Nomina999 = "NOMINA_999", INTERNAL_SERVER_ERROR, "internal error in the stamping pipeline";

@@ -51,13 +51,17 @@ pub struct CfdiRow {
     /// The complements it carries by their JSON names, comma-separated (`cartaPorte`,
     /// `comercioExterior`); empty for none.
     pub complementos: String,
+    /// SAT's `Estado` as last read (`Vigente`, `Cancelado`, `No Encontrado`).
+    pub estado_sat: Option<String>,
+    /// When SAT's status was last read.
+    pub estado_sat_consultado_en: Option<OffsetDateTime>,
 }
 
 /// The columns of [`CfdiRow`].
 const COLUMNS: &str = "SELECT id, uuid, tipo, origen, tipo_comprobante, serie, folio, fecha, fecha_timbrado, subtotal, descuento, \
     total, moneda, tipo_cambio, forma_pago, metodo_pago, status, emisor_rfc, emisor_nombre, emisor_regimen, receptor_rfc, \
     receptor_nombre, receptor_uso_cfdi, xml_url, estado_cancelacion, xml_download_status, xml_retry_count, \
-    xml_next_retry_at, complementos FROM cfdis ";
+    xml_next_retry_at, complementos, estado_sat, estado_sat_consultado_en FROM cfdis ";
 
 /// A bound argument of a query assembled from optional filters.
 #[derive(Clone)]
@@ -315,17 +319,203 @@ pub struct PorCancelar {
     pub folio_num: Option<i64>,
     /// c_TipoDeComprobante (I, E, T, P, N): which document type's cancellation effects apply.
     pub tipo_comprobante: String,
+    /// `Fecha` of the CFDI.
+    pub fecha: OffsetDateTime,
+    /// `FechaTimbrado` (the issue SAT's rules count from).
+    pub fecha_timbrado: Option<OffsetDateTime>,
+    /// Currency.
+    pub moneda: String,
+    /// Exchange rate to MXN.
+    pub tipo_cambio: Option<Money>,
+    /// Issuer's name.
+    pub emisor_nombre: String,
 }
+
+/// The columns of [`PorCancelar`].
+const POR_CANCELAR: &str = "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, \
+    receptor_rfc, total, serie, folio_num, tipo_comprobante, fecha, fecha_timbrado, moneda, tipo_cambio, emisor_nombre \
+    FROM cfdis ";
 
 /// The invoice `id` of the company, as cancellation needs it.
 pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<PorCancelar>> {
     sql!(
         fetch_optional * conn,
         PorCancelar,
-        "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_url, estado_cancelacion, emisor_rfc, receptor_rfc, total, \
-         serie, folio_num, tipo_comprobante FROM cfdis WHERE id = $1 AND empresa_id = $2",
+        AssertSqlSafe(format!("{POR_CANCELAR}WHERE id = $1 AND empresa_id = $2")),
         id,
         empresa_id
+    )
+}
+
+/// Sandbox: the invoice `id` as cancellation needs it, whatever its company (the receiver's
+/// answer completes the issuer's cancellation).
+pub async fn por_cancelar_de_cualquiera(conn: &mut impl crate::AsExec, id: &str) -> crate::DbResult<Option<(String, PorCancelar)>> {
+    let empresa = sql!(scalar_optional * conn, String, "SELECT empresa_id FROM cfdis WHERE id = $1", id)?;
+    let Some(empresa) = empresa else { return Ok(None) };
+    let fila = sql!(
+        fetch_optional * conn,
+        PorCancelar,
+        AssertSqlSafe(format!("{POR_CANCELAR}WHERE id = $1 AND empresa_id = $2")),
+        id,
+        &empresa
+    )?;
+    Ok(fila.map(|fila| (empresa, fila)))
+}
+
+/// Sandbox: the invoice with XML UUID `uuid_xml` issued by a sandbox company (the CFDI a
+/// sandbox receiver asks about), with its company.
+pub async fn emitida_sandbox(conn: &mut DbConn, uuid_xml: &str) -> crate::DbResult<Option<(String, String)>> {
+    sql!(
+        fetch_optional * conn,
+        (String, String),
+        "SELECT c.empresa_id, c.id FROM cfdis c JOIN empresas e ON e.id = c.empresa_id \
+         WHERE c.uuid_xml = $1 AND c.tipo = 'EMITIDA' AND c.sandbox = TRUE AND e.sandbox = TRUE LIMIT 1",
+        uuid_xml
+    )
+}
+
+/// SAT's status fields as read.
+pub struct EstadoSatGuardado<'a> {
+    /// `Estado`.
+    pub estado: &'a str,
+    /// `EsCancelable`.
+    pub es_cancelable: &'a str,
+    /// `EstatusCancelacion`.
+    pub estatus_cancelacion: &'a str,
+    /// `ValidacionEFOS`.
+    pub validacion_efos: Option<&'a str>,
+    /// `CodigoEstatus`.
+    pub codigo_estatus: &'a str,
+    /// When it was read.
+    pub consultado_en: OffsetDateTime,
+    /// `Estado` or `EstatusCancelacion` differ from the previous reading.
+    pub cambiado: bool,
+}
+
+/// SAT's status of invoice `id` as last read (`estado`, `estatus_cancelacion`).
+pub async fn estado_sat(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<(Option<String>, Option<String>)>> {
+    sql!(
+        fetch_optional * conn,
+        (Option<String>, Option<String>),
+        "SELECT estado_sat, estatus_cancelacion_sat FROM cfdis WHERE id = $1",
+        id
+    )
+}
+
+/// Stores SAT's status on invoice `id` of the company; a received invoice SAT says is
+/// cancelled becomes CANCELADO. `revisar_en`: when the watch asks again (received only).
+pub async fn guardar_estado_sat(
+    conn: &mut impl crate::AsExec,
+    empresa_id: &str,
+    id: &str,
+    estado: &EstadoSatGuardado<'_>,
+    revisar_en: Option<OffsetDateTime>,
+) -> crate::DbResult<u64> {
+    let cancelado = estado.estado.eq_ignore_ascii_case("cancelado");
+    sql!(
+        execute * conn,
+        "UPDATE cfdis SET estado_sat = $1, es_cancelable_sat = $2, estatus_cancelacion_sat = $3, validacion_efos = $4, \
+         codigo_estatus_sat = $5, estado_sat_consultado_en = $6, \
+         estado_sat_cambiado_en = CASE WHEN $7 THEN $6 ELSE estado_sat_cambiado_en END, \
+         estado_sat_revisar_en = CASE WHEN tipo = 'RECIBIDA' THEN $8 ELSE estado_sat_revisar_en END, \
+         status = CASE WHEN tipo = 'RECIBIDA' AND $9 THEN 'CANCELADO' ELSE status END \
+         WHERE id = $10 AND empresa_id = $11",
+        estado.estado,
+        estado.es_cancelable,
+        estado.estatus_cancelacion,
+        estado.validacion_efos,
+        estado.codigo_estatus,
+        estado.consultado_en,
+        estado.cambiado,
+        revisar_en,
+        cancelado,
+        id,
+        empresa_id
+    )
+}
+
+/// A received invoice the watch asks SAT about.
+#[derive(FromRow)]
+pub struct PorVigilar {
+    /// Id.
+    pub id: String,
+    /// Its company.
+    pub empresa_id: String,
+    /// UUID as the API shows it.
+    pub uuid: String,
+    /// UUID as the XML carries it.
+    pub uuid_xml: String,
+    /// c_TipoDeComprobante.
+    pub tipo_comprobante: String,
+    /// Issuer RFC.
+    pub emisor_rfc: String,
+    /// Receiver RFC.
+    pub receptor_rfc: String,
+    /// Total.
+    pub total: Money,
+    /// Issue date.
+    pub fecha: OffsetDateTime,
+    /// The record's status (TIMBRADO, CANCELADO).
+    pub status: String,
+    /// SAT's `Estado` as last read.
+    pub estado_sat: Option<String>,
+    /// SAT's `EstatusCancelacion` as last read.
+    pub estatus_cancelacion_sat: Option<String>,
+}
+
+/// Received invoices of live companies due for the watch (never asked, or due by `now`), not
+/// yet seen cancelled, the most overdue first.
+pub async fn por_vigilar(conn: &mut DbConn, now: OffsetDateTime, limit: i64) -> crate::DbResult<Vec<PorVigilar>> {
+    sql!(
+        fetch_all * conn,
+        PorVigilar,
+        "SELECT c.id, c.empresa_id, c.uuid, c.uuid_xml, c.tipo_comprobante, c.emisor_rfc, c.receptor_rfc, c.total, \
+         c.fecha, c.status, c.estado_sat, c.estatus_cancelacion_sat FROM cfdis c JOIN empresas e ON e.id = c.empresa_id \
+         WHERE c.tipo = 'RECIBIDA' AND e.sandbox = FALSE AND e.deleted_at IS NULL \
+         AND (c.estado_sat_revisar_en IS NULL OR c.estado_sat_revisar_en <= $1) \
+         AND (c.estado_sat IS NULL OR c.estado_sat <> 'Cancelado') \
+         ORDER BY c.estado_sat_revisar_en IS NOT NULL, c.estado_sat_revisar_en, c.id LIMIT $2",
+        now,
+        limit
+    )
+}
+
+/// Puts off the watch of invoice `id` until `at` (SAT could not say).
+pub async fn posponer_vigilancia(conn: &mut DbConn, id: &str, at: OffsetDateTime) -> crate::DbResult<u64> {
+    sql!(execute * conn, "UPDATE cfdis SET estado_sat_revisar_en = $1 WHERE id = $2", at, id)
+}
+
+/// A received invoice whose SAT status changed.
+#[derive(FromRow)]
+pub struct Cambiada {
+    /// Id.
+    pub id: String,
+    /// UUID as the API shows it.
+    pub uuid: String,
+    /// Issuer RFC.
+    pub emisor_rfc: String,
+    /// Issuer's name.
+    pub emisor_nombre: String,
+    /// Total.
+    pub total: Money,
+    /// SAT's `Estado`.
+    pub estado_sat: Option<String>,
+    /// SAT's `EstatusCancelacion`.
+    pub estatus_cancelacion_sat: Option<String>,
+    /// When the change was seen.
+    pub estado_sat_cambiado_en: Option<OffsetDateTime>,
+}
+
+/// The company's received invoices whose SAT status changed, latest change first.
+pub async fn recibidas_cambiadas(conn: &mut DbConn, empresa_id: &str, limit: i64) -> crate::DbResult<Vec<Cambiada>> {
+    sql!(
+        fetch_all * conn,
+        Cambiada,
+        "SELECT id, uuid, emisor_rfc, emisor_nombre, total, estado_sat, estatus_cancelacion_sat, estado_sat_cambiado_en \
+         FROM cfdis WHERE empresa_id = $1 AND tipo = 'RECIBIDA' AND estado_sat_cambiado_en IS NOT NULL \
+         ORDER BY estado_sat_cambiado_en DESC, id DESC LIMIT $2",
+        empresa_id,
+        limit
     )
 }
 
@@ -381,7 +571,7 @@ pub struct PorSeguir {
 
 /// The invoice `id` as the follow-up job needs it (the job's payload names it; the row
 /// carries its company).
-pub async fn por_seguir(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<PorSeguir>> {
+pub async fn por_seguir(conn: &mut impl crate::AsExec, id: &str) -> crate::DbResult<Option<PorSeguir>> {
     sql!(
         fetch_optional * conn,
         PorSeguir,

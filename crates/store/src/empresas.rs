@@ -247,3 +247,26 @@ pub struct EmpresaEmisora {
     /// Mode.
     pub sandbox: bool,
 }
+
+/// Sandbox companies of the installation with RFC `rfc` (not deleted): the receivers a sandbox
+/// cancellation asks, with their legal names.
+pub async fn sandbox_por_rfc(tx: &mut Tx, rfc: &str) -> crate::DbResult<Vec<String>> {
+    sql!(
+        fetch_all * tx,
+        (String,),
+        "SELECT id FROM empresas WHERE rfc = $1 AND sandbox = TRUE AND deleted_at IS NULL ORDER BY id",
+        rfc
+    )
+    .map(|filas| filas.into_iter().map(|(id,)| id).collect())
+}
+
+/// Live companies (not deleted) with an uploaded CSD: the receivers whose pending
+/// cancellation requests the poll asks the PAC about, with their RFC.
+pub async fn live_con_csd(conn: &mut DbConn) -> crate::DbResult<Vec<(String, String)>> {
+    sql!(
+        fetch_all * conn,
+        (String, String),
+        "SELECT e.id, e.rfc FROM empresas e JOIN certificados c ON c.empresa_id = e.id AND c.kind = 'CSD' \
+         AND c.origen = 'UPLOAD' WHERE e.sandbox = FALSE AND e.deleted_at IS NULL ORDER BY e.id"
+    )
+}

@@ -40,6 +40,7 @@ pub mod sat_cuota;
 pub mod scoped;
 pub mod search;
 pub mod sincronizaciones;
+pub mod solicitudes_cancelacion;
 pub mod timbres;
 pub mod users;
 pub mod webhooks;

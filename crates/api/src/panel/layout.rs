@@ -157,6 +157,8 @@ fn aviso(clave: &str) -> Option<&'static str> {
         "producto-borrado" => "Producto eliminado.",
         "factura-timbrada" => "Factura timbrada.",
         "factura-cancelada" => "Solicitud de cancelación registrada.",
+        "cancelacion-aceptada" => "Cancelación aceptada: el SAT cancela el comprobante.",
+        "cancelacion-rechazada" => "Cancelación rechazada: el comprobante sigue vigente.",
         "registrado" => "Cuenta creada. Ya puede entrar.",
         "salida" => "Sesión cerrada.",
         _ => return None,
@@ -173,6 +175,7 @@ struct Enlace {
 const NAVEGACION: &[Enlace] = &[
     Enlace { ruta: "/panel", texto: "Inicio" },
     Enlace { ruta: "/panel/facturas", texto: "Facturas" },
+    Enlace { ruta: "/panel/buzon", texto: "Buzón" },
     Enlace { ruta: "/panel/clientes", texto: "Clientes" },
     Enlace { ruta: "/panel/productos", texto: "Productos" },
     Enlace { ruta: "/panel/empresas", texto: "Empresas" },

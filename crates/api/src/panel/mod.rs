@@ -9,6 +9,7 @@
 //! belong to is a 404 page. Forms carry a CSRF token ([`csrf`]).
 
 pub mod api_keys;
+pub mod buzon;
 pub mod catalogos;
 pub mod csrf;
 pub mod empresas;
@@ -52,6 +53,7 @@ pub fn router() -> Router<AppContext> {
         .merge(empresas::rutas())
         .merge(catalogos::rutas())
         .merge(facturas::rutas())
+        .merge(buzon::rutas())
         .merge(api_keys::rutas())
         .merge(webhooks::rutas())
         .merge(nomina::rutas())

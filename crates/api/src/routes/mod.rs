@@ -2,6 +2,7 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod cancelaciones;
 pub mod catalogos;
 pub mod certificados;
 pub mod cfdi;

@@ -53,6 +53,9 @@ pub enum Permission {
     /// Read the live stamping attempts and the explanation of every folio (scope `cfdi:view`,
     /// role CONTADOR: refused attempts carry the PAC's messages).
     CfdiIntentos,
+    /// Ask SAT's status of an invoice and read the cancellation requests the company received
+    /// (scope `cfdi:view`, role CONTADOR: it reaches SAT and shows suppliers' requests).
+    CfdiEstadoSat,
     /// Create customers.
     ClienteCreate,
     /// Edit customers.
@@ -105,6 +108,7 @@ impl Permission {
         Permission::CfdiDescargar,
         Permission::CfdiView,
         Permission::CfdiIntentos,
+        Permission::CfdiEstadoSat,
         Permission::ClienteCreate,
         Permission::ClienteEdit,
         Permission::ClienteDelete,
@@ -132,7 +136,7 @@ impl Permission {
             Permission::CfdiTimbrar => "cfdi:timbrar",
             Permission::CfdiCancelar => "cfdi:cancelar",
             Permission::CfdiDescargar => "cfdi:descargar",
-            Permission::CfdiView | Permission::CfdiIntentos => "cfdi:view",
+            Permission::CfdiView | Permission::CfdiIntentos | Permission::CfdiEstadoSat => "cfdi:view",
             Permission::ClienteCreate => "cliente:create",
             Permission::ClienteEdit => "cliente:edit",
             Permission::ClienteDelete => "cliente:delete",
@@ -171,6 +175,7 @@ impl Permission {
             Permission::CfdiCancelar
             | Permission::CfdiDescargar
             | Permission::CfdiIntentos
+            | Permission::CfdiEstadoSat
             | Permission::ClienteDelete
             | Permission::ProductoDelete
             | Permission::NominaView

@@ -95,6 +95,9 @@ pub struct Datos<'a> {
     pub motivo: &'a str,
     /// Its c_TipoDeComprobante: whose cancellation effects apply ([`tipos`]).
     pub tipo_comprobante: &'a str,
+    /// Sandbox: no PAC follows a cancellation in progress; the receiver's answer or its
+    /// deadline settles it (`cfdi::receptor`).
+    pub sandbox: bool,
 }
 
 /// Records a cancellation request in `tx` in the state SAT showed right after it: the invoice
@@ -132,7 +135,7 @@ pub async fn registrar(
     for evento in eventos(estado, None) {
         events::emit(tx, now, empresa_id, &evento(data.clone())).await?;
     }
-    if estado.en_curso() {
+    if estado.en_curso() && !datos.sandbox {
         let payload = Seguimiento { cfdi_id: datos.cfdi_id.to_owned() };
         let job =
             NewJob::of::<SeguirCancelacion>(&payload).for_empresa(empresa_id).at(now + SeguirCancelacion::INTERVALO);
@@ -335,6 +338,54 @@ pub async fn cerrar(
     Ok(idempotency::answer(StatusCode::OK, answer))
 }
 
+/// A cancellation moving from one state to the next (SAT's status, or in sandbox the
+/// receiver's answer or its deadline).
+#[derive(Clone, Copy)]
+pub struct Movimiento<'a> {
+    /// The issuer's company.
+    pub empresa_id: &'a str,
+    /// The invoice.
+    pub cfdi_id: &'a str,
+    /// Its UUID as the API shows it.
+    pub uuid: &'a str,
+    /// c_MotivoCancelacion of the request.
+    pub motivo: Option<&'a str>,
+    /// c_TipoDeComprobante: whose cancellation effects apply.
+    pub tipo_comprobante: &'a str,
+    /// The state it is in.
+    pub anterior: EstadoCancelacion,
+    /// The state it moves to.
+    pub nuevo: EstadoCancelacion,
+}
+
+/// Moves a cancellation in `tx` (the invoice CANCELADO with its type's effects when the new
+/// state is final and cancelled) and emits the events of the new state; `false` when someone
+/// else moved it first (nothing written).
+pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>) -> ApiResult<bool> {
+    let Movimiento { empresa_id, cfdi_id, uuid, motivo, tipo_comprobante, anterior, nuevo } = *movimiento;
+    let tipo = tipo_de(tipo_comprobante)?;
+    let movidas =
+        cfdis::avanzar_cancelacion(tx, cfdi_id, anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now).await?;
+    if movidas != 1 {
+        return Ok(false);
+    }
+    if nuevo.cancelado() {
+        // What the type holds goes back with the CANCELADO it becomes (a payment's amounts, a
+        // payroll receipt's status).
+        (tipo.al_cancelar)(tx, empresa_id, cfdi_id, now).await?;
+    }
+    let data = Cancelacion {
+        cfdi_id: cfdi_id.to_owned(),
+        uuid: uuid.to_owned(),
+        motivo: motivo.map(str::to_owned),
+        cancellation_status: nuevo.as_str().to_owned(),
+    };
+    for evento in eventos(nuevo, Some(anterior)) {
+        events::emit(tx, now, empresa_id, &evento(data.clone())).await?;
+    }
+    Ok(true)
+}
+
 /// What the follow-up job does when SAT's status cannot be read (`pac.recovery`).
 fn reintenta_el_seguimiento(_: &timbra_pac::PacError) -> &'static str {
     "the follow-up job asks again in 15 minutes"
@@ -418,28 +469,18 @@ async fn seguir(app: &AppContext, job: &Claimed) -> Result<Option<serde_json::Va
         return Ok(None);
     }
     let now = app.clock.now();
-    let tipo = tipo_de(&fila.tipo_comprobante).map_err(|e| e.message)?;
+    let movimiento = Movimiento {
+        empresa_id: &fila.empresa_id,
+        cfdi_id: &cfdi_id,
+        uuid: &fila.uuid,
+        motivo: fila.motivo_cancelacion.as_deref(),
+        tipo_comprobante: &fila.tipo_comprobante,
+        anterior,
+        nuevo,
+    };
     let escribir = async {
         let mut tx = app.db.begin().await?;
-        let movidas =
-            cfdis::avanzar_cancelacion(&mut tx, &cfdi_id, anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now)
-                .await?;
-        if movidas == 1 {
-            if nuevo.cancelado() {
-                // What the type holds goes back with the CANCELADO it becomes (a payment's
-                // amounts, a payroll receipt's status).
-                (tipo.al_cancelar)(&mut tx, &fila.empresa_id, &cfdi_id, now).await?;
-            }
-            let data = Cancelacion {
-                cfdi_id: cfdi_id.clone(),
-                uuid: fila.uuid.clone(),
-                motivo: fila.motivo_cancelacion.clone(),
-                cancellation_status: nuevo.as_str().to_owned(),
-            };
-            for evento in eventos(nuevo, Some(anterior)) {
-                events::emit(&mut tx, now, &fila.empresa_id, &evento(data.clone())).await?;
-            }
-        }
+        mover(&mut tx, now, &movimiento).await?;
         tx.commit().await?;
         Ok::<_, ApiError>(())
     };

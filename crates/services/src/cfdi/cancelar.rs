@@ -1,6 +1,6 @@
 //! The cancellation of an issued invoice, as `POST /api/cfdi/{id}/cancelar` asks it: the
-//! request checked (`cancelacion::revisar`, payments of a PPD invoice), then in sandbox the
-//! invoice cancelled at once; in live the request signed and sent through the PAC with the
+//! request checked (`cancelacion::revisar`, payments of a PPD invoice), then in sandbox SAT's
+//! rules played by the service (cancelled at once, or PENDIENTE for the receiver's answer); in live the request signed and sent through the PAC with the
 //! Idempotency-Key held meanwhile, SAT's status read, and the state recorded
 //! (`cancelacion::registrar`) with its answer stored under the key, in one transaction.
 
@@ -70,16 +70,33 @@ pub async fn cancelar(
     let (motivo, sustitucion) = cancelacion::revisar(app, empresa_id, fila, motivo, folio_sustitucion).await?;
     crate::cfdi::pagos::exigir_sin_pagos(app, empresa_id, id).await?;
     let now = app.clock.now();
-    let datos =
-        cancelacion::Datos { cfdi_id: id, uuid: &fila.uuid, motivo: &motivo, tipo_comprobante: &fila.tipo_comprobante };
+    let datos = cancelacion::Datos {
+        cfdi_id: id,
+        uuid: &fila.uuid,
+        motivo: &motivo,
+        tipo_comprobante: &fila.tipo_comprobante,
+        sandbox: fila.sandbox,
+    };
     let uso = idempotency::Uso::sobre(OPERACION, id);
 
     if fila.sandbox {
-        // Sandbox: SAT is not involved; the invoice is cancelled at once, without acceptance.
+        // Sandbox: the service plays SAT with SAT's rules (regla 2.7.1.35 as of 2026). An invoice
+        // cancelable without acceptance is cancelled at once; one that needs the receiver's
+        // acceptance waits PENDIENTE for the receiver (every sandbox company of this
+        // installation with its RFC) or for its deadline (`receptor::solicitudes`).
         let mut tx = app.db.begin().await?;
         crate::cfdi::pagos::exigir_sin_pagos_en(&mut tx, empresa_id, id, now).await?;
-        let estado = EstadoCancelacion::SinAceptacion;
+        let estado = match crate::cfdi::receptor::cancelable(fila, false, now) {
+            crate::cfdi::plazos::Cancelable::ConAceptacion => EstadoCancelacion::Pendiente,
+            _ => EstadoCancelacion::SinAceptacion,
+        };
         cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;
+        if estado == EstadoCancelacion::Pendiente {
+            // SAT sets no deadline for a request that follows a rejection.
+            let tras_rechazo = fila.estado_cancelacion.as_deref() == Some(EstadoCancelacion::Rechazada.as_str());
+            crate::cfdi::receptor::solicitudes::solicitar_sandbox(&mut tx, now, empresa_id, id, fila, tras_rechazo)
+                .await?;
+        }
         let answer = respuesta(id, &fila.uuid, estado, None, mode);
         return cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, false).await;
     }

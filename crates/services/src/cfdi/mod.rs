@@ -17,6 +17,8 @@ pub mod nomina;
 pub mod pac_log;
 pub mod pagos;
 pub mod pipeline;
+pub mod plazos;
+pub mod receptor;
 pub mod recibidos;
 pub mod storage;
 pub mod timbrado;
@@ -53,6 +55,8 @@ pub struct CfdiState {
     pub folios: folios::Folios,
     /// The writer that commits sealed sandbox stamps in batches.
     pub group_commit: group_commit::GroupCommit,
+    /// SAT's status service (`TIMBRA_SAT_CONSULTA_URL`), or why its client could not be built.
+    pub sat_consulta: Result<timbra_pac::consulta::ClienteConsulta, String>,
 }
 
 impl CfdiState {
@@ -74,6 +78,8 @@ impl CfdiState {
             contexto: contexto::Contexto::default(),
             folios: folios::Folios::default(),
             group_commit: group_commit::GroupCommit::default(),
+            sat_consulta: timbra_pac::consulta::ClienteConsulta::new(config.receptor.consulta.clone())
+                .map_err(|error| error.to_string()),
         }
     }
 

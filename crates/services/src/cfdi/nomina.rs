@@ -1008,6 +1008,7 @@ pub async fn cancelar_recibo(
         uuid: &fila.uuid,
         motivo: &motivo,
         tipo_comprobante: &fila.tipo_comprobante,
+        sandbox: fila.sandbox,
     };
     let (estado, acuse, acuse_path) = if fila.sandbox {
         let fecha = fecha_cfdi(hora_local(now.replace_nanosecond(0).unwrap_or(now)));

@@ -88,6 +88,20 @@ impl PacAnswer for EstadoSat {
     }
 }
 
+impl PacAnswer for Vec<String> {
+    fn pac_code(&self) -> Option<String> {
+        // `get_pending`: how many requests wait.
+        Some(self.len().to_string())
+    }
+}
+
+impl PacAnswer for timbra_pac::AceptacionRechazo {
+    fn pac_code(&self) -> Option<String> {
+        // `accept_reject_signature`: SAT's per-UUID codes (1000 received).
+        Some(self.folios.iter().map(|folio| folio.codigo.as_str()).collect::<Vec<_>>().join(","))
+    }
+}
+
 /// `ok`, `rejected`, `timeout`, `transport`, `fault` or `garbage`.
 pub fn outcome(result: &Result<impl Sized, PacError>) -> &'static str {
     match result {

@@ -50,12 +50,15 @@ event_types! {
     FacturaCancelacionPendiente = "factura.cancelacion_pendiente", "cancellation needs the receiver's acceptance";
     FacturaCancelacionAceptada = "factura.cancelacion_aceptada", "receiver accepted the cancellation";
     FacturaCancelacionRechazada = "factura.cancelacion_rechazada", "receiver rejected the cancellation";
+    FacturaCancelacionRecibida = "factura.cancelacion_recibida", "a supplier asked to cancel a CFDI this company received: accept or reject it before plazoVence";
+    FacturaCancelacionRespondida = "factura.cancelacion_respondida", "this company answered a supplier's cancellation request (accepted or rejected)";
     NominaCalculada = "nomina.calculada", "payroll of a period calculated";
     NominaReciboTimbrado = "nomina.recibo_timbrado", "payroll receipt stamped";
     NominaSuaGenerado = "nomina.sua_generado", "social-security payment file generated";
     NominaSipareExitoso = "nomina.sipare_exitoso", "payment reference line obtained from SIPARE";
     TimbresSaldoBajo = "timbres.saldo_bajo", "stamp balance below the threshold";
     CertificadoPorExpirar = "certificado.por_expirar", "a CSD expires within 30 days";
+    CfdiEstadoCambiado = "cfdi.estado_cambiado", "SAT's status (Estado or EstatusCancelacion) of a received CFDI changed";
     CfdiXmlDisponible = "cfdi.xml_disponible", "the XML of a received invoice, known before by its metadata only, became available";
     WebhookPing = "webhook.ping", "test event sent by POST /api/webhooks/{id}/test, to that endpoint only";
 }

@@ -37,6 +37,12 @@ pub enum Event {
     CfdiXmlDisponible(XmlDisponible),
     /// `nomina.calculada`: a pay period was calculated.
     NominaCalculada(NominaCalculada),
+    /// `factura.cancelacion_recibida`: a cancellation request to answer, once per request.
+    FacturaCancelacionRecibida(CancelacionRecibida),
+    /// `factura.cancelacion_respondida`: the company answered a cancellation request.
+    FacturaCancelacionRespondida(CancelacionRespondida),
+    /// `cfdi.estado_cambiado`: SAT's status of a received CFDI changed.
+    CfdiEstadoCambiado(EstadoCambiado),
 }
 
 impl Event {
@@ -54,6 +60,9 @@ impl Event {
             Event::WebhookPing(_) => EventType::WebhookPing,
             Event::CfdiXmlDisponible(_) => EventType::CfdiXmlDisponible,
             Event::NominaCalculada(_) => EventType::NominaCalculada,
+            Event::FacturaCancelacionRecibida(_) => EventType::FacturaCancelacionRecibida,
+            Event::FacturaCancelacionRespondida(_) => EventType::FacturaCancelacionRespondida,
+            Event::CfdiEstadoCambiado(_) => EventType::CfdiEstadoCambiado,
         }
     }
 
@@ -71,6 +80,9 @@ impl Event {
             Event::WebhookPing(data) => serde_json::to_string(data),
             Event::CfdiXmlDisponible(data) => serde_json::to_string(data),
             Event::NominaCalculada(data) => serde_json::to_string(data),
+            Event::FacturaCancelacionRecibida(data) => serde_json::to_string(data),
+            Event::FacturaCancelacionRespondida(data) => serde_json::to_string(data),
+            Event::CfdiEstadoCambiado(data) => serde_json::to_string(data),
         }
     }
 }
@@ -90,6 +102,9 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::WebhookPing => Some(Ping::schema()),
         EventType::CfdiXmlDisponible => Some(XmlDisponible::schema()),
         EventType::NominaCalculada => Some(NominaCalculada::schema()),
+        EventType::FacturaCancelacionRecibida => Some(CancelacionRecibida::schema()),
+        EventType::FacturaCancelacionRespondida => Some(CancelacionRespondida::schema()),
+        EventType::CfdiEstadoCambiado => Some(EstadoCambiado::schema()),
         EventType::NominaSuaGenerado | EventType::NominaSipareExitoso => None,
     }
 }
@@ -246,6 +261,61 @@ pub struct NominaCalculada {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = numero_exacto)]
     pub total_nomina: Decimal,
+}
+
+/// `factura.cancelacion_recibida`: a supplier asked to cancel a CFDI this company received
+/// and SAT waits for this company's answer (`POST /api/cancelaciones/pendientes/{uuid}`);
+/// emitted once per request.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelacionRecibida {
+    /// The CFDI's UUID.
+    pub uuid: String,
+    /// The issuer's RFC, when the service knows it (the received CFDI is stored, or sandbox).
+    pub rfc_emisor: Option<String>,
+    /// When the request was made (or first seen).
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(schema_with = instante)]
+    pub fecha_solicitud: OffsetDateTime,
+    /// Three business days after `fechaSolicitud`: with no answer by then SAT cancels the CFDI
+    /// ("Plazo vencido").
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(schema_with = instante)]
+    pub plazo_vence: OffsetDateTime,
+}
+
+/// `factura.cancelacion_respondida`: the company answered a cancellation request.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelacionRespondida {
+    /// The CFDI's UUID.
+    pub uuid: String,
+    /// `aceptar` or `rechazar`.
+    pub respuesta: String,
+    /// SAT's `EstatusCancelacion` after the answer: `Cancelado con aceptación` or `Solicitud rechazada`.
+    pub estatus: String,
+    /// The received CFDI stored in this company, when there is one.
+    pub cfdi_id: Option<String>,
+}
+
+/// `cfdi.estado_cambiado`: SAT's `Estado` or `EstatusCancelacion` of a received CFDI changed
+/// (seen by the watch of received CFDI or by `GET /api/cfdi/{id}/estado-sat`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EstadoCambiado {
+    /// The received CFDI's id.
+    pub cfdi_id: String,
+    /// Its UUID.
+    pub uuid: String,
+    /// I, E, T, P or N.
+    pub tipo: String,
+    /// SAT's `Estado` before (`Vigente`, `Cancelado`, `No Encontrado`).
+    pub estado_anterior: String,
+    /// SAT's `Estado` now.
+    pub estado: String,
+    /// SAT's `EstatusCancelacion` now (empty, `En proceso`, `Cancelado sin aceptación`,
+    /// `Cancelado con aceptación`, `Plazo vencido`, `Solicitud rechazada`).
+    pub estatus_cancelacion: String,
 }
 
 #[cfg(test)]

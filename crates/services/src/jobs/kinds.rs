@@ -16,6 +16,11 @@ pub fn registry() -> Registry<AppContext> {
     registry.register::<crate::cfdi::recibidos::sincronizacion::SincronizarRecibidos>();
     registry.register::<crate::cfdi::recibidos::por_uuid::DescargarPorUuid>();
     registry.register::<crate::cfdi::recibidos::por_uuid::ReintentarXml>();
+    registry.register::<crate::cfdi::receptor::solicitudes::VencerPlazo>();
+    // Chains that write their own next run every TIMBRA_RECEPTOR_POLL_MINUTES; the daily
+    // occurrence restarts one that was lost.
+    registry.daily::<crate::cfdi::receptor::solicitudes::BuscarSolicitudes>(time!(00:00));
+    registry.daily::<crate::cfdi::receptor::estado_sat::VigilarRecibidos>(time!(00:00));
     registry.daily::<PurgeFinished>(time!(03:30));
     registry.daily::<crate::cfdi::vencimiento::CertificadosPorExpirar>(time!(14:00));
     registry

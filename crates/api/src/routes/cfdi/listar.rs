@@ -96,6 +96,11 @@ pub struct CfdiOut {
     xml_retry_count: i64,
     /// When the next background retry runs; null when COMPLETE or permanent.
     xml_next_retry_at: Option<String>,
+    /// SAT's `Estado` as last read (`GET /api/cfdi/{id}/estado-sat`, or the watch of received
+    /// invoices): `Vigente`, `Cancelado`, `No Encontrado`; null until asked.
+    estado_sat: Option<String>,
+    /// When SAT's status was last read; null until asked.
+    estado_sat_consultado_en: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     xml_download_url: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -139,6 +144,8 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
                 .unwrap_or_else(|| if row.xml_url.is_some() { "COMPLETE" } else { "METADATA_ONLY" }.to_owned()),
             xml_retry_count: row.xml_retry_count,
             xml_next_retry_at: row.xml_next_retry_at.map(rfc3339),
+            estado_sat: row.estado_sat.clone(),
+            estado_sat_consultado_en: row.estado_sat_consultado_en.map(rfc3339),
             download_expires_in: links.map(|_| links::LINK_SECONDS),
             // The PDF is rendered on its first download (never on the stamping path), so the link
             // exists whenever the XML does.

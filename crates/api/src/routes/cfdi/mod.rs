@@ -7,6 +7,7 @@
 
 pub mod archivos;
 pub mod cancelar;
+pub mod estado_sat;
 pub mod intentos;
 pub mod listar;
 pub mod obtener;

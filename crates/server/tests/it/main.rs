@@ -24,6 +24,7 @@ mod pagos;
 mod panel;
 mod panel_paginas;
 mod receiver;
+mod receptor;
 mod recibidos;
 mod security;
 mod storage;

@@ -97,7 +97,7 @@ pub async fn cancelar(
             crate::cfdi::receptor::solicitudes::solicitar_sandbox(&mut tx, now, empresa_id, id, fila, tras_rechazo)
                 .await?;
         }
-        let answer = respuesta(id, &fila.uuid, estado, None, mode);
+        let answer = respuesta(id, &fila.uuid, &fila.status, estado, None, mode);
         return cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, false).await;
     }
     // As in live stamping, the key is held while the PAC answers, so a second request with it
@@ -125,15 +125,23 @@ pub async fn cancelar(
     let (estado, acuse_path) = (solicitada.estado, solicitada.acuse_path);
     let mut tx = app.db.begin().await?;
     cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path)).await?;
-    let answer = respuesta(id, &fila.uuid, estado, Some(&acuse_path), mode);
+    let answer = respuesta(id, &fila.uuid, &fila.status, estado, Some(&acuse_path), mode);
     cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, clave.is_some()).await
 }
 
-fn respuesta(id: &str, uuid: &str, estado: EstadoCancelacion, acuse_url: Option<&str>, mode: &str) -> String {
+fn respuesta(
+    id: &str,
+    uuid: &str,
+    status: &str,
+    estado: EstadoCancelacion,
+    acuse_url: Option<&str>,
+    mode: &str,
+) -> String {
     let data = CancelacionOut {
         cfdi_id: id.to_owned(),
         uuid: uuid.to_owned(),
-        status: if estado.cancelado() { EstadoCfdi::Cancelado } else { EstadoCfdi::Timbrado }.as_str().to_owned(),
+        // Not cancelled: the status it had (TIMBRADO, or TIMBRADO_SANDBOX in sandbox).
+        status: if estado.cancelado() { EstadoCfdi::Cancelado.as_str() } else { status }.to_owned(),
         cancellation_status: estado.as_str().to_owned(),
         acuse_url: acuse_url.map(str::to_owned),
     };

@@ -390,6 +390,9 @@ pub struct EstadoSatGuardado<'a> {
     pub consultado_en: OffsetDateTime,
     /// `Estado` or `EstatusCancelacion` differ from the previous reading.
     pub cambiado: bool,
+    /// The previous reading this one replaces (`estado_sat`, `estatus_cancelacion_sat`; empty
+    /// for none): another reading stored meanwhile wins, and this one writes nothing.
+    pub previo: (&'a str, &'a str),
 }
 
 /// SAT's status of invoice `id` as last read (`estado`, `estatus_cancelacion`).
@@ -402,8 +405,8 @@ pub async fn estado_sat(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<(
     )
 }
 
-/// Stores SAT's status on invoice `id` of the company; a received invoice SAT says is
-/// cancelled becomes CANCELADO. `revisar_en`: when the watch asks again (received only).
+/// Stores SAT's status on invoice `id` of the company, unless another reading replaced
+/// `estado.previo` meanwhile (0 rows); a received invoice SAT says is cancelled becomes CANCELADO. `revisar_en`: when the watch asks again (received only).
 pub async fn guardar_estado_sat(
     conn: &mut impl crate::AsExec,
     empresa_id: &str,
@@ -419,7 +422,8 @@ pub async fn guardar_estado_sat(
          estado_sat_cambiado_en = CASE WHEN $7 THEN $6 ELSE estado_sat_cambiado_en END, \
          estado_sat_revisar_en = CASE WHEN tipo = 'RECIBIDA' THEN $8 ELSE estado_sat_revisar_en END, \
          status = CASE WHEN tipo = 'RECIBIDA' AND $9 THEN 'CANCELADO' ELSE status END \
-         WHERE id = $10 AND empresa_id = $11",
+         WHERE id = $10 AND empresa_id = $11 AND COALESCE(estado_sat, '') = $12 \
+         AND COALESCE(estatus_cancelacion_sat, '') = $13",
         estado.estado,
         estado.es_cancelable,
         estado.estatus_cancelacion,
@@ -430,7 +434,9 @@ pub async fn guardar_estado_sat(
         revisar_en,
         cancelado,
         id,
-        empresa_id
+        empresa_id,
+        estado.previo.0,
+        estado.previo.1
     )
 }
 

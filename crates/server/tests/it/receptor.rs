@@ -417,3 +417,121 @@ async fn live_requests_come_from_the_pac_and_the_answer_is_signed_and_sent() {
     })
     .await;
 }
+
+/// The `data` of the company's events of `tipo`.
+async fn eventos(app: &TestApp, empresa: &str, tipo: &str) -> Vec<Value> {
+    let mut conn = app.db.conn().await.unwrap();
+    timbra_store::sql!(fetch_all conn, (String,), "SELECT data FROM events WHERE empresa_id = $1 AND type = $2 ORDER BY created_at, id", empresa, tipo)
+        .unwrap()
+        .into_iter()
+        .map(|(data,)| serde_json::from_str(&data).unwrap())
+        .collect()
+}
+
+/// Writes a run of the watch of received CFDI now (the chain's next run is an hour away).
+async fn vigilar(app: &TestApp, clock: &Clock, vez: &str) {
+    use timbra_services::cfdi::receptor::estado_sat::VigilarRecibidos;
+    let job = timbra_services::jobs::NewJob::of::<VigilarRecibidos>(&timbra_services::jobs::Day { day: vez.to_owned() });
+    let mut conn = app.db.conn().await.unwrap();
+    timbra_services::jobs::enqueue(&mut conn, clock.now(), job).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_watch_of_received_cfdi_follows_sat_and_announces_a_change_once() {
+    let (pac, url) = start_pac_sim().await;
+    let sat = crate::recibidos::sat(|_| {}).await;
+    let good = csd(EMISOR, lunes() - Duration::days(1), lunes() + Duration::days(60));
+    let fiel = timbra_credentials::testgen::generate(&timbra_credentials::testgen::Options::fiel(
+        RECEPTOR,
+        "XIMENA QUIROZ BARRAGAN",
+        lunes() - Duration::days(1),
+        lunes() + Duration::days(365),
+    ))
+    .unwrap();
+    let reloj = Arc::new(Mutex::new(None));
+    let adjust = {
+        let descarga = crate::recibidos::configurar(&sat, &Clock::System);
+        let receptor = pinned(reloj.clone(), Some(url));
+        move |config: &mut timbra_services::config::Config| {
+            descarga(config);
+            receptor(config);
+        }
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (pac, sat, good, fiel, reloj) = (pac.clone(), &sat, good.clone(), fiel.clone(), reloj.clone());
+        async move {
+            let clock = reloj_de(&reloj);
+            pac.configurar(|c| c.ahora = Some(clock.now()));
+            sat.sim.configurar(|c| c.ahora = Some(clock.now()));
+            // A live supplier stamps an invoice to RECEPTOR through the PAC; SAT has it.
+            let (emisor, _) = live_company(&app, "vigilancia-emisor@example.com", &good).await;
+            app.recargar(&emisor, json!({ "cantidad": 5 })).await.data(201);
+            let cliente = app
+                .post("/api/clientes", &emisor, json!({ "rfc": RECEPTOR, "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }))
+                .await
+                .data(201)["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let stamped = timbrar(&app, &emisor, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+            let (emitida, uuid) = (stamped["cfdiId"].as_str().unwrap().to_owned(), stamped["uuid"].as_str().unwrap().to_owned());
+            let (_, xml) = crate::cfdi::raw(&app, &format!("/api/cfdi/{emitida}/xml"), Some(&emisor)).await;
+            let documento = timbra_sim::DocumentoSim::desde_xml(&xml).unwrap();
+            sat.sim.configurar(|c| c.documentos.push(documento));
+
+            // The receiver downloads it from SAT.
+            let receptor = live_receptor(&app, "vigilancia-receptor@example.com", RECEPTOR, None).await;
+            let empresa_receptor = receptor.empresa.clone().unwrap();
+            let b64 = |bytes: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes);
+            let body = json!({ "cerBase64": b64(&fiel.cer_der), "keyBase64": b64(&fiel.key_der_encrypted), "password": "12345678a" });
+            app.post(&format!("/api/empresas/{empresa_receptor}/fiel"), &receptor, body).await.data(201);
+            let descarga = app.post("/api/cfdi/descargar-por-uuid", &receptor, json!({ "uuid": uuid })).await;
+            assert!(descarga.status.is_success(), "{:#}", descarga.body);
+            let mut recibida = None;
+            crate::receiver::wait_for(30, "the received CFDI", async || {
+                let lista = app.get("/api/cfdi?tipo=RECIBIDA", &receptor).await.data(200).clone();
+                recibida = lista["cfdis"][0]["id"].as_str().map(str::to_owned);
+                recibida.is_some()
+            })
+            .await;
+            let recibida = recibida.unwrap();
+
+            // First reading: in force, as it was downloaded: no event.
+            vigilar(&app, &clock, "1").await;
+            for _ in 0..600 {
+                if app.get(&format!("/api/cfdi/{recibida}"), &receptor).await.data(200)["estadoSat"] == "Vigente" {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            let mut conn = app.db.conn().await.unwrap();
+            let trabajos = timbra_store::sql!(fetch_all conn, (String, String, Option<String>), "SELECT kind, status, last_error FROM jobs WHERE kind LIKE 'cfdi.vigilar%'").unwrap();
+            drop(conn);
+            assert_eq!(app.get(&format!("/api/cfdi/{recibida}"), &receptor).await.data(200)["estadoSat"], "Vigente", "{} {trabajos:?}", app.backend);
+            assert!(eventos(&app, &empresa_receptor, "cfdi.estado_cambiado").await.is_empty());
+
+            // The supplier cancels (the receiver accepts at SAT); the next day's reading sees it.
+            cancelar(&app, &emisor, &emitida, json!({ "motivo": "02" }), None).await.data(200);
+            clock.advance(std::time::Duration::from_secs(2 * 86_400));
+            vigilar(&app, &clock, "2").await;
+            crate::receiver::wait_for(30, "the change", async || {
+                app.get(&format!("/api/cfdi/{recibida}"), &receptor).await.data(200)["status"] == "CANCELADO"
+            })
+            .await;
+            let detalle = app.get(&format!("/api/cfdi/{recibida}"), &receptor).await.data(200).clone();
+            assert_eq!(detalle["estadoSat"], "Cancelado");
+            let cambios = eventos(&app, &empresa_receptor, "cfdi.estado_cambiado").await;
+            assert_eq!(cambios.len(), 1, "{cambios:?}");
+            assert_eq!(cambios[0]["cfdiId"], recibida.as_str());
+            assert_eq!(cambios[0]["tipo"], "I");
+            assert_eq!((cambios[0]["estadoAnterior"].as_str(), cambios[0]["estado"].as_str()), (Some("Vigente"), Some("Cancelado")));
+            assert_eq!(cambios[0]["estatusCancelacion"], "Cancelado con aceptación");
+            // A CFDI SAT shows cancelled is not asked again: another run changes nothing.
+            clock.advance(std::time::Duration::from_secs(2 * 86_400));
+            vigilar(&app, &clock, "3").await;
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            assert_eq!(eventos(&app, &empresa_receptor, "cfdi.estado_cambiado").await.len(), 1);
+        }
+    })
+    .await;
+}

@@ -196,6 +196,8 @@ async fn guardar(app: &AppContext, registro: &Registro<'_>, leido: &Leido, now: 
         let mut conn = app.db.conn().await?;
         cfdis::estado_sat(&mut conn, registro.id).await?
     };
+    let (previo_estado, previo_estatus) = anterior.clone().unwrap_or_default();
+    let previo = (previo_estado.unwrap_or_default(), previo_estatus.unwrap_or_default());
     let (estado_anterior, estatus_anterior) = match anterior {
         Some((Some(estado), estatus)) => (estado, estatus.unwrap_or_default()),
         _ => (estado_de_status(registro.status).to_owned(), String::new()),
@@ -211,9 +213,14 @@ async fn guardar(app: &AppContext, registro: &Registro<'_>, leido: &Leido, now: 
         codigo_estatus: &leido.codigo_estatus,
         consultado_en: now,
         cambiado: cambiado && recibida,
+        previo: (&previo.0, &previo.1),
     };
     let revisar_en = recibida.then(|| proxima_revision(app, registro.id, registro.fecha, now));
-    cfdis::guardar_estado_sat(&mut tx, registro.empresa_id, registro.id, &guardado, revisar_en).await?;
+    if cfdis::guardar_estado_sat(&mut tx, registro.empresa_id, registro.id, &guardado, revisar_en).await? == 0 {
+        // Another reading (a concurrent run of the watch, or a request) was stored meanwhile:
+        // it announced the change, if there was one.
+        return Ok(());
+    }
     if cambiado && recibida {
         let evento = EstadoCambiado {
             cfdi_id: registro.id.to_owned(),

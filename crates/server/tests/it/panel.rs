@@ -14,12 +14,12 @@ use serde_json::{Value, json};
 use crate::harness::{As, TestApp, each_backend, free_port};
 
 /// A browser-like client: keeps cookies, does not follow redirects.
-fn navegador() -> reqwest::Client {
+pub(crate) fn navegador() -> reqwest::Client {
     reqwest::Client::builder().cookie_store(true).redirect(Policy::none()).build().unwrap()
 }
 
 /// An urlencoded form body, as a browser sends it.
-trait ConFormulario {
+pub(crate) trait ConFormulario {
     fn formulario(self, pairs: &[(&str, &str)]) -> Self;
 }
 
@@ -32,18 +32,18 @@ impl ConFormulario for reqwest::RequestBuilder {
 }
 
 /// The CSRF token in a page's first form.
-fn csrf_de(html: &str) -> String {
+pub(crate) fn csrf_de(html: &str) -> String {
     let start =
         html.find(r#"name="_csrf" value=""#).expect("the page has a CSRF field") + r#"name="_csrf" value=""#.len();
     html[start..start + 64].to_owned()
 }
 
-fn location(response: &reqwest::Response) -> String {
+pub(crate) fn location(response: &reqwest::Response) -> String {
     response.headers().get("location").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
 }
 
 /// Registers through the dashboard's form and returns the logged-in client and its CSRF token.
-async fn registrar(app: &TestApp, email: &str) -> (reqwest::Client, String) {
+pub(crate) async fn registrar(app: &TestApp, email: &str) -> (reqwest::Client, String) {
     let client = navegador();
     let page = client.get(format!("{}/panel/registro", app.base)).send().await.unwrap().text().await.unwrap();
     let token = csrf_de(&page);

@@ -535,3 +535,51 @@ async fn the_watch_of_received_cfdi_follows_sat_and_announces_a_change_once() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_buzon_page_lists_requests_with_their_deadline_and_answers_them_with_csrf() {
+    use crate::panel::{ConFormulario, csrf_de, location, navegador, registrar};
+    let reloj = Arc::new(Mutex::new(None));
+    each_backend_with(pinned(reloj.clone(), None), |app: TestApp| {
+        let reloj = reloj.clone();
+        async move {
+            let clock = reloj_de(&reloj);
+            let (emisor, cliente) = setup(&app, "buzon-emisor@example.com").await;
+            // The receiver's owner uses the dashboard; its company is made through the API.
+            let (client, _) = registrar(&app, "buzon@example.com").await;
+            let key = app
+                .post("/api/api-keys", &As::default(), json!({ "name": "k", "email": "buzon@example.com", "password": "Secreto1!" }))
+                .await
+                .data(201)["key"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            app.post("/api/empresas", &As::key(&key), json!({ "rfc": RECEPTOR, "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501" }))
+                .await
+                .data(201);
+            let (id, uuid) = factura_grande(&app, &emisor, &cliente).await;
+            clock.advance(std::time::Duration::from_secs(2 * 86_400));
+            cancelar(&app, &emisor, &id, json!({ "motivo": "02" }), None).await.data(200);
+
+            let page = client.get(format!("{}/panel/buzon", app.base)).send().await.unwrap().text().await.unwrap();
+            assert!(page.contains(&uuid) && page.contains("Aceptar") && page.contains("Rechazar"), "{page}");
+            assert!(page.contains("2026-11-30 10:00"), "the deadline: {page}");
+            let token = csrf_de(&page);
+            let ruta = format!("{}/panel/buzon/{uuid}", app.base);
+            let sin = client.post(&ruta).formulario(&[("respuesta", "rechazar")]).send().await.unwrap();
+            assert_eq!(sin.status(), 403);
+            let otro = navegador().post(&ruta).formulario(&[("_csrf", token.as_str()), ("respuesta", "rechazar")]).send().await.unwrap();
+            assert_eq!(otro.status(), 303, "a stranger goes to the login page");
+            assert_eq!(estado(&app, &emisor, &id).await.1, "PENDIENTE");
+            let respuesta = client.post(&ruta).formulario(&[("_csrf", token.as_str()), ("respuesta", "rechazar")]).send().await.unwrap();
+            assert_eq!(respuesta.status(), 303);
+            assert_eq!(location(&respuesta), "/panel/buzon?aviso=cancelacion-rechazada");
+            assert_eq!(estado(&app, &emisor, &id).await.1, "RECHAZADA");
+            // Answering again shows the error in Spanish on the page.
+            let otra = client.post(&ruta).formulario(&[("_csrf", token.as_str()), ("respuesta", "aceptar")]).send().await.unwrap();
+            assert_eq!(otra.status(), 409);
+            assert!(otra.text().await.unwrap().contains("ya fue respondida"));
+        }
+    })
+    .await;
+}

@@ -29,4 +29,5 @@ mod recibidos;
 mod security;
 mod storage;
 mod textos;
+mod validar;
 mod webhooks;

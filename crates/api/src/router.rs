@@ -19,8 +19,8 @@ use utoipa_axum::routes;
 
 use crate::observability;
 use crate::routes::{
-    api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships, nomina,
-    productos, timbres, webhooks,
+    api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships,
+    nomina, productos, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use timbra_services::context::AppContext;

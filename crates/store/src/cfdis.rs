@@ -349,7 +349,10 @@ pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crat
 
 /// Sandbox: the invoice `id` as cancellation needs it, whatever its company (the receiver's
 /// answer completes the issuer's cancellation).
-pub async fn por_cancelar_de_cualquiera(conn: &mut impl crate::AsExec, id: &str) -> crate::DbResult<Option<(String, PorCancelar)>> {
+pub async fn por_cancelar_de_cualquiera(
+    conn: &mut impl crate::AsExec,
+    id: &str,
+) -> crate::DbResult<Option<(String, PorCancelar)>> {
     let empresa = sql!(scalar_optional * conn, String, "SELECT empresa_id FROM cfdis WHERE id = $1", id)?;
     let Some(empresa) = empresa else { return Ok(None) };
     let fila = sql!(

@@ -8,7 +8,6 @@ use time::OffsetDateTime;
 use crate::sql;
 use crate::{DbConn, Money, Tx};
 
-
 /// A request as the receiver sees it, with what the stored received CFDI says of it.
 #[derive(FromRow, Clone, Debug)]
 pub struct SolicitudRow {
@@ -138,7 +137,11 @@ pub async fn uuids_abiertos(conn: &mut DbConn, empresa_id: &str, origen: &str) -
 }
 
 /// The company's latest request for `uuid` (open, answered or closed).
-pub async fn ultima(conn: &mut impl crate::AsExec, empresa_id: &str, uuid: &str) -> crate::DbResult<Option<SolicitudRow>> {
+pub async fn ultima(
+    conn: &mut impl crate::AsExec,
+    empresa_id: &str,
+    uuid: &str,
+) -> crate::DbResult<Option<SolicitudRow>> {
     sql!(
         fetch_optional * conn,
         SolicitudRow,
@@ -191,7 +194,13 @@ pub async fn responder(tx: &mut Tx, id: &str, respuesta: &Respuesta<'_>, now: Of
 
 /// Closes the company's open request for `uuid` without its answer (the deadline passed, the
 /// PAC no longer lists it); 0 rows when none was open.
-pub async fn cerrar(tx: &mut Tx, empresa_id: &str, uuid: &str, estatus: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn cerrar(
+    tx: &mut Tx,
+    empresa_id: &str,
+    uuid: &str,
+    estatus: &str,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE solicitudes_cancelacion SET estatus = $1, cerrada_en = $2, updated_at = $2 \

@@ -170,4 +170,3 @@ pub async fn responder(
         Err(error) => pagina_buzon(&app, &ctx, 1, &Errores::de(error.0)).await,
     }
 }
-

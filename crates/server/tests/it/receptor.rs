@@ -8,9 +8,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use timbra_services::context::Clock;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-use timbra_services::context::Clock;
 
 use crate::cfdi::{EMISOR, cancelar, concepto, csd, event_types, live_company, setup, start_pac_sim, timbrar};
 use crate::harness::{Answer, As, TestApp, each_backend_with};
@@ -151,14 +151,23 @@ async fn sandbox_plays_both_sides_of_a_cancellation_that_needs_acceptance() {
             // Cancelled the same day: no acceptance needed (regla 2.7.1.35, fracción IX).
             let (pronto, _) = factura_grande(&app, &emisor, &cliente).await;
             let answer = cancelar(&app, &emisor, &pronto, json!({ "motivo": "02" }), None).await.data(200).clone();
-            assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("CANCELADO"), Some("SIN_ACEPTACION")));
+            assert_eq!(
+                (answer["status"].as_str(), answer["cancellationStatus"].as_str()),
+                (Some("CANCELADO"), Some("SIN_ACEPTACION"))
+            );
 
             // Wednesday: past the next business day, 3,481.16 MXN needs the receiver.
             clock.advance(std::time::Duration::from_secs(2 * 86_400));
             let answer = cancelar(&app, &emisor, &primera, json!({ "motivo": "02" }), None).await.data(200).clone();
-            assert_eq!((answer["status"].as_str(), answer["cancellationStatus"].as_str()), (Some("TIMBRADO_SANDBOX"), Some("PENDIENTE")));
+            assert_eq!(
+                (answer["status"].as_str(), answer["cancellationStatus"].as_str()),
+                (Some("TIMBRADO_SANDBOX"), Some("PENDIENTE"))
+            );
             let sat = app.get(&format!("/api/cfdi/{primera}/estado-sat"), &emisor).await.data(200).clone();
-            assert_eq!((sat["estado"].as_str(), sat["estatusCancelacion"].as_str()), (Some("Vigente"), Some("En proceso")));
+            assert_eq!(
+                (sat["estado"].as_str(), sat["estatusCancelacion"].as_str()),
+                (Some("Vigente"), Some("En proceso"))
+            );
 
             // The receiver sees it, with all seven keys; a company of another RFC does not.
             let lista = pendientes(&app, &receptor, "").await.data(200).clone();
@@ -172,21 +181,34 @@ async fn sandbox_plays_both_sides_of_a_cancellation_that_needs_acceptance() {
             assert_eq!(item["cfdiId"], Value::Null, "the receiver has not downloaded the CFDI");
             assert_eq!(item["total"], "3481.16");
             // Requested Wednesday 25 November 10:00 → Monday 30 November 10:00.
-            let fecha = OffsetDateTime::parse(item["fechaSolicitud"].as_str().unwrap(), &time::format_description::well_known::Rfc3339).unwrap();
-            let plazo = OffsetDateTime::parse(item["plazoVence"].as_str().unwrap(), &time::format_description::well_known::Rfc3339).unwrap();
+            let fecha = OffsetDateTime::parse(
+                item["fechaSolicitud"].as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap();
+            let plazo = OffsetDateTime::parse(
+                item["plazoVence"].as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap();
             assert_eq!(plazo - fecha, Duration::days(5));
             assert_eq!(pendientes(&app, &ajeno, "").await.data(200)["total"], 0);
             assert_eq!(cancel_events(&event_types(&app, &empresa_receptor).await), ["factura.cancelacion_recibida"]);
 
             // Bad input: another word, an unknown UUID, a UUID that is not one.
             responder(&app, &receptor, &uuid, "acepto").await.assert_error(400, "CANCELACION_003");
-            responder(&app, &receptor, "5FB2822E-396D-4725-8521-CDC4BDD20CCF", "aceptar").await.assert_error(404, "CANCELACION_001");
+            responder(&app, &receptor, "5FB2822E-396D-4725-8521-CDC4BDD20CCF", "aceptar")
+                .await
+                .assert_error(404, "CANCELACION_001");
             responder(&app, &receptor, "no-uuid", "aceptar").await.assert_error(404, "CANCELACION_001");
             responder(&app, &ajeno, &uuid, "aceptar").await.assert_error(404, "CANCELACION_001");
 
             // Rejected: the invoice stays TIMBRADO with RECHAZADA; answering twice is refused.
             let data = responder(&app, &receptor, &uuid, "rechazar").await.data(200).clone();
-            assert_eq!((data["uuid"].as_str(), data["respuesta"].as_str(), data["estatus"].as_str()), (Some(uuid.as_str()), Some("rechazar"), Some("Solicitud rechazada")));
+            assert_eq!(
+                (data["uuid"].as_str(), data["respuesta"].as_str(), data["estatus"].as_str()),
+                (Some(uuid.as_str()), Some("rechazar"), Some("Solicitud rechazada"))
+            );
             assert!(data["acuse"].as_str().unwrap().contains("<EstatusUUID>1000</EstatusUUID>"));
             responder(&app, &receptor, &uuid, "aceptar").await.assert_error(409, "CANCELACION_002");
             assert_eq!(estado(&app, &emisor, &primera).await, ("TIMBRADO_SANDBOX".into(), "RECHAZADA".into()));
@@ -223,10 +245,17 @@ async fn sandbox_plays_both_sides_of_a_cancellation_that_needs_acceptance() {
             cancelar(&app, &emisor, &segunda, json!({ "motivo": "02" }), None).await.data(200);
             assert_eq!(pendientes(&app, &receptor, "").await.data(200)["items"][0]["uuid"], uuid_2.as_str());
             clock.advance(std::time::Duration::from_secs(4 * 86_400));
-            assert_eq!(estado(&app, &emisor, &segunda).await, ("TIMBRADO_SANDBOX".into(), "PENDIENTE".into()), "Sunday: not yet");
+            assert_eq!(
+                estado(&app, &emisor, &segunda).await,
+                ("TIMBRADO_SANDBOX".into(), "PENDIENTE".into()),
+                "Sunday: not yet"
+            );
             clock.advance(std::time::Duration::from_secs(86_400 + 60));
             hasta(&app, &emisor, &segunda, ("CANCELADO", "PLAZO_VENCIDO")).await;
-            assert_eq!(cancel_events(&event_types(&app, &empresa_emisor).await)[6..], ["factura.cancelacion_pendiente", "factura.cancelacion_aceptada", "factura.cancelada"]);
+            assert_eq!(
+                cancel_events(&event_types(&app, &empresa_emisor).await)[6..],
+                ["factura.cancelacion_pendiente", "factura.cancelacion_aceptada", "factura.cancelada"]
+            );
             assert_eq!(pendientes(&app, &receptor, "").await.data(200)["total"], 0);
             responder(&app, &receptor, &uuid_2, "aceptar").await.assert_error(404, "CANCELACION_001");
         }
@@ -254,7 +283,10 @@ async fn a_hundred_pending_requests_are_paged() {
             let mut vistos = std::collections::BTreeSet::new();
             for page in 1..=4 {
                 let lista = pendientes(&app, &receptor, &format!("?page={page}&pageSize=30")).await.data(200).clone();
-                assert_eq!((lista["total"].as_i64(), lista["totalPages"].as_i64(), lista["pageSize"].as_i64()), (Some(100), Some(4), Some(30)));
+                assert_eq!(
+                    (lista["total"].as_i64(), lista["totalPages"].as_i64(), lista["pageSize"].as_i64()),
+                    (Some(100), Some(4), Some(30))
+                );
                 let items = lista["items"].as_array().unwrap();
                 assert_eq!(items.len(), if page == 4 { 10 } else { 30 });
                 vistos.extend(items.iter().map(|item| item["uuid"].as_str().unwrap().to_owned()));
@@ -268,7 +300,12 @@ async fn a_hundred_pending_requests_are_paged() {
 }
 
 /// A live company with RFC `rfc` and, when given, its CSD.
-async fn live_receptor(app: &TestApp, email: &str, rfc: &str, csd: Option<&timbra_credentials::testgen::Generated>) -> As {
+async fn live_receptor(
+    app: &TestApp,
+    email: &str,
+    rfc: &str,
+    csd: Option<&timbra_credentials::testgen::Generated>,
+) -> As {
     let (_, key) = app.user(email).await;
     let created = app
         .post("/api/empresas", &As::key(&key), json!({ "rfc": rfc, "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "sandbox": false }))
@@ -431,7 +468,8 @@ async fn eventos(app: &TestApp, empresa: &str, tipo: &str) -> Vec<Value> {
 /// Writes a run of the watch of received CFDI now (the chain's next run is an hour away).
 async fn vigilar(app: &TestApp, clock: &Clock, vez: &str) {
     use timbra_services::cfdi::receptor::estado_sat::VigilarRecibidos;
-    let job = timbra_services::jobs::NewJob::of::<VigilarRecibidos>(&timbra_services::jobs::Day { day: vez.to_owned() });
+    let job =
+        timbra_services::jobs::NewJob::of::<VigilarRecibidos>(&timbra_services::jobs::Day { day: vez.to_owned() });
     let mut conn = app.db.conn().await.unwrap();
     timbra_services::jobs::enqueue(&mut conn, clock.now(), job).await.unwrap();
 }

@@ -143,7 +143,9 @@ mod tests {
 
     #[test]
     fn business_days_skip_weekends_and_rest_days() {
-        assert!(es_feriado(date!(2026 - 11 - 16)) && es_feriado(date!(2026 - 02 - 02)) && es_feriado(date!(2026 - 03 - 16)));
+        assert!(
+            es_feriado(date!(2026 - 11 - 16)) && es_feriado(date!(2026 - 02 - 02)) && es_feriado(date!(2026 - 03 - 16))
+        );
         assert!(es_feriado(date!(2030 - 10 - 01)) && !es_feriado(date!(2026 - 10 - 01)));
         // Monday 10:00 → Thursday 10:00; Friday → Wednesday; across Monday 16 November 2026.
         assert_eq!(plazo_vence(datetime!(2026-11-23 10:00 -6)), datetime!(2026-11-26 10:00 -6));
@@ -173,10 +175,14 @@ mod tests {
         let pago = DatosRegla { tipo_comprobante: "P", total: Decimal::ZERO, ..base };
         assert_eq!(cancelable(&pago, miercoles), Cancelable::ConAceptacion, "payments are not exempt for amount");
         assert_eq!(cancelable(&pago, martes), Cancelable::SinAceptacion);
-        let dolares = DatosRegla { total: Decimal::new(100, 0), moneda: "USD", tipo_cambio: Some(Decimal::new(18, 0)), ..base };
+        let dolares =
+            DatosRegla { total: Decimal::new(100, 0), moneda: "USD", tipo_cambio: Some(Decimal::new(18, 0)), ..base };
         assert_eq!(cancelable(&dolares, miercoles), Cancelable::ConAceptacion);
         for tipo in ["N", "E", "T"] {
-            assert_eq!(cancelable(&DatosRegla { tipo_comprobante: tipo, ..base }, miercoles), Cancelable::SinAceptacion);
+            assert_eq!(
+                cancelable(&DatosRegla { tipo_comprobante: tipo, ..base }, miercoles),
+                Cancelable::SinAceptacion
+            );
         }
         let publico = DatosRegla { receptor_rfc: "XAXX010101000", ..base };
         assert_eq!(cancelable(&publico, miercoles), Cancelable::SinAceptacion);

@@ -84,7 +84,13 @@ fn estado_de_status(status: &str) -> &'static str {
 }
 
 /// Sandbox: what SAT would say of `fila` (an invoice of `empresa_id`) at `ahora`.
-async fn leer_sandbox(app: &AppContext, empresa_id: &str, id: &str, fila: &PorCancelar, ahora: OffsetDateTime) -> ApiResult<Leido> {
+async fn leer_sandbox(
+    app: &AppContext,
+    empresa_id: &str,
+    id: &str,
+    fila: &PorCancelar,
+    ahora: OffsetDateTime,
+) -> ApiResult<Leido> {
     // A received CFDI issued by a sandbox company of this installation: that invoice is the truth.
     let (empresa, cfdi_id, fila_emisor) = if fila.tipo == "RECIBIDA" {
         let mut conn = app.db.conn().await?;
@@ -119,7 +125,10 @@ async fn sello(app: &AppContext, xml_url: Option<&str>) -> String {
     let Ok(xml) = app.cfdi.storage.get(path).await else { return String::new() };
     let xml = String::from_utf8_lossy(&xml);
     // The Comprobante's own attribute: the TFD's are SelloCFD and SelloSAT.
-    xml.split_once(" Sello=\"").and_then(|(_, resto)| resto.split_once('"')).map(|(sello, _)| sello.to_owned()).unwrap_or_default()
+    xml.split_once(" Sello=\"")
+        .and_then(|(_, resto)| resto.split_once('"'))
+        .map(|(sello, _)| sello.to_owned())
+        .unwrap_or_default()
 }
 
 /// What SAT's status service says of the CFDI (`602` is an answer: `No Encontrado`).
@@ -172,7 +181,8 @@ fn error_consulta(error: &ErrorConsulta) -> ApiError {
 /// id so a batch does not reach SAT at once.
 fn proxima_revision(app: &AppContext, id: &str, fecha: OffsetDateTime, now: OffsetDateTime) -> OffsetDateTime {
     let config = &app.config.receptor;
-    let dias = if now - fecha < time::Duration::days(config.vigilancia_dias) { 1 } else { config.vigilancia_mensual_dias };
+    let dias =
+        if now - fecha < time::Duration::days(config.vigilancia_dias) { 1 } else { config.vigilancia_mensual_dias };
     let dispersion = id.bytes().fold(0u32, |acc, b| acc.wrapping_mul(31).wrapping_add(u32::from(b))) % 3600;
     now + time::Duration::days(dias) + time::Duration::seconds(i64::from(dispersion))
 }
@@ -320,7 +330,8 @@ pub(super) async fn siguiente<J: Job<Payload = crate::jobs::Day>>(app: &AppConte
     let poll = app.config.receptor.poll;
     let at = app.clock.now() + poll;
     let slot = at.unix_timestamp() / i64::try_from(poll.as_secs().max(1)).unwrap_or(i64::MAX);
-    let job = NewJob::of::<J>(&crate::jobs::Day { day: format!("{slot}") }).at(at).dedupe(format!("{}#{slot}", J::KIND));
+    let job =
+        NewJob::of::<J>(&crate::jobs::Day { day: format!("{slot}") }).at(at).dedupe(format!("{}#{slot}", J::KIND));
     let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
     jobs::enqueue(&mut conn, app.clock.now(), job).await.map_err(|e| e.to_string())?;
     Ok(())
@@ -413,7 +424,9 @@ pub async fn recibidas_cambiadas(app: &AppContext, empresa_id: &str, limite: i64
             total: fila.total.0.to_string(),
             estado: fila.estado_sat.unwrap_or_default(),
             estatus_cancelacion: fila.estatus_cancelacion_sat.unwrap_or_default(),
-            cambiado_en: fila.estado_sat_cambiado_en.map(|at| crate::cfdi::credenciales::rfc3339(super::super::hora_local(at))),
+            cambiado_en: fila
+                .estado_sat_cambiado_en
+                .map(|at| crate::cfdi::credenciales::rfc3339(super::super::hora_local(at))),
         })
         .collect())
 }

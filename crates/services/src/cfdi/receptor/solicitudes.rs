@@ -22,9 +22,9 @@ use utoipa::ToSchema;
 
 use timbra_cfdi::aceptacion_rechazo::{self, FolioRespuesta, Respuesta, SolicitudAceptacionRechazo};
 use timbra_cfdi::timbre::uuid_valido;
+use timbra_store::Paging;
 use timbra_store::cfdis::PorCancelar;
 use timbra_store::estados::EstadoCancelacion;
-use timbra_store::Paging;
 use timbra_store::solicitudes_cancelacion::{self as db, Nueva, SolicitudRow};
 use timbra_store::{Money, Tx, empresas, ids};
 
@@ -155,9 +155,13 @@ async fn recibir(
 /// LIVE_001 no PAC; PAC_001/PAC_002 the PAC refused or did not answer.
 pub async fn sincronizar(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiResult<usize> {
     let pac = app.pac.clone().ok_or_else(|| {
-        ApiError::new(Code::Live001, "live cancellation requests come from the PAC: the installation must set TIMBRA_PAC_URL")
+        ApiError::new(
+            Code::Live001,
+            "live cancellation requests come from the PAC: the installation must set TIMBRA_PAC_URL",
+        )
     })?;
-    let llamada = PacCall::new("get_pending", empresa_id).recovery(|_| "nothing recorded; asked again on the next poll");
+    let llamada =
+        PacCall::new("get_pending", empresa_id).recovery(|_| "nothing recorded; asked again on the next poll");
     let pendientes = pac_log::logged(llamada, pac.pendientes(rfc))
         .await
         .map_err(|error| ApiError::pac(&error, "nothing was recorded, try again"))?;
@@ -212,14 +216,19 @@ fn respuesta_de(texto: &str) -> ApiResult<(Respuesta, &'static str)> {
         "rechazar" => Ok((Respuesta::Rechazo, "rechazar")),
         otro => Err(ApiError::new(
             Code::Cancelacion003,
-            format!("respuesta must be \"aceptar\" (the CFDI is cancelled) or \"rechazar\" (it stays valid), not {otro:?}"),
+            format!(
+                "respuesta must be \"aceptar\" (the CFDI is cancelled) or \"rechazar\" (it stays valid), not {otro:?}"
+            ),
         )
         .with_details(serde_json::json!({ "field": "respuesta" }))),
     }
 }
 
 fn sin_solicitud(uuid: &str, porque: &str) -> ApiError {
-    ApiError::new(Code::Cancelacion001, format!("no cancellation request waits for this company's answer for {uuid}: {porque}"))
+    ApiError::new(
+        Code::Cancelacion001,
+        format!("no cancellation request waits for this company's answer for {uuid}: {porque}"),
+    )
 }
 
 fn ya_respondida(fila: &SolicitudRow) -> ApiError {
@@ -244,7 +253,10 @@ fn abierta(fila: Option<SolicitudRow>, uuid: &str) -> ApiResult<SolicitudRow> {
         Some(fila) if fila.respuesta.is_some() => Err(ya_respondida(&fila)),
         Some(fila) if fila.cerrada_en.is_some() => Err(sin_solicitud(
             uuid,
-            &format!("the request ended without this company's answer ({})", fila.estatus.as_deref().unwrap_or("closed")),
+            &format!(
+                "the request ended without this company's answer ({})",
+                fila.estatus.as_deref().unwrap_or("closed")
+            ),
         )),
         Some(fila) => Ok(fila),
     }
@@ -268,7 +280,9 @@ fn firmar(
     aceptacion_rechazo::firmar_aceptacion_rechazo(&solicitud, &csd.credential).map_err(|error| match error {
         aceptacion_rechazo::ErrorAceptacionRechazo::OtroRfc { certificado, receptor } => ApiError::new(
             Code::Cfdi002,
-            format!("the company's CSD is of {certificado}, not of the receiver {receptor}: upload the company's own CSD"),
+            format!(
+                "the company's CSD is of {certificado}, not of the receiver {receptor}: upload the company's own CSD"
+            ),
         ),
         otro => ApiError::internal("aceptacion_rechazo", otro),
     })
@@ -352,10 +366,14 @@ async fn responder_live(
 ) -> ApiResult<RespuestaOut> {
     let csd = credenciales::csd_live(app, &empresa.id, now).await?;
     let pac = app.pac.clone().ok_or_else(|| {
-        ApiError::new(Code::Live001, "answering live cancellation requests needs a PAC: the installation must set TIMBRA_PAC_URL")
+        ApiError::new(
+            Code::Live001,
+            "answering live cancellation requests needs a PAC: the installation must set TIMBRA_PAC_URL",
+        )
     })?;
     let firmada = firmar(&csd, &empresa.rfc, RFC_PAC_FINKOK, &fila.uuid, respuesta, now)?;
-    let llamada = PacCall::new("accept_reject_signature", &empresa.id).recovery(|_| "nothing recorded; the answer can be sent again");
+    let llamada = PacCall::new("accept_reject_signature", &empresa.id)
+        .recovery(|_| "nothing recorded; the answer can be sent again");
     let contestacion = pac_log::logged(llamada, pac.aceptar_rechazar(&firmada))
         .await
         .map_err(|error| ApiError::pac(&error, "the answer was not recorded; send it again"))?;
@@ -441,7 +459,12 @@ async fn responder_sandbox(
 
 /// Sandbox: moves the issuer's invoice `cfdi_id` from PENDIENTE to `nuevo` in `tx` (with its
 /// events in the issuer's company); `false` when it is no longer PENDIENTE.
-async fn completar_emisor(tx: &mut Tx, cfdi_id: &str, nuevo: EstadoCancelacion, now: OffsetDateTime) -> ApiResult<bool> {
+async fn completar_emisor(
+    tx: &mut Tx,
+    cfdi_id: &str,
+    nuevo: EstadoCancelacion,
+    now: OffsetDateTime,
+) -> ApiResult<bool> {
     let Some((empresa_id, fila)) = timbra_store::cfdis::por_cancelar_de_cualquiera(tx, cfdi_id).await? else {
         return Ok(false);
     };
@@ -526,7 +549,9 @@ impl Job for VencerPlazo {
         match vencer.await {
             Ok(true) => Attempt::ok(serde_json::json!({ "cancellationStatus": "PLAZO_VENCIDO" })),
             Ok(false) => Attempt::ok(serde_json::json!({ "skipped": "answered before the deadline" })),
-            Err(error) => Attempt::retry(format!("{}: {}", error.code.as_str(), error.message), serde_json::Value::Null),
+            Err(error) => {
+                Attempt::retry(format!("{}: {}", error.code.as_str(), error.message), serde_json::Value::Null)
+            }
         }
     }
 }

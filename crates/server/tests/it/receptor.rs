@@ -81,6 +81,13 @@ async fn factura_grande(app: &TestApp, who: &As, cliente: &str) -> (String, Stri
     (stamped["cfdiId"].as_str().unwrap().to_owned(), uuid)
 }
 
+/// An invoice of 3,481.16 MXN to `cliente` whose text names the backend: the PAC simulator
+/// outlives one backend's run, and an identical document would get the same stamp (and UUID).
+fn factura_en(app: &TestApp, cliente: &str) -> Value {
+    json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente,
+        "conceptos": [concepto(&format!("Servicio de timbrado ({})", app.backend), json!(2), json!("1500.50"))] })
+}
+
 fn cancel_events(events: &[String]) -> Vec<&str> {
     events.iter().map(String::as_str).filter(|t| t.starts_with("factura.cancel")).collect()
 }
@@ -129,6 +136,16 @@ async fn sandbox_status_comes_from_the_services_own_records_and_is_stored() {
             let (otro, _) = setup(&app, "estado-sat-otro@example.com").await;
             app.get(&format!("/api/cfdi/{id}/estado-sat"), &otro).await.assert_error(404, "NOT_FOUND");
             app.get("/api/cfdi/no-such-id/estado-sat", &who).await.assert_error(404, "NOT_FOUND");
+
+            // CONTADOR or higher: a FACTURADOR of the company may not ask SAT nor read requests.
+            let empresa = who.empresa.clone().unwrap();
+            let (_, facturador) = app.user("estado-sat-fact@example.com").await;
+            app.post(&format!("/api/empresas/{empresa}/miembros"), &As::key(who.key.as_deref().unwrap()), json!({ "email": "estado-sat-fact@example.com", "role": "FACTURADOR" }))
+                .await
+                .data(201);
+            let facturador = As::key(&facturador).in_empresa(&empresa);
+            app.get(&format!("/api/cfdi/{id}/estado-sat"), &facturador).await.assert_error(403, "AUTH_003");
+            pendientes(&app, &facturador, "").await.assert_error(403, "AUTH_003");
         }
     })
     .await;
@@ -340,7 +357,7 @@ async fn live_status_asks_sats_service_and_says_what_went_wrong() {
                 .as_str()
                 .unwrap()
                 .to_owned();
-            let body = json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente, "conceptos": [concepto("Servicio", json!(1), json!(2000))] });
+            let body = json!({ "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente, "conceptos": [concepto(&format!("Servicio ({})", app.backend), json!(1), json!(2000))] });
             let id = timbrar(&app, &who, &body, None).await.data(201)["cfdiId"].as_str().unwrap().to_owned();
 
             let data = app.get(&format!("/api/cfdi/{id}/estado-sat"), &who).await.data(200).clone();
@@ -397,7 +414,7 @@ async fn live_requests_come_from_the_pac_and_the_answer_is_signed_and_sent() {
                 .to_owned();
             let mut facturas = Vec::new();
             for _ in 0..3 {
-                let stamped = timbrar(&app, &emisor, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+                let stamped = timbrar(&app, &emisor, &factura_en(&app, &cliente), None).await.data(201).clone();
                 facturas.push((stamped["cfdiId"].as_str().unwrap().to_owned(), stamped["uuid"].as_str().unwrap().to_owned()));
                 cancelar(&app, &emisor, &facturas.last().unwrap().0, json!({ "motivo": "02" }), None).await.data(200);
             }
@@ -511,7 +528,7 @@ async fn the_watch_of_received_cfdi_follows_sat_and_announces_a_change_once() {
                 .as_str()
                 .unwrap()
                 .to_owned();
-            let stamped = timbrar(&app, &emisor, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+            let stamped = timbrar(&app, &emisor, &factura_en(&app, &cliente), None).await.data(201).clone();
             let (emitida, uuid) = (stamped["cfdiId"].as_str().unwrap().to_owned(), stamped["uuid"].as_str().unwrap().to_owned());
             let (_, xml) = crate::cfdi::raw(&app, &format!("/api/cfdi/{emitida}/xml"), Some(&emisor)).await;
             let documento = timbra_sim::DocumentoSim::desde_xml(&xml).unwrap();

@@ -140,9 +140,13 @@ async fn sandbox_status_comes_from_the_services_own_records_and_is_stored() {
             // CONTADOR or higher: a FACTURADOR of the company may not ask SAT nor read requests.
             let empresa = who.empresa.clone().unwrap();
             let (_, facturador) = app.user("estado-sat-fact@example.com").await;
-            app.post(&format!("/api/empresas/{empresa}/miembros"), &As::key(who.key.as_deref().unwrap()), json!({ "email": "estado-sat-fact@example.com", "role": "FACTURADOR" }))
-                .await
-                .data(201);
+            app.post(
+                &format!("/api/empresas/{empresa}/miembros"),
+                &As::key(who.key.as_deref().unwrap()),
+                json!({ "email": "estado-sat-fact@example.com", "role": "FACTURADOR" }),
+            )
+            .await
+            .data(201);
             let facturador = As::key(&facturador).in_empresa(&empresa);
             app.get(&format!("/api/cfdi/{id}/estado-sat"), &facturador).await.assert_error(403, "AUTH_003");
             pendientes(&app, &facturador, "").await.assert_error(403, "AUTH_003");

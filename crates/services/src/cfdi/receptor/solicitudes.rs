@@ -160,6 +160,12 @@ pub async fn sincronizar(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiRe
             "live cancellation requests come from the PAC: the installation must set TIMBRA_PAC_URL",
         )
     })?;
+    // The open requests are read before the PAC is asked: one recorded meanwhile by a concurrent
+    // poll (from a newer list than this one) is never closed for missing from this list.
+    let abiertas: HashSet<String> = {
+        let mut conn = app.db.conn().await?;
+        db::uuids_abiertos(&mut conn, empresa_id, PAC).await?.into_iter().collect()
+    };
     let llamada =
         PacCall::new("get_pending", empresa_id).recovery(|_| "nothing recorded; asked again on the next poll");
     let pendientes = pac_log::logged(llamada, pac.pendientes(rfc))
@@ -167,10 +173,6 @@ pub async fn sincronizar(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiRe
         .map_err(|error| ApiError::pac(&error, "nothing was recorded, try again"))?;
     let pendientes: Vec<String> = pendientes.iter().map(|uuid| uuid.trim().to_uppercase()).collect();
     let now = app.clock.now();
-    let abiertas: HashSet<String> = {
-        let mut conn = app.db.conn().await?;
-        db::uuids_abiertos(&mut conn, empresa_id, PAC).await?.into_iter().collect()
-    };
     let mut nuevas = 0;
     let mut tx = app.db.begin().await?;
     for uuid in pendientes.iter().filter(|uuid| !abiertas.contains(*uuid)) {

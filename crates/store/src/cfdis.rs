@@ -650,3 +650,20 @@ pub async fn registrar_cancelacion(
         empresa_id
     )
 }
+
+/// The company's credit notes (type E) to `receptor_rfc` that are not cancelled, with their
+/// XML: those that relate an invoice make it "No cancelable" (regla 2.7.1.35).
+pub async fn egresos_vigentes(
+    conn: &mut impl crate::AsExec,
+    empresa_id: &str,
+    receptor_rfc: &str,
+) -> crate::DbResult<Vec<(String, String)>> {
+    sql!(
+        fetch_all * conn,
+        (String, String),
+        "SELECT uuid, xml_url FROM cfdis WHERE empresa_id = $1 AND tipo = 'EMITIDA' AND tipo_comprobante = 'E' \
+         AND status <> 'CANCELADO' AND receptor_rfc = $2 AND xml_url IS NOT NULL ORDER BY fecha, id",
+        empresa_id,
+        receptor_rfc
+    )
+}

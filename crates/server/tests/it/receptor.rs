@@ -150,6 +150,22 @@ async fn sandbox_status_comes_from_the_services_own_records_and_is_stored() {
             let facturador = As::key(&facturador).in_empresa(&empresa);
             app.get(&format!("/api/cfdi/{id}/estado-sat"), &facturador).await.assert_error(403, "AUTH_003");
             pendientes(&app, &facturador, "").await.assert_error(403, "AUTH_003");
+
+            // A credit note that is not cancelled makes the invoice "No cancelable" (cancel it first).
+            let invoice_uuid = app.get(&format!("/api/cfdi/{id}"), &who).await.data(200)["uuid"].clone();
+            let egreso = json!({ "tipoComprobante": "E", "formaPago": "03", "metodoPago": "PUE", "clienteId": cliente, "usoCfdi": "G02",
+                "cfdiRelacionados": [ { "tipoRelacion": "01", "uuids": [ invoice_uuid ] } ],
+                "conceptos": [ { "claveProdServ": "84111506", "claveUnidad": "ACT", "descripcion": "Devolución parcial", "cantidad": 1, "precioUnitario": 100 } ] });
+            let nota = timbrar(&app, &who, &egreso, None).await.data(201)["cfdiId"].as_str().unwrap().to_owned();
+            let data = app.get(&format!("/api/cfdi/{id}/estado-sat"), &who).await.data(200).clone();
+            assert_eq!(data["esCancelable"], "No cancelable");
+            let refused = cancelar(&app, &who, &id, json!({ "motivo": "02" }), None).await;
+            refused.assert_error(400, "CANCEL_003");
+            assert_eq!(refused.body["error"]["details"]["notasCredito"].as_array().unwrap().len(), 1);
+            let answer = cancelar(&app, &who, &nota, json!({ "motivo": "02" }), None).await.data(200).clone();
+            assert_eq!(answer["cancellationStatus"], "SIN_ACEPTACION", "an egreso needs no acceptance");
+            let answer = cancelar(&app, &who, &id, json!({ "motivo": "02" }), None).await.data(200).clone();
+            assert_eq!(answer["cancellationStatus"], "PENDIENTE");
         }
     })
     .await;

@@ -80,6 +80,7 @@ pub async fn cancelar(
     let uso = idempotency::Uso::sobre(OPERACION, id);
 
     if fila.sandbox {
+        crate::cfdi::receptor::exigir_sin_notas_de_credito(app, empresa_id, fila).await?;
         // Sandbox: the service plays SAT with SAT's rules (regla 2.7.1.35 as of 2026). An invoice
         // cancelable without acceptance is cancelled at once; one that needs the receiver's
         // acceptance waits PENDIENTE for the receiver (every sandbox company of this

@@ -108,7 +108,7 @@ async fn leer_sandbox(
     let relacionados = {
         let mut conn = app.db.conn().await?;
         !timbra_store::pagos::pagos_vigentes(&mut conn, &empresa, &cfdi_id).await?.is_empty()
-    };
+    } || !super::notas_de_credito_vigentes(app, &empresa, fila).await?.is_empty();
     let estado_cancelacion = fila.estado_cancelacion.as_deref().and_then(EstadoCancelacion::parse);
     Ok(Leido {
         estado: estado_de_status(&fila.status).to_owned(),
@@ -122,7 +122,7 @@ async fn leer_sandbox(
 /// The `Sello` of a stored CFDI's XML (its last 8 characters go in the expression's `fe`).
 async fn sello(app: &AppContext, xml_url: Option<&str>) -> String {
     let Some(path) = xml_url else { return String::new() };
-    let Ok(xml) = app.cfdi.storage.get(path).await else { return String::new() };
+    let Ok(xml) = super::leer_xml(app, path).await else { return String::new() };
     let xml = String::from_utf8_lossy(&xml);
     // The Comprobante's own attribute: the TFD's are SelloCFD and SelloSAT.
     xml.split_once(" Sello=\"")

@@ -3,6 +3,7 @@
 //! the service shares one in an `Arc` and swaps it after an import.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use timbra_cfdi::catalogos::{Catalogos, DatosClaveProdServ, DatosCodigoPostal, Vigencia};
 use time::Date;
@@ -25,6 +26,21 @@ pub struct Indice {
 }
 
 impl Indice {
+    /// The shipped edition's index (`paquete::INCLUIDO`), built once per process, one catalog
+    /// at a time: what the PAC simulator checks documents against, as a real PAC checks them
+    /// against SAT's catalogs. The data file is compiled in and read by this crate's tests; a
+    /// catalog that failed to read would be left out (its checks skipped), never half-loaded.
+    pub fn incluido() -> &'static Indice {
+        static INCLUIDO: OnceLock<Indice> = OnceLock::new();
+        INCLUIDO.get_or_init(|| {
+            let mut indice = Indice::default();
+            let _ = crate::paquete::recorrer(crate::paquete::INCLUIDO, |id, texto| {
+                indice.agregar(&Catalogo::desde_csv(id, &texto)?)
+            });
+            indice
+        })
+    }
+
     /// Every catalog of `edicion`.
     pub fn desde_edicion(edicion: &Edicion) -> Resultado<Indice> {
         let mut indice = Indice::default();

@@ -10,8 +10,8 @@ use time::Date;
 use crate::catalogo::Catalogo;
 use crate::edicion::Edicion;
 use crate::error::Resultado;
-use crate::registros::{ClaveProdServ, CodigoPostal};
-use crate::{CLAVE_PROD_SERV, CLAVE_UNIDAD, CODIGO_POSTAL};
+use crate::registros::{ClaveProdServ, CodigoPostal, Pais};
+use crate::{CLAVE_PROD_SERV, CLAVE_UNIDAD, CODIGO_POSTAL, PAIS};
 
 /// The loaded catalogs. A catalog never added answers `None` (not loaded), as
 /// [`timbra_cfdi::catalogos::SinCatalogos`] does for all of them.
@@ -22,6 +22,8 @@ pub struct Indice {
     codigos_postales: Option<HashMap<Box<str>, DatosCodigoPostal>>,
     /// Every other catalog by id: each code's validity.
     otros: HashMap<Box<str>, HashMap<Box<str>, Vigencia>>,
+    /// c_Pais' pattern of the tax id (NumRegIdTrib) by country, where it gives one.
+    patrones_identidad: HashMap<Box<str>, Box<str>>,
 }
 
 impl Indice {
@@ -43,7 +45,14 @@ impl Indice {
             CLAVE_UNIDAD => self.con_claves_unidad(catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
             CODIGO_POSTAL => self
                 .con_codigos_postales(CodigoPostal::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.codigo_postal))),
-            id => self.con_catalogo(id, catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
+            id => {
+                if id == PAIS {
+                    self.con_patrones_identidad(
+                        Pais::leer(catalogo)?.into_iter().map(|p| (p.clave, p.patron_identidad_tributaria)),
+                    );
+                }
+                self.con_catalogo(id, catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia)));
+            }
         }
         Ok(())
     }
@@ -61,6 +70,15 @@ impl Indice {
     /// Loads c_CodigoPostal.
     pub fn con_codigos_postales(&mut self, filas: impl IntoIterator<Item = (DatosCodigoPostal, String)>) {
         self.codigos_postales = Some(filas.into_iter().map(|(datos, codigo)| (codigo.into(), datos)).collect());
+    }
+
+    /// Loads c_Pais' patterns of the tax id (country, pattern); an empty pattern is none.
+    pub fn con_patrones_identidad(&mut self, filas: impl IntoIterator<Item = (String, String)>) {
+        self.patrones_identidad = filas
+            .into_iter()
+            .filter(|(_, patron)| !patron.trim().is_empty())
+            .map(|(pais, patron)| (pais.into(), patron.trim().into()))
+            .collect();
     }
 
     /// Loads any other catalog (`cfdi40/c_Pais`).
@@ -121,6 +139,10 @@ impl Catalogos for Indice {
 
     fn datos_codigo_postal(&self, codigo: &str) -> Option<DatosCodigoPostal> {
         self.codigos_postales.as_ref()?.get(codigo).copied()
+    }
+
+    fn patron_num_reg_id_trib(&self, pais: &str) -> Option<String> {
+        self.patrones_identidad.get(pais).map(|patron| patron.to_string())
     }
 
     fn en_catalogo(&self, catalogo: &str, clave: &str) -> Option<bool> {

@@ -66,6 +66,9 @@ fn the_index_answers_membership_validity_and_row_data() {
     assert_eq!(indice.datos_codigo_postal("77500").unwrap().huso_horario, HusoHorario::Sureste);
     assert_eq!(indice.en_catalogo(PAIS, "USA"), Some(true));
     assert_eq!(indice.en_catalogo(PAIS, "QQQ"), Some(false));
+    // c_Pais' tax-id pattern, where the edition gives one (matrix CFDI40156).
+    assert_eq!(indice.patron_num_reg_id_trib("USA").as_deref(), Some("[0-9]{9}"));
+    assert_eq!(indice.patron_num_reg_id_trib("DEU"), None);
     assert_eq!(indice.en_catalogo(CLAVE_UNIDAD, "H87"), Some(true));
     assert_eq!(indice.vigente_en_catalogo("nomina12/c_TipoPercepcion", "001", date!(2016 - 10 - 31)), Some(false));
     assert_eq!(indice.vigente_en_catalogo("nomina12/c_TipoPercepcion", "001", date!(2016 - 11 - 01)), Some(true));

@@ -822,6 +822,12 @@ pub trait Catalogos {
     fn datos_codigo_postal(&self, _codigo: &str) -> Option<DatosCodigoPostal> {
         None
     }
+    /// The pattern c_Pais gives for the tax id of a resident of `pais` (column
+    /// `patron_identidad_tributaria`, a regular expression): `None` when c_Pais is not loaded or
+    /// gives none for the country (the check is then skipped).
+    fn patron_num_reg_id_trib(&self, _pais: &str) -> Option<String> {
+        None
+    }
     /// Whether `clave` is in the catalog `catalogo` (`"cfdi40/c_Pais"`, `"nomina12/c_Banco"`).
     fn en_catalogo(&self, _catalogo: &str, _clave: &str) -> Option<bool> {
         None

@@ -1,8 +1,14 @@
-//! Rules the Guía de llenado of the complement sets on the comprobante that carries it.
+//! Rules the Guía de llenado of the complement sets on the comprobante that carries it, and
+//! the Pagos 2.0 matrix' rules on the complement itself.
+
+// Each SAT rule is its own condition inside the branch that makes it apply (as in
+// crate::validacion).
+#![allow(clippy::collapsible_if)]
 
 use rust_decimal::Decimal;
 
 use super::*;
+use crate::catalogos::{self, Impuesto, ObjetoImp, TipoFactor};
 
 /// Rules for a comprobante of tipo P (Guía de llenado del CFDI con complemento para
 /// recepción de pagos 2.0, nodo Comprobante): it carries Pagos 2.0, Moneda XXX (CRP20104),
@@ -30,6 +36,420 @@ pub(super) fn validar(v: &mut Validador<'_>, c: &Comprobante, tipo: Option<TipoD
     }
     if c.total.valor().ok() != Some(Decimal::ZERO) {
         v.problema("CRP20110", "Total", "un comprobante de pago tiene Total 0");
+    }
+    validar_comprobante(v, c);
+    if let Some(pagos) = c.pagos() {
+        validar_pagos(v, pagos);
+    }
+}
+
+/// Pagos 2.0 matrix CRP20102-CRP20123: what the comprobante of a payment carries (the single
+/// concept 84111506 / ACT / "Pago"). FormaPago, MetodoPago and TipoCambio (CRP20105, CRP20106,
+/// CRP20109) are reported by CFDI 4.0's CFDI40103, CFDI40125 and CFDI40116.
+fn validar_comprobante(v: &mut Validador<'_>, c: &Comprobante) {
+    if c.exportacion != "01" {
+        v.problema("CRP20102", "Exportacion", "un comprobante de pago usa Exportacion 01 (No aplica)");
+    }
+    let ausentes = [
+        ("CRP20107", "CondicionesDePago", c.condiciones_de_pago.is_some()),
+        ("CRP20108", "Descuento", c.descuento.is_some()),
+        ("CRP20123", "Impuestos", c.impuestos.is_some()),
+    ];
+    for (regla, campo, presente) in ausentes {
+        if presente {
+            v.problema(regla, campo, format!("un comprobante de pago no lleva {campo}; quítelo"));
+        }
+    }
+    if c.conceptos.len() != 1 {
+        v.problema("CRP20111", "Conceptos", "un comprobante de pago lleva un solo concepto (84111506, ACT, «Pago»)");
+    }
+    let Some(concepto) = c.conceptos.first() else { return };
+    let p = |campo: &str| format!("Conceptos[0].{campo}");
+    let cero = |n: &Numero| n.valor().ok() == Some(Decimal::ZERO);
+    let reglas = [
+        ("CRP20113", "ClaveProdServ", concepto.clave_prod_serv != "84111506", "es 84111506"),
+        ("CRP20114", "NoIdentificacion", concepto.no_identificacion.is_some(), "no se registra; quítelo"),
+        ("CRP20115", "Cantidad", concepto.cantidad.valor().ok() != Some(Decimal::ONE), "es 1"),
+        ("CRP20116", "ClaveUnidad", concepto.clave_unidad != "ACT", "es ACT"),
+        ("CRP20117", "Unidad", concepto.unidad.is_some(), "no se registra; quítelo"),
+        ("CRP20118", "Descripcion", concepto.descripcion != "Pago", "es «Pago»"),
+        ("CRP20119", "ValorUnitario", !cero(&concepto.valor_unitario), "es 0"),
+        ("CRP20120", "Importe", !cero(&concepto.importe), "es 0"),
+        ("CRP20121", "Descuento", concepto.descuento.is_some(), "no se registra; quítelo"),
+        ("CRP20122", "ObjetoImp", concepto.objeto_imp != "01", "es 01"),
+    ];
+    for (regla, campo, falla, que) in reglas {
+        if falla {
+            v.problema(regla, p(campo), format!("en un comprobante de pago {campo} {que}"));
+        }
+    }
+}
+
+/// `n` has at most the decimals of currency `moneda`.
+fn decimales(v: &mut Validador<'_>, regla: &'static str, campo: String, n: &Numero, moneda: &str) {
+    let maximo = catalogos::decimales_moneda(moneda);
+    if n.decimales() > maximo {
+        v.problema(regla, campo, format!("«{}» tiene más de los {maximo} decimales de la moneda {moneda}", n.texto()));
+    }
+}
+
+fn positivo(n: &Numero) -> bool {
+    n.valor().is_ok_and(|valor| valor > Decimal::ZERO)
+}
+
+/// Pagos 2.0 matrix CRP20201-CRP20274 on a received complement: the totals, each Pago, its
+/// documents and their taxes. Checks the matrix ties to SAT's registries or to the payment
+/// method's catalog columns (CRP20222-CRP20235) are left out; see REGLAS.md.
+fn validar_pagos(v: &mut Validador<'_>, pagos: &Pagos) {
+    validar_totales(v, pagos);
+    for (i, pago) in pagos.pagos.iter().enumerate() {
+        let p = |campo: &str| format!("Pagos.Pago[{i}].{campo}");
+        if pago.forma_de_pago_p == "99" {
+            v.problema("CRP20212", p("FormaDePagoP"), "no puede ser 99 (Por definir): registre cómo se pagó");
+        }
+        if pago.moneda_p == "XXX" {
+            v.problema("CRP20213", p("MonedaP"), "no puede ser XXX: registre la moneda del pago");
+        }
+        match (pago.moneda_p.as_str(), &pago.tipo_cambio_p) {
+            ("MXN", Some(tc)) if tc.valor().ok() != Some(Decimal::ONE) => {
+                v.problema("CRP20215", p("TipoCambioP"), "con MonedaP MXN el tipo de cambio es 1");
+            }
+            ("MXN" | "XXX", _) => {}
+            (_, None) => v.problema(
+                "CRP20214",
+                p("TipoCambioP"),
+                "requerido cuando MonedaP no es MXN: registre el tipo de cambio del día del pago",
+            ),
+            _ => {}
+        }
+        if !positivo(&pago.monto) {
+            v.problema("CRP20218", p("Monto"), "debe ser mayor que cero");
+        }
+        decimales(v, "CRP20219", p("Monto"), &pago.monto, &pago.moneda_p);
+        // CRP20217: what the documents receive adds up to at most Monto; checked when they
+        // are in the payment's currency (a conversion's rounding is not the matrix' text).
+        let misma_moneda = pago.doctos_relacionados.iter().all(|d| d.moneda_dr == pago.moneda_p);
+        let pagado: Option<Decimal> = pago
+            .doctos_relacionados
+            .iter()
+            .map(|d| d.imp_pagado.valor().ok())
+            .try_fold(Decimal::ZERO, |suma, valor| suma.checked_add(valor?));
+        if let (true, Some(pagado), Ok(monto)) = (misma_moneda, pagado, pago.monto.valor()) {
+            if pagado > monto {
+                v.problema(
+                    "CRP20217",
+                    p("Monto"),
+                    format!("la suma de ImpPagado de los documentos ({pagado}) excede el Monto del pago ({monto})"),
+                );
+            }
+        }
+        for (j, docto) in pago.doctos_relacionados.iter().enumerate() {
+            validar_documento(v, &p(&format!("DoctoRelacionado[{j}]")), pago, docto);
+        }
+        if let Some(impuestos) = &pago.impuestos_p {
+            validar_impuestos_p(v, &p("ImpuestosP"), impuestos);
+        }
+    }
+}
+
+fn validar_documento(v: &mut Validador<'_>, prefijo: &str, pago: &Pago, d: &DoctoRelacionado) {
+    let p = |campo: &str| format!("{prefijo}.{campo}");
+    if d.moneda_dr == "XXX" {
+        v.problema("CRP20236", p("MonedaDR"), "no puede ser XXX: registre la moneda del documento");
+    }
+    match &d.equivalencia_dr {
+        None if d.moneda_dr != pago.moneda_p => v.problema(
+            "CRP20237",
+            p("EquivalenciaDR"),
+            "requerido cuando MonedaDR es distinta de MonedaP: registre la equivalencia entre ambas",
+        ),
+        Some(e) if d.moneda_dr == pago.moneda_p && e.valor().ok() != Some(Decimal::ONE) => {
+            v.problema("CRP20238", p("EquivalenciaDR"), "con MonedaDR igual a MonedaP la equivalencia es 1");
+        }
+        _ => {}
+    }
+    if !positivo(&d.imp_saldo_ant) {
+        v.problema("CRP20239", p("ImpSaldoAnt"), "debe ser mayor que cero");
+    }
+    decimales(v, "CRP20240", p("ImpSaldoAnt"), &d.imp_saldo_ant, &d.moneda_dr);
+    if !positivo(&d.imp_pagado) {
+        v.problema("CRP20241", p("ImpPagado"), "debe ser mayor que cero");
+    }
+    decimales(v, "CRP20242", p("ImpPagado"), &d.imp_pagado, &d.moneda_dr);
+    decimales(v, "CRP20243", p("ImpSaldoInsoluto"), &d.imp_saldo_insoluto, &d.moneda_dr);
+    if let (Ok(anterior), Ok(pagado), Ok(insoluto)) =
+        (d.imp_saldo_ant.valor(), d.imp_pagado.valor(), d.imp_saldo_insoluto.valor())
+    {
+        let esperado = anterior.checked_sub(pagado);
+        if insoluto < Decimal::ZERO || esperado != Some(insoluto) {
+            v.problema(
+                "CRP20244",
+                p("ImpSaldoInsoluto"),
+                format!("debe ser ImpSaldoAnt − ImpPagado ({}) y no negativo", esperado.unwrap_or_default()),
+            );
+        }
+    }
+    let objeto = ObjetoImp::desde_codigo(&d.objeto_imp_dr);
+    if objeto.is_none() {
+        v.problema("CRP20245", p("ObjetoImpDR"), format!("«{}» no está en el catálogo c_ObjetoImp", d.objeto_imp_dr));
+    }
+    if objeto == Some(ObjetoImp::SiObjeto) && d.impuestos_dr.is_none() {
+        v.problema("CRP20246", p("ImpuestosDR"), "requerido con ObjetoImpDR 02: registre los impuestos del pago");
+    }
+    let Some(impuestos) = &d.impuestos_dr else { return };
+    if impuestos.traslados_dr.is_empty() && impuestos.retenciones_dr.is_empty() {
+        v.problema("CRP20248", p("ImpuestosDR"), "debe tener traslados o retenciones; agréguelos o quite el nodo");
+    }
+    for (k, r) in impuestos.retenciones_dr.iter().enumerate() {
+        let campo = p(&format!("ImpuestosDR.RetencionesDR[{k}]"));
+        if !positivo(&r.base_dr) {
+            v.problema("CRP20249", format!("{campo}.BaseDR"), "debe ser mayor que cero");
+        }
+        let impuesto = Impuesto::desde_codigo(&r.impuesto_dr);
+        if impuesto.is_none() {
+            v.problema("CRP20250", format!("{campo}.ImpuestoDR"), format!("«{}» no está en c_Impuesto", r.impuesto_dr));
+        }
+        let factor = TipoFactor::desde_codigo(&r.tipo_factor_dr);
+        match factor {
+            None => v.problema(
+                "CRP20251",
+                format!("{campo}.TipoFactorDR"),
+                format!("«{}» no está en c_TipoFactor", r.tipo_factor_dr),
+            ),
+            Some(TipoFactor::Exento) => {
+                v.problema("CRP20252", format!("{campo}.TipoFactorDR"), "una retención no puede ser Exento")
+            }
+            Some(factor) => {
+                if let Some(impuesto) = impuesto {
+                    if !catalogos::tasa_o_cuota_permitida(impuesto, factor, r.tasa_o_cuota_dr.texto(), true) {
+                        v.problema(
+                            "CRP20253",
+                            format!("{campo}.TasaOCuotaDR"),
+                            format!("«{}» no está en c_TasaOCuota para esta retención", r.tasa_o_cuota_dr.texto()),
+                        );
+                    }
+                }
+                importe_en_limites(
+                    v,
+                    "CRP20254",
+                    &format!("{campo}.ImporteDR"),
+                    &r.base_dr,
+                    &r.tasa_o_cuota_dr,
+                    &r.importe_dr,
+                );
+            }
+        }
+    }
+    for (k, t) in impuestos.traslados_dr.iter().enumerate() {
+        let campo = p(&format!("ImpuestosDR.TrasladosDR[{k}]"));
+        if !positivo(&t.base_dr) {
+            v.problema("CRP20255", format!("{campo}.BaseDR"), "debe ser mayor que cero");
+        }
+        let impuesto = Impuesto::desde_codigo(&t.impuesto_dr);
+        if impuesto.is_none() {
+            v.problema("CRP20256", format!("{campo}.ImpuestoDR"), format!("«{}» no está en c_Impuesto", t.impuesto_dr));
+        }
+        match (TipoFactor::desde_codigo(&t.tipo_factor_dr), &t.tasa_o_cuota_dr, &t.importe_dr) {
+            (None, ..) => v.problema(
+                "CRP20257",
+                format!("{campo}.TipoFactorDR"),
+                format!("«{}» no está en c_TipoFactor", t.tipo_factor_dr),
+            ),
+            (Some(TipoFactor::Exento), tasa, importe) => {
+                if tasa.is_some() || importe.is_some() {
+                    v.problema("CRP20258", campo.clone(), "un traslado Exento no lleva TasaOCuotaDR ni ImporteDR");
+                }
+            }
+            (Some(factor), Some(tasa), importe) => {
+                if let Some(impuesto) = impuesto {
+                    if !catalogos::tasa_o_cuota_permitida(impuesto, factor, tasa.texto(), false) {
+                        v.problema(
+                            "CRP20260",
+                            format!("{campo}.TasaOCuotaDR"),
+                            format!("«{}» no está en c_TasaOCuota para este traslado", tasa.texto()),
+                        );
+                    }
+                }
+                if let Some(importe) = importe {
+                    importe_en_limites(v, "CRP20261", &format!("{campo}.ImporteDR"), &t.base_dr, tasa, importe);
+                }
+            }
+            (Some(_), None, _) => {}
+        }
+    }
+}
+
+/// Anexo 20's limits of a tax amount: `(Base ∓ 10^−d/2) × TasaOCuota`, `d` the base's
+/// decimals, rounded outward to the amount's decimals.
+fn importe_en_limites(
+    v: &mut Validador<'_>,
+    regla: &'static str,
+    campo: &str,
+    base: &Numero,
+    tasa: &Numero,
+    importe: &Numero,
+) {
+    let (Ok(b), Ok(t), Ok(i)) = (base.valor(), tasa.valor(), importe.valor()) else { return };
+    let medio = Decimal::new(5, base.decimales().saturating_add(1).min(28));
+    let (Some(inferior), Some(superior)) = ((b - medio).checked_mul(t), (b + medio).checked_mul(t)) else { return };
+    let d = importe.decimales();
+    let inferior = inferior.round_dp_with_strategy(d, rust_decimal::RoundingStrategy::ToNegativeInfinity);
+    let superior = superior.round_dp_with_strategy(d, rust_decimal::RoundingStrategy::ToPositiveInfinity);
+    if i < inferior || i > superior {
+        v.problema(regla, campo, format!("debe ser Base × TasaOCuota (entre {inferior} y {superior})"));
+    }
+}
+
+fn validar_impuestos_p(v: &mut Validador<'_>, prefijo: &str, impuestos: &ImpuestosP) {
+    let mut vistos: Vec<&str> = Vec::new();
+    for (k, r) in impuestos.retenciones_p.iter().enumerate() {
+        let campo = format!("{prefijo}.RetencionesP[{k}].ImpuestoP");
+        if Impuesto::desde_codigo(&r.impuesto_p).is_none() {
+            v.problema("CRP20262", campo, format!("«{}» no está en c_Impuesto", r.impuesto_p));
+        } else if vistos.contains(&r.impuesto_p.as_str()) {
+            v.problema("CRP20263", campo, "solo una retención por impuesto: sume las del mismo impuesto");
+        }
+        vistos.push(&r.impuesto_p);
+    }
+    let mut combinaciones: Vec<(&str, &str, Option<Decimal>)> = Vec::new();
+    for (k, t) in impuestos.traslados_p.iter().enumerate() {
+        let campo = format!("{prefijo}.TrasladosP[{k}]");
+        let impuesto = Impuesto::desde_codigo(&t.impuesto_p);
+        if impuesto.is_none() {
+            v.problema("CRP20270", format!("{campo}.ImpuestoP"), format!("«{}» no está en c_Impuesto", t.impuesto_p));
+        }
+        let combinacion =
+            (t.impuesto_p.as_str(), t.tipo_factor_p.as_str(), t.tasa_o_cuota_p.as_ref().and_then(|n| n.valor().ok()));
+        if combinaciones.contains(&combinacion) {
+            v.problema(
+                "CRP20271",
+                campo.clone(),
+                "solo un traslado por combinación de impuesto, tipo de factor y tasa: sume los repetidos",
+            );
+        } else {
+            combinaciones.push(combinacion);
+        }
+        if let (Some(impuesto), Some(factor), Some(tasa)) =
+            (impuesto, TipoFactor::desde_codigo(&t.tipo_factor_p), &t.tasa_o_cuota_p)
+        {
+            if factor != TipoFactor::Exento && !catalogos::tasa_o_cuota_permitida(impuesto, factor, tasa.texto(), false)
+            {
+                v.problema(
+                    "CRP20272",
+                    format!("{campo}.TasaOCuotaP"),
+                    format!("«{}» no está en c_TasaOCuota para este impuesto y factor", tasa.texto()),
+                );
+            }
+        }
+    }
+}
+
+/// Totales (CRP20201-CRP20211, CRP20264, CRP20267, CRP20273): each the rounding of the sum of
+/// the payments' amounts times TipoCambioP (as [`calcular_totales`] computes it). A document
+/// whose sum was rounded per payment differs by at most a centavo per payment, which is
+/// accepted: the matrix' text does not say in which order the rounding goes.
+fn validar_totales(v: &mut Validador<'_>, pagos: &Pagos) {
+    let mut calculados = pagos.clone();
+    if calcular_totales(&mut calculados).is_err() {
+        return;
+    }
+    let tolerancia = Decimal::new(1, 2) * Decimal::from(pagos.pagos.len().saturating_sub(1));
+    let t = &pagos.totales;
+    let e = &calculados.totales;
+    let campos = [
+        ("CRP20201", "TotalRetencionesIVA", &t.total_retenciones_iva, &e.total_retenciones_iva),
+        ("CRP20202", "TotalRetencionesISR", &t.total_retenciones_isr, &e.total_retenciones_isr),
+        ("CRP20203", "TotalRetencionesIEPS", &t.total_retenciones_ieps, &e.total_retenciones_ieps),
+        ("CRP20204", "TotalTrasladosBaseIVA16", &t.total_traslados_base_iva16, &e.total_traslados_base_iva16),
+        (
+            "CRP20205",
+            "TotalTrasladosImpuestoIVA16",
+            &t.total_traslados_impuesto_iva16,
+            &e.total_traslados_impuesto_iva16,
+        ),
+        ("CRP20206", "TotalTrasladosBaseIVA8", &t.total_traslados_base_iva8, &e.total_traslados_base_iva8),
+        ("CRP20207", "TotalTrasladosImpuestoIVA8", &t.total_traslados_impuesto_iva8, &e.total_traslados_impuesto_iva8),
+        ("CRP20208", "TotalTrasladosBaseIVA0", &t.total_traslados_base_iva0, &e.total_traslados_base_iva0),
+        ("CRP20209", "TotalTrasladosImpuestoIVA0", &t.total_traslados_impuesto_iva0, &e.total_traslados_impuesto_iva0),
+        (
+            "CRP20210",
+            "TotalTrasladosBaseIVAExento",
+            &t.total_traslados_base_iva_exento,
+            &e.total_traslados_base_iva_exento,
+        ),
+    ];
+    let difiere = |registrado: Decimal, esperado: Decimal| (registrado - esperado).abs() > tolerancia;
+    for (regla, nombre, registrado, esperado) in campos {
+        let registrado = registrado.as_ref().map(|n| n.valor().ok());
+        let esperado = esperado.as_ref().and_then(|n| n.valor().ok());
+        let falla = match (registrado, esperado) {
+            (Some(Some(r)), Some(e)) => difiere(r, e),
+            (Some(Some(r)), None) => !r.is_zero(),
+            (Some(None), _) => true,
+            (None, _) => false,
+        };
+        if falla {
+            v.problema(
+                regla,
+                format!("Pagos.Totales.{nombre}"),
+                format!(
+                    "debe ser {}: la suma de los importes de los pagos por su TipoCambioP, redondeada",
+                    esperado.map_or_else(|| "omitido".to_owned(), |e| e.to_string())
+                ),
+            );
+        }
+    }
+    if let (Ok(registrado), Ok(esperado)) = (t.monto_total_pagos.valor(), e.monto_total_pagos.valor()) {
+        if difiere(registrado, esperado) {
+            v.problema(
+                "CRP20211",
+                "Pagos.Totales.MontoTotalPagos",
+                format!("debe ser {esperado}: la suma de Monto × TipoCambioP de los pagos, redondeada"),
+            );
+        }
+    }
+    let retenciones =
+        e.total_retenciones_iva.is_some() || e.total_retenciones_isr.is_some() || e.total_retenciones_ieps.is_some();
+    if retenciones
+        && t.total_retenciones_iva.is_none()
+        && t.total_retenciones_isr.is_none()
+        && t.total_retenciones_ieps.is_none()
+    {
+        v.problema(
+            "CRP20264",
+            "Pagos.Totales",
+            "con retenciones en los pagos registre TotalRetencionesIVA, TotalRetencionesISR o TotalRetencionesIEPS",
+        );
+    }
+    let bases = [
+        &t.total_traslados_base_iva16,
+        &t.total_traslados_base_iva8,
+        &t.total_traslados_base_iva0,
+        &t.total_traslados_base_iva_exento,
+    ];
+    let bases_esperadas = [
+        &e.total_traslados_base_iva16,
+        &e.total_traslados_base_iva8,
+        &e.total_traslados_base_iva0,
+        &e.total_traslados_base_iva_exento,
+    ];
+    if bases_esperadas.iter().any(|b| b.is_some()) && bases.iter().all(|b| b.is_none()) {
+        v.problema(
+            "CRP20267",
+            "Pagos.Totales",
+            "con traslados de IVA en los pagos registre TotalTrasladosBaseIVA16, IVA8, IVA0 o IVAExento",
+        );
+    }
+    let impuestos_esperados =
+        [&e.total_traslados_impuesto_iva16, &e.total_traslados_impuesto_iva8, &e.total_traslados_impuesto_iva0];
+    let impuestos =
+        [&t.total_traslados_impuesto_iva16, &t.total_traslados_impuesto_iva8, &t.total_traslados_impuesto_iva0];
+    if impuestos_esperados.iter().any(|i| i.is_some()) && impuestos.iter().all(|i| i.is_none()) {
+        v.problema(
+            "CRP20273",
+            "Pagos.Totales",
+            "con traslados de IVA no exentos registre TotalTrasladosImpuestoIVA16, IVA8 o IVA0",
+        );
     }
 }
 

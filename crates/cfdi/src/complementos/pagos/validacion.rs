@@ -463,6 +463,186 @@ mod tests {
         informe.problemas.iter().map(|p| p.regla).collect()
     }
 
+    use super::super::*;
+    use crate::complementos::Complemento;
+
+    fn golden() -> Comprobante {
+        crate::parser::parsear(include_str!("../../../tests/golden/P_pagos20.xml")).unwrap()
+    }
+
+    fn pg(c: &mut Comprobante) -> &mut Pagos {
+        c.complementos
+            .iter_mut()
+            .find_map(|complemento| match complemento {
+                Complemento::Pagos(pagos) => Some(&mut **pagos),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    fn pago(c: &mut Comprobante) -> &mut Pago {
+        &mut pg(c).pagos[0]
+    }
+
+    fn docto(c: &mut Comprobante) -> &mut DoctoRelacionado {
+        &mut pago(c).doctos_relacionados[0]
+    }
+
+    fn traslado_dr(c: &mut Comprobante) -> &mut TrasladoDR {
+        &mut docto(c).impuestos_dr.as_mut().unwrap().traslados_dr[0]
+    }
+
+    /// The golden document with a withholding of IVA on its document (valid).
+    fn con_retencion(c: &mut Comprobante) {
+        docto(c).impuestos_dr.as_mut().unwrap().retenciones_dr.push(RetencionDR {
+            base_dr: Numero::from_texto("10000.00"),
+            impuesto_dr: "002".into(),
+            tipo_factor_dr: "Tasa".into(),
+            tasa_o_cuota_dr: Numero::from_texto("0.106667"),
+            importe_dr: Numero::from_texto("1066.67"),
+        });
+    }
+
+    fn retencion_dr(c: &mut Comprobante) -> &mut RetencionDR {
+        con_retencion(c);
+        &mut docto(c).impuestos_dr.as_mut().unwrap().retenciones_dr[0]
+    }
+
+    /// Pagos 2.0 matrix: each body breaks its rule, alone where the document allows it.
+    #[test]
+    fn reglas_de_la_matriz_de_pagos() {
+        let n = |texto: &str| Numero::from_texto(texto);
+        type Caso = (&'static [&'static str], fn(&mut Comprobante));
+        let solos: &[Caso] = &[
+            (&[], con_retencion),
+            (&["CRP20107"], |c| c.condiciones_de_pago = Some("Contado".into())),
+            (&["CRP20108"], |c| c.descuento = Some(Numero::from_texto("0"))),
+            (&["CRP20111"], |c| c.conceptos.push(c.conceptos[0].clone())),
+            (&["CRP20113"], |c| c.conceptos[0].clave_prod_serv = "01010101".into()),
+            (&["CRP20114"], |c| c.conceptos[0].no_identificacion = Some("P-1".into())),
+            (&["CRP20115"], |c| c.conceptos[0].cantidad = Numero::from_texto("2")),
+            (&["CRP20116"], |c| c.conceptos[0].clave_unidad = "H87".into()),
+            (&["CRP20117"], |c| c.conceptos[0].unidad = Some("Actividad".into())),
+            (&["CRP20118"], |c| c.conceptos[0].descripcion = "Pago de factura".into()),
+            (&["CRP20121"], |c| c.conceptos[0].descuento = Some(Numero::from_texto("0"))),
+            (&["CRP20123"], |c| c.impuestos = Some(crate::model::Impuestos::default())),
+            (&["CRP20201"], |c| pg(c).totales.total_retenciones_iva = Some(Numero::from_texto("1.00"))),
+            (&["CRP20204"], |c| pg(c).totales.total_traslados_base_iva16 = Some(Numero::from_texto("10000.01"))),
+            (&["CRP20205"], |c| pg(c).totales.total_traslados_impuesto_iva16 = Some(Numero::from_texto("1600.01"))),
+            (&["CRP20211"], |c| pg(c).totales.monto_total_pagos = Numero::from_texto("11600.02")),
+            (&["CRP20267", "CRP20273"], |c| {
+                pg(c).totales.total_traslados_base_iva16 = None;
+                pg(c).totales.total_traslados_impuesto_iva16 = None;
+            }),
+            (&["CRP20212"], |c| pago(c).forma_de_pago_p = "99".into()),
+            (&["CRP20214"], |c| {
+                pago(c).moneda_p = "USD".into();
+                pago(c).tipo_cambio_p = None;
+            }),
+            (&["CRP20217"], |c| {
+                docto(c).imp_pagado = Numero::from_texto("11600.01");
+                docto(c).imp_saldo_insoluto = Numero::from_texto("11599.99");
+            }),
+            (&["CRP20219"], |c| pago(c).monto = Numero::from_texto("11600.001")),
+            (&["CRP20237"], |c| {
+                docto(c).moneda_dr = "USD".into();
+                docto(c).equivalencia_dr = None;
+            }),
+            (&["CRP20238"], |c| docto(c).equivalencia_dr = Some(Numero::from_texto("2"))),
+            (&["CRP20244"], |c| docto(c).imp_saldo_insoluto = Numero::from_texto("11599.00")),
+            (&["CRP20245"], |c| docto(c).objeto_imp_dr = "09".into()),
+            (&["CRP20246"], |c| docto(c).impuestos_dr = None),
+            (&["CRP20248"], |c| docto(c).impuestos_dr = Some(ImpuestosDR::default())),
+            (&["CRP20250"], |c| retencion_dr(c).impuesto_dr = "004".into()),
+            (&["CRP20251"], |c| retencion_dr(c).tipo_factor_dr = "Fija".into()),
+            (&["CRP20252"], |c| retencion_dr(c).tipo_factor_dr = "Exento".into()),
+            (&["CRP20254"], |c| retencion_dr(c).importe_dr = Numero::from_texto("1.00")),
+            (&["CRP20256"], |c| traslado_dr(c).impuesto_dr = "004".into()),
+            (&["CRP20257"], |c| traslado_dr(c).tipo_factor_dr = "Fija".into()),
+            (&["CRP20258"], |c| traslado_dr(c).tipo_factor_dr = "Exento".into()),
+            (&["CRP20261"], |c| traslado_dr(c).importe_dr = Some(Numero::from_texto("1700.00"))),
+            (&["CRP20262"], |c| {
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                p.retenciones_p.push(RetencionP { impuesto_p: "004".into(), importe_p: Numero::from_texto("1.00") });
+            }),
+            (&["CRP20270"], |c| {
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                let mut t = p.traslados_p[0].clone();
+                t.impuesto_p = "004".into();
+                p.traslados_p.push(t);
+            }),
+        ];
+        for (esperadas, romper) in solos {
+            let mut c = golden();
+            romper(&mut c);
+            let mut obtenidas = reglas(&c);
+            obtenidas.sort_unstable();
+            assert_eq!(&obtenidas, esperadas);
+        }
+        type Entre = (&'static str, fn(&mut Comprobante));
+        let entre: &[Entre] = &[
+            ("CRP20102", |c| c.exportacion = "02".into()),
+            ("CRP20119", |c| c.conceptos[0].valor_unitario = Numero::from_texto("1")),
+            ("CRP20120", |c| c.conceptos[0].importe = Numero::from_texto("1")),
+            ("CRP20122", |c| c.conceptos[0].objeto_imp = "02".into()),
+            ("CRP20213", |c| pago(c).moneda_p = "XXX".into()),
+            ("CRP20215", |c| pago(c).tipo_cambio_p = Some(Numero::from_texto("2"))),
+            ("CRP20218", |c| pago(c).monto = Numero::from_texto("0")),
+            ("CRP20236", |c| docto(c).moneda_dr = "XXX".into()),
+            ("CRP20239", |c| docto(c).imp_saldo_ant = Numero::from_texto("0")),
+            ("CRP20240", |c| docto(c).imp_saldo_ant = Numero::from_texto("23200.001")),
+            ("CRP20241", |c| docto(c).imp_pagado = Numero::from_texto("0")),
+            ("CRP20242", |c| docto(c).imp_pagado = Numero::from_texto("11600.001")),
+            ("CRP20243", |c| docto(c).imp_saldo_insoluto = Numero::from_texto("11600.001")),
+            ("CRP20249", |c| retencion_dr(c).base_dr = Numero::from_texto("0")),
+            ("CRP20253", |c| retencion_dr(c).tasa_o_cuota_dr = Numero::from_texto("0.500000")),
+            ("CRP20255", |c| traslado_dr(c).base_dr = Numero::from_texto("0")),
+            ("CRP20260", |c| traslado_dr(c).tasa_o_cuota_dr = Some(Numero::from_texto("0.170000"))),
+            ("CRP20263", |c| {
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                let r = RetencionP { impuesto_p: "001".into(), importe_p: Numero::from_texto("0.00") };
+                p.retenciones_p.push(r.clone());
+                p.retenciones_p.push(r);
+            }),
+            ("CRP20264", |c| {
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                p.retenciones_p.push(RetencionP { impuesto_p: "001".into(), importe_p: Numero::from_texto("10.00") });
+            }),
+            ("CRP20271", |c| {
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                p.traslados_p.push(p.traslados_p[0].clone());
+            }),
+            ("CRP20272", |c| {
+                pago(c).impuestos_p.as_mut().unwrap().traslados_p[0].tasa_o_cuota_p =
+                    Some(Numero::from_texto("0.170000"));
+            }),
+        ];
+        for (regla, romper) in entre {
+            let mut c = golden();
+            romper(&mut c);
+            assert!(reglas(&c).contains(regla), "{regla}: {:?}", reglas(&c));
+        }
+        // Payments whose totals were rounded per payment: a centavo apart per payment is
+        // accepted (11600.00 + 0.005 + 0.005 is 11600.01 rounded once, 11600.02 per payment).
+        let mut c = golden();
+        let mut otro = pago(&mut c).clone();
+        otro.moneda_p = "USD".into();
+        otro.tipo_cambio_p = Some(n("0.5"));
+        otro.monto = n("0.01");
+        let d = &mut otro.doctos_relacionados[0];
+        (d.moneda_dr, d.equivalencia_dr, d.objeto_imp_dr, d.impuestos_dr) =
+            ("USD".into(), Some(n("1")), "01".into(), None);
+        (d.imp_saldo_ant, d.imp_pagado, d.imp_saldo_insoluto) = (n("0.01"), n("0.01"), n("0.00"));
+        otro.impuestos_p = None;
+        pg(&mut c).pagos.extend([otro.clone(), otro]);
+        for monto in ["11600.01", "11600.02"] {
+            pg(&mut c).totales.monto_total_pagos = n(monto);
+            assert!(reglas(&c).is_empty(), "{monto}: {:?}", reglas(&c));
+        }
+        pg(&mut c).totales.monto_total_pagos = n("11600.04");
+        assert_eq!(reglas(&c), ["CRP20211"]);
+    }
+
     #[test]
     fn cada_regla_del_comprobante_de_pago_tiene_su_cuerpo_que_falla() {
         let golden = crate::parser::parsear(include_str!("../../../tests/golden/P_pagos20.xml")).unwrap();

@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 
-use timbra_cfdi::catalogos::{Catalogos, DatosClaveProdServ, DatosCodigoPostal, Vigencia};
+use timbra_cfdi::catalogos::{Catalogos, DatosClaveProdServ, DatosCodigoPostal, DatosFormaPago, Vigencia};
 use time::Date;
 
 use crate::catalogo::Catalogo;
 use crate::edicion::Edicion;
 use crate::error::Resultado;
 use crate::registros::{ClaveProdServ, CodigoPostal, Pais};
-use crate::{CLAVE_PROD_SERV, CLAVE_UNIDAD, CODIGO_POSTAL, PAIS};
+use crate::{CLAVE_PROD_SERV, CLAVE_UNIDAD, CODIGO_POSTAL, FORMA_PAGO, PAIS};
 
 /// The loaded catalogs. A catalog never added answers `None` (not loaded), as
 /// [`timbra_cfdi::catalogos::SinCatalogos`] does for all of them.
@@ -24,6 +24,8 @@ pub struct Indice {
     otros: HashMap<Box<str>, HashMap<Box<str>, Vigencia>>,
     /// c_Pais' pattern of the tax id (NumRegIdTrib) by country, where it gives one.
     patrones_identidad: HashMap<Box<str>, Box<str>>,
+    /// c_FormaPago's bank-data columns by code.
+    formas_pago: HashMap<Box<str>, DatosFormaPago>,
 }
 
 impl Indice {
@@ -46,6 +48,9 @@ impl Indice {
             CODIGO_POSTAL => self
                 .con_codigos_postales(CodigoPostal::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.codigo_postal))),
             id => {
+                if id == FORMA_PAGO {
+                    self.con_formas_pago(catalogo);
+                }
                 if id == PAIS {
                     self.con_patrones_identidad(
                         Pais::leer(catalogo)?.into_iter().map(|p| (p.clave, p.patron_identidad_tributaria)),
@@ -78,6 +83,44 @@ impl Indice {
             .into_iter()
             .filter(|(_, patron)| !patron.trim().is_empty())
             .map(|(pais, patron)| (pais.into(), patron.trim().into()))
+            .collect();
+    }
+
+    /// Loads c_FormaPago's bank-data columns (those it lacks read as "not allowed" / no pattern).
+    pub fn con_formas_pago(&mut self, catalogo: &Catalogo) {
+        let columna = |nombre: &str| catalogo.columna(nombre);
+        let texto = |fila: &crate::Fila, columna: Option<usize>| {
+            columna.and_then(|i| fila.valores.get(i)).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+        };
+        let (rfc_ord, cta_ord, patron_ord) = (
+            columna("permite_banco_ordenante_rfc"),
+            columna("permite_cuenta_ordenante"),
+            columna("patron_cuenta_ordenante"),
+        );
+        let (rfc_ben, cta_ben, patron_ben) = (
+            columna("permite_banco_beneficiario_rfc"),
+            columna("permite_cuenta_beneficiario"),
+            columna("patron_cuenta_beneficiario"),
+        );
+        let cadena = columna("permite_tipo_cadena_pago");
+        let si = |fila: &crate::Fila, columna: Option<usize>| {
+            texto(fila, columna).is_some_and(|v| matches!(v.as_str(), "1" | "Sí" | "Si" | "Opcional"))
+        };
+        self.formas_pago = catalogo
+            .filas
+            .iter()
+            .map(|fila| {
+                let datos = DatosFormaPago {
+                    permite_rfc_ordenante: si(fila, rfc_ord),
+                    permite_cuenta_ordenante: si(fila, cta_ord),
+                    patron_cuenta_ordenante: texto(fila, patron_ord),
+                    permite_rfc_beneficiario: si(fila, rfc_ben),
+                    permite_cuenta_beneficiario: si(fila, cta_ben),
+                    patron_cuenta_beneficiario: texto(fila, patron_ben),
+                    permite_tipo_cadena_pago: si(fila, cadena),
+                };
+                (fila.clave.as_str().into(), datos)
+            })
             .collect();
     }
 
@@ -139,6 +182,10 @@ impl Catalogos for Indice {
 
     fn datos_codigo_postal(&self, codigo: &str) -> Option<DatosCodigoPostal> {
         self.codigos_postales.as_ref()?.get(codigo).copied()
+    }
+
+    fn datos_forma_pago(&self, codigo: &str) -> Option<DatosFormaPago> {
+        self.formas_pago.get(codigo).cloned()
     }
 
     fn patron_num_reg_id_trib(&self, pais: &str) -> Option<String> {

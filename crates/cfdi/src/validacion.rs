@@ -58,7 +58,7 @@ impl Informe {
 /// Collects the problems; complement modules report theirs through it.
 pub(crate) struct Validador<'a> {
     informe: Informe,
-    catalogos: &'a dyn Catalogos,
+    pub(crate) catalogos: &'a dyn Catalogos,
     /// The document's date (Fecha's), against which catalog entries must be in force.
     dia: Option<Date>,
 }
@@ -90,7 +90,7 @@ impl Validador<'_> {
         }
     }
 
-    fn omitida(&mut self, descripcion: &str) {
+    pub(crate) fn omitida(&mut self, descripcion: &str) {
         if !self.informe.omitidas.iter().any(|o| o == descripcion) {
             self.informe.omitidas.push(descripcion.to_owned());
         }
@@ -718,7 +718,7 @@ enum Atomo {
 /// Whether all of `texto` matches `patron`, a regular expression of c_Pais (classes, groups,
 /// alternatives and quantifiers). `None` when the pattern uses anything else: the check is then
 /// skipped rather than guessed.
-fn coincide(patron: &str, texto: &str) -> Option<bool> {
+pub(crate) fn coincide(patron: &str, texto: &str) -> Option<bool> {
     let patron = patron.trim();
     let patron = patron.strip_prefix('^').unwrap_or(patron);
     let patron: Vec<char> = patron.strip_suffix('$').unwrap_or(patron).chars().collect();

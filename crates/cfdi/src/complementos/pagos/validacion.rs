@@ -143,12 +143,75 @@ fn validar_pagos(v: &mut Validador<'_>, pagos: &Pagos) {
                 );
             }
         }
+        validar_datos_bancarios(v, i, pago);
         for (j, docto) in pago.doctos_relacionados.iter().enumerate() {
             validar_documento(v, &p(&format!("DoctoRelacionado[{j}]")), pago, docto);
         }
         if let Some(impuestos) = &pago.impuestos_p {
             validar_impuestos_p(v, &p("ImpuestosP"), impuestos);
         }
+    }
+}
+
+/// The bank data and the payment chain of a Pago (CRP20223-CRP20235): what FormaDePagoP allows
+/// by c_FormaPago's columns (skipped when c_FormaPago is not loaded), the accounts' patterns
+/// there, and the chain's certificate, text and seal together with TipoCadPago.
+fn validar_datos_bancarios(v: &mut Validador<'_>, i: usize, pago: &Pago) {
+    let p = |campo: &str| format!("Pagos.Pago[{i}].{campo}");
+    if pago.rfc_emisor_cta_ord.as_deref() == Some(crate::tipos::RFC_EXTRANJERO) && pago.nom_banco_ord_ext.is_none() {
+        v.problema(
+            "CRP20223",
+            p("NomBancoOrdExt"),
+            "requerido cuando RfcEmisorCtaOrd es XEXX010101000: registre el nombre del banco extranjero",
+        );
+    }
+    let cadena = pago.tipo_cad_pago.is_some();
+    let partes = [
+        ("CertPago", &pago.cert_pago, "CRP20230", "CRP20231"),
+        ("CadPago", &pago.cad_pago, "CRP20232", "CRP20233"),
+        ("SelloPago", &pago.sello_pago, "CRP20234", "CRP20235"),
+    ];
+    for (campo, valor, requerido, sobra) in partes {
+        match (cadena, valor.is_some()) {
+            (true, false) => v.problema(requerido, p(campo), "requerido cuando se registra TipoCadPago"),
+            (false, true) => v.problema(sobra, p(campo), "solo se registra con TipoCadPago; quítelo"),
+            _ => {}
+        }
+    }
+    let Some(forma) = v.catalogos.datos_forma_pago(&pago.forma_de_pago_p) else {
+        v.omitida("c_FormaPago (datos bancarios del pago)");
+        return;
+    };
+    let nombre = &pago.forma_de_pago_p;
+    if let Some(cuenta) = &pago.cta_ordenante {
+        if !forma.permite_cuenta_ordenante {
+            v.problema("CRP20224", p("CtaOrdenante"), format!("no se registra con FormaDePagoP {nombre}; quítelo"));
+        } else if let Some(patron) = &forma.patron_cuenta_ordenante {
+            if crate::validacion::coincide(patron, cuenta) == Some(false) {
+                v.problema(
+                    "CRP20225",
+                    p("CtaOrdenante"),
+                    format!("«{cuenta}» no tiene la forma que c_FormaPago da para {nombre} ({patron})"),
+                );
+            }
+        }
+    }
+    if let (Some(cuenta), true) = (&pago.cta_beneficiario, forma.permite_cuenta_beneficiario) {
+        if let Some(patron) = &forma.patron_cuenta_beneficiario {
+            if crate::validacion::coincide(patron, cuenta) == Some(false) {
+                v.problema(
+                    "CRP20226",
+                    p("CtaBeneficiario"),
+                    format!("«{cuenta}» no tiene la forma que c_FormaPago da para {nombre} ({patron})"),
+                );
+            }
+        }
+    }
+    if pago.rfc_emisor_cta_ben.is_some() && !forma.permite_rfc_beneficiario {
+        v.problema("CRP20227", p("RfcEmisorCtaBen"), format!("no se registra con FormaDePagoP {nombre}; quítelo"));
+    }
+    if cadena && !forma.permite_tipo_cadena_pago {
+        v.problema("CRP20229", p("TipoCadPago"), format!("no se registra con FormaDePagoP {nombre}; quítelo"));
     }
 }
 
@@ -506,6 +569,77 @@ mod tests {
     fn retencion_dr(c: &mut Comprobante) -> &mut RetencionDR {
         con_retencion(c);
         &mut docto(c).impuestos_dr.as_mut().unwrap().retenciones_dr[0]
+    }
+
+    /// c_FormaPago's rows 01 and 03 as the shipped edition has them.
+    struct FormasPago;
+
+    impl crate::catalogos::Catalogos for FormasPago {
+        fn datos_forma_pago(&self, codigo: &str) -> Option<crate::catalogos::DatosFormaPago> {
+            match codigo {
+                "01" => Some(crate::catalogos::DatosFormaPago::default()),
+                "03" => Some(crate::catalogos::DatosFormaPago {
+                    permite_rfc_ordenante: true,
+                    permite_cuenta_ordenante: true,
+                    patron_cuenta_ordenante: Some("[0-9]{10}|[0-9]{16}|[0-9]{18}".into()),
+                    permite_rfc_beneficiario: true,
+                    permite_cuenta_beneficiario: true,
+                    patron_cuenta_beneficiario: Some("[0-9]{10}|[0-9]{18}".into()),
+                    permite_tipo_cadena_pago: true,
+                }),
+                _ => None,
+            }
+        }
+    }
+
+    fn reglas_con_formas(c: &Comprobante) -> Vec<&'static str> {
+        let mut reglas: Vec<&str> =
+            crate::validacion::validar(c, &FormasPago).problemas.iter().map(|p| p.regla).collect();
+        reglas.sort_unstable();
+        reglas
+    }
+
+    /// The bank data a FormaDePagoP allows and the payment chain.
+    #[test]
+    fn datos_bancarios_del_pago() {
+        type Caso = (&'static [&'static str], fn(&mut Comprobante));
+        let casos: &[Caso] = &[
+            (&[], |c| {
+                let p = pago(c);
+                p.cta_ordenante = Some("0123456789".into());
+                p.cta_beneficiario = Some("012345678901234567".into());
+                p.rfc_emisor_cta_ben = Some("BBA830831LJ2".into());
+            }),
+            (&["CRP20223"], |c| pago(c).rfc_emisor_cta_ord = Some("XEXX010101000".into())),
+            (&["CRP20224"], |c| {
+                pago(c).forma_de_pago_p = "01".into();
+                pago(c).cta_ordenante = Some("0123456789".into());
+            }),
+            (&["CRP20225"], |c| pago(c).cta_ordenante = Some("12345".into())),
+            (&["CRP20226"], |c| pago(c).cta_beneficiario = Some("0123456789012".into())),
+            (&["CRP20227"], |c| {
+                pago(c).forma_de_pago_p = "01".into();
+                pago(c).rfc_emisor_cta_ben = Some("BBA830831LJ2".into());
+            }),
+            (&["CRP20229", "CRP20230", "CRP20232", "CRP20234"], |c| {
+                pago(c).forma_de_pago_p = "01".into();
+                pago(c).tipo_cad_pago = Some("01".into());
+            }),
+            (&["CRP20231", "CRP20233", "CRP20235"], |c| {
+                let p = pago(c);
+                p.cert_pago = Some("MIIB".into());
+                p.cad_pago = Some("||1|".into());
+                p.sello_pago = Some("AAAA".into());
+            }),
+        ];
+        for (esperadas, romper) in casos {
+            let mut c = golden();
+            romper(&mut c);
+            assert_eq!(&reglas_con_formas(&c), esperadas);
+        }
+        // Without c_FormaPago loaded those checks are listed as skipped.
+        let informe = crate::validacion::validar(&golden(), &crate::catalogos::SinCatalogos);
+        assert!(informe.omitidas.iter().any(|o| o.starts_with("c_FormaPago")), "{:?}", informe.omitidas);
     }
 
     /// Pagos 2.0 matrix: each body breaks its rule, alone where the document allows it.

@@ -149,6 +149,7 @@ fn validar_pagos(v: &mut Validador<'_>, pagos: &Pagos) {
         }
         if let Some(impuestos) = &pago.impuestos_p {
             validar_impuestos_p(v, &p("ImpuestosP"), impuestos);
+            validar_sumas_p(v, &p("ImpuestosP"), pago, impuestos);
         }
     }
 }
@@ -407,6 +408,94 @@ fn validar_impuestos_p(v: &mut Validador<'_>, prefijo: &str, impuestos: &Impuest
     }
 }
 
+/// The documents' taxes of one kind in the payment's currency (÷ EquivalenciaDR): the sum of
+/// `(base, importe)` over those `toma` picks, and how many they are.
+fn suma_dr<'a>(
+    pago: &'a Pago,
+    toma: impl Fn(&'a ImpuestosDR) -> Vec<(&'a Numero, Option<&'a Numero>)>,
+) -> Option<(Decimal, Decimal, usize)> {
+    let (mut base, mut importe, mut cuantos) = (Decimal::ZERO, Decimal::ZERO, 0);
+    for d in &pago.doctos_relacionados {
+        let Some(impuestos) = &d.impuestos_dr else { continue };
+        let equivalencia = d.equivalencia_dr.as_ref().map_or(Ok(Decimal::ONE), Numero::valor).ok()?;
+        for (b, i) in toma(impuestos) {
+            base = base.checked_add(b.valor().ok()?.checked_div(equivalencia)?)?;
+            if let Some(i) = i {
+                importe = importe.checked_add(i.valor().ok()?.checked_div(equivalencia)?)?;
+            }
+            cuantos += 1;
+        }
+    }
+    Some((base, importe, cuantos))
+}
+
+/// ImpuestosP as the sums of the documents' taxes converted to the payment's currency
+/// (CRP20265 RetencionP's ImporteP per tax; CRP20268 TrasladoP's BaseP and CRP20274 its
+/// ImporteP per tax, factor and rate). The matrix does not say in which order conversion and
+/// rounding go: a centavo per document summed is accepted (permissive).
+fn validar_sumas_p(v: &mut Validador<'_>, prefijo: &str, pago: &Pago, impuestos: &ImpuestosP) {
+    let centavos = |cuantos: usize| Decimal::new(1, 2) * Decimal::from(cuantos.max(1));
+    let difiere = |registrado: &Numero, esperado: Decimal, cuantos: usize| {
+        registrado.valor().is_ok_and(|r| (r - esperado).abs() > centavos(cuantos))
+    };
+    for (k, r) in impuestos.retenciones_p.iter().enumerate() {
+        let suma = suma_dr(pago, |i| {
+            i.retenciones_dr
+                .iter()
+                .filter(|dr| dr.impuesto_dr == r.impuesto_p)
+                .map(|dr| (&dr.importe_dr, None))
+                .collect()
+        });
+        if let Some((importe, _, cuantos)) = suma {
+            if difiere(&r.importe_p, importe, cuantos) {
+                v.problema(
+                    "CRP20265",
+                    format!("{prefijo}.RetencionesP[{k}].ImporteP"),
+                    format!(
+                        "debe ser la suma de las retenciones {} de los documentos en la moneda del pago: {}",
+                        r.impuesto_p,
+                        importe.round_dp(6)
+                    ),
+                );
+            }
+        }
+    }
+    for (k, t) in impuestos.traslados_p.iter().enumerate() {
+        let tasa = t.tasa_o_cuota_p.as_ref().and_then(|n| n.valor().ok());
+        let suma = suma_dr(pago, |i| {
+            i.traslados_dr
+                .iter()
+                .filter(|dr| {
+                    dr.impuesto_dr == t.impuesto_p
+                        && dr.tipo_factor_dr == t.tipo_factor_p
+                        && dr.tasa_o_cuota_dr.as_ref().and_then(|n| n.valor().ok()) == tasa
+                })
+                .map(|dr| (&dr.base_dr, dr.importe_dr.as_ref()))
+                .collect()
+        });
+        let Some((base, importe, cuantos)) = suma else { continue };
+        if difiere(&t.base_p, base, cuantos) {
+            v.problema(
+                "CRP20268",
+                format!("{prefijo}.TrasladosP[{k}].BaseP"),
+                format!(
+                    "debe ser la suma de BaseDR de los documentos con ese impuesto y tasa, en la moneda del pago: {}",
+                    base.round_dp(6)
+                ),
+            );
+        }
+        if let Some(importe_p) = &t.importe_p {
+            if difiere(importe_p, importe, cuantos) {
+                v.problema(
+                    "CRP20274",
+                    format!("{prefijo}.TrasladosP[{k}].ImporteP"),
+                    format!("debe ser la suma de ImporteDR de los documentos con ese impuesto y tasa, en la moneda del pago: {}", importe.round_dp(6)),
+                );
+            }
+        }
+    }
+}
+
 /// Totales (CRP20201-CRP20211, CRP20264, CRP20267, CRP20273): each the rounding of the sum of
 /// the payments' amounts times TipoCambioP (as [`calcular_totales`] computes it). A document
 /// whose sum was rounded per payment differs by at most a centavo per payment, which is
@@ -642,7 +731,9 @@ mod tests {
         assert!(informe.omitidas.iter().any(|o| o.starts_with("c_FormaPago")), "{:?}", informe.omitidas);
     }
 
-    /// Pagos 2.0 matrix: each body breaks its rule, alone where the document allows it.
+    /// Pagos 2.0 matrix: each body breaks its rule, alone where the document allows it (a
+    /// change to a document's taxes also leaves ImpuestosP short of their sum: CRP20268,
+    /// CRP20274).
     #[test]
     fn reglas_de_la_matriz_de_pagos() {
         let n = |texto: &str| Numero::from_texto(texto);
@@ -682,24 +773,45 @@ mod tests {
                 docto(c).moneda_dr = "USD".into();
                 docto(c).equivalencia_dr = None;
             }),
-            (&["CRP20238"], |c| docto(c).equivalencia_dr = Some(Numero::from_texto("2"))),
+            // (Its taxes then convert to half in the payment's currency.)
+            (&["CRP20238", "CRP20268", "CRP20274"], |c| docto(c).equivalencia_dr = Some(Numero::from_texto("2"))),
             (&["CRP20244"], |c| docto(c).imp_saldo_insoluto = Numero::from_texto("11599.00")),
             (&["CRP20245"], |c| docto(c).objeto_imp_dr = "09".into()),
-            (&["CRP20246"], |c| docto(c).impuestos_dr = None),
-            (&["CRP20248"], |c| docto(c).impuestos_dr = Some(ImpuestosDR::default())),
+            (&["CRP20246", "CRP20268", "CRP20274"], |c| docto(c).impuestos_dr = None),
+            (&["CRP20248", "CRP20268", "CRP20274"], |c| docto(c).impuestos_dr = Some(ImpuestosDR::default())),
             (&["CRP20250"], |c| retencion_dr(c).impuesto_dr = "004".into()),
             (&["CRP20251"], |c| retencion_dr(c).tipo_factor_dr = "Fija".into()),
             (&["CRP20252"], |c| retencion_dr(c).tipo_factor_dr = "Exento".into()),
             (&["CRP20254"], |c| retencion_dr(c).importe_dr = Numero::from_texto("1.00")),
-            (&["CRP20256"], |c| traslado_dr(c).impuesto_dr = "004".into()),
-            (&["CRP20257"], |c| traslado_dr(c).tipo_factor_dr = "Fija".into()),
-            (&["CRP20258"], |c| traslado_dr(c).tipo_factor_dr = "Exento".into()),
-            (&["CRP20261"], |c| traslado_dr(c).importe_dr = Some(Numero::from_texto("1700.00"))),
-            (&["CRP20262"], |c| {
+            (&["CRP20256", "CRP20268", "CRP20274"], |c| traslado_dr(c).impuesto_dr = "004".into()),
+            (&["CRP20257", "CRP20268", "CRP20274"], |c| traslado_dr(c).tipo_factor_dr = "Fija".into()),
+            (&["CRP20258", "CRP20268", "CRP20274"], |c| traslado_dr(c).tipo_factor_dr = "Exento".into()),
+            (&["CRP20261", "CRP20274"], |c| traslado_dr(c).importe_dr = Some(Numero::from_texto("1700.00"))),
+            (&["CRP20262", "CRP20265"], |c| {
                 let p = pago(c).impuestos_p.as_mut().unwrap();
                 p.retenciones_p.push(RetencionP { impuesto_p: "004".into(), importe_p: Numero::from_texto("1.00") });
             }),
-            (&["CRP20270"], |c| {
+            (&["CRP20265"], |c| {
+                con_retencion(c);
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                p.retenciones_p.push(RetencionP { impuesto_p: "002".into(), importe_p: Numero::from_texto("1066.70") });
+                pg(c).totales.total_retenciones_iva = Some(Numero::from_texto("1066.70"));
+            }),
+            (&[], |c| {
+                // A centavo off per document is accepted.
+                con_retencion(c);
+                let p = pago(c).impuestos_p.as_mut().unwrap();
+                p.retenciones_p.push(RetencionP { impuesto_p: "002".into(), importe_p: Numero::from_texto("1066.68") });
+                pg(c).totales.total_retenciones_iva = Some(Numero::from_texto("1066.68"));
+            }),
+            (&["CRP20268", "CRP20274"], |c| {
+                let t = &mut pago(c).impuestos_p.as_mut().unwrap().traslados_p[0];
+                t.base_p = Numero::from_texto("10000.50");
+                t.importe_p = Some(Numero::from_texto("1600.08"));
+                pg(c).totales.total_traslados_base_iva16 = Some(Numero::from_texto("10000.50"));
+                pg(c).totales.total_traslados_impuesto_iva16 = Some(Numero::from_texto("1600.08"));
+            }),
+            (&["CRP20268", "CRP20270", "CRP20274"], |c| {
                 let p = pago(c).impuestos_p.as_mut().unwrap();
                 let mut t = p.traslados_p[0].clone();
                 t.impuesto_p = "004".into();

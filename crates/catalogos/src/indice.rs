@@ -24,6 +24,8 @@ pub struct Indice {
     otros: HashMap<Box<str>, HashMap<Box<str>, Vigencia>>,
     /// c_Pais' pattern of the tax id (NumRegIdTrib) by country, where it gives one.
     patrones_identidad: HashMap<Box<str>, Box<str>>,
+    /// c_ClaveProdServ's `complemento` column, for the codes where it names one.
+    complementos: HashMap<Box<str>, Box<str>>,
     /// c_FormaPago's bank-data columns by code.
     formas_pago: HashMap<Box<str>, DatosFormaPago>,
 }
@@ -42,7 +44,9 @@ impl Indice {
     pub fn agregar(&mut self, catalogo: &Catalogo) -> Resultado<()> {
         match catalogo.id.as_str() {
             CLAVE_PROD_SERV => {
-                self.con_claves_prod_serv(ClaveProdServ::leer(catalogo)?.into_iter().map(|c| (c.datos(), c.clave)))
+                let claves = ClaveProdServ::leer(catalogo)?;
+                self.con_complementos(claves.iter().map(|c| (c.clave.clone(), c.complemento.clone())));
+                self.con_claves_prod_serv(claves.into_iter().map(|c| (c.datos(), c.clave)))
             }
             CLAVE_UNIDAD => self.con_claves_unidad(catalogo.filas.iter().map(|f| (f.clave.clone(), f.vigencia))),
             CODIGO_POSTAL => self
@@ -83,6 +87,15 @@ impl Indice {
             .into_iter()
             .filter(|(_, patron)| !patron.trim().is_empty())
             .map(|(pais, patron)| (pais.into(), patron.trim().into()))
+            .collect();
+    }
+
+    /// Loads c_ClaveProdServ's `complemento` column (code, complement); an empty one is none.
+    pub fn con_complementos(&mut self, filas: impl IntoIterator<Item = (String, String)>) {
+        self.complementos = filas
+            .into_iter()
+            .filter(|(_, complemento)| !complemento.trim().is_empty())
+            .map(|(clave, complemento)| (clave.into(), complemento.trim().into()))
             .collect();
     }
 
@@ -182,6 +195,10 @@ impl Catalogos for Indice {
 
     fn datos_codigo_postal(&self, codigo: &str) -> Option<DatosCodigoPostal> {
         self.codigos_postales.as_ref()?.get(codigo).copied()
+    }
+
+    fn complemento_clave_prod_serv(&self, clave: &str) -> Option<String> {
+        self.complementos.get(clave).map(|complemento| complemento.to_string())
     }
 
     fn datos_forma_pago(&self, codigo: &str) -> Option<DatosFormaPago> {

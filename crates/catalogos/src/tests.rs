@@ -69,6 +69,12 @@ fn the_index_answers_membership_validity_and_row_data() {
     // c_Pais' tax-id pattern, where the edition gives one (matrix CFDI40156).
     assert_eq!(indice.patron_num_reg_id_trib("USA").as_deref(), Some("[0-9]{9}"));
     assert_eq!(indice.patron_num_reg_id_trib("DEU"), None);
+    // c_ClaveProdServ's `complemento` column is empty in this edition (CFDI40163 has nothing to
+    // ask for yet).
+    assert_eq!(indice.complemento_clave_prod_serv("50201706"), None);
+    let mut con_complemento = Indice::default();
+    con_complemento.con_complementos([("86121700".to_owned(), "Instituciones educativas privadas".to_owned())]);
+    assert!(con_complemento.complemento_clave_prod_serv("86121700").is_some());
     // c_FormaPago's bank-data columns (Pagos 2.0, CRP20224-CRP20229).
     let transferencia = indice.datos_forma_pago("03").unwrap();
     assert!(transferencia.permite_cuenta_ordenante && transferencia.permite_tipo_cadena_pago);

@@ -842,6 +842,11 @@ pub trait Catalogos {
     fn datos_codigo_postal(&self, _codigo: &str) -> Option<DatosCodigoPostal> {
         None
     }
+    /// The complement c_ClaveProdServ's `complemento` column names for `clave`: `None` when the
+    /// catalog is not loaded, the code unknown or the column empty.
+    fn complemento_clave_prod_serv(&self, _clave: &str) -> Option<String> {
+        None
+    }
     /// The columns of c_FormaPago's row `codigo` that tell which bank data a payment made that
     /// way may carry (Pagos 2.0), when c_FormaPago is loaded and knows the code.
     fn datos_forma_pago(&self, _codigo: &str) -> Option<DatosFormaPago> {

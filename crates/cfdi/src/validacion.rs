@@ -1176,7 +1176,7 @@ fn validar_concepto(
     retenciones: &mut Vec<(String, Decimal)>,
 ) -> (Decimal, Option<Decimal>) {
     let p = |nombre: &str| format!("Conceptos[{i}].{nombre}");
-    validar_claves(v, i, c);
+    validar_claves(v, i, c, comprobante);
     let cantidad = v.numero(&p("Cantidad"), &c.cantidad).unwrap_or_default();
     let valor_unitario = v.numero(&p("ValorUnitario"), &c.valor_unitario).unwrap_or_default();
     let importe = v.numero(&p("Importe"), &c.importe).unwrap_or_default();
@@ -1473,7 +1473,7 @@ fn validar_aduana_y_partes(v: &mut Validador<'_>, i: usize, c: &Concepto, con_cc
 /// The concept's codes in c_ClaveProdServ and c_ClaveUnidad, in force on the document's date
 /// (a retired or not yet valid code is not a valid value: CFDI40162, CFDI40165), and the
 /// traslados c_ClaveProdServ requires (Incluir IVA / IEPS trasladado "Sí": CFDI40164).
-fn validar_claves(v: &mut Validador<'_>, i: usize, c: &Concepto) {
+fn validar_claves(v: &mut Validador<'_>, i: usize, c: &Concepto, comprobante: &Comprobante) {
     let campo = format!("Conceptos[{i}].ClaveProdServ");
     let clave = &c.clave_prod_serv;
     match (v.catalogos.clave_prod_serv(clave), v.dia) {
@@ -1491,6 +1491,20 @@ fn validar_claves(v: &mut Validador<'_>, i: usize, c: &Concepto) {
         ),
         (Some(true), _) => {}
         (None, _) => v.omitida("c_ClaveProdServ (Conceptos.ClaveProdServ)"),
+    }
+    // Matrix CFDI40163: a code whose c_ClaveProdServ row names a complement requires it. Which
+    // complement the column's text means is not mapped to a namespace: a concept with no
+    // complement of its own and a comprobante with none but the TFD certainly lacks it.
+    if let Some(requerido) = v.catalogos.complemento_clave_prod_serv(clave) {
+        let con_complemento = c.complemento_concepto.is_some()
+            || comprobante.complementos.iter().any(|k| !matches!(k, complementos::Complemento::TimbreFiscalDigital(_)));
+        if !con_complemento {
+            v.problema(
+                "CFDI40163",
+                &campo,
+                format!("la clave {clave} requiere el complemento «{requerido}» (c_ClaveProdServ); agréguelo"),
+            );
+        }
     }
     let unidad = &c.clave_unidad;
     let campo_unidad = format!("Conceptos[{i}].ClaveUnidad");
@@ -1678,6 +1692,7 @@ mod tests {
     const RETIRADA: &str = "10000001";
     const CON_IEPS: &str = "10000002";
     const SIN_ESTIMULO: &str = "10000003";
+    const CON_COMPLEMENTO: &str = "10000004";
 
     impl Catalogos for Catalogo {
         fn clave_prod_serv(&self, clave: &str) -> Option<bool> {
@@ -1712,6 +1727,9 @@ mod tests {
         }
         fn en_catalogo(&self, _catalogo: &str, clave: &str) -> Option<bool> {
             Some(clave != "ZZZ")
+        }
+        fn complemento_clave_prod_serv(&self, clave: &str) -> Option<String> {
+            (clave == CON_COMPLEMENTO).then(|| "Instituciones educativas privadas".to_owned())
         }
         fn patron_num_reg_id_trib(&self, pais: &str) -> Option<String> {
             (pais == "USA").then(|| "[0-9]{9}".to_owned())
@@ -1863,6 +1881,8 @@ mod tests {
                 extranjero(c);
                 c.receptor.num_reg_id_trib = Some("12345-678".into());
             }),
+            // A code whose c_ClaveProdServ row names a complement.
+            ("I_iva16", &["CFDI40163"], |c| c.conceptos[0].clave_prod_serv = CON_COMPLEMENTO.into()),
             // Pedimentos, CuentaPredial and Parte.
             ("I_iva16", &["CFDI40194"], |c| c.conceptos[0].informacion_aduanera = vec!["21 47 3807 8003832".into()]),
             ("I_iva16", &["TIMBRA_CUENTA_PREDIAL"], |c| c.conceptos[0].cuenta_predial = vec!["12-34".into()]),
@@ -1961,6 +1981,10 @@ mod tests {
                 g.meses = "18".into();
             }),
             ("I_iva16", extranjero),
+            ("I_iva16", |c| {
+                c.conceptos[0].clave_prod_serv = CON_COMPLEMENTO.into();
+                c.conceptos[0].complemento_concepto = Some(crate::model::XmlCrudo::default());
+            }),
             ("I_iva16", |c| {
                 extranjero(c);
                 // A country c_Pais gives no pattern for.

@@ -122,6 +122,8 @@ impl Construccion {
             timbra_catalogos::CLAVE_PROD_SERV => {
                 let claves = ClaveProdServ::leer(&catalogo)?;
                 self.indice.con_claves_prod_serv(claves.iter().map(|c| (c.datos(), c.clave.clone())));
+                // CFDI40163: the complement a code requires (empty in the shipped edition).
+                self.indice.con_complementos(claves.iter().map(|c| (c.clave.clone(), c.complemento.clone())));
                 self.buscador = Buscador::desde_claves(claves);
                 return Ok(());
             }

@@ -108,6 +108,9 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(fiel::subir, fiel::estado))
         .routes(routes!(cfdi::timbrar::timbrar))
         .routes(routes!(cfdi::pagos::timbrar_pago))
+        .routes(routes!(cfdi::validar::validar))
+        .routes(routes!(cfdi::validar::validar_pago))
+        .routes(routes!(cfdi::validar::validar_xml))
         .routes(routes!(cfdi::listar::list))
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos::intentos))

@@ -724,6 +724,34 @@ impl HusoHorario {
         Self::TODOS.iter().copied().find(|huso| huso.descripcion() == descripcion)
     }
 
+    /// The zone's offset from UTC at the instant `at`. Ley de los Sistemas de Horario en los
+    /// Estados Unidos Mexicanos (DOF 2022-10-28): Centro UTC−6, Pacífico UTC−7, Noroeste
+    /// UTC−8, Sureste UTC−5, no daylight saving (Art. 3), except the border strip (Art. 5),
+    /// which keeps the United States' schedule: "Centro en Frontera" and the Noroeste (Baja
+    /// California) are one hour ahead from the second Sunday of March at 2:00 to the first
+    /// Sunday of November at 2:00 local time (15 U.S.C. 260a).
+    pub fn desfase(self, at: time::OffsetDateTime) -> time::UtcOffset {
+        let horas = |h: i8| time::UtcOffset::from_hms(h, 0, 0).unwrap_or(time::UtcOffset::UTC);
+        let (estandar, verano) = match self {
+            Self::Centro => return horas(-6),
+            Self::Pacifico => return horas(-7),
+            Self::Sureste => return horas(-5),
+            Self::CentroEnFrontera => (-6, -5),
+            Self::Noroeste => (-8, -7),
+        };
+        let utc = at.to_offset(time::UtcOffset::UTC);
+        let año = utc.year();
+        // Both changes happen at 2:00 local: standard time in March, summer time in November.
+        let inicio = domingo(año, time::Month::March, 2)
+            .map(|d| d.midnight().assume_utc() + time::Duration::hours(2 - i64::from(estandar)));
+        let fin = domingo(año, time::Month::November, 1)
+            .map(|d| d.midnight().assume_utc() + time::Duration::hours(2 - i64::from(verano)));
+        match (inicio, fin) {
+            (Some(inicio), Some(fin)) if utc >= inicio && utc < fin => horas(verano),
+            _ => horas(estandar),
+        }
+    }
+
     /// An IANA zone with the same offset and daylight-saving rules.
     pub const fn zona_iana(self) -> &'static str {
         match self {
@@ -734,6 +762,13 @@ impl HusoHorario {
             Self::Sureste => "America/Cancun",
         }
     }
+}
+
+/// The `n`-th Sunday of `mes` in `año` (n from 1).
+fn domingo(año: i32, mes: time::Month, n: u8) -> Option<Date> {
+    let primero = Date::from_calendar_date(año, mes, 1).ok()?;
+    let hasta_domingo = (7 - primero.weekday().number_days_from_sunday()) % 7;
+    primero.checked_add(time::Duration::days(i64::from(hasta_domingo) + 7 * i64::from(n.checked_sub(1)?)))
 }
 
 /// What validation needs of a c_CodigoPostal row.
@@ -1037,3 +1072,33 @@ pub const ESTADOS_MEXICO: &[&str] = &[
     "MIC", "MOR", "NAY", "NLE", "OAX", "PUE", "QUE", "ROO", "SLP", "SIN", "SON", "TAB", "TAM", "TLA", "VER", "YUC",
     "ZAC",
 ];
+
+#[cfg(test)]
+mod pruebas_huso {
+    use super::HusoHorario;
+    use time::macros::{datetime, offset};
+
+    /// The 2026 changes of the border strip: 8 March and 1 November, at 2:00 local time.
+    #[test]
+    fn la_frontera_cambia_de_horario_y_el_resto_no() {
+        let tijuana = HusoHorario::Noroeste;
+        assert_eq!(tijuana.desfase(datetime!(2026-01-15 12:00 UTC)), offset!(-8));
+        // 2026-03-08 01:59:59 PST is 09:59:59 UTC; at 10:00 UTC it is 03:00 PDT.
+        assert_eq!(tijuana.desfase(datetime!(2026-03-08 09:59:59 UTC)), offset!(-8));
+        assert_eq!(tijuana.desfase(datetime!(2026-03-08 10:00 UTC)), offset!(-7));
+        // 2026-11-01 01:59:59 PDT is 08:59:59 UTC; at 09:00 UTC it is 01:00 PST again.
+        assert_eq!(tijuana.desfase(datetime!(2026-11-01 08:59:59 UTC)), offset!(-7));
+        assert_eq!(tijuana.desfase(datetime!(2026-11-01 09:00 UTC)), offset!(-8));
+        let matamoros = HusoHorario::CentroEnFrontera;
+        assert_eq!(matamoros.desfase(datetime!(2026-03-08 07:59:59 UTC)), offset!(-6));
+        assert_eq!(matamoros.desfase(datetime!(2026-03-08 08:00 UTC)), offset!(-5));
+        assert_eq!(matamoros.desfase(datetime!(2026-07-01 12:00 UTC)), offset!(-5));
+        assert_eq!(matamoros.desfase(datetime!(2026-11-01 07:00 UTC)), offset!(-6));
+        // The rest of the country keeps one offset all year since 2022.
+        for at in [datetime!(2026-01-15 12:00 UTC), datetime!(2026-07-01 12:00 UTC)] {
+            assert_eq!(HusoHorario::Centro.desfase(at), offset!(-6));
+            assert_eq!(HusoHorario::Pacifico.desfase(at), offset!(-7));
+            assert_eq!(HusoHorario::Sureste.desfase(at), offset!(-5));
+        }
+    }
+}

@@ -791,6 +791,16 @@ fn validar_concepto(
     let cantidad = v.numero(&p("Cantidad"), &c.cantidad).unwrap_or_default();
     let valor_unitario = v.numero(&p("ValorUnitario"), &c.valor_unitario).unwrap_or_default();
     let importe = v.numero(&p("Importe"), &c.importe).unwrap_or_default();
+    // cfdv40.xsd: Cantidad and tdCFDI t_Importe (ValorUnitario) take at most 6 decimals.
+    for (campo, numero) in [("Cantidad", &c.cantidad), ("ValorUnitario", &c.valor_unitario)] {
+        if numero.decimales() > 6 {
+            v.problema(
+                "TIMBRA_NUMERO",
+                p(campo),
+                format!("«{}» tiene más de 6 decimales (cfdv40.xsd admite 6)", numero.texto()),
+            );
+        }
+    }
     v.decimales("TIMBRA_DECIMALES_MONEDA", &p("Importe"), &c.importe, dec);
     // Anexo 20, Concepto/Importe: within the limits of Cantidad × ValorUnitario.
     let inferior = limite_inferior(

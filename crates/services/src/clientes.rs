@@ -1,6 +1,6 @@
 //! Customers (clientes) of a company: their rules over the shared CRUD of [`crate::scoped`].
 
-use timbra_cfdi::catalogos::{CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
+use timbra_cfdi::catalogos::{Catalogos, CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
 use timbra_cfdi::tipos::CampoTexto;
 use timbra_store::clientes::{self, ClienteRow};
 use timbra_store::{DbResult, Tx};
@@ -60,8 +60,9 @@ impl Valid {
     }
 }
 
-/// CLIENTE_001 with every field problem.
-pub fn check(campos: Campos) -> Result<Valid, ApiError> {
+/// CLIENTE_001 with every field problem; the postal code and the country against SAT's
+/// catalogs held (`catalogos`), so a saved customer stamps (issue 29).
+pub fn check(campos: Campos, catalogos: &dyn Catalogos) -> Result<Valid, ApiError> {
     let mut problems = Vec::new();
     let (rfc, persona) = validate::rfc_field(&mut problems, "rfc", campos.rfc.as_deref());
     let razon_social =
@@ -69,6 +70,15 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
     let regimen_fiscal =
         validate::regimen_fiscal(&mut problems, "regimenFiscal", campos.regimen_fiscal.as_deref(), persona);
     let codigo_postal = validate::codigo_postal(&mut problems, "codigoPostal", campos.codigo_postal.as_deref());
+    // Anexo 20: DomicilioFiscalReceptor is a code of c_CodigoPostal (a stamp checks it too).
+    if !problems.iter().any(|p| p.field == "codigoPostal") && catalogos.codigo_postal(&codigo_postal) == Some(false) {
+        problems.push(FieldProblem::new(
+            "codigoPostal",
+            format!(
+                "{codigo_postal} is not in SAT's c_CodigoPostal: give the customer's postal code as in its constancia de situación fiscal"
+            ),
+        ));
+    }
     let uso_cfdi = campos.uso_cfdi.map(|u| u.trim().to_uppercase()).unwrap_or_else(|| "G03".into());
     // Anexo 20, c_UsoCFDI: each use lists the receiver régimenes it is valid with.
     match compatibilidad_uso_regimen(&uso_cfdi, &regimen_fiscal) {
@@ -115,6 +125,13 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
             "residenciaFiscal",
             format!("{pais:?} is not the c_Pais code of a country other than Mexico (USA, CAN, DEU, ...)"),
         ));
+    } else if let Some(pais) = &residencia_fiscal
+        && catalogos.en_catalogo("cfdi40/c_Pais", pais) == Some(false)
+    {
+        problems.push(FieldProblem::new(
+            "residenciaFiscal",
+            format!("{pais:?} is not in SAT's c_Pais (see GET /api/catalogos/paises)"),
+        ));
     }
     let num_reg_id_trib = validate::optional_sat_text(
         &mut problems,
@@ -153,7 +170,7 @@ impl Resource for Clientes {
     // A stamp reads its receiver from the customer (`cfdi::contexto`).
     const READ_BY_STAMPS: bool = true;
 
-    async fn check(_app: &AppContext, campos: Campos, current: Option<ClienteRow>) -> Result<Valid, ApiError> {
+    async fn check(app: &AppContext, campos: Campos, current: Option<ClienteRow>) -> Result<Valid, ApiError> {
         let campos = match current {
             None => campos,
             Some(current) => Campos {
@@ -167,7 +184,7 @@ impl Resource for Clientes {
                 num_reg_id_trib: campos.num_reg_id_trib.or(current.num_reg_id_trib),
             },
         };
-        check(campos)
+        check(campos, &*app.catalogos.indice)
     }
 
     async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {

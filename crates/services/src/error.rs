@@ -104,6 +104,7 @@ error_codes! {
     Cfdi002 = "CFDI_002", BAD_REQUEST, "company has no CSD";
     Cfdi003 = "CFDI_003", BAD_REQUEST, "CSD expired";
     Cfdi004 = "CFDI_004", NOT_FOUND, "customer not found";
+    Cfdi005 = "CFDI_005", BAD_REQUEST, "the XML to validate is not UTF-8, not well-formed, or carries a DOCTYPE";
     Quota001 = "QUOTA_001", PAYMENT_REQUIRED, "no stamps left";
     Timbre001 = "TIMBRE_001", PAYMENT_REQUIRED, "insufficient stamp balance (payroll stamping)";
     Pago001 = "PAGO_001", BAD_REQUEST, "invalid payment data (see details)";

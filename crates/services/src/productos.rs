@@ -1,10 +1,11 @@
 //! Products (productos) of a company: their rules over the shared CRUD of [`crate::scoped`].
 
 use rust_decimal::Decimal;
+use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
 use timbra_store::productos::{self, ProductoRow};
 use timbra_store::{DbResult, Tx};
-use time::OffsetDateTime;
+use time::{Date, OffsetDateTime};
 
 use crate::context::AppContext;
 use crate::error::{ApiError, Code, FieldProblem};
@@ -56,16 +57,24 @@ impl Valid {
     }
 }
 
-/// PRODUCTO_001 with every field problem.
-pub fn check(campos: Campos) -> Result<Valid, ApiError> {
+/// PRODUCTO_001 with every field problem; `claveProdServ` and `claveUnidad` must be in SAT's
+/// catalogs held (`catalogos`) and in force on `hoy`, so a saved product stamps (issue 29).
+pub fn check(campos: Campos, catalogos: &dyn Catalogos, hoy: Date) -> Result<Valid, ApiError> {
     let mut problems = Vec::new();
     let clave_prod_serv = campos.clave_prod_serv.map(|c| c.trim().to_owned()).unwrap_or_default();
-    // c_ClaveProdServ codes are 8 digits; membership is checked once the catalog is imported.
     if clave_prod_serv.len() != 8 || !clave_prod_serv.chars().all(|c| c.is_ascii_digit()) {
         problems.push(FieldProblem::new(
             "claveProdServ",
             "claveProdServ is the 8-digit c_ClaveProdServ code, e.g. 81112100",
         ));
+    } else if let Some(problema) = en_vigor(
+        catalogos.clave_prod_serv(&clave_prod_serv),
+        catalogos.clave_prod_serv_vigente(&clave_prod_serv, hoy),
+        &clave_prod_serv,
+        "c_ClaveProdServ",
+        "/api/catalogos/productos-servicios?q=",
+    ) {
+        problems.push(FieldProblem::new("claveProdServ", problema));
     }
     let clave_unidad = campos.clave_unidad.map(|c| c.trim().to_owned()).unwrap_or_default();
     if clave_unidad.is_empty() || clave_unidad.len() > 3 || !clave_unidad.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -73,6 +82,14 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
             "claveUnidad",
             "claveUnidad is the c_ClaveUnidad code, e.g. E48 (service) or H87 (piece)",
         ));
+    } else if let Some(problema) = en_vigor(
+        catalogos.clave_unidad(&clave_unidad),
+        catalogos.clave_unidad_vigente(&clave_unidad, hoy),
+        &clave_unidad,
+        "c_ClaveUnidad",
+        "/api/catalogos/unidades?q=",
+    ) {
+        problems.push(FieldProblem::new("claveUnidad", problema));
     }
     let descripcion =
         validate::sat_text(&mut problems, "descripcion", campos.descripcion.as_deref(), CampoTexto::DESCRIPCION);
@@ -120,6 +137,25 @@ pub fn check(campos: Campos) -> Result<Valid, ApiError> {
     })
 }
 
+/// What is wrong with a code SAT's catalog `catalogo` does not have (`existe`) or no longer
+/// has in force today (`vigente`), with where to search for the right one; `None` when it is
+/// fine or the catalog is not held.
+fn en_vigor(
+    existe: Option<bool>,
+    vigente: Option<bool>,
+    clave: &str,
+    catalogo: &str,
+    busqueda: &str,
+) -> Option<String> {
+    match (existe, vigente) {
+        (Some(false), _) => Some(format!("{clave} is not in SAT's {catalogo}: search it with GET {busqueda}")),
+        (_, Some(false)) => {
+            Some(format!("{clave} is not in force today in SAT's {catalogo}: search a current one with GET {busqueda}"))
+        }
+        _ => None,
+    }
+}
+
 /// The products, for [`crate::scoped`].
 pub struct Productos;
 
@@ -129,7 +165,7 @@ impl Resource for Productos {
     type Valid = Valid;
     const NOUN: &'static str = "product";
 
-    async fn check(_app: &AppContext, campos: Campos, current: Option<ProductoRow>) -> Result<Valid, ApiError> {
+    async fn check(app: &AppContext, campos: Campos, current: Option<ProductoRow>) -> Result<Valid, ApiError> {
         let campos = match current {
             None => campos,
             Some(current) => Campos {
@@ -142,7 +178,8 @@ impl Resource for Productos {
                 material_peligroso: campos.material_peligroso.or(current.material_peligroso),
             },
         };
-        check(campos)
+        // Today in the Zona Centro: the day SAT's catalog is read at.
+        check(campos, &*app.catalogos.indice, crate::cfdi::hora_local(app.clock.now()).date())
     }
 
     async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {

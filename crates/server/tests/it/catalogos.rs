@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::cfdi::{concepto, factura, setup, timbrar};
@@ -161,4 +162,52 @@ fn the_command_line_imports_a_newer_edition_once_and_reports_the_one_in_use() {
     assert_ne!(status, 0, "{out}");
     let (_, out) = timbra(&data, &["catalogos", "estado"]);
     assert!(out.contains("edición en uso: 2026-11-01 (importada)"), "{out}");
+}
+
+/// Customers and products are checked against SAT's catalogs when saved (CLIENTE_001 /
+/// PRODUCTO_001 naming the field), so what is saved stamps; a refused update leaves the row.
+#[tokio::test]
+async fn customers_and_products_are_checked_against_the_catalogs_when_saved() {
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "guardar@example.com").await;
+        let campos_de = |answer: &crate::harness::Answer| campos(answer);
+
+        let sin_cp = app
+            .post("/api/clientes", &who, json!({ "rfc": "XIA190128J61", "razonSocial": "XENON INDUSTRIAL ARTICLES",
+                "regimenFiscal": "601", "codigoPostal": "00001", "usoCfdi": "G03" }))
+            .await;
+        sin_cp.assert_error(400, "CLIENTE_001");
+        assert_eq!(campos_de(&sin_cp), ["codigoPostal"], "{}", sin_cp.body);
+        assert!(sin_cp.body.to_string().contains("c_CodigoPostal"), "{}", sin_cp.body);
+        let pais = app
+            .post("/api/clientes", &who, json!({ "rfc": "XEXX010101000", "razonSocial": "ACME INC",
+                "regimenFiscal": "616", "codigoPostal": "42501", "usoCfdi": "S01",
+                "residenciaFiscal": "QQQ", "numRegIdTrib": "123456789" }))
+            .await;
+        pais.assert_error(400, "CLIENTE_001");
+        assert_eq!(campos_de(&pais), ["residenciaFiscal"], "{}", pais.body);
+        // A refused update keeps the stored customer.
+        app.call(Method::PATCH, &format!("/api/clientes/{cliente}"), &who, Some(json!({ "codigoPostal": "00001" })))
+            .await
+            .assert_error(400, "CLIENTE_001");
+        assert_eq!(app.get(&format!("/api/clientes/{cliente}"), &who).await.data(200)["codigoPostal"], "42501");
+
+        let producto = |clave: &str, unidad: &str| {
+            json!({ "claveProdServ": clave, "claveUnidad": unidad, "descripcion": "Gasolina", "precioUnitario": "23.50" })
+        };
+        let mal = app.post("/api/productos", &who, producto("99999999", "ZZZ")).await;
+        mal.assert_error(400, "PRODUCTO_001");
+        assert_eq!(campos_de(&mal), ["claveProdServ", "claveUnidad"], "{}", mal.body);
+        // 15101506 left c_ClaveProdServ on 2020-01-15: not in force today.
+        let vencida = app.post("/api/productos", &who, producto("15101506", "LTR")).await;
+        vencida.assert_error(400, "PRODUCTO_001");
+        assert!(vencida.body.to_string().contains("not in force"), "{}", vencida.body);
+        let bien = app.post("/api/productos", &who, producto("15101514", "LTR")).await;
+        let id = bien.data(201)["id"].as_str().unwrap().to_owned();
+        app.call(Method::PATCH, &format!("/api/productos/{id}"), &who, Some(json!({ "claveUnidad": "ZZZ" })))
+            .await
+            .assert_error(400, "PRODUCTO_001");
+        assert_eq!(app.get(&format!("/api/productos/{id}"), &who).await.data(200)["claveUnidad"], "LTR");
+    })
+    .await;
 }

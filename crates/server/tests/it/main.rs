@@ -28,4 +28,5 @@ mod recibidos;
 mod security;
 mod storage;
 mod textos;
+mod validar;
 mod webhooks;

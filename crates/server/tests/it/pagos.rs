@@ -44,14 +44,14 @@ async fn pagar(app: &TestApp, who: &As, body: &Value, key: Option<&str>) -> Answ
 }
 
 /// A PPD invoice to `cliente`: 10,000.00 + 16% IVA − 10% ISR withheld = 10,600.00 (or the lines given).
-fn ppd(cliente: &str) -> Value {
+pub(crate) fn ppd(cliente: &str) -> Value {
     json!({ "formaPago": "99", "metodoPago": "PPD", "clienteId": cliente, "conceptos": [
         { "claveProdServ": "80101500", "claveUnidad": "E48", "descripcion": "Asesoría", "cantidad": 1, "precioUnitario": "10000",
           "impuestos": { "traslados": [ { "impuesto": "IVA", "tasaOCuota": "0.16" } ], "retenciones": [ { "impuesto": "ISR", "tasaOCuota": "0.10" } ] } } ] })
 }
 
 /// A payment body of one document.
-fn pago(uuid: &str, parcialidad: i64, ant: &str, pagado: &str, insoluto: &str) -> Value {
+pub(crate) fn pago(uuid: &str, parcialidad: i64, ant: &str, pagado: &str, insoluto: &str) -> Value {
     json!({ "fechaPago": "2026-11-20T12:00:00", "formaPago": "03", "monto": pagado, "numOperacion": "SPEI-1",
         "doctoRelacionados": [ { "idDocumento": uuid, "numParcialidad": parcialidad, "impSaldoAnt": ant,
             "impPagado": pagado, "impSaldoInsoluto": insoluto } ] })

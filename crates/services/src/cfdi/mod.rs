@@ -8,6 +8,7 @@ pub mod complementos;
 pub mod contexto;
 pub mod credenciales;
 pub mod crypto;
+pub mod ensayo;
 pub mod fiel;
 pub mod folios;
 pub mod group_commit;
@@ -22,6 +23,7 @@ pub mod storage;
 pub mod timbrado;
 pub mod timbres;
 pub mod tipos;
+pub mod validador;
 pub mod vencimiento;
 
 use std::collections::HashMap;
@@ -88,23 +90,59 @@ impl CfdiState {
     }
 }
 
-/// The offset of America/Mexico_City, the time zone of CFDI `Fecha` until the postal-code
-/// catalog is imported (DESIGN.md). Mexico abolished daylight saving time in the Centro zone
-/// on 2022-10-30 (Ley de los Husos Horarios), so the zone is UTC−6 for every date SAT still
-/// stamps; a fixed offset keeps the tz database out of the build. Border zones with DST
-/// arrive with the catalog.
+/// The offset of the Zona Centro (America/Mexico_City), UTC−6 all year since Mexico abolished
+/// daylight saving time there on 2022-10-30 (Ley de los Sistemas de Horario). SAT's TFD
+/// `FechaTimbrado` is written in it (Anexo 20: "debe corresponder con la hora de la Zona Centro"),
+/// and so are the dates the service keeps of its own (storage paths, quotas); a CFDI's `Fecha`
+/// is in its LugarExpedicion's zone instead ([`hora_de_expedicion`]).
 pub const OFFSET_CENTRO: UtcOffset = match UtcOffset::from_hms(-6, 0, 0) {
     Ok(offset) => offset,
     Err(_) => UtcOffset::UTC,
 };
 
-/// `at` in the issuer's local time.
+/// `at` in the Zona Centro.
 pub fn hora_local(at: OffsetDateTime) -> OffsetDateTime {
     at.to_offset(OFFSET_CENTRO)
 }
 
-/// Reads a CFDI `Fecha` / TFD `FechaTimbrado` (`AAAA-MM-DDThh:mm:ss`) as a time in the issuer's
-/// zone; the inverse of [`fecha_cfdi`].
+/// `at` (whole seconds) in the local time of the postal code `lugar_expedicion`, as a CFDI's
+/// `Fecha` must be (Anexo 20: "la hora local donde se expide el comprobante"): the zone
+/// c_CodigoPostal gives it, with the border strip's daylight saving time
+/// ([`HusoHorario::desfase`](timbra_cfdi::catalogos::HusoHorario::desfase)); the Zona Centro
+/// for a code the catalog does not have (validation refuses that code anyway).
+pub fn hora_de_expedicion(
+    catalogos: &dyn timbra_cfdi::catalogos::Catalogos,
+    lugar_expedicion: &str,
+    at: OffsetDateTime,
+) -> OffsetDateTime {
+    let at = at.replace_nanosecond(0).unwrap_or(at);
+    match catalogos.datos_codigo_postal(lugar_expedicion) {
+        Some(datos) => at.to_offset(datos.huso_horario.desfase(at)),
+        None => hora_local(at),
+    }
+}
+
+/// Reads a CFDI `Fecha` (`AAAA-MM-DDThh:mm:ss`) as the local time of its LugarExpedicion
+/// `lugar_expedicion`, the inverse of [`hora_de_expedicion`]. In the border strip, the hour
+/// after the change of schedule is read with the offset of the instant an hour away (the
+/// local text alone cannot tell the repeated November hour apart).
+pub fn leer_fecha_expedicion(
+    catalogos: &dyn timbra_cfdi::catalogos::Catalogos,
+    lugar_expedicion: &str,
+    texto: &str,
+) -> Option<OffsetDateTime> {
+    let centro = leer_fecha_cfdi(texto)?;
+    match catalogos.datos_codigo_postal(lugar_expedicion) {
+        Some(datos) => {
+            let local = time::PrimitiveDateTime::new(centro.date(), centro.time());
+            Some(local.assume_offset(datos.huso_horario.desfase(centro)))
+        }
+        None => Some(centro),
+    }
+}
+
+/// Reads a TFD `FechaTimbrado` (`AAAA-MM-DDThh:mm:ss`) as a time in the Zona Centro; the
+/// inverse of [`fecha_cfdi`] of [`hora_local`].
 pub fn leer_fecha_cfdi(texto: &str) -> Option<OffsetDateTime> {
     let formato = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
     time::PrimitiveDateTime::parse(texto, &formato).ok().map(|fecha| fecha.assume_offset(OFFSET_CENTRO))

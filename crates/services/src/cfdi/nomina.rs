@@ -504,7 +504,9 @@ pub async fn timbrar_periodo(
         db::por_timbrar(&mut conn, empresa_id, periodo_id).await?
     };
     let total_recibos = recibos.len();
-    let (listos, mut errores) = preparar(&app.catalogos, &empresa, registro_patronal, recibos, fecha_local).await?;
+    // The receipts' `Fecha` is the LugarExpedicion's local time; the TFD's stays in the Centro.
+    let expedicion = super::hora_de_expedicion(&*app.catalogos.indice, &empresa.codigo_postal, now);
+    let (listos, mut errores) = preparar(&app.catalogos, &empresa, registro_patronal, recibos, expedicion).await?;
     if !empresa.sandbox {
         // One stamp per receipt: the balance must cover every receipt to stamp, or none is.
         let saldo = {
@@ -638,7 +640,14 @@ async fn sandbox(
         let hecho =
             sellos.siguiente().await.unwrap_or_else(|| Err(ApiError::internal("sello", "a sealing thread stopped")));
         let sellado = hecho.and_then(|(comprobante, sellado, xml_comprimido)| {
-            Ok(SelladoLote { fila: pipeline::Fila::de(&sellado)?, registro, comprobante, datos, folio, xml_comprimido })
+            Ok(SelladoLote {
+                fila: pipeline::Fila::de(&sellado, &*app.catalogos.indice)?,
+                registro,
+                comprobante,
+                datos,
+                folio,
+                xml_comprimido,
+            })
         });
         match sellado {
             Ok(sellado) => {

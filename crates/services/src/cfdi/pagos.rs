@@ -241,17 +241,20 @@ fn moneda(problems: &mut Vec<FieldProblem>, field: &str, value: Option<&str>, de
     value
 }
 
-/// `texto` as a FechaPago (local time, whole seconds), or a problem.
+/// `texto` as a FechaPago (the issuer's local time, whole seconds), or a problem.
 fn fecha_pago(problems: &mut Vec<FieldProblem>, texto: Option<&str>, fecha_local: OffsetDateTime) -> String {
     let Some(texto) = texto.map(str::trim).filter(|t| !t.is_empty()) else {
         problems.push(FieldProblem::new("fechaPago", "fechaPago is required: when the money was received"));
         return String::new();
     };
-    let local = leer_fecha_cfdi(texto).or_else(|| {
-        OffsetDateTime::parse(texto, &time::format_description::well_known::Rfc3339)
-            .ok()
-            .map(|at| hora_local(at.replace_nanosecond(0).unwrap_or(at)))
-    });
+    // A local time is the issuer's (LugarExpedicion's zone, `fecha_local`'s offset).
+    let local = leer_fecha_cfdi(texto)
+        .map(|centro| time::PrimitiveDateTime::new(centro.date(), centro.time()).assume_offset(fecha_local.offset()))
+        .or_else(|| {
+            OffsetDateTime::parse(texto, &time::format_description::well_known::Rfc3339)
+                .ok()
+                .map(|at| at.replace_nanosecond(0).unwrap_or(at).to_offset(fecha_local.offset()))
+        });
     match local {
         None => {
             problems.push(FieldProblem::new(

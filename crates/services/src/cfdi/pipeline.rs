@@ -46,7 +46,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::timbrado;
-use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_cfdi};
+use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_expedicion};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::events::payloads::FacturaTimbrada;
@@ -236,8 +236,9 @@ pub struct Fila {
 }
 
 impl Fila {
-    /// Reads the row's values from `c`.
-    pub fn de(c: &Comprobante) -> ApiResult<Self> {
+    /// Reads the row's values from `c`; its `Fecha` is read in its LugarExpedicion's zone
+    /// (c_CodigoPostal of `catalogos`).
+    pub fn de(c: &Comprobante, catalogos: &dyn timbra_cfdi::catalogos::Catalogos) -> ApiResult<Self> {
         let decimal = |n: &timbra_cfdi::numero::Numero| n.valor().map_err(|e| ApiError::internal("amount", e));
         let numero = |n: &timbra_cfdi::numero::Numero| {
             serde_json::from_str(n.texto()).unwrap_or_else(|_| serde_json::Value::String(n.texto().to_owned()))
@@ -256,7 +257,8 @@ impl Fila {
             .collect();
         Ok(Self {
             tipo_comprobante: c.tipo_de_comprobante.clone(),
-            fecha: leer_fecha_cfdi(&c.fecha).ok_or_else(|| ApiError::internal("fecha", &c.fecha))?,
+            fecha: leer_fecha_expedicion(catalogos, &c.lugar_expedicion, &c.fecha)
+                .ok_or_else(|| ApiError::internal("fecha", &c.fecha))?,
             subtotal: decimal(&c.sub_total)?,
             descuento: c.descuento.as_ref().map(decimal).transpose()?,
             total: decimal(&c.total)?,
@@ -589,7 +591,7 @@ async fn sandbox(
     let en_camino = app.cfdi.group_commit.en_camino();
     let (sellado, xml_comprimido) =
         sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
-    let fila = Fila::de(&sellado)?;
+    let fila = Fila::de(&sellado, &*app.catalogos.indice)?;
     turno.esperar().await;
     let sellado = group_commit::Sellado {
         empresa_id: empresa.id.clone(),
@@ -688,7 +690,10 @@ pub async fn escribir_lote(
         if sellado.folio != folio {
             let Some((_, tarea)) = resellados.next() else { break };
             let (comprobante, xml) = tarea.await.map_err(|e| ApiError::internal("sello", e))??;
-            sellado.fila = Fila::de(&comprobante)?;
+            // Only the folio changed: the row keeps its date as read the first time.
+            let fecha = sellado.fila.fecha;
+            sellado.fila = Fila::de(&comprobante, &timbra_cfdi::catalogos::SinCatalogos)?;
+            sellado.fila.fecha = fecha;
             sellado.xml_comprimido = xml;
             sellado.folio = folio;
         }
@@ -948,7 +953,7 @@ pub(super) async fn persistir(
     efectos: Option<&dyn Efectos>,
 ) -> ApiResult<Answer> {
     let empresa_id = &peticion.empresa.id;
-    let fila = Fila::de(&timbrado.comprobante)?;
+    let fila = Fila::de(&timbrado.comprobante, &*app.catalogos.indice)?;
     let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
     cfdis.row(fila.valores(
         empresa_id,

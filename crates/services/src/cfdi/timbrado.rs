@@ -46,7 +46,9 @@ pub struct TimbrarBody {
     pub uso_cfdi: Option<String>,
     /// Series; default the company's `seriePredeterminada`.
     pub serie: Option<String>,
-    /// `AAAA-MM-DDThh:mm:ss` in the issuer's local time (America/Mexico_City); default now.
+    /// `AAAA-MM-DDThh:mm:ss` in the local time of the company's postal code (its
+    /// LugarExpedicion's zone in c_CodigoPostal: Centro, Pacífico, Noroeste, Sureste, the border
+    /// strip with daylight saving); default now.
     /// SAT accepts at most 72 hours before stamping.
     pub fecha: Option<String>,
     /// Free text, e.g. "30 días" (1 to 1,000 characters, no `|`).
@@ -317,7 +319,11 @@ pub fn preparar(
     let fecha = match body.fecha.as_deref().map(str::trim) {
         None => super::fecha_cfdi(fecha_local),
         Some(text) => {
-            match super::leer_fecha_cfdi(text) {
+            // A local time of the issuer's zone (`fecha_local`'s offset).
+            let local = super::leer_fecha_cfdi(text).map(|centro| {
+                time::PrimitiveDateTime::new(centro.date(), centro.time()).assume_offset(fecha_local.offset())
+            });
+            match local {
                 None => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
                 Some(at) => {
                     if at > fecha_local + time::Duration::minutes(5) {

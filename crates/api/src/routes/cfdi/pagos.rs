@@ -12,9 +12,9 @@ use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::hora_local;
 use timbra_services::cfdi::pagos::{self, PagoBody, PagoTimbradoOut};
 use timbra_services::cfdi::pipeline;
+use timbra_services::cfdi::{hora_de_expedicion, hora_local};
 use timbra_services::context::AppContext;
 use timbra_services::idempotency;
 
@@ -63,7 +63,8 @@ pub async fn timbrar_pago(
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
     let now = app.clock.now();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let (documento, efectos) = pagos::preparar(&app, &empresa, body, fecha_local, &request_hash).await?;
+    let expedicion = hora_de_expedicion(&*app.catalogos.indice, &empresa.codigo_postal, now);
+    let (documento, efectos) = pagos::preparar(&app, &empresa, body, expedicion, &request_hash).await?;
     let peticion = pipeline::Peticion {
         empresa: &empresa,
         user_id: &caller.user_id,

@@ -13,7 +13,7 @@ use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::pipeline::{self, TimbradoOut};
 use timbra_services::cfdi::timbrado::{self, Preparado, TimbrarBody};
-use timbra_services::cfdi::{contexto, hora_local};
+use timbra_services::cfdi::{contexto, hora_de_expedicion, hora_local};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 use timbra_services::idempotency;
@@ -53,7 +53,8 @@ pub async fn timbrar(
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
     let now = app.clock.now();
-    let Factura { empresa, cliente, preparado, fecha_local } = preparar_factura(&app, &empresa_id, body, now).await?;
+    let Factura { empresa, cliente, preparado, fecha_local, .. } =
+        preparar_factura(&app, &empresa_id, body, now).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
     let documento = pipeline::Documento {
@@ -82,8 +83,11 @@ pub struct Factura {
     pub cliente: Option<ClienteReceptor>,
     /// The validated comprobante, with its totals computed by the cfdi crate's rules.
     pub preparado: Preparado,
-    /// Its `Fecha` (the issuer's local time, whole seconds).
+    /// The moment of the stamp in the Zona Centro (whole seconds): the TFD's `FechaTimbrado`.
     pub fecha_local: OffsetDateTime,
+    /// The same moment in the local time of the LugarExpedicion: the default `Fecha`, and the
+    /// time its 72-hour range is checked against.
+    pub expedicion: OffsetDateTime,
 }
 
 /// Reads the issuer and the customer and builds the comprobante of `body` at `now`: every
@@ -105,8 +109,9 @@ pub async fn preparar_factura(
         ),
     };
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let preparado = timbrado::preparar(&*app.catalogos.indice, body, &empresa, cliente.as_ref(), fecha_local)?;
-    Ok(Factura { empresa, cliente, preparado, fecha_local })
+    let expedicion = hora_de_expedicion(&*app.catalogos.indice, &empresa.codigo_postal, now);
+    let preparado = timbrado::preparar(&*app.catalogos.indice, body, &empresa, cliente.as_ref(), expedicion)?;
+    Ok(Factura { empresa, cliente, preparado, fecha_local, expedicion })
 }
 
 /// The Idempotency-Key operation name of an invoice's stamp.

@@ -180,7 +180,7 @@ pub async fn guardar(
             Some(row) => Some((row.id, row.xml_retry_count)),
             None => None,
         };
-        match Fila::de(&documento.comprobante) {
+        match Fila::de(&documento.comprobante, &*app.catalogos.indice) {
             Ok(fila) => pendientes.push(PorGuardar { documento, fila, completa }),
             Err(_) => {
                 guardado.ilegibles += 1;

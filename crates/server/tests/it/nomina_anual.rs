@@ -780,24 +780,37 @@ async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_ev
         let c = crear_empleado(&app, &who, empleado(2, "500.00", "2026-02-01", "QUINCENAL")).await;
         let sin = crear_empleado(&app, &who, sin_nss(3, "450.00", "2026-01-05")).await;
         // B's raise on 10 April (07), C's exit on 20 April (02), A's absence on 7 April (11).
-        let cambio = json!({ "salarioDiario": "1100.00", "salarioDiarioIntegrado": "1150.00", "fechaMovimiento": "2026-04-10" });
+        let cambio =
+            json!({ "salarioDiario": "1100.00", "salarioDiarioIntegrado": "1150.00", "fechaMovimiento": "2026-04-10" });
         app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(cambio)).await.data(200);
         let baja = json!({ "activo": false, "fechaBaja": "2026-04-20" });
         app.call(Method::PATCH, &format!("/api/nomina/empleados/{c}"), &who, Some(baja)).await.data(200);
         let falta = app
-            .post("/api/nomina/incidencias", &who, json!({ "empleadoId": a, "tipo": "FALTA", "fecha": "2026-04-07", "dias": 1 }))
+            .post(
+                "/api/nomina/incidencias",
+                &who,
+                json!({ "empleadoId": a, "tipo": "FALTA", "fecha": "2026-04-07", "dias": 1 }),
+            )
             .await
             .data(201)["id"]
             .as_str()
             .unwrap()
             .to_owned();
-        app.call(Method::PATCH, &format!("/api/nomina/incidencias/{falta}"), &who, Some(json!({ "status": "APROBADA" })))
-            .await
-            .data(200);
+        app.call(
+            Method::PATCH,
+            &format!("/api/nomina/incidencias/{falta}"),
+            &who,
+            Some(json!({ "status": "APROBADA" })),
+        )
+        .await
+        .data(200);
 
         let cuotas = app.get("/api/nomina/imss/2026/4", &who).await.data(200).clone();
-        let de = |id: &str| cuotas["trabajadores"].as_array().unwrap().iter().find(|t| t["empleadoId"] == id).unwrap().clone();
-        let esperado: f64 = [&a, &b, &c].iter().map(|id| num(&de(id)["cuotasPatronal"]) + num(&de(id)["cuotasObrero"])).sum();
+        let de = |id: &str| {
+            cuotas["trabajadores"].as_array().unwrap().iter().find(|t| t["empleadoId"] == id).unwrap().clone()
+        };
+        let esperado: f64 =
+            [&a, &b, &c].iter().map(|id| num(&de(id)["cuotasPatronal"]) + num(&de(id)["cuotasObrero"])).sum();
         assert!(num(&cuotas["totales"]["total"]) > esperado, "the worker without NSS has dues too: {cuotas}");
 
         let generado = app.post("/api/nomina/imss/2026/4/sua", &who, json!({})).await;
@@ -807,7 +820,10 @@ async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_ev
         assert!((num(&data["totalCuotas"]) - esperado).abs() < 0.001, "{data}");
         let problemas = data["problemas"].as_array().unwrap();
         assert_eq!(problemas.len(), 1, "{data}");
-        assert_eq!((problemas[0]["empleadoId"].as_str(), problemas[0]["archivo"].as_str()), (Some(sin.as_str()), Some("trabajadores")));
+        assert_eq!(
+            (problemas[0]["empleadoId"].as_str(), problemas[0]["archivo"].as_str()),
+            (Some(sin.as_str()), Some("trabajadores"))
+        );
         assert!(problemas[0]["mensaje"].as_str().unwrap().contains("NSS"), "{data}");
 
         // The ZIP behind the signed link: ASEG (164 positions) and MOVT (49), CR LF.
@@ -823,7 +839,11 @@ async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_ev
         assert!(lineas.iter().all(|l| l.len() == 164 && l.starts_with("B5510768108")), "{aseg}");
         // A: SDI 419.73 at 114–120, hired 05012026 at 106–113, permanent (1), clave G-000.
         let linea_a = lineas.iter().find(|l| l[120..137].trim() == "G-000").unwrap();
-        assert_eq!((&linea_a[103..104], &linea_a[105..113], &linea_a[113..120]), ("1", "05012026", "0041973"), "{linea_a}");
+        assert_eq!(
+            (&linea_a[103..104], &linea_a[105..113], &linea_a[113..120]),
+            ("1", "05012026", "0041973"),
+            "{linea_a}"
+        );
         let movt = &archivos["MOVT202604.txt"];
         let tipos: Vec<(&str, &str)> = movt.split_terminator("\r\n").map(|l| (&l[22..24], &l[24..32])).collect();
         assert_eq!(tipos, [("11", "07042026"), ("07", "10042026"), ("02", "20042026")], "{movt}");
@@ -833,10 +853,15 @@ async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_ev
         // The event: the workers in the file and their dues.
         let mut conn = app.db.conn().await.unwrap();
         let evento = timbra_store::sql!(scalar_one conn, String,
-            "SELECT data FROM events WHERE empresa_id = $1 AND type = 'nomina.sua_generado'", &empresa).unwrap();
+            "SELECT data FROM events WHERE empresa_id = $1 AND type = 'nomina.sua_generado'", &empresa)
+        .unwrap();
         drop(conn);
         let evento: Value = serde_json::from_str(&evento).unwrap();
-        assert_eq!((evento["periodo"].as_str(), evento["trabajadores"].as_i64()), (Some("2026-04"), Some(3)), "{evento}");
+        assert_eq!(
+            (evento["periodo"].as_str(), evento["trabajadores"].as_i64()),
+            (Some("2026-04"), Some(3)),
+            "{evento}"
+        );
         assert_eq!(evento["archivoUrl"], data["archivoUrl"]);
         assert!((num(&evento["totalCuotas"]) - esperado).abs() < 0.001, "{evento}");
 
@@ -847,7 +872,11 @@ async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_ev
             assert!(malo.body["error"]["details"]["fields"].to_string().contains(campo), "{path}: {:?}", malo.body);
         }
         let narrow = app
-            .post("/api/api-keys", &who, json!({ "name": "lector", "scopes": ["nomina:view"], "empresaIds": [empresa] }))
+            .post(
+                "/api/api-keys",
+                &who,
+                json!({ "name": "lector", "scopes": ["nomina:view"], "empresaIds": [empresa] }),
+            )
             .await;
         let lector = As::key(narrow.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
         app.post("/api/nomina/imss/2026/4/sua", &lector, json!({})).await.assert_error(403, "SCOPE_002");
@@ -880,13 +909,21 @@ async fn idse_movements_come_from_the_employees_history_as_a_file_or_a_list() {
         let cambio = json!({ "salarioDiarioIntegrado": "1080.55", "fechaMovimiento": "2026-05-04" });
         app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(cambio)).await.data(200);
         // A change that is not a salary records nothing.
-        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(json!({ "puesto": "JEFE" }))).await.data(200);
-        app.post(&format!("/api/nomina/empleados/{a}/baja"), &who, json!({ "fecha": "2026-06-30", "motivo": "RENUNCIA" }))
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(json!({ "puesto": "JEFE" })))
             .await
-            .data(201);
+            .data(200);
+        app.post(
+            &format!("/api/nomina/empleados/{a}/baja"),
+            &who,
+            json!({ "fecha": "2026-06-30", "motivo": "RENUNCIA" }),
+        )
+        .await
+        .data(201);
         // A bad fechaMovimiento is the employee's error.
         let malo = json!({ "salarioDiarioIntegrado": "1100.00", "fechaMovimiento": "2026-02-30" });
-        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(malo)).await.assert_error(400, "EMPLEADO_001");
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(malo))
+            .await
+            .assert_error(400, "EMPLEADO_001");
 
         let lista = app.get("/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31&formato=json", &who).await;
         let data = lista.data(200).clone();
@@ -895,7 +932,9 @@ async fn idse_movements_come_from_the_employees_history_as_a_file_or_a_list() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|m| (m["empleadoId"].as_str().unwrap(), m["tipoMovimiento"].as_str().unwrap(), m["fecha"].as_str().unwrap()))
+            .map(|m| {
+                (m["empleadoId"].as_str().unwrap(), m["tipoMovimiento"].as_str().unwrap(), m["fecha"].as_str().unwrap())
+            })
             .collect();
         assert_eq!(
             movimientos,
@@ -910,13 +949,17 @@ async fn idse_movements_come_from_the_employees_history_as_a_file_or_a_list() {
         );
         let m = data["movimientos"].as_array().unwrap();
         assert_eq!((num(&m[1]["sbc"]), num(&m[3]["sbc"])), (1000.0, 1080.55), "{data}");
-        assert_eq!((m[4]["causaBaja"].as_str(), m[4]["motivo"].as_str(), m[4]["sbc"].is_null()), (Some("2"), Some("RENUNCIA"), true));
+        assert_eq!(
+            (m[4]["causaBaja"].as_str(), m[4]["motivo"].as_str(), m[4]["sbc"].is_null()),
+            (Some("2"), Some("RENUNCIA"), true)
+        );
         assert_eq!(data["registros"], 4);
         assert_eq!(data["problemas"].as_array().unwrap().len(), 1, "{data}");
         assert_eq!(data["problemas"][0]["empleadoId"], sin.as_str());
 
         // The file: four lines of 168 positions, CR LF, the movement type at 132–133.
-        let (status, headers, archivo) = texto(&app, "/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31", &who).await;
+        let (status, headers, archivo) =
+            texto(&app, "/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31", &who).await;
         assert_eq!(status, 200, "{archivo}");
         assert!(headers["content-type"].to_str().unwrap().starts_with("text/plain"));
         assert_eq!(headers["x-idse-problemas"], "1");
@@ -978,15 +1021,26 @@ async fn reparto_art_127(app: &TestApp, correo: &str) -> (Value, Vec<String>) {
         assert_eq!((creado["confianza"].as_bool(), creado["director"].as_bool()), (Some(*confianza), Some(*director)));
         ids.push(creado["id"].as_str().unwrap().to_owned());
     }
-    let hecho = app.post("/api/nomina/ptu", &who, json!({ "ejercicio": 2025, "monto": "100000.00", "fechaPago": "2026-05-29" })).await;
+    let hecho = app
+        .post("/api/nomina/ptu", &who, json!({ "ejercicio": 2025, "monto": "100000.00", "fechaPago": "2026-05-29" }))
+        .await;
     let data = hecho.data(201).clone();
-    assert_eq!((data["reparto"]["totalDias"].as_u64(), num(&data["reparto"]["totalSalarios"])), (Some(1218), 875_650.0), "{data}");
+    assert_eq!(
+        (data["reparto"]["totalDias"].as_u64(), num(&data["reparto"]["totalSalarios"])),
+        (Some(1218), 875_650.0),
+        "{data}"
+    );
     assert_eq!(num(&data["reparto"]["totalPagado"]), 100_000.0, "{data}");
     (data, ids)
 }
 
 fn fila<'a>(data: &'a Value, id: &str) -> &'a Value {
-    data["reparto"]["trabajadores"].as_array().unwrap().iter().find(|t| t["empleadoId"] == id || t["clave"] == id).unwrap()
+    data["reparto"]["trabajadores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["empleadoId"] == id || t["clave"] == id)
+        .unwrap()
 }
 
 fn omitido(data: &Value, id: &str) -> Option<String> {
@@ -1012,7 +1066,11 @@ async fn ptu_art_127_ii_caps_a_confianza_salary_at_the_highest_base_salary_plus_
         assert_eq!(num(&data["reparto"]["topeConfianza"]), 960.0, "{data}");
         let c = fila(&data, &ids[2]);
         assert_eq!((num(&c["salarioDiarioReparto"]), num(&c["salarioAnual"])), (960.0, 350_400.0), "{c}");
-        assert_eq!((num(&c["porDias"]), num(&c["porSalario"]), num(&c["ptu"])), (14_983.58, 20_007.99, 34_991.57), "{c}");
+        assert_eq!(
+            (num(&c["porDias"]), num(&c["porSalario"]), num(&c["ptu"])),
+            (14_983.58, 20_007.99, 34_991.57),
+            "{c}"
+        );
         // The base workers keep their own salary.
         let (a, b) = (fila(&data, &ids[0]), fila(&data, &ids[1]));
         assert_eq!((num(&a["ptu"]), num(&b["ptu"])), (25_404.41, 31_656.91), "{data}");

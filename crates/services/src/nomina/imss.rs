@@ -20,9 +20,9 @@ use time::{Date, Month};
 use utoipa::ToSchema;
 
 use super::leer_fecha;
+use crate::cfdi::links;
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
-use crate::cfdi::links;
 use crate::events::{self, payloads::Event, payloads::NominaSuaGenerado};
 use timbra_nomina::ancho_fijo::{Archivo, ProblemaRegistro};
 use timbra_nomina::entrada::Zona;
@@ -297,8 +297,7 @@ fn registro(registro: Option<String>) -> ApiResult<String> {
 fn comprimir(archivos: &[(&str, &str)]) -> ApiResult<Vec<u8>> {
     use std::io::Write;
     let mut zip = ::zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opciones =
-        ::zip::write::SimpleFileOptions::default().compression_method(::zip::CompressionMethod::Deflated);
+    let opciones = ::zip::write::SimpleFileOptions::default().compression_method(::zip::CompressionMethod::Deflated);
     for (nombre, contenido) in archivos {
         zip.start_file(*nombre, opciones).map_err(|e| ApiError::internal("SUA zip", e))?;
         zip.write_all(contenido.as_bytes()).map_err(|e| ApiError::internal("SUA zip", e))?;
@@ -321,7 +320,10 @@ pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> A
             Code::Nomina001,
             vec![FieldProblem::new(
                 "mes",
-                format!("{anio}-{:02} has not begun (today is {hoy} in Mexico City): SUA files are for a current or past month", u8::from(mes)),
+                format!(
+                    "{anio}-{:02} has not begun (today is {hoy} in Mexico City): SUA files are for a current or past month",
+                    u8::from(mes)
+                ),
             )],
         ));
     }
@@ -371,7 +373,9 @@ pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> A
             "BAJA" => TipoMovimientoSua::Baja,
             "MODIFICACION" => TipoMovimientoSua::ModificacionSalario,
             // An ALTA on the hire date is the workers file's fecha de alta; a later one is a re-hire.
-            "ALTA" if empleados.iter().any(|e| e.id == m.empleado_id && e.fecha_inicio_rel_laboral == m.fecha) => continue,
+            "ALTA" if empleados.iter().any(|e| e.id == m.empleado_id && e.fecha_inicio_rel_laboral == m.fecha) => {
+                continue;
+            }
             "ALTA" => TipoMovimientoSua::Reingreso,
             _ => continue,
         };
@@ -404,7 +408,7 @@ pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> A
             salario_diario_integrado: sbc.get(i.empleado_id.as_str()).copied().unwrap_or_default(),
         });
     }
-    movimientos.sort_by(|a, b| a.fecha.cmp(&b.fecha));
+    movimientos.sort_by_key(|m| m.fecha);
 
     let archivo_error = |e: timbra_nomina::ancho_fijo::ErrorArchivo| {
         ApiError::fields(Code::Nomina001, vec![FieldProblem::new("registroPatronal", e.to_string())])
@@ -420,7 +424,8 @@ pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> A
         .sum::<Decimal>();
     let sufijo = format!("{anio}{:02}", u8::from(mes));
     let (nombre_aseg, nombre_movt) = (format!("ASEG{sufijo}.txt"), format!("MOVT{sufijo}.txt"));
-    let bytes = comprimir(&[(nombre_aseg.as_str(), aseg.contenido.as_str()), (nombre_movt.as_str(), movt.contenido.as_str())])?;
+    let bytes =
+        comprimir(&[(nombre_aseg.as_str(), aseg.contenido.as_str()), (nombre_movt.as_str(), movt.contenido.as_str())])?;
     let path = format!("nomina/{empresa_id}/sua/SUA-{rp}-{periodo}.zip");
     app.cfdi.storage.put(&path, bytes).await.map_err(|e| ApiError::storage(e, "SUA files"))?;
     let now = app.clock.now();
@@ -440,7 +445,9 @@ pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> A
         trabajadores: aseg.registros,
         movimientos: movt.registros,
         total_cuotas,
-        problemas: problemas("trabajadores", &aseg.problemas).chain(problemas("movimientos", &movt.problemas)).collect(),
+        problemas: problemas("trabajadores", &aseg.problemas)
+            .chain(problemas("movimientos", &movt.problemas))
+            .collect(),
         event_id,
     })
 }

@@ -36,6 +36,8 @@ pub const CLAVE_PROD_SERV: &str = "cfdi40/c_ClaveProdServ";
 pub const CLAVE_UNIDAD: &str = "cfdi40/c_ClaveUnidad";
 /// Id of c_CodigoPostal.
 pub const CODIGO_POSTAL: &str = "cfdi40/c_CodigoPostal";
+/// Id of c_FormaPago.
+pub const FORMA_PAGO: &str = "cfdi40/c_FormaPago";
 /// Id of c_Pais.
 pub const PAIS: &str = "cfdi40/c_Pais";
 /// Id of c_Moneda.

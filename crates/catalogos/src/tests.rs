@@ -66,6 +66,22 @@ fn the_index_answers_membership_validity_and_row_data() {
     assert_eq!(indice.datos_codigo_postal("77500").unwrap().huso_horario, HusoHorario::Sureste);
     assert_eq!(indice.en_catalogo(PAIS, "USA"), Some(true));
     assert_eq!(indice.en_catalogo(PAIS, "QQQ"), Some(false));
+    // c_Pais' tax-id pattern, where the edition gives one (matrix CFDI40156).
+    assert_eq!(indice.patron_num_reg_id_trib("USA").as_deref(), Some("[0-9]{9}"));
+    assert_eq!(indice.patron_num_reg_id_trib("DEU"), None);
+    // c_ClaveProdServ's `complemento` column is empty in this edition (CFDI40163 has nothing to
+    // ask for yet).
+    assert_eq!(indice.complemento_clave_prod_serv("50201706"), None);
+    let mut con_complemento = Indice::default();
+    con_complemento.con_complementos([("86121700".to_owned(), "Instituciones educativas privadas".to_owned())]);
+    assert!(con_complemento.complemento_clave_prod_serv("86121700").is_some());
+    // c_FormaPago's bank-data columns (Pagos 2.0, CRP20224-CRP20229).
+    let transferencia = indice.datos_forma_pago("03").unwrap();
+    assert!(transferencia.permite_cuenta_ordenante && transferencia.permite_tipo_cadena_pago);
+    assert_eq!(transferencia.patron_cuenta_beneficiario.as_deref(), Some("[0-9]{10}|[0-9]{18}"));
+    let efectivo = indice.datos_forma_pago("01").unwrap();
+    assert!(!efectivo.permite_cuenta_ordenante && !efectivo.permite_rfc_beneficiario);
+    assert_eq!(efectivo.patron_cuenta_ordenante, None);
     assert_eq!(indice.en_catalogo(CLAVE_UNIDAD, "H87"), Some(true));
     assert_eq!(indice.vigente_en_catalogo("nomina12/c_TipoPercepcion", "001", date!(2016 - 10 - 31)), Some(false));
     assert_eq!(indice.vigente_en_catalogo("nomina12/c_TipoPercepcion", "001", date!(2016 - 11 - 01)), Some(true));

@@ -782,6 +782,26 @@ pub struct DatosCodigoPostal {
     pub vigencia: Vigencia,
 }
 
+/// What c_FormaPago says of the bank data of a payment made that way (Pagos 2.0's Pago):
+/// whether each attribute may be registered and the pattern of the accounts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DatosFormaPago {
+    /// `permite_banco_ordenante_rfc`: RfcEmisorCtaOrd.
+    pub permite_rfc_ordenante: bool,
+    /// `permite_cuenta_ordenante`: CtaOrdenante.
+    pub permite_cuenta_ordenante: bool,
+    /// `patron_cuenta_ordenante`, a regular expression.
+    pub patron_cuenta_ordenante: Option<String>,
+    /// `permite_banco_beneficiario_rfc`: RfcEmisorCtaBen.
+    pub permite_rfc_beneficiario: bool,
+    /// `permite_cuenta_beneficiario`: CtaBeneficiario.
+    pub permite_cuenta_beneficiario: bool,
+    /// `patron_cuenta_beneficiario`, a regular expression.
+    pub patron_cuenta_beneficiario: Option<String>,
+    /// `permite_tipo_cadena_pago`: TipoCadPago (and its certificate, chain and seal).
+    pub permite_tipo_cadena_pago: bool,
+}
+
 /// The catalogs loaded from SAT's files (the service holds the shipped edition or a newer one
 /// it imported): c_ClaveProdServ, c_ClaveUnidad and c_CodigoPostal by name, and every other
 /// catalog by its id (`"cfdi40/c_Pais"`, folder and file of SAT's CSV). Each method answers
@@ -820,6 +840,22 @@ pub trait Catalogos {
     }
     /// The row of `codigo` in c_CodigoPostal (border stimulus, time zone), when loaded and known.
     fn datos_codigo_postal(&self, _codigo: &str) -> Option<DatosCodigoPostal> {
+        None
+    }
+    /// The complement c_ClaveProdServ's `complemento` column names for `clave`: `None` when the
+    /// catalog is not loaded, the code unknown or the column empty.
+    fn complemento_clave_prod_serv(&self, _clave: &str) -> Option<String> {
+        None
+    }
+    /// The columns of c_FormaPago's row `codigo` that tell which bank data a payment made that
+    /// way may carry (Pagos 2.0), when c_FormaPago is loaded and knows the code.
+    fn datos_forma_pago(&self, _codigo: &str) -> Option<DatosFormaPago> {
+        None
+    }
+    /// The pattern c_Pais gives for the tax id of a resident of `pais` (column
+    /// `patron_identidad_tributaria`, a regular expression): `None` when c_Pais is not loaded or
+    /// gives none for the country (the check is then skipped).
+    fn patron_num_reg_id_trib(&self, _pais: &str) -> Option<String> {
         None
     }
     /// Whether `clave` is in the catalog `catalogo` (`"cfdi40/c_Pais"`, `"nomina12/c_Banco"`).

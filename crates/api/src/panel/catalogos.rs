@@ -11,12 +11,15 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas};
+use super::layout::{
+    Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, pagina, paginas,
+};
 use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
 use crate::envelope::{Json, Path, Query as ApiQuery};
 use crate::extract::EmpresaHeader;
 use crate::routes::{clientes, productos};
 use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
 
 /// Routes of the customers' and products' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -32,7 +35,63 @@ pub fn rutas() -> Router<AppContext> {
             )
             .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, h, p, f| borrar(c, a, h, p, f)));
     }
-    router
+    router.route("/panel/sugerencias/{catalogo}", get(sugerencias))
+}
+
+/// Most suggestions a field shows.
+const MAX_SUGERENCIAS: usize = 20;
+
+/// The type-ahead of the forms' catalog fields: `option`s for the field's `datalist`, from
+/// SAT's catalogs held in memory (the searches of `GET /api/catalogos/…`). Any logged-in
+/// person: it answers SAT's public catalogs, nothing of a company.
+async fn sugerencias(
+    State(app): State<AppContext>,
+    _sesion: Session,
+    AxumPath(catalogo): AxumPath<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Pagina {
+    let valor = |nombre: &str| params.get(nombre).map(|v| v.trim()).unwrap_or_default();
+    let hoy = app.clock.now().date();
+    let opciones: Vec<(String, String)> = match catalogo.as_str() {
+        "productos-servicios" => app
+            .catalogos
+            .buscador
+            .buscar(valor("claveProdServ"), 0, MAX_SUGERENCIAS)
+            .filas
+            .into_iter()
+            .map(|p| (p.clave.clone(), format!("{} — {}", p.clave, p.descripcion)))
+            .collect(),
+        "unidades" => timbra_catalogos::buscador::buscar_unidades(&app.catalogos.unidades, valor("claveUnidad"), hoy)
+            .into_iter()
+            .take(MAX_SUGERENCIAS)
+            .map(|u| (u.clave.clone(), format!("{} — {}", u.clave, u.nombre)))
+            .collect(),
+        "regimenes-fiscales" => app
+            .catalogos
+            .pequenos
+            .get("cfdi40/c_RegimenFiscal")
+            .map(|c| c.filas.iter().map(|f| (f.clave.clone(), format!("{} — {}", f.clave, f.descripcion))).collect())
+            .unwrap_or_default(),
+        "usos-cfdi" => {
+            // Anexo 20, c_UsoCFDI: the receiver's régimen and persona (an RFC of 12 characters is
+            // a persona moral's, of 13 a física's) decide which usos apply.
+            let (regimen, rfc) = (valor("regimenFiscal"), valor("rfc"));
+            let moral = match rfc.chars().count() {
+                12 => Some(true),
+                13 => Some(false),
+                _ => None,
+            };
+            app.catalogos
+                .usos
+                .iter()
+                .filter(|u| regimen.is_empty() || u.regimenes_receptores.iter().any(|r| r == regimen))
+                .filter(|u| moral.is_none_or(|moral| if moral { u.aplica_moral } else { u.aplica_fisica }))
+                .map(|u| (u.clave.clone(), format!("{} — {}", u.clave, u.descripcion)))
+                .collect()
+        }
+        _ => return Err(ApiError::not_found("catalog").into()),
+    };
+    Ok(html_ok(html! { @for (valor, texto) in &opciones { option value=(valor) { (texto) } } }))
 }
 
 /// Which catalog a page shows.
@@ -44,23 +103,35 @@ pub enum Catalogo {
     Productos,
 }
 
-/// A field of the form: API name, label, kind, required, hint.
+/// A field of the form: API name, label, kind, required, hint, type-ahead from SAT's catalogs.
 struct Campo {
     nombre: &'static str,
     etiqueta: &'static str,
     tipo: Tipo,
     requerido: bool,
     ayuda: Option<&'static str>,
+    sugerencias: Option<Sugerencias>,
 }
 
+/// c_RegimenFiscal's codes as the person types.
+const REGIMENES: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/regimenes-fiscales", incluir: None };
+/// The usos c_UsoCFDI allows for the régimen and the RFC's persona typed in the same form.
+const USOS: Sugerencias =
+    Sugerencias { ruta: "/panel/sugerencias/usos-cfdi", incluir: Some("#campo-regimenFiscal, #campo-rfc") };
+/// c_ClaveProdServ by code or words of its description.
+const PRODUCTOS_SERVICIOS: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/productos-servicios", incluir: None };
+/// c_ClaveUnidad by code or name.
+const UNIDADES: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/unidades", incluir: None };
+
 const CAMPOS_CLIENTE: &[Campo] = &[
-    Campo { nombre: "rfc", etiqueta: "RFC", tipo: Tipo::Texto, requerido: true, ayuda: None },
+    Campo { nombre: "rfc", etiqueta: "RFC", tipo: Tipo::Texto, requerido: true, ayuda: None, sugerencias: None },
     Campo {
         nombre: "razonSocial",
         etiqueta: "Razón social",
         tipo: Tipo::Texto,
         requerido: true,
         ayuda: Some("Como en su Constancia de Situación Fiscal"),
+        sugerencias: None,
     },
     Campo {
         nombre: "regimenFiscal",
@@ -68,6 +139,7 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         tipo: Tipo::Texto,
         requerido: true,
         ayuda: Some("Clave del catálogo c_RegimenFiscal, p. ej. 601 o 612"),
+        sugerencias: Some(REGIMENES),
     },
     Campo {
         nombre: "codigoPostal",
@@ -75,6 +147,7 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         tipo: Tipo::Texto,
         requerido: true,
         ayuda: None,
+        sugerencias: None,
     },
     Campo {
         nombre: "usoCfdi",
@@ -82,18 +155,34 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         tipo: Tipo::Texto,
         requerido: false,
         ayuda: Some("Clave c_UsoCFDI; G03 si lo deja vacío"),
+        sugerencias: Some(USOS),
     },
-    Campo { nombre: "email", etiqueta: "Correo electrónico", tipo: Tipo::Correo, requerido: false, ayuda: None },
+    Campo {
+        nombre: "email",
+        etiqueta: "Correo electrónico",
+        tipo: Tipo::Correo,
+        requerido: false,
+        ayuda: None,
+        sugerencias: None,
+    },
 ];
 
 const CAMPOS_PRODUCTO: &[Campo] = &[
-    Campo { nombre: "descripcion", etiqueta: "Descripción", tipo: Tipo::Texto, requerido: true, ayuda: None },
+    Campo {
+        nombre: "descripcion",
+        etiqueta: "Descripción",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: None,
+        sugerencias: None,
+    },
     Campo {
         nombre: "claveProdServ",
         etiqueta: "Clave de producto o servicio",
         tipo: Tipo::Texto,
         requerido: true,
         ayuda: Some("8 dígitos del catálogo c_ClaveProdServ, p. ej. 81112100"),
+        sugerencias: Some(PRODUCTOS_SERVICIOS),
     },
     Campo {
         nombre: "claveUnidad",
@@ -101,6 +190,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         tipo: Tipo::Texto,
         requerido: true,
         ayuda: Some("c_ClaveUnidad: E48 servicio, H87 pieza"),
+        sugerencias: Some(UNIDADES),
     },
     Campo {
         nombre: "precioUnitario",
@@ -108,6 +198,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         tipo: Tipo::Importe,
         requerido: true,
         ayuda: None,
+        sugerencias: None,
     },
     Campo {
         nombre: "ivaRate",
@@ -115,6 +206,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         tipo: Tipo::Importe,
         requerido: false,
         ayuda: Some("0.16, 0.08 o 0; 0.16 si lo deja vacío"),
+        sugerencias: None,
     },
 ];
 
@@ -303,7 +395,7 @@ fn formulario(
         form method="post" action=(accion) {
             (csrf_oculto(&ctx.sesion))
             @for c in catalogo.campos() {
-                (campo_con(c.nombre, c.etiqueta, c.tipo, valor_de(campos, guardado, c.nombre).as_deref(), c.requerido, errores, c.ayuda))
+                (campo_sugerido(c.nombre, c.etiqueta, c.tipo, valor_de(campos, guardado, c.nombre).as_deref(), c.requerido, errores, c.ayuda, c.sugerencias))
             }
             button type="submit" { @if guardado.is_some() { "Guardar cambios" } @else { "Crear " (catalogo.singular()) } }
         }

@@ -378,7 +378,32 @@ pub fn campo_con(
     errores: &Errores,
     ayuda: Option<&str>,
 ) -> Markup {
+    campo_sugerido(nombre, etiqueta, tipo, valor, requerido, errores, ayuda, None)
+}
+
+/// Where a field's type-ahead comes from: the suggestions page (`/panel/sugerencias/…`) and
+/// the other fields it sends along (CSS selectors for htmx's `hx-include`).
+#[derive(Clone, Copy)]
+pub struct Sugerencias {
+    pub ruta: &'static str,
+    pub incluir: Option<&'static str>,
+}
+
+/// [`campo_con`] with a type-ahead: a `datalist` the suggestions page fills as the person
+/// types (htmx; without script the field is a plain text field).
+#[allow(clippy::too_many_arguments)]
+pub fn campo_sugerido(
+    nombre: &str,
+    etiqueta: &str,
+    tipo: Tipo,
+    valor: Option<&str>,
+    requerido: bool,
+    errores: &Errores,
+    ayuda: Option<&str>,
+    sugerencias: Option<Sugerencias>,
+) -> Markup {
     let id = format!("campo-{nombre}");
+    let lista = sugerencias.map(|_| format!("lista-{nombre}"));
     let problemas = errores.de_campo(nombre);
     let error_id = format!("{id}-error");
     let ayuda_id = format!("{id}-ayuda");
@@ -404,7 +429,12 @@ pub fn campo_con(
             input id=(id) name=(nombre) type=(tipo_html) inputmode=[modo]
                 value=[valor.filter(|_| !matches!(tipo, Tipo::Clave | Tipo::Archivo))]
                 required[requerido] aria-invalid=[(!problemas.is_empty()).then_some("true")]
-                aria-describedby=[descrita];
+                aria-describedby=[descrita]
+                list=[lista.as_deref()] autocomplete=[lista.as_ref().map(|_| "off")]
+                hx-get=[sugerencias.map(|s| s.ruta)] hx-include=[sugerencias.and_then(|s| s.incluir)]
+                hx-trigger=[sugerencias.map(|_| "input changed delay:250ms, focus")]
+                hx-target=[lista.as_ref().map(|l| format!("#{l}"))] hx-swap=[lista.as_ref().map(|_| "innerHTML")];
+            @if let Some(lista) = &lista { datalist id=(lista) {} }
             @if !problemas.is_empty() {
                 ul.problemas id=(error_id) {
                     @for problema in problemas { li { (problema) } }

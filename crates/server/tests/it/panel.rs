@@ -404,6 +404,28 @@ async fn esperar_texto(browser: &Client, css: &str, expected: &str) -> String {
     }
 }
 
+/// Waits until the `datalist` `id` that a field's type-ahead fills offers `expected` (its
+/// options' values and texts, read by script: a datalist is never visible text).
+async fn esperar_opciones(browser: &Client, id: &str, expected: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let opciones = browser
+            .execute(
+                "const l = document.getElementById(arguments[0]);
+                 return l ? Array.from(l.options).map(o => o.value + ' ' + o.textContent).join('\\n') : '';",
+                vec![json!(id)],
+            )
+            .await
+            .unwrap();
+        let opciones = opciones.as_str().unwrap_or_default().to_owned();
+        if opciones.contains(expected) {
+            return opciones;
+        }
+        assert!(Instant::now() < deadline, "#{id} never offered {expected:?}: {opciones}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test]
 async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
     let Some((chromium, driver)) = herramientas() else { return };
@@ -468,15 +490,36 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
         }
         captura(&browser, "empresa").await;
 
-        // A customer.
+        // A customer: the uso field offers only what c_UsoCFDI allows for the régimen and the
+        // RFC typed (616 "sin obligaciones fiscales" takes S01, never G03).
         browser.goto(&format!("{base}/panel/clientes/nuevo")).await.unwrap();
         escribir(&browser, "campo-rfc", "XIA190128J61").await;
         escribir(&browser, "campo-razonSocial", "XENON INDUSTRIAL ARTICLES").await;
+        escribir(&browser, "campo-regimenFiscal", "616").await;
+        escribir(&browser, "campo-usoCfdi", "").await;
+        let usos = esperar_opciones(&browser, "lista-usoCfdi", "S01").await;
+        assert!(!usos.contains("G03"), "{usos}");
         escribir(&browser, "campo-regimenFiscal", "601").await;
+        escribir(&browser, "campo-usoCfdi", "G").await;
+        esperar_opciones(&browser, "lista-usoCfdi", "G03").await;
+        escribir(&browser, "campo-usoCfdi", "G03").await;
         escribir(&browser, "campo-codigoPostal", "76343").await;
         enviar(&browser, "main form button[type=submit]").await;
         esperar_texto(&browser, "table", "XIA190128J61").await;
         captura(&browser, "clientes").await;
+
+        // A product: words without accents find SAT's codes, and units by name.
+        browser.goto(&format!("{base}/panel/productos/nuevo")).await.unwrap();
+        escribir(&browser, "campo-descripcion", "Café de grano").await;
+        escribir(&browser, "campo-claveProdServ", "cafe").await;
+        esperar_opciones(&browser, "lista-claveProdServ", "Café").await;
+        escribir(&browser, "campo-claveProdServ", "50201708").await;
+        escribir(&browser, "campo-claveUnidad", "kilo").await;
+        esperar_opciones(&browser, "lista-claveUnidad", "KGM").await;
+        escribir(&browser, "campo-claveUnidad", "KGM").await;
+        escribir(&browser, "campo-precioUnitario", "250").await;
+        enviar(&browser, "main form button[type=submit]").await;
+        esperar_texto(&browser, "table", "50201708").await;
 
         // The invoice form: totals appear as the person types, from the server's preview.
         browser.goto(&format!("{base}/panel/facturas/nueva")).await.unwrap();

@@ -5,7 +5,6 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use rust_decimal::Decimal;
-use timbra_cfdi::catalogos::SinCatalogos;
 use timbra_cfdi::sello::{self, ErrorSello};
 use timbra_cfdi::timbre::{self, DatosTimbre};
 use timbra_cfdi::{parser, validacion};
@@ -138,7 +137,9 @@ impl Sim {
                 ),
             ));
         }
-        let informe = validacion::validar(&comprobante, &SinCatalogos);
+        // SAT's catalogs, as a PAC checks them (c_ClaveProdServ, c_ClaveUnidad, c_CodigoPostal…):
+        // the first problem's matrix code is the answer's code (CFDI40162, …).
+        let informe = validacion::validar(&comprobante, timbra_catalogos::Indice::incluido());
         if let Some(primero) = informe.problemas.first() {
             let todos: Vec<String> = informe.problemas.iter().map(|p| format!("{}: {}", p.campo, p.mensaje)).collect();
             return Err(Incidencia::new(primero.regla, todos.join("; ")));

@@ -72,6 +72,18 @@ static PAC: LazyLock<Arc<Credential>> = LazyLock::new(|| SimConfig::generar().un
 
 /// A sealed Ingreso invoice: one line of `valor` + 16% IVA, for `receptor`.
 pub fn factura(credencial: &Credential, fecha: &str, valor: Decimal, receptor: &str, folio: &str) -> String {
+    factura_de(credencial, fecha, valor, receptor, folio, "43211500")
+}
+
+/// [`factura`] of one concept of c_ClaveProdServ `clave_prod_serv`.
+pub fn factura_de(
+    credencial: &Credential,
+    fecha: &str,
+    valor: Decimal,
+    receptor: &str,
+    folio: &str,
+    clave_prod_serv: &str,
+) -> String {
     let nuevo = NuevoComprobante {
         tipo: TipoDeComprobante::Ingreso,
         serie: Some("A".into()),
@@ -102,7 +114,7 @@ pub fn factura(credencial: &Credential, fecha: &str, valor: Decimal, receptor: &
         informacion_global: None,
         cfdi_relacionados: Vec::new(),
         conceptos: vec![NuevoConcepto::new(
-            "43211500",
+            clave_prod_serv,
             Decimal::ONE,
             "H87",
             "Computadora portátil",

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use timbra_cfdi::sello;
 use timbra_pac::{Pac, PacError, timbrar_sin_duplicar};
 
-use crate::comun::{self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, factura, factura_valida};
+use crate::comun::{self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, factura, factura_de, factura_valida};
 
 fn codigo(resultado: Result<timbra_pac::Timbrado, PacError>) -> String {
     match resultado {
@@ -60,6 +60,16 @@ async fn sello_alterado_es_302() {
     let (sim, pac) = arrancar(|_| {}).await;
     let alterada = factura_valida("2").replace("Folio=\"2\"", "Folio=\"3\"");
     assert_eq!(codigo(pac.timbrar(&alterada).await), "302");
+    assert_eq!(sim.timbres_emitidos(), 0);
+}
+
+/// A PAC checks SAT's catalogs: a ClaveProdServ SAT's c_ClaveProdServ lacks is refused with
+/// the matrix code, and nothing is stamped.
+#[tokio::test]
+async fn clave_que_el_catalogo_no_tiene_es_cfdi40162() {
+    let (sim, pac) = arrancar(|_| {}).await;
+    let xml = factura_de(&CSD, FECHA, Decimal::new(50000, 2), RFC_RECEPTOR, "9", "99999999");
+    assert_eq!(codigo(pac.timbrar(&xml).await), "CFDI40162");
     assert_eq!(sim.timbres_emitidos(), 0);
 }
 

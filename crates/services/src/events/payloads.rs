@@ -37,6 +37,8 @@ pub enum Event {
     CfdiXmlDisponible(XmlDisponible),
     /// `nomina.calculada`: a pay period was calculated.
     NominaCalculada(NominaCalculada),
+    /// `nomina.sua_generado`: a month's SUA files were written.
+    NominaSuaGenerado(NominaSuaGenerado),
 }
 
 impl Event {
@@ -54,6 +56,7 @@ impl Event {
             Event::WebhookPing(_) => EventType::WebhookPing,
             Event::CfdiXmlDisponible(_) => EventType::CfdiXmlDisponible,
             Event::NominaCalculada(_) => EventType::NominaCalculada,
+            Event::NominaSuaGenerado(_) => EventType::NominaSuaGenerado,
         }
     }
 
@@ -71,6 +74,7 @@ impl Event {
             Event::WebhookPing(data) => serde_json::to_string(data),
             Event::CfdiXmlDisponible(data) => serde_json::to_string(data),
             Event::NominaCalculada(data) => serde_json::to_string(data),
+            Event::NominaSuaGenerado(data) => serde_json::to_string(data),
         }
     }
 }
@@ -90,7 +94,8 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::WebhookPing => Some(Ping::schema()),
         EventType::CfdiXmlDisponible => Some(XmlDisponible::schema()),
         EventType::NominaCalculada => Some(NominaCalculada::schema()),
-        EventType::NominaSuaGenerado | EventType::NominaSipareExitoso => None,
+        EventType::NominaSuaGenerado => Some(NominaSuaGenerado::schema()),
+        EventType::NominaSipareExitoso => None,
     }
 }
 
@@ -246,6 +251,24 @@ pub struct NominaCalculada {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = numero_exacto)]
     pub total_nomina: Decimal,
+}
+
+/// `nomina.sua_generado`: a month's SUA import files were written to the file storage
+/// (`POST /api/nomina/imss/{año}/{mes}/sua`, in the transaction that records the event).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NominaSuaGenerado {
+    /// The month, AAAA-MM.
+    pub periodo: String,
+    /// Signed link to the ZIP with the workers (ASEG) and movements (MOVT) files, valid 3,600 s
+    /// from the generation (`POST` again for a fresh one).
+    pub archivo_url: String,
+    /// Workers in the workers file.
+    pub trabajadores: i64,
+    /// Σ employer and worker dues of the month of the workers in the file.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total_cuotas: Decimal,
 }
 
 #[cfg(test)]

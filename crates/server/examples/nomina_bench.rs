@@ -102,6 +102,8 @@ async fn main() -> anyhow::Result<()> {
             clave_ent_fed: "CMX",
             activo: true,
             fecha_baja: None,
+            confianza: false,
+            director: false,
         };
         empleados::insert(&mut tx, &empresa, &id, &datos, now).await?;
         let base = |tipo, fecha| incidencias::Datos {

@@ -56,6 +56,12 @@ pub struct EmpleadoRow {
     pub activo: bool,
     /// Termination date (AAAA-MM-DD) while inactive.
     pub fecha_baja: Option<String>,
+    /// Trabajador de confianza (PTU: LFT Art. 127 fr. II).
+    #[serde(deserialize_with = "crate::int_bool")]
+    pub confianza: bool,
+    /// Director, administrador or gerente general (PTU: LFT Art. 127 fr. I).
+    #[serde(deserialize_with = "crate::int_bool")]
+    pub director: bool,
     /// Created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -71,7 +77,7 @@ pub struct EmpleadoRow {
 /// Every column of a row, in [`EmpleadoRow`]'s order.
 const COLUMNAS: &str = "id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
      salario_diario, salario_diario_integrado, periodicidad, tipo_contrato, tipo_jornada, tipo_regimen, riesgo_puesto, \
-     departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, created_at, updated_at";
+     departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, confianza, director, created_at, updated_at";
 
 /// The employees table, for [`super::scoped`].
 pub struct Empleados;
@@ -129,6 +135,10 @@ pub struct Datos<'a> {
     pub activo: bool,
     /// Termination date while inactive.
     pub fecha_baja: Option<&'a str>,
+    /// Trabajador de confianza.
+    pub confianza: bool,
+    /// Director, administrador or gerente general.
+    pub director: bool,
 }
 
 fn search_text(datos: &Datos<'_>) -> String {
@@ -147,8 +157,10 @@ pub async fn insert(
         execute * tx,
         "INSERT INTO empleados (id, empresa_id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
          salario_diario, salario_diario_integrado, periodicidad, tipo_contrato, tipo_jornada, tipo_regimen, riesgo_puesto, \
-         departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25)",
+         departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, search_text, created_at, updated_at, \
+         confianza, director) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25, \
+         $26, $27)",
         id,
         empresa_id,
         datos.num_empleado,
@@ -173,7 +185,9 @@ pub async fn insert(
         datos.activo,
         datos.fecha_baja,
         search_text(datos),
-        now
+        now,
+        datos.confianza,
+        datos.director
     )
 }
 
@@ -191,7 +205,7 @@ pub async fn update(
          fecha_inicio_rel_laboral = $7, salario_diario = $8, salario_diario_integrado = $9, periodicidad = $10, \
          tipo_contrato = $11, tipo_jornada = $12, tipo_regimen = $13, riesgo_puesto = $14, departamento = $15, puesto = $16, \
          banco = $17, cuenta_bancaria = $18, clave_ent_fed = $19, activo = $20, fecha_baja = $21, search_text = $22, \
-         updated_at = $23 WHERE id = $24 AND empresa_id = $25",
+         updated_at = $23, confianza = $26, director = $27 WHERE id = $24 AND empresa_id = $25",
         datos.num_empleado,
         datos.nombre,
         datos.rfc,
@@ -216,7 +230,9 @@ pub async fn update(
         search_text(datos),
         now,
         id,
-        empresa_id
+        empresa_id,
+        datos.confianza,
+        datos.director
     )
 }
 

@@ -14,6 +14,7 @@ pub mod cfdis;
 pub mod clientes;
 pub mod descargas_uuid;
 pub mod empleados;
+pub mod empleados_movimientos;
 pub mod empresas;
 mod error;
 pub mod estados;

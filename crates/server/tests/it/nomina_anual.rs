@@ -724,3 +724,379 @@ async fn the_annual_adjustment_reads_the_stamped_year_and_writes_into_the_target
     })
     .await;
 }
+
+/// A request answered as text (the IDSE file), with the caller's key and company.
+async fn texto(app: &TestApp, path: &str, who: &As) -> (u16, reqwest::header::HeaderMap, String) {
+    let respuesta = app
+        .client
+        .get(format!("{}{path}", app.base))
+        .bearer_auth(who.key.as_deref().unwrap())
+        .header("x-empresa-id", who.empresa.as_deref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let (status, headers) = (respuesta.status().as_u16(), respuesta.headers().clone());
+    (status, headers, respuesta.text().await.unwrap())
+}
+
+/// An employee of contract 09 (no labour relationship), who has no NSS.
+fn sin_nss(k: usize, salario: &str, alta: &str) -> Value {
+    let mut e = empleado(k, salario, alta, "QUINCENAL");
+    e.as_object_mut().unwrap().remove("nss");
+    (e["tipoContrato"], e["tipoRegimen"]) = (json!("09"), json!("09"));
+    e
+}
+
+/// The files in a ZIP, by name.
+fn unzip(bytes: &[u8]) -> std::collections::BTreeMap<String, String> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    (0..zip.len())
+        .map(|i| {
+            let mut f = zip.by_index(i).unwrap();
+            let mut texto = String::new();
+            f.read_to_string(&mut texto).unwrap();
+            (f.name().unwrap().into_owned(), texto)
+        })
+        .collect()
+}
+
+/// April 2026's SUA files (PAYROLL_EXTRAS_2026.md §6.1–§6.2): three workers with NSS, one
+/// without (listed as a problem, the files built for the rest), a salary change (07), an exit
+/// (02) and an approved absence (11) in the month; the ZIP behind the signed link, the event
+/// with the workers in the file and their dues; and the bad months.
+#[tokio::test]
+async fn the_sua_files_of_a_month_leave_out_a_worker_without_nss_and_emit_the_event() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "sua@example.com", Some("B5510768108")).await;
+        let empresa = who.empresa.clone().unwrap();
+        app.call(Method::PATCH, &format!("/api/empresas/{empresa}"), &who, Some(json!({ "primaRiesgo": "0.54355" })))
+            .await
+            .data(200);
+        let mut a = empleado(0, "400.00", "2026-01-05", "QUINCENAL");
+        a["salarioDiarioIntegrado"] = json!("419.73");
+        let a = crear_empleado(&app, &who, a).await;
+        let b = crear_empleado(&app, &who, empleado(1, "1000.00", "2026-01-05", "QUINCENAL")).await;
+        let c = crear_empleado(&app, &who, empleado(2, "500.00", "2026-02-01", "QUINCENAL")).await;
+        let sin = crear_empleado(&app, &who, sin_nss(3, "450.00", "2026-01-05")).await;
+        // B's raise on 10 April (07), C's exit on 20 April (02), A's absence on 7 April (11).
+        let cambio =
+            json!({ "salarioDiario": "1100.00", "salarioDiarioIntegrado": "1150.00", "fechaMovimiento": "2026-04-10" });
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(cambio)).await.data(200);
+        let baja = json!({ "activo": false, "fechaBaja": "2026-04-20" });
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{c}"), &who, Some(baja)).await.data(200);
+        let falta = app
+            .post(
+                "/api/nomina/incidencias",
+                &who,
+                json!({ "empleadoId": a, "tipo": "FALTA", "fecha": "2026-04-07", "dias": 1 }),
+            )
+            .await
+            .data(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        app.call(
+            Method::PATCH,
+            &format!("/api/nomina/incidencias/{falta}"),
+            &who,
+            Some(json!({ "status": "APROBADA" })),
+        )
+        .await
+        .data(200);
+
+        let cuotas = app.get("/api/nomina/imss/2026/4", &who).await.data(200).clone();
+        let de = |id: &str| {
+            cuotas["trabajadores"].as_array().unwrap().iter().find(|t| t["empleadoId"] == id).unwrap().clone()
+        };
+        let esperado: f64 =
+            [&a, &b, &c].iter().map(|id| num(&de(id)["cuotasPatronal"]) + num(&de(id)["cuotasObrero"])).sum();
+        assert!(num(&cuotas["totales"]["total"]) > esperado, "the worker without NSS has dues too: {cuotas}");
+
+        let generado = app.post("/api/nomina/imss/2026/4/sua", &who, json!({})).await;
+        let data = generado.data(201).clone();
+        assert_eq!((data["periodo"].as_str(), data["trabajadores"].as_u64()), (Some("2026-04"), Some(3)), "{data}");
+        assert_eq!(data["movimientos"], 3, "{data}");
+        assert!((num(&data["totalCuotas"]) - esperado).abs() < 0.001, "{data}");
+        let problemas = data["problemas"].as_array().unwrap();
+        assert_eq!(problemas.len(), 1, "{data}");
+        assert_eq!(
+            (problemas[0]["empleadoId"].as_str(), problemas[0]["archivo"].as_str()),
+            (Some(sin.as_str()), Some("trabajadores"))
+        );
+        assert!(problemas[0]["mensaje"].as_str().unwrap().contains("NSS"), "{data}");
+
+        // The ZIP behind the signed link: ASEG (164 positions) and MOVT (49), CR LF.
+        let enlace = data["archivoUrl"].as_str().unwrap();
+        assert!(enlace.starts_with("/api/descargas/"), "{enlace}");
+        let respuesta = app.client.get(format!("{}{enlace}", app.base)).send().await.unwrap();
+        assert_eq!(respuesta.status(), 200);
+        assert_eq!(respuesta.headers()["content-type"], "application/zip");
+        let archivos = unzip(&respuesta.bytes().await.unwrap());
+        let aseg = &archivos["ASEG202604.txt"];
+        let lineas: Vec<&str> = aseg.split_terminator("\r\n").collect();
+        assert_eq!(lineas.len(), 3, "{aseg}");
+        assert!(lineas.iter().all(|l| l.len() == 164 && l.starts_with("B5510768108")), "{aseg}");
+        // A: SDI 419.73 at 114–120, hired 05012026 at 106–113, permanent (1), clave G-000.
+        let linea_a = lineas.iter().find(|l| l[120..137].trim() == "G-000").unwrap();
+        assert_eq!(
+            (&linea_a[103..104], &linea_a[105..113], &linea_a[113..120]),
+            ("1", "05012026", "0041973"),
+            "{linea_a}"
+        );
+        let movt = &archivos["MOVT202604.txt"];
+        let tipos: Vec<(&str, &str)> = movt.split_terminator("\r\n").map(|l| (&l[22..24], &l[24..32])).collect();
+        assert_eq!(tipos, [("11", "07042026"), ("07", "10042026"), ("02", "20042026")], "{movt}");
+        assert!(movt.split_terminator("\r\n").all(|l| l.len() == 49), "{movt}");
+        assert!(movt.contains("0115000"), "B's new SDI 1,150.00: {movt}");
+
+        // The event: the workers in the file and their dues.
+        let mut conn = app.db.conn().await.unwrap();
+        let evento = timbra_store::sql!(scalar_one conn, String,
+            "SELECT data FROM events WHERE empresa_id = $1 AND type = 'nomina.sua_generado'", &empresa)
+        .unwrap();
+        drop(conn);
+        let evento: Value = serde_json::from_str(&evento).unwrap();
+        assert_eq!(
+            (evento["periodo"].as_str(), evento["trabajadores"].as_i64()),
+            (Some("2026-04"), Some(3)),
+            "{evento}"
+        );
+        assert_eq!(evento["archivoUrl"], data["archivoUrl"]);
+        assert!((num(&evento["totalCuotas"]) - esperado).abs() < 0.001, "{evento}");
+
+        // Bad months: malformed, out of range, in the future; a nomina:view key cannot write.
+        for (path, campo) in [("2026/13", "mes"), ("dos/4", "año"), ("2026/0", "mes"), ("2099/1", "mes")] {
+            let malo = app.post(&format!("/api/nomina/imss/{path}/sua"), &who, json!({})).await;
+            malo.assert_error(400, "NOMINA_001");
+            assert!(malo.body["error"]["details"]["fields"].to_string().contains(campo), "{path}: {:?}", malo.body);
+        }
+        let narrow = app
+            .post(
+                "/api/api-keys",
+                &who,
+                json!({ "name": "lector", "scopes": ["nomina:view"], "empresaIds": [empresa] }),
+            )
+            .await;
+        let lector = As::key(narrow.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
+        app.post("/api/nomina/imss/2026/4/sua", &lector, json!({})).await.assert_error(403, "SCOPE_002");
+        // Without a registro patronal there is no file.
+        let otra = empresa_nomina(&app, "sua-otra@example.com", None).await;
+        let otra_empresa = otra.empresa.clone().unwrap();
+        app.call(Method::PATCH, &format!("/api/empresas/{otra_empresa}"), &otra, Some(json!({ "primaRiesgo": 1 })))
+            .await
+            .data(200);
+        let sin_registro = app.post("/api/nomina/imss/2026/4/sua", &otra, json!({})).await;
+        sin_registro.assert_error(400, "NOMINA_001");
+        assert!(sin_registro.body["error"]["details"]["fields"].to_string().contains("registroPatronal"));
+    })
+    .await;
+}
+
+/// IDSE's batch (PAYROLL_EXTRAS_2026.md §6.3): hires (08) from the employee's creation, a
+/// salary change (07) from an update with its fechaMovimiento, an exit (02) from a baja with
+/// its causa; the DISPMAG file of 168 positions, the JSON list, a worker without NSS listed as
+/// a problem, and the bad dates.
+#[tokio::test]
+async fn idse_movements_come_from_the_employees_history_as_a_file_or_a_list() {
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "idse@example.com", Some("B5510768108")).await;
+        let a = crear_empleado(&app, &who, empleado(0, "400.00", "2026-03-02", "QUINCENAL")).await;
+        let b = crear_empleado(&app, &who, empleado(1, "1000.00", "2026-03-09", "QUINCENAL")).await;
+        let sin = crear_empleado(&app, &who, sin_nss(2, "450.00", "2026-03-16")).await;
+        // Before the window: not listed.
+        crear_empleado(&app, &who, empleado(3, "500.00", "2025-06-01", "QUINCENAL")).await;
+        let cambio = json!({ "salarioDiarioIntegrado": "1080.55", "fechaMovimiento": "2026-05-04" });
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(cambio)).await.data(200);
+        // A change that is not a salary records nothing.
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(json!({ "puesto": "JEFE" })))
+            .await
+            .data(200);
+        app.post(
+            &format!("/api/nomina/empleados/{a}/baja"),
+            &who,
+            json!({ "fecha": "2026-06-30", "motivo": "RENUNCIA" }),
+        )
+        .await
+        .data(201);
+        // A bad fechaMovimiento is the employee's error.
+        let malo = json!({ "salarioDiarioIntegrado": "1100.00", "fechaMovimiento": "2026-02-30" });
+        app.call(Method::PATCH, &format!("/api/nomina/empleados/{b}"), &who, Some(malo))
+            .await
+            .assert_error(400, "EMPLEADO_001");
+
+        let lista = app.get("/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31&formato=json", &who).await;
+        let data = lista.data(200).clone();
+        assert_eq!(data["registroPatronal"], "B5510768108");
+        let movimientos: Vec<(&str, &str, &str)> = data["movimientos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (m["empleadoId"].as_str().unwrap(), m["tipoMovimiento"].as_str().unwrap(), m["fecha"].as_str().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            movimientos,
+            [
+                (a.as_str(), "08", "2026-03-02"),
+                (b.as_str(), "08", "2026-03-09"),
+                (sin.as_str(), "08", "2026-03-16"),
+                (b.as_str(), "07", "2026-05-04"),
+                (a.as_str(), "02", "2026-06-30"),
+            ],
+            "{data}"
+        );
+        let m = data["movimientos"].as_array().unwrap();
+        assert_eq!((num(&m[1]["sbc"]), num(&m[3]["sbc"])), (1000.0, 1080.55), "{data}");
+        assert_eq!(
+            (m[4]["causaBaja"].as_str(), m[4]["motivo"].as_str(), m[4]["sbc"].is_null()),
+            (Some("2"), Some("RENUNCIA"), true)
+        );
+        assert_eq!(data["registros"], 4);
+        assert_eq!(data["problemas"].as_array().unwrap().len(), 1, "{data}");
+        assert_eq!(data["problemas"][0]["empleadoId"], sin.as_str());
+
+        // The file: four lines of 168 positions, CR LF, the movement type at 132–133.
+        let (status, headers, archivo) =
+            texto(&app, "/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31", &who).await;
+        assert_eq!(status, 200, "{archivo}");
+        assert!(headers["content-type"].to_str().unwrap().starts_with("text/plain"));
+        assert_eq!(headers["x-idse-problemas"], "1");
+        let lineas: Vec<&str> = archivo.split_terminator("\r\n").collect();
+        assert_eq!(lineas.len(), 4, "{archivo}");
+        assert!(lineas.iter().all(|l| l.len() == 168 && l.starts_with("B5510768108") && l.ends_with('9')), "{archivo}");
+        let tipos: Vec<&str> = lineas.iter().map(|l| &l[131..133]).collect();
+        assert_eq!(tipos, ["08", "08", "07", "02"]);
+        // B's hire: SBC 1,000.00 as 4 + 2 digits at 104–109, date 09032026 at 119–126.
+        assert_eq!((&lineas[1][103..109], &lineas[1][118..126]), ("100000", "09032026"), "{}", lineas[1]);
+        // A's exit: causa 2 (separación voluntaria) at 149, no CURP.
+        assert_eq!((&lineas[3][148..149], lineas[3][149..167].trim()), ("2", ""), "{}", lineas[3]);
+        // A window with only the change.
+        let solo = app.get("/api/nomina/imss/movimientos?desde=2026-05-01&hasta=2026-05-31&formato=json", &who).await;
+        assert_eq!(solo.data(200)["movimientos"].as_array().unwrap().len(), 1);
+
+        // Bad input: desde after hasta, malformed or missing dates, an unknown formato.
+        for (query, campo) in [
+            ("desde=2026-12-31&hasta=2026-01-01", "hasta"),
+            ("desde=2026-13-01&hasta=2026-12-31", "desde"),
+            ("desde=2026-01-01&hasta=31/12/2026", "hasta"),
+            ("hasta=2026-12-31", "desde"),
+            ("desde=2026-01-01&hasta=2026-12-31&formato=xml", "formato"),
+        ] {
+            let malo = app.get(&format!("/api/nomina/imss/movimientos?{query}"), &who).await;
+            malo.assert_error(400, "NOMINA_001");
+            assert!(malo.body["error"]["details"]["fields"].to_string().contains(campo), "{query}: {:?}", malo.body);
+        }
+        // Another company sees none of it.
+        let otra = empresa_nomina(&app, "idse-otra@example.com", Some("B5510768108")).await;
+        let vacia = app.get("/api/nomina/imss/movimientos?desde=2026-01-01&hasta=2026-12-31&formato=json", &otra).await;
+        assert_eq!(vacia.data(200)["movimientos"].as_array().unwrap().len(), 0);
+    })
+    .await;
+}
+
+/// The PTU of 2025 (monto 100,000.00, paid 2026-05-29) over workers that exercise LFT
+/// Art. 127: A and B base workers (500.00, 800.00), C de confianza (1,500.00, distributed on
+/// 800.00 × 1.2 = 960.00), D director (excluded), E eventual with 47 days (excluded), F
+/// eventual with 92 days (included), G permanent with 31 days (included: the 60 days apply to
+/// eventual workers). Returns the answer and the ids A..G.
+async fn reparto_art_127(app: &TestApp, correo: &str) -> (Value, Vec<String>) {
+    let who = empresa_nomina(app, correo, Some("B5510768108")).await;
+    // (salario, alta, contrato, confianza, director)
+    let casos = [
+        ("500.00", "2020-01-01", "01", false, false),
+        ("800.00", "2020-01-01", "01", false, false),
+        ("1500.00", "2020-01-01", "01", true, false),
+        ("3000.00", "2020-01-01", "01", false, true),
+        ("400.00", "2025-11-15", "03", false, false),
+        ("400.00", "2025-10-01", "02", false, false),
+        ("450.00", "2025-12-01", "01", false, false),
+    ];
+    let mut ids = Vec::new();
+    for (k, (salario, alta, contrato, confianza, director)) in casos.iter().enumerate() {
+        let mut e = empleado(k, salario, alta, "QUINCENAL");
+        (e["tipoContrato"], e["confianza"], e["director"]) = (json!(contrato), json!(confianza), json!(director));
+        let creado = app.post("/api/nomina/empleados", &who, e).await.data(201).clone();
+        assert_eq!((creado["confianza"].as_bool(), creado["director"].as_bool()), (Some(*confianza), Some(*director)));
+        ids.push(creado["id"].as_str().unwrap().to_owned());
+    }
+    let hecho = app
+        .post("/api/nomina/ptu", &who, json!({ "ejercicio": 2025, "monto": "100000.00", "fechaPago": "2026-05-29" }))
+        .await;
+    let data = hecho.data(201).clone();
+    assert_eq!(
+        (data["reparto"]["totalDias"].as_u64(), num(&data["reparto"]["totalSalarios"])),
+        (Some(1218), 875_650.0),
+        "{data}"
+    );
+    assert_eq!(num(&data["reparto"]["totalPagado"]), 100_000.0, "{data}");
+    (data, ids)
+}
+
+fn fila<'a>(data: &'a Value, id: &str) -> &'a Value {
+    data["reparto"]["trabajadores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["empleadoId"] == id || t["clave"] == id)
+        .unwrap()
+}
+
+fn omitido(data: &Value, id: &str) -> Option<String> {
+    data["calculo"]["omitidos"].as_array().unwrap().iter().find(|o| o["empleadoId"] == id).map(|o| o.to_string())
+}
+
+#[tokio::test]
+async fn ptu_art_127_i_excludes_directors_and_general_managers() {
+    each_backend(|app: TestApp| async move {
+        let (data, ids) = reparto_art_127(&app, "ptu-director@example.com").await;
+        assert_eq!(fila(&data, &ids[3])["excluido"], "DIRECTOR", "{data}");
+        assert_eq!(num(&fila(&data, &ids[3])["ptu"]), 0.0);
+        assert!(omitido(&data, &ids[3]).is_some_and(|o| o.contains("DIRECTOR")), "{data}");
+        assert_eq!(data["calculo"]["recibosCalculados"], 5);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn ptu_art_127_ii_caps_a_confianza_salary_at_the_highest_base_salary_plus_20_percent() {
+    each_backend(|app: TestApp| async move {
+        let (data, ids) = reparto_art_127(&app, "ptu-confianza@example.com").await;
+        assert_eq!(num(&data["reparto"]["topeConfianza"]), 960.0, "{data}");
+        let c = fila(&data, &ids[2]);
+        assert_eq!((num(&c["salarioDiarioReparto"]), num(&c["salarioAnual"])), (960.0, 350_400.0), "{c}");
+        assert_eq!(
+            (num(&c["porDias"]), num(&c["porSalario"]), num(&c["ptu"])),
+            (14_983.58, 20_007.99, 34_991.57),
+            "{c}"
+        );
+        // The base workers keep their own salary.
+        let (a, b) = (fila(&data, &ids[0]), fila(&data, &ids[1]));
+        assert_eq!((num(&a["ptu"]), num(&b["ptu"])), (25_404.41, 31_656.91), "{data}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn ptu_art_127_vii_excludes_eventual_workers_under_60_days() {
+    each_backend(|app: TestApp| async move {
+        let (data, ids) = reparto_art_127(&app, "ptu-eventual@example.com").await;
+        let e = fila(&data, &ids[4]);
+        assert_eq!((e["excluido"].as_str(), e["dias"].as_u64()), (Some("EVENTUAL_MENOS_DE60_DIAS"), Some(47)), "{e}");
+        assert!(omitido(&data, &ids[4]).is_some(), "{data}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn ptu_includes_eventual_workers_with_60_days_or_more_and_permanent_workers_with_fewer() {
+    each_backend(|app: TestApp| async move {
+        let (data, ids) = reparto_art_127(&app, "ptu-incluidos@example.com").await;
+        let (f, g) = (fila(&data, &ids[5]), fila(&data, &ids[6]));
+        assert!(f["excluido"].is_null() && g["excluido"].is_null(), "{data}");
+        assert_eq!((f["dias"].as_u64(), num(&f["ptu"])), (Some(92), 5877.98), "{f}");
+        assert_eq!((g["dias"].as_u64(), num(&g["ptu"])), (Some(31), 2069.13), "{g}");
+    })
+    .await;
+}

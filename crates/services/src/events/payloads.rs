@@ -43,6 +43,8 @@ pub enum Event {
     FacturaCancelacionRespondida(CancelacionRespondida),
     /// `cfdi.estado_cambiado`: SAT's status of a received CFDI changed.
     CfdiEstadoCambiado(EstadoCambiado),
+    /// `nomina.sua_generado`: a month's SUA files were written.
+    NominaSuaGenerado(NominaSuaGenerado),
 }
 
 impl Event {
@@ -63,6 +65,7 @@ impl Event {
             Event::FacturaCancelacionRecibida(_) => EventType::FacturaCancelacionRecibida,
             Event::FacturaCancelacionRespondida(_) => EventType::FacturaCancelacionRespondida,
             Event::CfdiEstadoCambiado(_) => EventType::CfdiEstadoCambiado,
+            Event::NominaSuaGenerado(_) => EventType::NominaSuaGenerado,
         }
     }
 
@@ -83,6 +86,7 @@ impl Event {
             Event::FacturaCancelacionRecibida(data) => serde_json::to_string(data),
             Event::FacturaCancelacionRespondida(data) => serde_json::to_string(data),
             Event::CfdiEstadoCambiado(data) => serde_json::to_string(data),
+            Event::NominaSuaGenerado(data) => serde_json::to_string(data),
         }
     }
 }
@@ -105,7 +109,8 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::FacturaCancelacionRecibida => Some(CancelacionRecibida::schema()),
         EventType::FacturaCancelacionRespondida => Some(CancelacionRespondida::schema()),
         EventType::CfdiEstadoCambiado => Some(EstadoCambiado::schema()),
-        EventType::NominaSuaGenerado | EventType::NominaSipareExitoso => None,
+        EventType::NominaSuaGenerado => Some(NominaSuaGenerado::schema()),
+        EventType::NominaSipareExitoso => None,
     }
 }
 
@@ -316,6 +321,22 @@ pub struct EstadoCambiado {
     /// SAT's `EstatusCancelacion` now (empty, `En proceso`, `Cancelado sin aceptación`,
     /// `Cancelado con aceptación`, `Plazo vencido`, `Solicitud rechazada`).
     pub estatus_cancelacion: String,
+/// `nomina.sua_generado`: a month's SUA import files were written to the file storage
+/// (`POST /api/nomina/imss/{año}/{mes}/sua`, in the transaction that records the event).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NominaSuaGenerado {
+    /// The month, AAAA-MM.
+    pub periodo: String,
+    /// Signed link to the ZIP with the workers (ASEG) and movements (MOVT) files, valid 3,600 s
+    /// from the generation (`POST` again for a fresh one).
+    pub archivo_url: String,
+    /// Workers in the workers file.
+    pub trabajadores: i64,
+    /// Σ employer and worker dues of the month of the workers in the file.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub total_cuotas: Decimal,
 }
 
 #[cfg(test)]

@@ -188,6 +188,10 @@ pub async fn dar_de_baja(app: &AppContext, empresa_id: &str, empleado_id: &str, 
     let recibo = recibo(&row, &calculado, &entrada, dias_sueldo)?;
     let recibo_id = recibo.id.clone();
     database::empleados::desactivar(&mut tx, empresa_id, &row.id, &baja.to_string(), now).await?;
+    // The IMSS exit (IDSE 02) with its motivo, which gives the causa de baja.
+    let motivo_texto = serde_json::to_value(motivo).ok().and_then(|v| v.as_str().map(str::to_owned));
+    super::empleados::registrar_baja(&mut tx, empresa_id, &row, &baja.to_string(), motivo_texto.as_deref(), now)
+        .await?;
     let finiquito_json = serde_json::to_value(&calculado).map_err(|e| ApiError::internal("finiquito JSON", e))?;
     let calculo = extraordinaria::escribir(tx, app, empresa_id, &periodo.id, vec![recibo], Vec::new(), now).await?;
     let empleado = {

@@ -6,6 +6,7 @@ use timbra_cfdi::tipos::{CampoTexto, Esquema, Persona, Rfc};
 use timbra_nomina::catalogos;
 use timbra_nomina::identificadores::{validar_curp, validar_nss};
 use timbra_store::empleados::{self, EmpleadoRow};
+use timbra_store::empleados_movimientos;
 use timbra_store::{AsExec, DbResult, Tx};
 use time::{OffsetDateTime, UtcOffset};
 
@@ -87,6 +88,13 @@ pub struct Campos {
     pub activo: Option<bool>,
     /// With `activo: false`, the termination date.
     pub fecha_baja: Option<String>,
+    /// Trabajador de confianza (PTU, LFT Art. 127 fr. II).
+    pub confianza: Option<bool>,
+    /// Director, administrador or gerente general (no PTU, LFT Art. 127 fr. I).
+    pub director: Option<bool>,
+    /// Effective date of the IMSS movement an update causes (a salary change, 07; a
+    /// re-activation, 08), AAAA-MM-DD; default today in Mexico City. Not stored on the employee.
+    pub fecha_movimiento: Option<String>,
 }
 
 /// The employee's fields, checked.
@@ -112,6 +120,9 @@ pub struct Valid {
     clave_ent_fed: String,
     activo: bool,
     fecha_baja: Option<String>,
+    confianza: bool,
+    director: bool,
+    fecha_movimiento: String,
 }
 
 /// A catalog key: present (when `required`) and in `catalogo`.
@@ -391,6 +402,23 @@ pub fn check(campos: Campos, hoy: time::Date) -> Result<Valid, ApiError> {
             },
         }
     };
+    let fecha_movimiento = match campos.fecha_movimiento.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        None => hoy.to_string(),
+        Some(texto) => match leer_fecha(texto) {
+            Some(fecha) if fecha.to_string() < fecha_inicio_rel_laboral => {
+                problems.push(FieldProblem::new(
+                    "fechaMovimiento",
+                    format!("fechaMovimiento {fecha} is before fechaInicioRelLaboral {fecha_inicio_rel_laboral}"),
+                ));
+                String::new()
+            }
+            Some(fecha) => fecha.to_string(),
+            None => {
+                problems.push(FieldProblem::new("fechaMovimiento", "fechaMovimiento must be a date AAAA-MM-DD"));
+                String::new()
+            }
+        },
+    };
     match (salario_diario, salario_diario_integrado, periodicidad, tipo_contrato, tipo_regimen, riesgo_puesto) {
         (
             Some(salario_diario),
@@ -421,6 +449,9 @@ pub fn check(campos: Campos, hoy: time::Date) -> Result<Valid, ApiError> {
             clave_ent_fed,
             activo,
             fecha_baja,
+            confianza: campos.confianza.unwrap_or(false),
+            director: campos.director.unwrap_or(false),
+            fecha_movimiento,
         }),
         _ => Err(ApiError::fields(Code::Empleado001, problems)),
     }
@@ -450,6 +481,8 @@ impl Valid {
             clave_ent_fed: &self.clave_ent_fed,
             activo: self.activo,
             fecha_baja: self.fecha_baja.as_deref(),
+            confianza: self.confianza,
+            director: self.director,
         }
     }
 }
@@ -529,6 +562,9 @@ impl Resource for Empleados {
             clave_ent_fed: campos.clave_ent_fed.or(Some(current.clave_ent_fed)),
             activo: Some(activo),
             fecha_baja,
+            confianza: campos.confianza.or(Some(current.confianza)),
+            director: campos.director.or(Some(current.director)),
+            fecha_movimiento: campos.fecha_movimiento,
         };
         check(merged, hoy(app))
     }
@@ -538,11 +574,33 @@ impl Resource for Empleados {
     }
 
     async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
-        empleados::insert(tx, empresa_id, id, &valid.datos(), now).await
+        let insertados = empleados::insert(tx, empresa_id, id, &valid.datos(), now).await?;
+        let alta = movimiento(id, "ALTA", &valid.fecha_inicio_rel_laboral, valid, None);
+        registrar_movimiento(tx, empresa_id, &alta, now).await?;
+        Ok(insertados)
     }
 
     async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
-        empleados::update(tx, empresa_id, id, &valid.datos(), now).await
+        let antes = empleados::empleado(&mut *tx, empresa_id, id).await?;
+        let cambiados = empleados::update(tx, empresa_id, id, &valid.datos(), now).await?;
+        let Some(antes) = antes else { return Ok(cambiados) };
+        // The IMSS movement the change causes (IDSE): an exit, a re-hire, or a salary change.
+        let fecha_baja = valid.fecha_baja.clone().unwrap_or_else(|| valid.fecha_movimiento.clone());
+        let nuevo = match (antes.activo, valid.activo) {
+            (true, false) => Some(movimiento(id, "BAJA", &fecha_baja, valid, None)),
+            (false, true) => Some(movimiento(id, "ALTA", &valid.fecha_movimiento, valid, None)),
+            (true, true)
+                if antes.salario_diario.0 != valid.salario_diario
+                    || antes.salario_diario_integrado.0 != valid.salario_diario_integrado =>
+            {
+                Some(movimiento(id, "MODIFICACION", &valid.fecha_movimiento, valid, None))
+            }
+            _ => None,
+        };
+        if let Some(nuevo) = nuevo {
+            registrar_movimiento(tx, empresa_id, &nuevo, now).await?;
+        }
+        Ok(cambiados)
     }
 
     fn duplicate(_valid: &Valid) -> Option<ApiError> {
@@ -550,12 +608,66 @@ impl Resource for Empleados {
     }
 }
 
+fn movimiento<'a>(
+    empleado_id: &'a str,
+    tipo: &'a str,
+    fecha: &'a str,
+    valid: &Valid,
+    motivo: Option<&'a str>,
+) -> empleados_movimientos::Movimiento<'a> {
+    empleados_movimientos::Movimiento {
+        empleado_id,
+        tipo,
+        fecha,
+        salario_diario: valid.salario_diario,
+        salario_diario_integrado: valid.salario_diario_integrado,
+        motivo,
+    }
+}
+
+/// Records an IMSS movement of an employee (the IDSE history), in the caller's transaction.
+pub async fn registrar_movimiento(
+    tx: &mut Tx,
+    empresa_id: &str,
+    m: &empleados_movimientos::Movimiento<'_>,
+    now: OffsetDateTime,
+) -> DbResult<()> {
+    empleados_movimientos::insert(tx, empresa_id, &timbra_store::ids::new_id(), m, now).await?;
+    Ok(())
+}
+
+/// Records the BAJA of employee `row` (who was active) on `fecha`, with the baja's `motivo`.
+pub async fn registrar_baja(
+    tx: &mut Tx,
+    empresa_id: &str,
+    row: &EmpleadoRow,
+    fecha: &str,
+    motivo: Option<&str>,
+    now: OffsetDateTime,
+) -> DbResult<()> {
+    let baja = empleados_movimientos::Movimiento {
+        empleado_id: &row.id,
+        tipo: "BAJA",
+        fecha,
+        salario_diario: row.salario_diario.0,
+        salario_diario_integrado: row.salario_diario_integrado.0,
+        motivo,
+    };
+    registrar_movimiento(tx, empresa_id, &baja, now).await
+}
+
 /// Deactivates employee `id` (`activo: false`, `fechaBaja` today in Mexico City, or the one it
-/// already had) and answers it; NOT_FOUND when the company has no such employee.
+/// already had) and answers it; NOT_FOUND when the company has no such employee. Deactivating
+/// an active employee records its IMSS exit (BAJA, without motivo).
 pub async fn desactivar(app: &AppContext, empresa_id: &str, id: &str) -> Result<Empleado, ApiError> {
     let mut tx = app.db.begin().await?;
-    if !empleados::desactivar(&mut tx, empresa_id, id, &hoy(app).to_string(), app.clock.now()).await? {
+    let antes = empleados::empleado(&mut tx, empresa_id, id).await?;
+    let hoy = hoy(app).to_string();
+    if !empleados::desactivar(&mut tx, empresa_id, id, &hoy, app.clock.now()).await? {
         return Err(ApiError::not_found("employee"));
+    }
+    if let Some(antes) = antes.filter(|e| e.activo) {
+        registrar_baja(&mut tx, empresa_id, &antes, &hoy, None, app.clock.now()).await?;
     }
     let row = crate::scoped::get_in::<Empleados>(&mut tx, empresa_id, id).await?;
     tx.commit().await?;

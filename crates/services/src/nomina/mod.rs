@@ -137,6 +137,11 @@ pub struct Empleado {
     pub activo: bool,
     /// Deactivation date, AAAA-MM-DD, while inactive.
     pub fecha_baja: Option<String>,
+    /// Trabajador de confianza: takes part in the PTU with at most the highest base worker's
+    /// salary + 20 % (LFT Art. 127 fr. II).
+    pub confianza: bool,
+    /// Director, administrador or gerente general: no PTU (LFT Art. 127 fr. I).
+    pub director: bool,
     /// Created.
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -172,6 +177,8 @@ impl From<EmpleadoRow> for Empleado {
             clave_ent_fed: row.clave_ent_fed,
             activo: row.activo,
             fecha_baja: row.fecha_baja,
+            confianza: row.confianza,
+            director: row.director,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }

@@ -136,8 +136,8 @@ pub async fn repartir(app: &AppContext, empresa_id: &str, campos: Campos) -> Api
             fecha_baja: row.fecha_baja.as_deref().map(fecha).transpose()?,
             tipo_contrato: row.tipo_contrato.clone(),
             dias_falta: faltas.get(&row.id).copied().unwrap_or(0),
-            confianza: false,
-            director: false,
+            confianza: row.confianza,
+            director: row.director,
             domestico: false,
             promedio_ptu_tres_anios: None,
         });

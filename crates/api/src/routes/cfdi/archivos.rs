@@ -21,7 +21,13 @@ use timbra_store::cfdi_xml;
 /// lent to the document (issue 28: a received CFDI's UUID with a line break made the header
 /// fail, it was dropped, and an XHTML script in the Addenda ran inline).
 fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> HttpResult<Response> {
-    let content_type = if path.ends_with(".pdf") { "application/pdf" } else { "application/xml; charset=utf-8" };
+    let content_type = if path.ends_with(".pdf") {
+        "application/pdf"
+    } else if path.ends_with(".zip") {
+        "application/zip"
+    } else {
+        "application/xml; charset=utf-8"
+    };
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", nombre_de_descarga(name)))
         .map_err(|error| ApiError::internal("Content-Disposition", error))?;
     let mut response = bytes.into_response();

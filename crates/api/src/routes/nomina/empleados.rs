@@ -76,6 +76,15 @@ pub struct EmpleadoBody {
     activo: Option<bool>,
     /// With `activo: false`: the termination date, AAAA-MM-DD (default today in Mexico City).
     fecha_baja: Option<String>,
+    /// Trabajador de confianza (default false): in the PTU, salary capped at the highest base
+    /// worker's + 20 % (LFT Art. 127 fr. II).
+    confianza: Option<bool>,
+    /// Director, administrador or gerente general (default false): no PTU (LFT Art. 127 fr. I).
+    director: Option<bool>,
+    /// Update only: effective date of the IMSS movement the update causes (a new
+    /// salarioDiario or salarioDiarioIntegrado: 07; a re-activation: 08), AAAA-MM-DD, not
+    /// before fechaInicioRelLaboral; default today in Mexico City. See `GET /api/nomina/imss/movimientos`.
+    fecha_movimiento: Option<String>,
 }
 
 impl From<EmpleadoBody> for Campos {
@@ -102,6 +111,9 @@ impl From<EmpleadoBody> for Campos {
             clave_ent_fed: body.clave_ent_fed,
             activo: body.activo,
             fecha_baja: body.fecha_baja,
+            confianza: body.confianza,
+            director: body.director,
+            fecha_movimiento: body.fecha_movimiento,
         }
     }
 }

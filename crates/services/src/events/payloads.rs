@@ -321,6 +321,8 @@ pub struct EstadoCambiado {
     /// SAT's `EstatusCancelacion` now (empty, `En proceso`, `Cancelado sin aceptación`,
     /// `Cancelado con aceptación`, `Plazo vencido`, `Solicitud rechazada`).
     pub estatus_cancelacion: String,
+}
+
 /// `nomina.sua_generado`: a month's SUA import files were written to the file storage
 /// (`POST /api/nomina/imss/{año}/{mes}/sua`, in the transaction that records the event).
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -9,7 +9,7 @@
 #
 # The ceiling is measured in the same run: `openssl speed -multi <cores> rsa2048` signatures
 # per second over 2 (two signatures per receipt); the script prints the ratio to it.
-# Usage: bench/nomina.sh [employees]
+# Usage: [BENCH_PERIODO=AGUINALDO] bench/nomina.sh [employees]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
@@ -60,8 +60,14 @@ done < "$data/ids"
 while read -r id; do
   curl -sf -X PATCH "$base/api/nomina/incidencias/$id" "${auth[@]}" -d '{"status":"APROBADA"}' >/dev/null
 done < "$data/incidencias"
-periodo=$(curl -sf "$base/api/nomina/periodos" "${auth[@]}" \
-  -d '{"fechaInicio":"2026-11-01","fechaFin":"2026-11-15","fechaPago":"2026-11-15","periodicidad":"QUINCENAL","diasPagados":15}' | json "['data']['id']")
+# BENCH_PERIODO=AGUINALDO stamps December's aguinaldo (an EXTRAORDINARIA period, TipoNomina E)
+# of the same employees instead of the quincena (issue 35).
+if [ "${BENCH_PERIODO:-}" = AGUINALDO ]; then
+  cuerpo='{"tipo":"EXTRAORDINARIA","concepto":"AGUINALDO","fechaPago":"2026-12-15"}'
+else
+  cuerpo='{"fechaInicio":"2026-11-01","fechaFin":"2026-11-15","fechaPago":"2026-11-15","periodicidad":"QUINCENAL","diasPagados":15}'
+fi
+periodo=$(curl -sf "$base/api/nomina/periodos" "${auth[@]}" -d "$cuerpo" | json "['data']['id']")
 warm_up
 curl -sf -X POST "$base/api/nomina/periodos/$periodo" "${auth[@]}" -o "$data/calculo.json" -w '== calculate (HTTP): %{time_total} s\n'
 signs_before=$(rsa_signs)

@@ -467,6 +467,12 @@ async fn payroll_receipts_are_not_read_through_the_invoice_routes_without_nomina
                 app.get(&format!("/api/nomina/recibos/{}/xml", recibo["reciboId"].as_str().unwrap()), who).await;
             assert_eq!(propia.status.as_u16(), 403, "{quien}");
         }
+        // SAT's status of the receipt (issue 30) is a payroll read too: a key with cfdi:view
+        // alone finds nothing there; with nomina:view it gets the answer.
+        let estado = format!("/api/cfdi/{cfdi_id}/estado-sat");
+        let solo_cfdi = &sin_nomina.iter().find(|(quien, _)| *quien == "cfdi:view key").unwrap().1;
+        app.get(&estado, solo_cfdi).await.assert_error(404, "NOT_FOUND");
+        assert_eq!(app.get(&estado, &con_nomina[1].1).await.data(200)["fuente"], "sandbox");
         for (quien, who) in &con_nomina {
             let page = app.get("/api/cfdi?tipo=N&includeDownloadUrls=true", who).await;
             let data = page.data(200);

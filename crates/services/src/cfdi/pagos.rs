@@ -729,12 +729,9 @@ pub async fn preparar(
     };
     let informe = validacion::validar_con(&comprobante, &*app.catalogos.indice, contexto);
     if !informe.es_valido() {
-        let problems = informe
-            .problemas
-            .into_iter()
-            .map(|problema| FieldProblem::new(problema.campo, format!("{} ({})", problema.mensaje, problema.regla)))
-            .collect();
-        return Err(ApiError::fields(Code::Pago001, problems));
+        // Each with SAT's matrix code (CRP20…, CFDI40…) in `details.problemas` too.
+        let problems = informe.problemas.into_iter().map(super::complementos::problema_de_validacion).collect();
+        return Err(ApiError::reglas(Code::Pago001, problems));
     }
     let efectos = EfectosPago {
         empresa_id: empresa.id.clone(),

@@ -171,13 +171,18 @@ fn fecha_xml(xml: &str, offset_horas: i8) -> time::OffsetDateTime {
 }
 
 /// Anexo 20: `Fecha` is the local time of the LugarExpedicion (c_CodigoPostal's zone), not
-/// always the Centro's: Tijuana (UTC−8 after the border strip's change of 1 November 2026),
+/// always the Centro's: Tijuana (UTC−8, UTC−7 in the border strip's summer time),
 /// Cancún (UTC−5), Hermosillo (UTC−7), Hidalgo (UTC−6). The 72-hour and future checks use the
 /// same local time.
 #[tokio::test]
 async fn fecha_is_the_local_time_of_the_place_of_issue() {
     each_backend(|app: TestApp| async move {
-        for (i, (cp, horas)) in [("22000", -8_i8), ("77500", -5), ("83000", -7), ("42501", -6)].into_iter().enumerate()
+        // Tijuana's offset today: −8, or −7 between March and November (the DST dates
+        // themselves are pinned in timbra-cfdi's unit test of `HusoHorario::desfase`).
+        let tijuana =
+            timbra_cfdi::catalogos::HusoHorario::Noroeste.desfase(time::OffsetDateTime::now_utc()).whole_hours();
+        for (i, (cp, horas)) in
+            [("22000", tijuana), ("77500", -5), ("83000", -7), ("42501", -6)].into_iter().enumerate()
         {
             let who = empresa_en(&app, &format!("zona{i}@example.com"), cp).await;
             let body = json!({ "formaPago": "03", "metodoPago": "PUE",

@@ -10,26 +10,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::{Duration, Instant};
+mod comun;
+
+use comun::resumen;
+
+use std::time::Instant;
 
 use rust_decimal::Decimal;
-use timbra_services::config::Config;
-use timbra_services::context::AppContext;
 use timbra_services::nomina::calculo::{calcular_periodo, periodo_de, por_empleado, recibos_del_periodo};
-use timbra_store::sql;
 use timbra_store::{Money, empleados, incidencias, nomina};
-
-fn resumen(nombre: &str, mut tiempos: Vec<Duration>) {
-    tiempos.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{nombre}: min {:.1} ms, median {:.1} ms, max {:.1} ms over {} runs",
-        ms(tiempos[0]),
-        ms(tiempos[tiempos.len() / 2]),
-        ms(tiempos[tiempos.len() - 1]),
-        tiempos.len()
-    );
-}
 
 /// The calculation alone, the employees in one part per core side by side (as the service
 /// runs them, without its writes): how many receipts.
@@ -57,54 +46,16 @@ fn en_paralelo(
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let total: usize = args.first().map_or(1000, |a| a.parse().expect("employees"));
-    let runs: usize = args.get(1).map_or(20, |a| a.parse().expect("runs"));
-    let dir = std::env::temp_dir().join(format!("timbra-bench-{}", uuid::Uuid::new_v4()));
-    let mut config = Config::from_lookup(|_| None)?;
-    config.data_dir = dir.clone();
-    config.database_url =
-        args.get(2).cloned().unwrap_or_else(|| format!("sqlite://{}", dir.join("timbra.db").display()));
-    let db = timbra_server::open(&config).await?;
-    let app = AppContext::new(db.clone(), config);
+    let comun::Banco { total, runs, db, app, empresa, dir } = comun::abrir().await?;
     let now = app.clock.now();
-    let empresa = format!("e{}", uuid::Uuid::new_v4().simple());
 
     let mut tx = db.begin().await?;
-    sql!(execute tx, "INSERT INTO users (id, name, email, email_lower, password_hash, created_at, updated_at) \
-        VALUES ($1, 'Bench', $2, $2, 'x', $3, $3)", &empresa, format!("{empresa}@example.com"), now)?;
-    sql!(execute tx, "INSERT INTO empresas (id, owner_user_id, rfc, razon_social, regimen_fiscal, codigo_postal, sandbox, \
-        serie_predeterminada, created_at, updated_at) VALUES ($1, $1, 'EKU9003173C9', 'BENCH', '601', '42501', $2, 'A', $3, $3)",
-        &empresa, true, now)?;
+    comun::empresa(&mut tx, &empresa, now).await?;
     for i in 0..total {
         let id = format!("{empresa}-{i}");
         let salario = Decimal::new(31_504 + (i as i64 * 7_919) % 1_968_496, 2);
         let (num, rfc, curp) = (format!("E{i:05}"), format!("PEGA70010{i:04}"), format!("PEGA700101HDFRRN{i:02}"));
-        let datos = empleados::Datos {
-            num_empleado: &num,
-            nombre: "EMPLEADO DE PRUEBA",
-            rfc: &rfc,
-            curp: &curp,
-            nss: Some("12100000004"),
-            codigo_postal: "06600",
-            fecha_inicio_rel_laboral: "2020-01-15",
-            salario_diario: salario,
-            salario_diario_integrado: (salario * Decimal::new(10_493, 4)).round_dp(2),
-            periodicidad: "QUINCENAL",
-            tipo_contrato: "01",
-            tipo_jornada: Some("01"),
-            tipo_regimen: "02",
-            riesgo_puesto: "2",
-            departamento: None,
-            puesto: None,
-            banco: None,
-            cuenta_bancaria: None,
-            clave_ent_fed: "CMX",
-            activo: true,
-            fecha_baja: None,
-            confianza: false,
-            director: false,
-        };
+        let datos = comun::empleado(&num, &rfc, &curp, "2020-01-15", salario);
         empleados::insert(&mut tx, &empresa, &id, &datos, now).await?;
         let base = |tipo, fecha| incidencias::Datos {
             empleado_id: &id,

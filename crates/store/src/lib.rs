@@ -165,7 +165,7 @@ async fn checkpointer(pool: sqlx::SqlitePool, turn: Arc<Mutex<()>>) {
             return;
         }
         let Ok(mut conn) = pool.acquire().await else { continue };
-        let Some(frames) = checkpoint(&mut conn).await else { continue };
+        let Some(Checkpoint { frames, .. }) = checkpoint(&mut conn).await else { continue };
         if frames >= RESTART_FRAMES {
             let Ok(_turn) = tokio::time::timeout(WRITER_WAIT, turn.lock()).await else { continue };
             checkpoint(&mut conn).await;
@@ -178,23 +178,28 @@ async fn checkpointer(pool: sqlx::SqlitePool, turn: Arc<Mutex<()>>) {
 /// it taken does nothing, and the writer would go on appending to a WAL nobody copied.
 async fn copiar_wal(conn: &mut SqliteConnection) {
     let hasta = tokio::time::Instant::now() + WRITER_WAIT;
-    loop {
-        match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(&mut *conn).await {
-            Ok((0, frames, copiados)) if copiados >= frames => return,
-            Ok(_) if tokio::time::Instant::now() < hasta => tokio::time::sleep(Duration::from_millis(5)).await,
-            Ok(_) => return,
-            Err(error) => {
-                tracing::warn!(error.message = %error, "SQLite checkpoint failed; the checkpointer retries");
-                return;
-            }
+    while let Some(hecho) = checkpoint(conn).await {
+        if (!hecho.ocupado && hecho.copiados >= hecho.frames) || tokio::time::Instant::now() >= hasta {
+            return;
         }
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
-/// A PASSIVE checkpoint; the WAL's length in frames, or `None` when it failed (logged).
-async fn checkpoint(conn: &mut SqliteConnection) -> Option<i64> {
+/// What `PRAGMA wal_checkpoint` answered.
+struct Checkpoint {
+    /// Another checkpoint held SQLite's lock, and this one did nothing.
+    ocupado: bool,
+    /// The WAL's length in frames.
+    frames: i64,
+    /// Frames copied into the database so far.
+    copiados: i64,
+}
+
+/// A PASSIVE checkpoint, or `None` when it failed (logged; the next round retries).
+async fn checkpoint(conn: &mut SqliteConnection) -> Option<Checkpoint> {
     match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(conn).await {
-        Ok((_, frames, _)) => Some(frames),
+        Ok((ocupado, frames, copiados)) => Some(Checkpoint { ocupado: ocupado != 0, frames, copiados }),
         Err(error) => {
             tracing::warn!(error.message = %error, "SQLite checkpoint failed; the next round retries");
             None

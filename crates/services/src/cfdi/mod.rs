@@ -137,21 +137,25 @@ pub fn leer_fecha_expedicion(
     lugar_expedicion: &str,
     texto: &str,
 ) -> Option<OffsetDateTime> {
-    let centro = leer_fecha_cfdi(texto)?;
-    match catalogos.datos_codigo_postal(lugar_expedicion) {
-        Some(datos) => {
-            let local = time::PrimitiveDateTime::new(centro.date(), centro.time());
-            Some(local.assume_offset(datos.huso_horario.desfase(centro)))
-        }
-        None => Some(centro),
-    }
+    let local = leer_fecha_local(texto)?;
+    let centro = local.assume_offset(OFFSET_CENTRO);
+    Some(match catalogos.datos_codigo_postal(lugar_expedicion) {
+        Some(datos) => local.assume_offset(datos.huso_horario.desfase(centro)),
+        None => centro,
+    })
+}
+
+/// Reads a CFDI `Fecha` / TFD `FechaTimbrado` text (`AAAA-MM-DDThh:mm:ss`), a local time
+/// without its offset.
+pub fn leer_fecha_local(texto: &str) -> Option<time::PrimitiveDateTime> {
+    let formato = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    time::PrimitiveDateTime::parse(texto, &formato).ok()
 }
 
 /// Reads a TFD `FechaTimbrado` (`AAAA-MM-DDThh:mm:ss`) as a time in the Zona Centro; the
 /// inverse of [`fecha_cfdi`] of [`hora_local`].
 pub fn leer_fecha_cfdi(texto: &str) -> Option<OffsetDateTime> {
-    let formato = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
-    time::PrimitiveDateTime::parse(texto, &formato).ok().map(|fecha| fecha.assume_offset(OFFSET_CENTRO))
+    leer_fecha_local(texto).map(|fecha| fecha.assume_offset(OFFSET_CENTRO))
 }
 
 /// `AAAA-MM-DDThh:mm:ss` of a local time, as CFDI `Fecha` and TFD `FechaTimbrado` want it.

@@ -32,7 +32,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::pipeline::{Documento, Efectos, Hecho, Registro};
-use super::{credenciales, fecha_cfdi, hora_local, leer_fecha_cfdi};
+use super::{credenciales, fecha_cfdi, hora_local};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::validate::{self, RawAmount};
@@ -248,13 +248,11 @@ fn fecha_pago(problems: &mut Vec<FieldProblem>, texto: Option<&str>, fecha_local
         return String::new();
     };
     // A local time is the issuer's (LugarExpedicion's zone, `fecha_local`'s offset).
-    let local = leer_fecha_cfdi(texto)
-        .map(|centro| time::PrimitiveDateTime::new(centro.date(), centro.time()).assume_offset(fecha_local.offset()))
-        .or_else(|| {
-            OffsetDateTime::parse(texto, &time::format_description::well_known::Rfc3339)
-                .ok()
-                .map(|at| at.replace_nanosecond(0).unwrap_or(at).to_offset(fecha_local.offset()))
-        });
+    let local = super::leer_fecha_local(texto).map(|fecha| fecha.assume_offset(fecha_local.offset())).or_else(|| {
+        OffsetDateTime::parse(texto, &time::format_description::well_known::Rfc3339)
+            .ok()
+            .map(|at| at.replace_nanosecond(0).unwrap_or(at).to_offset(fecha_local.offset()))
+    });
     match local {
         None => {
             problems.push(FieldProblem::new(

@@ -320,9 +320,7 @@ pub fn preparar(
         None => super::fecha_cfdi(fecha_local),
         Some(text) => {
             // A local time of the issuer's zone (`fecha_local`'s offset).
-            let local = super::leer_fecha_cfdi(text).map(|centro| {
-                time::PrimitiveDateTime::new(centro.date(), centro.time()).assume_offset(fecha_local.offset())
-            });
+            let local = super::leer_fecha_local(text).map(|fecha| fecha.assume_offset(fecha_local.offset()));
             match local {
                 None => p.push(FieldProblem::new("fecha", "fecha is AAAA-MM-DDThh:mm:ss (local time, no offset)")),
                 Some(at) => {

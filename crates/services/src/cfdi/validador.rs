@@ -147,7 +147,7 @@ fn validar_ya(
             "error"
         }
     };
-    let timbre = timbre(&comprobante, xml, certificado_sandbox, &mut motivos);
+    let timbre = timbre(&comprobante, certificado_sandbox, &mut motivos);
     let problemas: Vec<ProblemaOut> = informe
         .problemas
         .into_iter()
@@ -170,12 +170,7 @@ fn validar_ya(
 }
 
 /// SAT's seal of the timbre, when there is one and its certificate is known here.
-fn timbre(
-    comprobante: &Comprobante,
-    xml: &str,
-    certificado_sandbox: Option<&Certificate>,
-    motivos: &mut Motivos,
-) -> &'static str {
+fn timbre(comprobante: &Comprobante, certificado_sandbox: Option<&Certificate>, motivos: &mut Motivos) -> &'static str {
     let Some(tfd) = comprobante.timbre() else {
         motivos.timbre = Some("the document carries no TimbreFiscalDigital: it was not stamped".to_owned());
         return "no_aplica";
@@ -188,7 +183,8 @@ fn timbre(
         ));
         return "no_aplica";
     };
-    match sello::verificar_timbre_xml(xml, certificado) {
+    // On the model already read: the XML is not parsed again for the TFD.
+    match sello::verificar_timbre(comprobante, certificado) {
         Ok(_) => "ok",
         Err(error) => {
             motivos.timbre = Some(error.to_string());

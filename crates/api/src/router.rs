@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use crate::observability;
 use crate::routes::{
     api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships,
-    nomina, productos, timbres, webhooks,
+    nomina, productos, retenciones, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use timbra_services::context::AppContext;
@@ -137,6 +137,13 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(webhooks::deliveries))
         .routes(routes!(webhooks::redeliver))
         .routes(routes!(jobs::list))
+        .routes(routes!(retenciones::timbrar::timbrar))
+        // Static segments before `/retenciones/{id}`.
+        .routes(routes!(retenciones::lote::crear))
+        .routes(routes!(retenciones::lote::estado))
+        .routes(routes!(retenciones::listar::listar))
+        .routes(routes!(retenciones::obtener::obtener))
+        .routes(routes!(retenciones::obtener::xml))
 }
 
 /// The OpenAPI document of [`api_routes`] with the `/api` prefix, the error table attached.
@@ -201,6 +208,12 @@ async fn limit_body(State(limit): State<usize>, request: Request, next: Next) ->
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
+    // The retentions batch has its own, larger limit (documented on its route).
+    let limit = if crate::routes::retenciones::lote::es_lote(request.uri().path()) {
+        limit.max(crate::routes::retenciones::lote::LOTE_MAX_BYTES)
+    } else {
+        limit
+    };
     if declared.is_some_and(|length| length > limit as u64) {
         return body_too_large(request.uri().path(), limit);
     }

@@ -149,6 +149,7 @@ error_codes! {
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
     Unavailable001 = "UNAVAILABLE_001", SERVICE_UNAVAILABLE, "the database cannot be reached right now; nothing was written, retry after Retry-After seconds";
     Busy002 = "BUSY_002", SERVICE_UNAVAILABLE, "too many open connections, from this address (TIMBRA_MAX_CONNECTIONS_PER_IP) or in all (TIMBRA_MAX_CONNECTIONS); the connection was closed unread, retry after Retry-After seconds";
+    Retencion001 = "RETENCION_001", BAD_REQUEST, "invalid retention data: every problem in details.problemas with SAT's rule id (catRetenciones codes, CveRetenc 25 needs DescRetenc, totals that add up, a period within one year, a foreign receiver without RFC)";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }
 

@@ -166,7 +166,8 @@ pub async fn listar(
     limit: i64,
     offset: i64,
 ) -> crate::DbResult<(Vec<CfdiRow>, i64)> {
-    let mut filter = String::from("WHERE empresa_id = $1");
+    // Retentions (RET) have their own listing (`retenciones::listar`).
+    let mut filter = String::from("WHERE empresa_id = $1 AND tipo_comprobante <> 'RET'");
     let mut args = vec![Arg::Text(empresa_id.to_owned())];
     let mut push = |filter: &mut String, clause: &str, arg: Arg| {
         args.push(arg);

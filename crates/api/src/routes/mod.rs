@@ -14,5 +14,6 @@ pub mod jobs;
 pub mod memberships;
 pub mod nomina;
 pub mod productos;
+pub mod retenciones;
 pub mod timbres;
 pub mod webhooks;

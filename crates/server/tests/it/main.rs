@@ -26,6 +26,7 @@ mod panel_paginas;
 mod receiver;
 mod receptor;
 mod recibidos;
+mod retenciones;
 mod security;
 mod storage;
 mod textos;

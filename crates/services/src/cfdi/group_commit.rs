@@ -34,7 +34,6 @@ use std::sync::{Arc, OnceLock};
 
 use crate::idempotency::Answer;
 use http::StatusCode;
-use timbra_cfdi::Comprobante;
 use timbra_cfdi::timbre::DatosTimbre;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
@@ -103,7 +102,7 @@ pub struct Sellado {
 /// The unsealed document and the keys, to seal again with another folio.
 pub struct Resello {
     /// The document without folio, seal or TFD.
-    pub comprobante: Comprobante,
+    pub contenido: super::documento::PorSellar,
     /// The company's CSD.
     pub csd: Arc<credenciales::Csd>,
     /// The sandbox TFD key.
@@ -404,7 +403,7 @@ async fn seal_again(batch: &mut [Sellado], folios: &[Option<i64>]) -> ApiResult<
         {
             let resello = &sellado.resello;
             let task = pipeline::sellar_sandbox_ya(
-                resello.comprobante.clone(),
+                resello.contenido.clone(),
                 folio,
                 resello.csd.clone(),
                 resello.pac.clone(),

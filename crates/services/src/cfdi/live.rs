@@ -21,13 +21,12 @@ use std::time::Duration;
 
 use crate::idempotency::Answer;
 use serde_json::json;
-use timbra_cfdi::{Comprobante, escritura, sello};
 use timbra_pac::{PacError, Timbrado as TimbradoPac};
 use time::OffsetDateTime;
 
+use super::documento::Sellable;
 use super::pac_log::{self, PacCall};
 use super::pipeline::{Efectos, Peticion, Registro, Timbrado, persistir, siguiente_folio};
-use super::timbrado;
 use super::tipos::{self, TipoDocumento};
 use super::{credenciales, hora_local, leer_fecha_cfdi};
 use crate::context::AppContext;
@@ -54,7 +53,7 @@ fn abandono(app: &AppContext) -> time::Duration {
 pub(super) async fn timbrar(
     app: &AppContext,
     peticion: &Peticion<'_>,
-    mut comprobante: Comprobante,
+    contenido: &dyn Sellable,
     registro: &Registro,
     csd: Arc<credenciales::Csd>,
     pac: Arc<dyn timbra_pac::Pac>,
@@ -88,9 +87,7 @@ pub(super) async fn timbrar(
         events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
     }
     let folio = siguiente_folio(&mut tx, empresa_id, false, &registro.serie, now).await?;
-    comprobante.folio = Some(folio.to_string());
-    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-    let xml = escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?;
+    let xml = contenido.sellado(folio, &csd.credential)?.xml()?;
     let intento = Intento {
         id: registro.cfdi_id.clone(),
         empresa_id: empresa_id.clone(),
@@ -257,11 +254,12 @@ async fn resolver(
         now,
     )
     .await?;
-    let comprobante = timbra_cfdi::parser::parsear(&timbrado.xml).map_err(|e| ApiError::internal("PAC XML", e))?;
+    let tipo = tipo_guardado(intento)?;
+    let documento = (tipo.leer_timbrado)(&timbrado.xml)?;
     let uuid = timbrado.uuid.to_uppercase();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let stamped = Timbrado {
-        comprobante,
+        documento,
         xml_comprimido: cfdi_xml::comprimir(&timbrado.xml),
         folio,
         uuid_xml: uuid.clone(),
@@ -270,7 +268,6 @@ async fn resolver(
     };
     let xml_path =
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
-    let tipo = tipo_guardado(intento)?;
     let (operacion, efectos) = (tipo.operacion, tipo.efectos_guardados);
     let registro = Registro {
         cfdi_id: intento.id.clone(),

@@ -631,7 +631,7 @@ async fn sandbox(
         .map(|(Listo { recibo, comprobante, registro }, folio)| {
             let datos = pipeline::timbre_sandbox(fecha_local);
             recibos.push((recibo, registro, datos.clone(), folio));
-            (comprobante, folio, datos)
+            (Arc::new(comprobante) as super::documento::PorSellar, folio, datos)
         })
         .collect();
     let mut sellos = pipeline::sellar_en_orden(trabajos, &csd, &pac);
@@ -639,11 +639,11 @@ async fn sandbox(
     for (recibo, registro, datos, folio) in recibos {
         let hecho =
             sellos.siguiente().await.unwrap_or_else(|| Err(ApiError::internal("sello", "a sealing thread stopped")));
-        let sellado = hecho.and_then(|(comprobante, sellado, xml_comprimido)| {
+        let sellado = hecho.and_then(|(contenido, sellado, xml_comprimido)| {
             Ok(SelladoLote {
-                fila: pipeline::Fila::de(&sellado, &*app.catalogos.indice)?,
+                fila: sellado.fila(&*app.catalogos.indice)?,
                 registro,
-                comprobante,
+                contenido,
                 datos,
                 folio,
                 xml_comprimido,
@@ -768,7 +768,7 @@ async fn live(
             tx.commit().await?;
         }
         let efectos: Arc<dyn pipeline::Efectos> = Arc::new(EfectosRecibo::default());
-        match pipeline::timbrar_con_registro(app, &peticion, comprobante, registro, Some(efectos)).await {
+        match pipeline::timbrar_con_registro(app, &peticion, Arc::new(comprobante), registro, Some(efectos)).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
                 let fila = timbra_store::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
@@ -845,6 +845,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
             Ok(())
         })
     },
+    leer_timbrado: super::documento::leer_comprobante,
 };
 
 impl EfectosRecibo {

@@ -163,9 +163,11 @@ impl ResumenPago {
         }
         Ok(Self { monto, doctos })
     }
+}
 
+impl super::pipeline::Resumen for ResumenPago {
     /// The `201` body of the payment, as first given and as replayed.
-    pub fn respuesta_201(
+    fn respuesta_201(
         &self,
         mode: &str,
         registro: &Registro,
@@ -194,6 +196,14 @@ impl ResumenPago {
             sandbox: registro.sandbox,
         };
         json!({ "success": true, "mode": mode, "data": data }).to_string()
+    }
+
+    fn monto(&self) -> Option<Decimal> {
+        Some(self.monto)
+    }
+
+    fn como_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -742,7 +752,7 @@ pub async fn preparar(
             .collect(),
     };
     let documento = Documento {
-        comprobante,
+        contenido: Arc::new(comprobante),
         serie,
         cliente_id: relacionados.first().and_then(|r| r.cliente_id.clone()),
         operacion: OPERACION,
@@ -835,6 +845,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     tipos_comprobante: &["P"],
     efectos_guardados: Some(&EFECTOS_GUARDADOS),
     al_cancelar: |tx, empresa_id, cfdi_id, now| Box::pin(devolver(tx, empresa_id, cfdi_id, now)),
+    leer_timbrado: super::documento::leer_comprobante,
 };
 
 /// Gives back to the invoices what payment `pago_id` applied (its stamp was refused, or it

@@ -40,12 +40,12 @@ use http::StatusCode;
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::json;
+use timbra_cfdi::Comprobante;
 use timbra_cfdi::timbre::DatosTimbre;
-use timbra_cfdi::{Comprobante, escritura, sello, timbre};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::timbrado;
+use super::documento::{PorSellar, Sellable, sellar_con_timbre};
 use super::{credenciales, fecha_cfdi, group_commit, leer_fecha_expedicion};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code};
@@ -57,10 +57,11 @@ use timbra_store::empresas::EmpresaEmisora;
 use timbra_store::ids;
 use timbra_store::{Money, MultiInsert, Tx, Value};
 
-/// A prepared document: what a CFDI type gives the pipeline.
+/// A prepared document: what a document type gives the pipeline.
 pub struct Documento {
-    /// Built and validated, without folio, seal or TFD.
-    pub comprobante: Comprobante,
+    /// Built and validated, without folio, seal or TFD: a CFDI 4.0 `Comprobante` or any other
+    /// [`Sellable`] (a CFDI de Retenciones).
+    pub contenido: PorSellar,
     /// The series it will carry.
     pub serie: String,
     /// The customer it was issued to, when it is one of the company's customers.
@@ -184,7 +185,7 @@ pub struct TimbradoOut {
 
 /// A stamped document on its way to the database.
 pub(super) struct Timbrado {
-    pub(super) comprobante: Comprobante,
+    pub(super) documento: Box<dyn Sellable>,
     /// The XML as stored ([`cfdi_xml::comprimir`]).
     pub(super) xml_comprimido: Vec<u8>,
     pub(super) folio: i64,
@@ -213,26 +214,48 @@ pub struct Registro {
 /// transaction (an amount or date that does not parse fails the stamp there, alone) and the
 /// same whatever folio the stamp gets.
 pub struct Fila {
-    tipo_comprobante: String,
-    fecha: OffsetDateTime,
-    subtotal: Decimal,
-    descuento: Option<Decimal>,
-    total: Decimal,
-    moneda: String,
-    tipo_cambio: Option<Decimal>,
-    forma_pago: Option<String>,
-    metodo_pago: Option<String>,
-    emisor_rfc: String,
-    emisor_nombre: String,
-    emisor_regimen: String,
-    receptor_rfc: String,
-    receptor_nombre: String,
-    receptor_uso_cfdi: String,
-    conceptos: String,
+    pub(crate) tipo_comprobante: String,
+    pub(crate) fecha: OffsetDateTime,
+    pub(crate) subtotal: Decimal,
+    pub(crate) descuento: Option<Decimal>,
+    pub(crate) total: Decimal,
+    pub(crate) moneda: String,
+    pub(crate) tipo_cambio: Option<Decimal>,
+    pub(crate) forma_pago: Option<String>,
+    pub(crate) metodo_pago: Option<String>,
+    pub(crate) emisor_rfc: String,
+    pub(crate) emisor_nombre: String,
+    pub(crate) emisor_regimen: String,
+    pub(crate) receptor_rfc: String,
+    pub(crate) receptor_nombre: String,
+    pub(crate) receptor_uso_cfdi: String,
+    pub(crate) conceptos: String,
     /// The complements it carries by JSON name (`cartaPorte,comercioExterior`).
-    complementos: String,
-    /// What a payment CFDI paid (its answer and event say it).
-    pago: Option<super::pagos::ResumenPago>,
+    pub(crate) complementos: String,
+    /// What its type answers and announces beyond an invoice's fields (a payment's amounts,
+    /// a retention's totals); `None`: an invoice's.
+    pub(crate) resumen: Option<Box<dyn Resumen>>,
+}
+
+/// What a document type answers on `201` and adds to its event, beyond an invoice's fields.
+pub trait Resumen: Send + Sync {
+    /// The `201` body of the document stamped with `folio`, as first given and as replayed.
+    fn respuesta_201(
+        &self,
+        mode: &str,
+        registro: &Registro,
+        uuid_api: &str,
+        timbrado_en: OffsetDateTime,
+        folio: i64,
+    ) -> String;
+
+    /// The `monto` of its `factura.timbrada` (a payment's Σ Monto).
+    fn monto(&self) -> Option<Decimal> {
+        None
+    }
+
+    /// Itself, for its type's [`Efectos`] to read back.
+    fn como_any(&self) -> &dyn std::any::Any;
 }
 
 impl Fila {
@@ -274,7 +297,10 @@ impl Fila {
             receptor_uso_cfdi: c.receptor.uso_cfdi.clone(),
             conceptos: serde_json::Value::Array(conceptos).to_string(),
             complementos: super::complementos::nombres(c),
-            pago: c.pagos().map(super::pagos::ResumenPago::de).transpose()?,
+            resumen: match c.pagos() {
+                Some(pagos) => Some(Box::new(super::pagos::ResumenPago::de(pagos)?)),
+                None => None,
+            },
         })
     }
 
@@ -309,7 +335,7 @@ impl Fila {
             receptor_uso_cfdi: String::new(),
             conceptos: "[]".to_owned(),
             complementos: String::new(),
-            pago: None,
+            resumen: None,
         }
     }
 
@@ -327,7 +353,7 @@ impl Fila {
             serie: registro.serie.clone(),
             folio: folio.to_string(),
             tipo_comprobante: Some(self.tipo_comprobante.clone()),
-            monto: self.pago.as_ref().map(|pago| pago.monto),
+            monto: self.resumen.as_ref().and_then(|resumen| resumen.monto()),
         }
     }
 
@@ -341,8 +367,8 @@ impl Fila {
         timbrado_en: OffsetDateTime,
         folio: i64,
     ) -> String {
-        match &self.pago {
-            Some(pago) => pago.respuesta_201(mode, registro, uuid_api, timbrado_en, folio),
+        match &self.resumen {
+            Some(resumen) => resumen.respuesta_201(mode, registro, uuid_api, timbrado_en, folio),
             None => respuesta_201(mode, registro, uuid_api, timbrado_en, folio, self.total),
         }
     }
@@ -499,17 +525,26 @@ pub async fn timbrar_con_efectos(
     documento: Documento,
     efectos: Option<Arc<dyn Efectos>>,
 ) -> ApiResult<Answer> {
-    let empresa = peticion.empresa;
-    let Documento { comprobante, serie, cliente_id, operacion } = documento;
-    let cfdi_id = ids::new_id();
-    let xml_path = format!(
-        "cfdi/{}/{:04}/{:02}/{cfdi_id}.xml",
-        empresa.id,
-        peticion.fecha_local.year(),
-        u8::from(peticion.fecha_local.month())
-    );
-    let registro = Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion };
-    timbrar_con_registro(app, peticion, comprobante, registro, efectos).await
+    let Documento { contenido, serie, cliente_id, operacion } = documento;
+    let registro = Registro::nuevo(peticion.empresa, peticion.fecha_local, serie, cliente_id, operacion);
+    timbrar_con_registro(app, peticion, contenido, registro, efectos).await
+}
+
+impl Registro {
+    /// The record fields of a new stamp of `empresa` at `fecha_local`: a fresh id and the XML's
+    /// storage path by company, year and month.
+    pub fn nuevo(
+        empresa: &EmpresaEmisora,
+        fecha_local: OffsetDateTime,
+        serie: String,
+        cliente_id: Option<String>,
+        operacion: &'static str,
+    ) -> Self {
+        let cfdi_id = ids::new_id();
+        let xml_path =
+            format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
+        Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion }
+    }
 }
 
 /// [`timbrar_con_efectos`] with the record fields chosen by the caller (a payroll receipt knows
@@ -517,12 +552,12 @@ pub async fn timbrar_con_efectos(
 pub async fn timbrar_con_registro(
     app: &AppContext,
     peticion: &Peticion<'_>,
-    comprobante: Comprobante,
+    contenido: PorSellar,
     registro: Registro,
     efectos: Option<Arc<dyn Efectos>>,
 ) -> ApiResult<Answer> {
     let sandbox = peticion.empresa.sandbox;
-    let result = sellar_y_timbrar(app, peticion, comprobante, registro, efectos).await;
+    let result = sellar_y_timbrar(app, peticion, contenido, registro, efectos).await;
     crate::metrics::metrics().stamp(sandbox, resultado(&result));
     result
 }
@@ -541,14 +576,14 @@ fn resultado(result: &ApiResult<Answer>) -> &'static str {
 async fn sellar_y_timbrar(
     app: &AppContext,
     peticion: &Peticion<'_>,
-    comprobante: Comprobante,
+    contenido: PorSellar,
     registro: Registro,
     efectos: Option<Arc<dyn Efectos>>,
 ) -> ApiResult<Answer> {
     let empresa = peticion.empresa;
     if empresa.sandbox {
         let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
-        sandbox(app, peticion, comprobante, registro, csd, efectos).await
+        sandbox(app, peticion, contenido, registro, csd, efectos).await
     } else {
         let csd = credenciales::csd_live(app, &empresa.id, peticion.now).await?;
         let pac = app.pac.clone().ok_or_else(|| {
@@ -558,7 +593,7 @@ async fn sellar_y_timbrar(
                  switch the company to sandbox: true to test",
             )
         })?;
-        super::live::timbrar(app, peticion, comprobante, &registro, csd, pac, efectos.as_deref()).await
+        super::live::timbrar(app, peticion, contenido.as_ref(), &registro, csd, pac, efectos.as_deref()).await
     }
 }
 
@@ -571,7 +606,7 @@ async fn sellar_y_timbrar(
 async fn sandbox(
     app: &AppContext,
     peticion: &Peticion<'_>,
-    comprobante: Comprobante,
+    contenido: PorSellar,
     registro: Registro,
     csd: Arc<credenciales::Csd>,
     efectos: Option<Arc<dyn Efectos>>,
@@ -590,8 +625,8 @@ async fn sandbox(
     let turno = app.cfdi.folios.turno(&empresa.id, &registro.serie, actual);
     let en_camino = app.cfdi.group_commit.en_camino();
     let (sellado, xml_comprimido) =
-        sellar_sandbox(comprobante.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
-    let fila = Fila::de(&sellado, &*app.catalogos.indice)?;
+        sellar_sandbox(contenido.clone(), turno.folio, csd.clone(), pac.clone(), datos.clone()).await?;
+    let fila = sellado.fila(&*app.catalogos.indice)?;
     turno.esperar().await;
     let sellado = group_commit::Sellado {
         empresa_id: empresa.id.clone(),
@@ -604,7 +639,7 @@ async fn sandbox(
         fila,
         xml_comprimido,
         folio_sellado: turno.folio,
-        resello: group_commit::Resello { comprobante, csd, pac, datos },
+        resello: group_commit::Resello { contenido, csd, pac, datos },
         turno: Some(turno),
         registro,
         efectos,
@@ -633,7 +668,7 @@ pub struct SelladoLote {
     /// The record fields that do not come from the comprobante.
     pub registro: Registro,
     /// The document without folio, seal or TFD, to seal again when the prediction misses.
-    pub comprobante: Comprobante,
+    pub contenido: PorSellar,
     /// The sandbox TFD's fields.
     pub datos: DatosTimbre,
     /// The folio the XML carries; [`escribir_lote`] sets the one given.
@@ -677,7 +712,7 @@ pub async fn escribir_lote(
     for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
         if sellado.folio != folio {
             let tarea =
-                sellar_sandbox_ya(sellado.comprobante.clone(), folio, csd.clone(), pac.clone(), sellado.datos.clone());
+                sellar_sandbox_ya(sellado.contenido.clone(), folio, csd.clone(), pac.clone(), sellado.datos.clone());
             resellos.push((folio, tokio::spawn(tarea)));
         }
     }
@@ -689,10 +724,10 @@ pub async fn escribir_lote(
     for (folio, sellado) in (ultimo - cantidad + 1..).zip(lote.iter_mut()) {
         if sellado.folio != folio {
             let Some((_, tarea)) = resellados.next() else { break };
-            let (comprobante, xml) = tarea.await.map_err(|e| ApiError::internal("sello", e))??;
+            let (documento, xml) = tarea.await.map_err(|e| ApiError::internal("sello", e))??;
             // Only the folio changed: the row keeps its date as read the first time.
             let fecha = sellado.fila.fecha;
-            sellado.fila = Fila::de(&comprobante, &timbra_cfdi::catalogos::SinCatalogos)?;
+            sellado.fila = documento.fila(&timbra_cfdi::catalogos::SinCatalogos)?;
             sellado.fila.fecha = fecha;
             sellado.xml_comprimido = xml;
             sellado.folio = folio;
@@ -833,55 +868,40 @@ fn sello_perdido() -> ApiError {
     ApiError::internal("sello", "the seal failed on its thread")
 }
 
-/// Seals `comprobante` with `folio`, adds the sandbox TFD, writes and compresses the XML (two
+/// Seals `contenido` with `folio`, adds the sandbox TFD, writes and compresses the XML (two
 /// RSA signatures, a fraction of a millisecond each) on the sealing threads ([`Selladores`]),
 /// after the seals queued before it.
 pub async fn sellar_sandbox(
-    comprobante: Comprobante,
+    contenido: PorSellar,
     folio: i64,
     csd: Arc<credenciales::Csd>,
     pac: Arc<timbra_credentials::Credential>,
     datos: DatosTimbre,
-) -> ApiResult<(Comprobante, Vec<u8>)> {
-    let sellado = en_selladores(move || sellar_aqui(comprobante, folio, &csd, &pac, datos))?;
+) -> ApiResult<(Box<dyn Sellable>, Vec<u8>)> {
+    let sellado = en_selladores(move || sellar_con_timbre(contenido.as_ref(), folio, &csd.credential, &pac, datos))?;
     sellado.await.map_err(|_| sello_perdido())?
 }
 
 /// [`sellar_sandbox`] without waiting for a turn: for the writers' re-seals, which hold the
 /// write turn and must not queue behind the stamps waiting for it.
 pub async fn sellar_sandbox_ya(
-    comprobante: Comprobante,
+    contenido: PorSellar,
     folio: i64,
     csd: Arc<credenciales::Csd>,
     pac: Arc<timbra_credentials::Credential>,
     datos: DatosTimbre,
-) -> ApiResult<(Comprobante, Vec<u8>)> {
-    tokio::task::spawn_blocking(move || sellar_aqui(comprobante, folio, &csd, &pac, datos))
+) -> ApiResult<(Box<dyn Sellable>, Vec<u8>)> {
+    tokio::task::spawn_blocking(move || sellar_con_timbre(contenido.as_ref(), folio, &csd.credential, &pac, datos))
         .await
         .map_err(|e| ApiError::internal("sello", e))?
 }
 
-/// The sealing itself, on the calling thread: folio, seal, sandbox TFD, XML, compressed.
-fn sellar_aqui(
-    mut comprobante: Comprobante,
-    folio: i64,
-    csd: &credenciales::Csd,
-    pac: &timbra_credentials::Credential,
-    datos: DatosTimbre,
-) -> ApiResult<(Comprobante, Vec<u8>)> {
-    comprobante.folio = Some(folio.to_string());
-    sello::sellar(&mut comprobante, &csd.credential).map_err(|e| ApiError::internal("sello", e))?;
-    timbre::timbrar(&mut comprobante, datos, pac).map_err(|e| ApiError::internal("timbre", e))?;
-    let comprimido = cfdi_xml::comprimir(&escritura::escribir(&comprobante).map_err(timbrado::error_escritura)?);
-    Ok((comprobante, comprimido))
-}
-
-/// A document to seal in a run ([`sellar_en_orden`]): the comprobante without folio, seal or
+/// A document to seal in a run ([`sellar_en_orden`]): the document without folio, seal or
 /// TFD, its predicted folio and its sandbox TFD's fields.
-pub type Trabajo = (Comprobante, i64, DatosTimbre);
-/// A document of a run sealed: the comprobante as given (to seal again when the prediction
+pub type Trabajo = (PorSellar, i64, DatosTimbre);
+/// A document of a run sealed: the document as given (to seal again when the prediction
 /// misses), the sealed one, and its compressed XML.
-pub type SelladoEnOrden = (Comprobante, Comprobante, Vec<u8>);
+pub type SelladoEnOrden = (PorSellar, Box<dyn Sellable>, Vec<u8>);
 
 /// A run of sandbox seals on the sealing threads ([`Selladores`]), read back in the order
 /// given, with at most [`SellosEnOrden::EN_COLA`] of them queued ahead of the reader.
@@ -908,12 +928,12 @@ impl SellosEnOrden {
     /// The next document's result, in the order given; `None` after the last.
     pub async fn siguiente(&mut self) -> Option<ApiResult<SelladoEnOrden>> {
         while self.en_cola.len() < Self::EN_COLA
-            && let Some((comprobante, folio, datos)) = self.por_sellar.next()
+            && let Some((contenido, folio, datos)) = self.por_sellar.next()
         {
             let (csd, pac) = (self.csd.clone(), self.pac.clone());
             let sellado = en_selladores(move || {
-                sellar_aqui(comprobante.clone(), folio, &csd, &pac, datos)
-                    .map(|(sellado, xml)| (comprobante, sellado, xml))
+                sellar_con_timbre(contenido.as_ref(), folio, &csd.credential, &pac, datos)
+                    .map(|(sellado, xml)| (contenido, sellado, xml))
             });
             match sellado {
                 Ok(sellado) => self.en_cola.push_back(sellado),
@@ -953,7 +973,7 @@ pub(super) async fn persistir(
     efectos: Option<&dyn Efectos>,
 ) -> ApiResult<Answer> {
     let empresa_id = &peticion.empresa.id;
-    let fila = Fila::de(&timbrado.comprobante, &*app.catalogos.indice)?;
+    let fila = timbrado.documento.fila(&*app.catalogos.indice)?;
     let mut cfdis = MultiInsert::new(timbra_store::cfdis::CFDIS_INSERT, timbra_store::cfdis::CFDIS_COLUMNS, "");
     cfdis.row(fila.valores(
         empresa_id,

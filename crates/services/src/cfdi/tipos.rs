@@ -8,7 +8,9 @@
 use timbra_store::Tx;
 use time::OffsetDateTime;
 
+use super::documento::{Sellable, leer_comprobante};
 use super::pipeline::{Efectos, Hecho};
+use crate::error::ApiResult;
 
 /// One stamped document type.
 pub struct TipoDocumento {
@@ -24,6 +26,8 @@ pub struct TipoDocumento {
     /// What SAT's cancellation of one of its CFDI undoes, in the transaction that records it
     /// (a payment gives its amounts back, a payroll receipt is cancelled with its CFDI).
     pub al_cancelar: for<'a> fn(&'a mut Tx, &'a str, &'a str, OffsetDateTime) -> Hecho<'a>,
+    /// Reads the XML the PAC stamped back into the document, for its row.
+    pub leer_timbrado: fn(&str) -> ApiResult<Box<dyn Sellable>>,
 }
 
 /// Nothing to undo.
@@ -38,10 +42,12 @@ pub static FACTURA: TipoDocumento = TipoDocumento {
     tipos_comprobante: &["I", "E", "T"],
     efectos_guardados: None,
     al_cancelar: sin_efectos,
+    leer_timbrado: leer_comprobante,
 };
 
 /// Every document type the service stamps.
-pub static TIPOS: [&TipoDocumento; 3] = [&FACTURA, &super::pagos::TIPO, &super::nomina::TIPO];
+pub static TIPOS: [&TipoDocumento; 4] =
+    [&FACTURA, &super::pagos::TIPO, &super::nomina::TIPO, &super::retenciones::TIPO];
 
 /// The type of a stored live attempt by its operation name. Attempts stored before the name
 /// was recorded (migration 0012) carry none: only invoices were stamped live then.

@@ -60,6 +60,7 @@ event_types! {
     CertificadoPorExpirar = "certificado.por_expirar", "a CSD expires within 30 days";
     CfdiEstadoCambiado = "cfdi.estado_cambiado", "SAT's status (Estado or EstatusCancelacion) of a received CFDI changed";
     CfdiXmlDisponible = "cfdi.xml_disponible", "the XML of a received invoice, known before by its metadata only, became available";
+    RetencionTimbrada = "retencion.timbrada", "CFDI de Retenciones e Información de Pagos stamped";
     WebhookPing = "webhook.ping", "test event sent by POST /api/webhooks/{id}/test, to that endpoint only";
 }
 

@@ -45,6 +45,8 @@ pub enum Event {
     CfdiEstadoCambiado(EstadoCambiado),
     /// `nomina.sua_generado`: a month's SUA files were written.
     NominaSuaGenerado(NominaSuaGenerado),
+    /// `retencion.timbrada`.
+    RetencionTimbrada(RetencionTimbrada),
 }
 
 impl Event {
@@ -66,6 +68,7 @@ impl Event {
             Event::FacturaCancelacionRespondida(_) => EventType::FacturaCancelacionRespondida,
             Event::CfdiEstadoCambiado(_) => EventType::CfdiEstadoCambiado,
             Event::NominaSuaGenerado(_) => EventType::NominaSuaGenerado,
+            Event::RetencionTimbrada(_) => EventType::RetencionTimbrada,
         }
     }
 
@@ -87,6 +90,7 @@ impl Event {
             Event::FacturaCancelacionRespondida(data) => serde_json::to_string(data),
             Event::CfdiEstadoCambiado(data) => serde_json::to_string(data),
             Event::NominaSuaGenerado(data) => serde_json::to_string(data),
+            Event::RetencionTimbrada(data) => serde_json::to_string(data),
         }
     }
 }
@@ -111,6 +115,7 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::CfdiEstadoCambiado => Some(EstadoCambiado::schema()),
         EventType::NominaSuaGenerado => Some(NominaSuaGenerado::schema()),
         EventType::NominaSipareExitoso => None,
+        EventType::RetencionTimbrada => Some(RetencionTimbrada::schema()),
     }
 }
 
@@ -339,6 +344,22 @@ pub struct NominaSuaGenerado {
     #[serde(with = "rust_decimal::serde::arbitrary_precision")]
     #[schema(schema_with = numero_exacto)]
     pub total_cuotas: Decimal,
+}
+
+/// `retencion.timbrada`: a CFDI de Retenciones e Información de Pagos 2.0 was stamped.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RetencionTimbrada {
+    /// The retention's id (`GET /api/retenciones/{id}`).
+    pub retencion_id: String,
+    /// `SANDBOX-` + the TFD's UUID in sandbox; the bare UUID in live.
+    pub uuid: String,
+    /// `Totales/@MontoTotRet`.
+    #[serde(with = "rust_decimal::serde::arbitrary_precision")]
+    #[schema(schema_with = numero_exacto)]
+    pub monto_tot_ret: Decimal,
+    /// `RfcR` of a national receiver; `null` for a foreign one.
+    pub receptor_rfc: Option<String>,
 }
 
 #[cfg(test)]

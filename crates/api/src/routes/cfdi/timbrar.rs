@@ -58,7 +58,7 @@ pub async fn timbrar(
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
     let documento = pipeline::Documento {
-        comprobante: preparado.comprobante,
+        contenido: std::sync::Arc::new(preparado.comprobante),
         serie: preparado.serie,
         cliente_id: cliente.map(|c| c.id),
         operacion: OPERACION,

@@ -23,6 +23,7 @@ use timbra_services::cfdi::timbrado::TimbrarBody;
 use timbra_services::cfdi::validador::{self, ValidacionXmlOut};
 use timbra_services::cfdi::{contexto, hora_de_expedicion};
 use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
 
 /// Checks an invoice without stamping it (FACTURADOR or higher, as stamping).
 #[utoipa::path(post, path = "/cfdi/validar", tag = "cfdi", request_body = TimbrarBody,
@@ -76,7 +77,11 @@ pub async fn validar_pago(
     // No request digest: a dry run is never a live retry of an attempt.
     let ensayo = match pagos::preparar(&app, &empresa, body, expedicion, "").await {
         Ok((documento, _efectos)) => {
-            ensayo::valido(&documento.comprobante, &*app.catalogos.indice, contexto_de(expedicion))?
+            let comprobante = documento
+                .contenido
+                .como_comprobante()
+                .ok_or_else(|| ApiError::internal("dry run", "a payment that is not a CFDI 4.0 Comprobante"))?;
+            ensayo::valido(comprobante, &*app.catalogos.indice, contexto_de(expedicion))?
         }
         Err(error) => ensayo::invalido(error)?,
     };

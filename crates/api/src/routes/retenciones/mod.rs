@@ -1,0 +1,8 @@
+//! CFDI de Retenciones e Información de Pagos 2.0, one file per operation: stamping
+//! (`timbrar`), a month's batch (`lote`), listing (`listar`), detail and XML (`obtener`). The document type itself is
+//! `timbra_services::cfdi::retenciones`; its SQL `timbra_store::retenciones`.
+
+pub mod listar;
+pub mod lote;
+pub mod obtener;
+pub mod timbrar;

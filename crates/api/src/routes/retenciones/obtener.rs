@@ -1,0 +1,61 @@
+//! `GET /api/retenciones/{id}` and its XML.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+
+use super::listar::{RetencionOut, retencion_out};
+use crate::envelope::{Path, ok};
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::roles::Permission;
+use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
+use timbra_store::retenciones;
+
+/// One retention with its data under the body's names (CONSULTA or higher).
+#[utoipa::path(get, path = "/retenciones/{id}", tag = "retenciones", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The retention", body = Envelope<RetencionOut>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also another company's)", body = ErrorBody),
+    ))]
+pub async fn obtener(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<impl IntoResponse> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let row = {
+        let mut conn = app.db.conn().await?;
+        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?
+    };
+    let detalle: serde_json::Value =
+        serde_json::from_str(&row.detalle).map_err(|e| ApiError::internal("retention detail", e))?;
+    let secret = app.cfdi.link_secret()?;
+    let mut out = retencion_out(row, &secret, app.clock.now().unix_timestamp());
+    out.detalle = Some(detalle);
+    Ok(ok(out).with_mode(access.mode()))
+}
+
+/// The stamped XML of a retention.
+#[utoipa::path(get, path = "/retenciones/{id}/xml", tag = "retenciones", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The XML", content_type = "application/xml", body = String),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn xml(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<Response> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    {
+        let mut conn = app.db.conn().await?;
+        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?;
+    }
+    crate::routes::cfdi::archivos::xml_de(&app, &empresa_id, &id, false).await
+}

@@ -139,12 +139,20 @@ pub fn leer_fecha_expedicion(
     lugar_expedicion: &str,
     texto: &str,
 ) -> Option<OffsetDateTime> {
-    let local = leer_fecha_local(texto)?;
+    Some(fecha_de_expedicion(catalogos, lugar_expedicion, leer_fecha_local(texto)?))
+}
+
+/// [`leer_fecha_expedicion`] of a local time already read (a retention's `FechaExp`).
+pub fn fecha_de_expedicion(
+    catalogos: &dyn timbra_cfdi::catalogos::Catalogos,
+    lugar_expedicion: &str,
+    local: time::PrimitiveDateTime,
+) -> OffsetDateTime {
     let centro = local.assume_offset(OFFSET_CENTRO);
-    Some(match catalogos.datos_codigo_postal(lugar_expedicion) {
+    match catalogos.datos_codigo_postal(lugar_expedicion) {
         Some(datos) => local.assume_offset(datos.huso_horario.desfase(centro)),
         None => centro,
-    })
+    }
 }
 
 /// Reads a CFDI `Fecha` / TFD `FechaTimbrado` text (`AAAA-MM-DDThh:mm:ss`), a local time

@@ -5,7 +5,7 @@ use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::envelope::{Query, ok};
+use crate::envelope::{Query, ok, rows_before};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
@@ -143,7 +143,7 @@ pub async fn listar(
     let filtro = Filtro { ejercicio: params.ejercicio, mes: params.mes, receptor: params.receptor, status };
     let (rows, total) = {
         let mut conn = app.db.conn().await?;
-        retenciones::listar(&mut conn, &empresa_id, &filtro, limit, (page - 1) * limit).await?
+        retenciones::listar(&mut conn, &empresa_id, &filtro, limit, rows_before(page, limit)?).await?
     };
     let secret = app.cfdi.link_secret()?;
     let now = app.clock.now().unix_timestamp();

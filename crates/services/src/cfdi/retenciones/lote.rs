@@ -193,6 +193,13 @@ async fn procesar(app: &AppContext, lote_id: &str) -> ApiResult<Value> {
         errores: serde_json::from_str(&lote.errores).map_err(|e| ApiError::internal("lote", e))?,
         total: cuerpos.len(),
     };
+    // The sandbox keys once per run, not per chunk.
+    let claves = if empresa.sandbox {
+        let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
+        Some((csd, credenciales::pac_sandbox(app).await?))
+    } else {
+        None
+    };
     while avance.siguiente < cuerpos.len() {
         let fin = (avance.siguiente + POR_TANDA).min(cuerpos.len());
         let now = app.clock.now();
@@ -203,8 +210,8 @@ async fn procesar(app: &AppContext, lote_id: &str) -> ApiResult<Value> {
                 Err(error) => avance.rechazada(indice, &error),
             }
         }
-        if empresa.sandbox {
-            tanda_sandbox(app, &empresa, listas, &mut avance, fin, now).await?;
+        if let Some((csd, pac)) = &claves {
+            tanda_sandbox(app, &empresa, (csd, pac), listas, &mut avance, fin, now).await?;
         } else {
             tanda_live(app, &empresa, &lote.user_id, listas, &mut avance, fin, now).await?;
         }
@@ -217,13 +224,12 @@ async fn procesar(app: &AppContext, lote_id: &str) -> ApiResult<Value> {
 async fn tanda_sandbox(
     app: &AppContext,
     empresa: &EmpresaEmisora,
+    (csd, pac): (&Arc<credenciales::Csd>, &Arc<timbra_credentials::Credential>),
     listas: Vec<(usize, Preparada)>,
     avance: &mut Avance,
     fin: usize,
     now: OffsetDateTime,
 ) -> ApiResult<()> {
-    let csd = credenciales::csd_sandbox(app, &empresa.id, &empresa.rfc, &empresa.razon_social).await?;
-    let pac = credenciales::pac_sandbox(app).await?;
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let mut por_serie: BTreeMap<String, Vec<Preparada>> = BTreeMap::new();
     for (_, preparada) in listas {
@@ -247,7 +253,7 @@ async fn tanda_sandbox(
                 (documento.contenido, folio, datos)
             })
             .collect();
-        let mut sellos = pipeline::sellar_en_orden(trabajos, &csd, &pac);
+        let mut sellos = pipeline::sellar_en_orden(trabajos, csd, pac);
         let mut lote = Vec::with_capacity(registros.len());
         for (registro, datos, folio) in registros {
             let (contenido, sellado, xml_comprimido) = sellos
@@ -268,8 +274,7 @@ async fn tanda_sandbox(
     let mut tx = app.db.begin().await?;
     let mut escritas = 0;
     for (serie, lote) in &mut lotes {
-        pipeline::escribir_lote(&mut tx, &empresa.id, serie, lote, Some(&EFECTOS), &csd, &pac, fecha_local, now)
-            .await?;
+        pipeline::escribir_lote(&mut tx, &empresa.id, serie, lote, Some(&EFECTOS), csd, pac, fecha_local, now).await?;
         escritas += lote.len();
     }
     let antes = (avance.siguiente, avance.timbradas);

@@ -33,7 +33,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use super::documento::Sellable;
 use super::pipeline::{Documento, Efectos, Escrito, Fila, Hecho, Registro, Resumen};
 use super::tipos::{TipoDocumento, sin_efectos};
-use super::{credenciales, hora_de_expedicion, hora_local, leer_fecha_expedicion, timbrado};
+use super::{credenciales, fecha_de_expedicion, hora_de_expedicion, hora_local, timbrado};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use crate::events::payloads::RetencionTimbrada;
@@ -85,9 +85,7 @@ impl Sellable for Retencion {
 
     fn fila(&self, catalogos: &dyn Catalogos) -> ApiResult<Fila> {
         let r = &self.documento;
-        let lugar = r.lugar_exp_retenc.as_str();
-        let fecha = leer_fecha_expedicion(catalogos, lugar, &formato_fecha_hora(r.fecha_exp))
-            .ok_or_else(|| ApiError::internal("FechaExp", formato_fecha_hora(r.fecha_exp)))?;
+        let fecha = fecha_de_expedicion(catalogos, r.lugar_exp_retenc.as_str(), r.fecha_exp);
         let (receptor_rfc, receptor_id) = match &r.receptor {
             Receptor::Nacional(nacional) => {
                 (Some(nacional.rfc_r.as_str().to_owned()), nacional.rfc_r.as_str().to_owned())

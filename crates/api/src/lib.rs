@@ -2,6 +2,7 @@
 //! and their DTOs with OpenAPI schemas, the extractors, the envelope, the connection
 //! handling, and the dashboard's pages.
 
+pub mod autofactura;
 pub mod connections;
 pub mod envelope;
 pub mod error;

@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use crate::observability;
 use crate::routes::{
     api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships,
-    nomina, productos, retenciones, timbres, webhooks,
+    nomina, productos, recibos, retenciones, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use timbra_services::context::AppContext;
@@ -43,6 +43,7 @@ use timbra_services::rate_limit::Bucket;
         (name = "timbres", description = "Stamp balance (x-empresa-id)"),
         (name = "webhooks", description = "Webhook endpoints and their delivery log (x-empresa-id); events in /llms-full.txt"),
         (name = "jobs", description = "Background jobs of a company (x-empresa-id)"),
+        (name = "recibos", description = "Sales tickets, the self-invoicing page and the global invoice (x-empresa-id)"),
     ),
     modifiers(&BearerAuth),
 )]
@@ -113,6 +114,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cfdi::validar::validar_pago))
         .routes(routes!(cfdi::validar::validar_xml))
         .routes(routes!(cfdi::listar::list))
+        .routes(routes!(recibos::global::timbrar))
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos::intentos))
         .routes(routes!(cfdi::intentos::folios))
@@ -137,6 +139,9 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(webhooks::deliveries))
         .routes(routes!(webhooks::redeliver))
         .routes(routes!(jobs::list))
+        .routes(routes!(recibos::crear, recibos::listar))
+        .routes(routes!(recibos::obtener))
+        .routes(routes!(recibos::cancelar))
         .routes(routes!(retenciones::timbrar::timbrar))
         // Static segments before `/retenciones/{id}`.
         .routes(routes!(retenciones::lote::crear))
@@ -178,6 +183,7 @@ pub fn build(app: AppContext) -> Router {
         .merge(prefixed)
         .merge(plain)
         .merge(crate::panel::router())
+        .merge(crate::autofactura::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))

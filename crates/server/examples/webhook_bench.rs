@@ -70,6 +70,7 @@ async fn main() -> anyhow::Result<()> {
         folio: "1".into(),
         tipo_comprobante: Some("I".into()),
         monto: None,
+        global: None,
     });
     let mut written = 0;
     while written < events {

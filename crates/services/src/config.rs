@@ -60,6 +60,12 @@ pub struct Config {
     /// The receiver's side: SAT's status service and how often received CFDI and pending
     /// cancellation requests are looked at.
     pub receptor: ReceptorConfig,
+    /// `TIMBRA_PUBLIC_URL`: the service's public address (`https://facturas.example.com`),
+    /// the base of the self-invoicing links printed on tickets; unset, the request's Host.
+    pub public_url: Option<String>,
+    /// `TIMBRA_AUTOFACTURA_LIMIT_PER_HOUR` (default 20): wrong codes one IP may type on the
+    /// self-invoicing pages per hour before it is refused (429) until the hour passes.
+    pub autofactura_limit_per_hour: u32,
 }
 
 /// The receiver's side (issue 30).
@@ -296,6 +302,10 @@ impl Config {
                 .context("TIMBRA_SAT_WAIT_SECONDS must be a number of seconds")?,
             clock: test_clock(&lookup)?,
             receptor: receptor(&lookup)?,
+            public_url: lookup("TIMBRA_PUBLIC_URL")
+                .map(|url| url.trim().trim_end_matches('/').to_owned())
+                .filter(|url| !url.is_empty()),
+            autofactura_limit_per_hour: parse::<u32>(&lookup, "TIMBRA_AUTOFACTURA_LIMIT_PER_HOUR", 20)?.max(1),
         })
     }
 }

@@ -149,6 +149,13 @@ error_codes! {
     Busy001 = "BUSY_001", SERVICE_UNAVAILABLE, "the database is busy with other writes; the transaction was rolled back, retry after Retry-After seconds";
     Unavailable001 = "UNAVAILABLE_001", SERVICE_UNAVAILABLE, "the database cannot be reached right now; nothing was written, retry after Retry-After seconds";
     Busy002 = "BUSY_002", SERVICE_UNAVAILABLE, "too many open connections, from this address (TIMBRA_MAX_CONNECTIONS_PER_IP) or in all (TIMBRA_MAX_CONNECTIONS); the connection was closed unread, retry after Retry-After seconds";
+    Recibo001 = "RECIBO_001", BAD_REQUEST, "invalid ticket or global invoice data: every problem in details.fields (amounts greater than 0, at least one line, tipoCambio for a currency other than MXN, a folio not used before, periodicidad/meses/año of SAT's catalogs)";
+    Recibo002 = "RECIBO_002", BAD_REQUEST, "nothing to include: no ABIERTO ticket in the global invoice's range";
+    Recibo003 = "RECIBO_003", CONFLICT, "the ticket's status does not allow it (only an ABIERTO ticket is cancelled or invoiced), or its tickets changed meanwhile (another global invoice or a self-invoice took them): nothing was stamped";
+    Recibo004 = "RECIBO_004", NOT_FOUND, "no ticket with this code on this company's self-invoicing page (or the page does not exist or is off)";
+    Recibo005 = "RECIBO_005", CONFLICT, "the ticket was already invoiced to a customer";
+    Recibo006 = "RECIBO_006", CONFLICT, "the ticket is included in a global invoice and cannot be invoiced to a customer";
+    Recibo007 = "RECIBO_007", GONE, "the ticket's self-invoicing code expired (autofactura.diasVigencia, or the end of the ticket's month)";
     Retencion001 = "RETENCION_001", BAD_REQUEST, "invalid retention data: every problem in details.problemas with SAT's rule id (catRetenciones codes, CveRetenc 25 needs DescRetenc, totals that add up, a period within one year, a foreign receiver without RFC)";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }

@@ -37,6 +37,7 @@ pub mod pagos;
 pub mod productos;
 pub mod rate_limits;
 pub mod recibidos;
+pub mod recibos;
 pub mod retenciones;
 pub mod sat_cuota;
 pub mod scoped;

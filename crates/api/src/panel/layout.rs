@@ -175,6 +175,7 @@ struct Enlace {
 const NAVEGACION: &[Enlace] = &[
     Enlace { ruta: "/panel", texto: "Inicio" },
     Enlace { ruta: "/panel/facturas", texto: "Facturas" },
+    Enlace { ruta: "/panel/recibos", texto: "Tickets" },
     Enlace { ruta: "/panel/buzon", texto: "Buzón" },
     Enlace { ruta: "/panel/clientes", texto: "Clientes" },
     Enlace { ruta: "/panel/productos", texto: "Productos" },

@@ -16,6 +16,7 @@ pub mod empresas;
 pub mod facturas;
 pub mod layout;
 pub mod nomina;
+pub mod recibos;
 pub mod sesion;
 pub mod textos;
 pub mod webhooks;
@@ -57,6 +58,7 @@ pub fn router() -> Router<AppContext> {
         .merge(api_keys::rutas())
         .merge(webhooks::rutas())
         .merge(nomina::rutas())
+        .merge(recibos::rutas())
 }
 
 /// The `Set-Cookie` value of a dashboard cookie (`Path=/panel`, HttpOnly), `Secure` when

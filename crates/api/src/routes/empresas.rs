@@ -69,6 +69,13 @@ pub struct UpdateEmpresaBody {
     /// Riesgo de trabajo premium in percent, 0.5 to 15 (LSS Art. 74), e.g. 0.54355.
     #[schema(value_type = Option<f64>)]
     prima_riesgo: Option<serde_json::Value>,
+    /// The self-invoicing page `/autofactura/{slug}`: `{ slug, diasVigencia, activa }`
+    /// (diasVigencia null: a ticket's code works until the end of its month).
+    #[schema(value_type = Option<Object>)]
+    autofactura: Option<serde_json::Value>,
+    /// The automatic global invoice: `{ automatica, periodicidad }` (c_Periodicidad 01–05).
+    #[schema(value_type = Option<Object>)]
+    factura_global: Option<serde_json::Value>,
 }
 
 /// A company.
@@ -105,6 +112,14 @@ pub struct EmpresaOut {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
+    /// The self-invoicing page's settings (detail and update).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    autofactura: Option<serde_json::Value>,
+    /// The automatic global invoice's settings (detail and update).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    factura_global: Option<serde_json::Value>,
 }
 
 /// The API's view of a company row.
@@ -129,6 +144,8 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
             dias_aguinaldo: row.dias_aguinaldo,
             metodo_isr_extraordinario: row.metodo_isr_extraordinario,
             prima_riesgo: row.prima_riesgo.map(|m| m.0),
+            autofactura: None,
+            factura_global: None,
         }
     }
 }
@@ -212,7 +229,19 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaView).await?;
-    Ok(ok(empresa_out(empresas::get(&app, &caller, &id).await?)))
+    let out = empresa_out(empresas::get(&app, &caller, &id).await?);
+    Ok(ok(con_ajustes(&app, out).await?))
+}
+
+/// The company's self-invoicing and global invoice settings (issue 31).
+async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<EmpresaOut> {
+    let mut conn = app.db.conn().await?;
+    if let Some(ajustes) = timbra_store::recibos::ajustes(&mut conn, &out.id).await? {
+        let (autofactura, global) = timbra_services::cfdi::recibos::ajustes_json(&ajustes);
+        out.autofactura = Some(autofactura);
+        out.factura_global = Some(global);
+    }
+    Ok(out)
 }
 
 /// Updates a company (ADMINISTRADOR or higher).
@@ -229,7 +258,18 @@ pub async fn update(
     Json(body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
-    Ok(ok(empresa_out(empresas::update(&app, &caller, &id, body.into()).await?)))
+    // The settings are checked before anything is written, and written after the company.
+    let ajustes = match (&body.autofactura, &body.factura_global) {
+        (None, None) => None,
+        (autofactura, global) => Some(
+            timbra_services::cfdi::recibos::leer_ajustes(&app, &id, autofactura.as_ref(), global.as_ref()).await?,
+        ),
+    };
+    let out = empresa_out(empresas::update(&app, &caller, &id, body.into()).await?);
+    if let Some(ajustes) = ajustes {
+        timbra_services::cfdi::recibos::guardar_ajustes(&app, &ajustes, app.clock.now()).await?;
+    }
+    Ok(ok(con_ajustes(&app, out).await?))
 }
 
 /// Deletes a company (PROPIETARIO only). Its records are kept for the tax retention period but

@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod memberships;
 pub mod nomina;
 pub mod productos;
+pub mod recibos;
 pub mod retenciones;
 pub mod timbres;
 pub mod webhooks;

@@ -25,6 +25,7 @@ mod panel;
 mod panel_paginas;
 mod receiver;
 mod receptor;
+mod recibos;
 mod recibidos;
 mod retenciones;
 mod security;

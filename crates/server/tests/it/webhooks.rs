@@ -58,6 +58,7 @@ fn timbrada(cfdi_id: &str) -> Event {
         folio: "7".into(),
         tipo_comprobante: Some("I".into()),
         monto: None,
+        global: None,
     })
 }
 

@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod plazos;
 pub mod receptor;
 pub mod recibidos;
+pub mod recibos;
 pub mod retenciones;
 pub mod storage;
 pub mod timbrado;

@@ -354,6 +354,7 @@ impl Fila {
             folio: folio.to_string(),
             tipo_comprobante: Some(self.tipo_comprobante.clone()),
             monto: self.resumen.as_ref().and_then(|resumen| resumen.monto()),
+            global: None,
         }
     }
 

@@ -41,13 +41,20 @@ pub static FACTURA: TipoDocumento = TipoDocumento {
     ruta: "POST /api/cfdi/timbrar",
     tipos_comprobante: &["I", "E", "T"],
     efectos_guardados: None,
-    al_cancelar: sin_efectos,
+    // A self-invoice's ticket goes back to ABIERTO.
+    al_cancelar: super::recibos::al_cancelar,
     leer_timbrado: leer_comprobante,
 };
 
 /// Every document type the service stamps.
-pub static TIPOS: [&TipoDocumento; 4] =
-    [&FACTURA, &super::pagos::TIPO, &super::nomina::TIPO, &super::retenciones::TIPO];
+pub static TIPOS: [&TipoDocumento; 6] = [
+    &FACTURA,
+    &super::pagos::TIPO,
+    &super::nomina::TIPO,
+    &super::retenciones::TIPO,
+    &super::recibos::TIPO_GLOBAL,
+    &super::recibos::TIPO_AUTOFACTURA,
+];
 
 /// The type of a stored live attempt by its operation name. Attempts stored before the name
 /// was recorded (migration 0012) carry none: only invoices were stamped live then.

@@ -163,6 +163,10 @@ pub struct FacturaTimbrada {
     #[serde(skip_serializing_if = "Option::is_none", with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(schema_with = numero_exacto)]
     pub monto: Option<Decimal>,
+    /// `true` on a global invoice of sales tickets (`POST /api/cfdi/global` or the automatic
+    /// one); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<bool>,
 }
 
 /// `nomina.recibo_timbrado`: a payroll receipt was stamped (written in the stamp's
@@ -376,6 +380,7 @@ mod tests {
             folio: "1".into(),
             tipo_comprobante: Some("P".into()),
             monto: Some(Decimal::new(11600, 2)),
+            global: None,
         });
         let data: serde_json::Value = serde_json::from_str(&timbrada.data_json().unwrap()).unwrap();
         assert_eq!((data["total"].to_string(), data["monto"].to_string()), ("0".into(), "116.00".into()));

@@ -18,12 +18,15 @@ pub fn registry() -> Registry<AppContext> {
     registry.register::<crate::cfdi::recibidos::por_uuid::ReintentarXml>();
     registry.register::<crate::cfdi::receptor::solicitudes::VencerPlazo>();
     registry.register::<crate::cfdi::retenciones::lote::TimbrarLote>();
+    registry.register::<crate::cfdi::recibos::TimbrarGlobal>();
     // Chains that write their own next run every TIMBRA_RECEPTOR_POLL_MINUTES; the daily
     // occurrence restarts one that was lost.
     registry.daily::<crate::cfdi::receptor::solicitudes::BuscarSolicitudes>(time!(00:00));
     registry.daily::<crate::cfdi::receptor::estado_sat::VigilarRecibidos>(time!(00:00));
     registry.daily::<PurgeFinished>(time!(03:30));
     registry.daily::<crate::cfdi::vencimiento::CertificadosPorExpirar>(time!(14:00));
+    // After midnight in every Mexican zone: each company's closed period, once.
+    registry.daily::<crate::cfdi::recibos::PlanearGlobales>(time!(09:00));
     registry
 }
 

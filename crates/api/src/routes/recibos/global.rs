@@ -1,0 +1,85 @@
+//! `POST /api/cfdi/global`: the global invoice to "PUBLICO EN GENERAL" of the company's ABIERTO
+//! tickets of a period, stamped through the pipeline like any invoice; its tickets become
+//! GLOBAL in the stamp's own transaction.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde::Serialize;
+use sha2::Digest;
+use utoipa::ToSchema;
+
+use crate::error::HttpResult;
+use crate::extract::{Auth, EmpresaHeader};
+use crate::openapi::{Envelope, ErrorBody};
+use crate::routes::cfdi::{parse_body, replayed};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::recibos::{self, GlobalBody, OPERACION_GLOBAL};
+use timbra_services::cfdi::{contexto, pipeline};
+use timbra_services::context::AppContext;
+use timbra_services::idempotency;
+
+/// The answer of a stamped global invoice.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalOut {
+    cfdi_id: String,
+    /// `SANDBOX-` + the TFD's UUID in sandbox; the bare UUID in live.
+    uuid: String,
+    /// Exact decimal text (MXN).
+    total: String,
+    /// How many tickets it holds (now GLOBAL).
+    recibos: i64,
+    fecha_timbrado: String,
+    xml_url: String,
+    serie: String,
+    folio: String,
+}
+
+/// Stamps the global invoice of the ABIERTO tickets of a period (FACTURADOR or higher): type I
+/// to XAXX010101000 "PUBLICO EN GENERAL" (régimen 616, uso S01, DomicilioFiscalReceptor the
+/// LugarExpedicion) with `InformacionGlobal`, one concept per ticket (01010101, ACT, "Venta",
+/// Cantidad 1, NoIdentificacion its folio, its amounts and taxes). Body `{ periodicidad, meses,
+/// año (or ano), desde?, hasta? }`; the range is the months of `meses` unless `desde`/`hasta`
+/// (days, the issuer's local time) narrow it.
+#[utoipa::path(post, path = "/cfdi/global", tag = "recibos", request_body = GlobalBody,
+    params(("x-empresa-id" = String, Header, description = "company"),
+        ("Idempotency-Key" = Option<String>, Header, description = "replays the first answer for the same body")),
+    responses(
+        (status = 201, description = "Stamped; its tickets are GLOBAL", body = Envelope<GlobalOut>),
+        (status = 400, description = "RECIBO_001 periodicidad/meses/año/desde/hasta (details.fields) or an Anexo 20 rule (details.problemas); RECIBO_002 no ABIERTO ticket in the range; CFDI_002 no CSD (live)", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+        (status = 409, description = "RECIBO_003 another request took some of its tickets meanwhile (nothing stamped); IDEMPOTENCY_001", body = ErrorBody),
+        (status = 501, description = "LIVE_001 no PAC configured (TIMBRA_PAC_URL)", body = ErrorBody),
+    ))]
+pub async fn timbrar(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    headers: HeaderMap,
+    body: Bytes,
+) -> HttpResult<Response> {
+    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+    let clave = idempotency::from_headers(&headers, &body)?;
+    if let Some(replayed) = replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION_GLOBAL)).await? {
+        return Ok(replayed);
+    }
+    let cuerpo: GlobalBody = parse_body(&body)?;
+    let now = app.clock.now();
+    let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
+    let periodo = recibos::periodo(&app, &empresa, &cuerpo)?;
+    let preparada = recibos::preparar_global(&app, &empresa, &periodo, now).await?;
+    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&body)) };
+    let peticion = pipeline::Peticion {
+        empresa: &empresa,
+        user_id: &caller.user_id,
+        mode: access.mode(),
+        clave: clave.as_ref(),
+        request_hash,
+        now,
+        fecha_local: preparada.fecha_local,
+    };
+    let answer = recibos::timbrar_global(&app, &peticion, preparada).await?;
+    Ok(crate::error::answer(answer))
+}

@@ -69,7 +69,7 @@ pub async fn folio_usado(tx: &mut Tx, empresa_id: &str, folio: &str) -> crate::D
     Ok(sql!(
         scalar_optional * tx,
         i64,
-        "SELECT 1 FROM recibos WHERE empresa_id = $1 AND folio = $2",
+        "SELECT CAST(1 AS BIGINT) FROM recibos WHERE empresa_id = $1 AND folio = $2",
         empresa_id,
         folio
     )?
@@ -78,7 +78,7 @@ pub async fn folio_usado(tx: &mut Tx, empresa_id: &str, folio: &str) -> crate::D
 
 /// Whether any ticket (of any company) has the code `clave`.
 pub async fn clave_usada(tx: &mut Tx, clave: &str) -> crate::DbResult<bool> {
-    Ok(sql!(scalar_optional * tx, i64, "SELECT 1 FROM recibos WHERE clave_autofactura = $1", clave)?.is_some())
+    Ok(sql!(scalar_optional * tx, i64, "SELECT CAST(1 AS BIGINT) FROM recibos WHERE clave_autofactura = $1", clave)?.is_some())
 }
 
 /// Inserts `r` (status ABIERTO).

@@ -35,9 +35,7 @@ const COOKIE: &str = "timbra_autofactura";
 
 /// The page's routes (public: no credential, outside the API's table).
 pub fn router() -> Router<AppContext> {
-    Router::new()
-        .route("/autofactura/{slug}", get(pagina).post(enviar))
-        .route("/autofactura/{slug}/usos", get(usos))
+    Router::new().route("/autofactura/{slug}", get(pagina).post(enviar)).route("/autofactura/{slug}/usos", get(usos))
 }
 
 /// The company of `slug` while its page is on.
@@ -100,7 +98,8 @@ async fn limite(app: &AppContext, ip: &str, now: OffsetDateTime) -> Result<(), A
         && fallos >= i64::from(app.config.autofactura_limit_per_hour)
     {
         let espera = (desde + hora - now).whole_seconds().max(1);
-        let mut error = ApiError::new(Code::Rate001, format!("too many wrong codes from this address; retry in {espera} s"));
+        let mut error =
+            ApiError::new(Code::Rate001, format!("too many wrong codes from this address; retry in {espera} s"));
         error.retry_after = Some(espera as u64);
         return Err(error);
     }
@@ -157,9 +156,7 @@ pub async fn pagina(
     let (status, contenido) = match clave {
         None => (StatusCode::OK, form_clave(&slug, None)),
         Some(clave) => match buscar(&app, &empresa, clave, &ip, now).await {
-            Ok(recibo) => {
-                (StatusCode::OK, form_datos(&slug, &token, &recibo, &DatosCliente::default(), None))
-            }
+            Ok(recibo) => (StatusCode::OK, form_datos(&slug, &token, &recibo, &DatosCliente::default(), None)),
             Err(error) => (error.code.status(), html! { (aviso_error(&error)) (form_clave(&slug, Some(clave))) }),
         },
     };
@@ -247,7 +244,10 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
                 p { a href=(xml) download { "Descargar XML" } " · " a href=(pdf) download { "Descargar PDF" } }
                 p.detalle { "Los enlaces valen una hora. Guarde los archivos." }
             };
-            con_cookie(html_con(StatusCode::CREATED, pagina_publica("Factura emitida", Some(&empresa), contenido)), cookie)
+            con_cookie(
+                html_con(StatusCode::CREATED, pagina_publica("Factura emitida", Some(&empresa), contenido)),
+                cookie,
+            )
         }
         Err(error) => {
             let status = error.code.status();
@@ -316,13 +316,21 @@ fn pagina_publica(titulo: &str, empresa: Option<&Ajustes>, contenido: Markup) ->
 /// What a customer reads for a refusal.
 fn aviso_error(error: &ApiError) -> Markup {
     let texto = match error.code {
-        Code::Recibo004 => "No encontramos un ticket con ese código en esta página. Revise el código impreso en su ticket.",
+        Code::Recibo004 => {
+            "No encontramos un ticket con ese código en esta página. Revise el código impreso en su ticket."
+        }
         Code::Recibo005 => "Este ticket ya fue facturado. Si usted no lo facturó, comuníquese con el negocio.",
-        Code::Recibo006 => "Este ticket ya se incluyó en la factura global del negocio y no puede facturarse a su nombre.",
+        Code::Recibo006 => {
+            "Este ticket ya se incluyó en la factura global del negocio y no puede facturarse a su nombre."
+        }
         Code::Recibo007 => "El plazo para facturar este ticket terminó.",
         Code::Recibo003 => "Este ticket fue cancelado por el negocio.",
-        Code::Recibo001 | Code::Cliente001 => "Revise sus datos fiscales: deben ser los de su Constancia de Situación Fiscal.",
-        Code::Cfdi001 => "El SAT no acepta estos datos juntos (por ejemplo, el uso del CFDI con su régimen, o el código postal). Revíselos en su Constancia de Situación Fiscal.",
+        Code::Recibo001 | Code::Cliente001 => {
+            "Revise sus datos fiscales: deben ser los de su Constancia de Situación Fiscal."
+        }
+        Code::Cfdi001 => {
+            "El SAT no acepta estos datos juntos (por ejemplo, el uso del CFDI con su régimen, o el código postal). Revíselos en su Constancia de Situación Fiscal."
+        }
         Code::Rate001 => "Demasiados códigos incorrectos desde esta conexión. Intente de nuevo más tarde.",
         _ => "No pudimos emitir la factura en este momento. Intente de nuevo más tarde.",
     };

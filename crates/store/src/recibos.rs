@@ -78,7 +78,8 @@ pub async fn folio_usado(tx: &mut Tx, empresa_id: &str, folio: &str) -> crate::D
 
 /// Whether any ticket (of any company) has the code `clave`.
 pub async fn clave_usada(tx: &mut Tx, clave: &str) -> crate::DbResult<bool> {
-    Ok(sql!(scalar_optional * tx, i64, "SELECT CAST(1 AS BIGINT) FROM recibos WHERE clave_autofactura = $1", clave)?.is_some())
+    Ok(sql!(scalar_optional * tx, i64, "SELECT CAST(1 AS BIGINT) FROM recibos WHERE clave_autofactura = $1", clave)?
+        .is_some())
 }
 
 /// Inserts `r` (status ABIERTO).
@@ -179,12 +180,7 @@ pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::D
 /// The ticket with the self-invoicing code `clave`, of any company (the page compares the
 /// company itself).
 pub async fn por_clave(conn: &mut impl AsExec, clave: &str) -> crate::DbResult<Option<ReciboRow>> {
-    sql!(
-        fetch_optional * conn,
-        ReciboRow,
-        sqlx::AssertSqlSafe(format!("{COLUMNS}WHERE clave_autofactura = $1")),
-        clave
-    )
+    sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(format!("{COLUMNS}WHERE clave_autofactura = $1")), clave)
 }
 
 /// The company's ABIERTO tickets with `desde <= fecha < hasta`, oldest first.

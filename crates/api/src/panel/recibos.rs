@@ -62,12 +62,20 @@ async fn leer(
 ) -> Result<Datos, super::Fallo> {
     let (state, caller, empresa) = ctx.para_api(app)?;
     let params = ApiQuery(recibos::ListRecibosParams::de(status));
-    let lista = datos(recibos::listar(state, Auth(caller.clone()), empresa.clone(), headers.clone(), params).await?).await?;
+    let lista =
+        datos(recibos::listar(state, Auth(caller.clone()), empresa.clone(), headers.clone(), params).await?).await?;
     let e = datos(empresas::get(State(app.clone()), Auth(caller), Path(empresa.0)).await?).await?;
     Ok(Datos { recibos: lista, empresa: e })
 }
 
-fn pagina_lista(ctx: &Contexto, d: &Datos, aviso: Option<&str>, campos: &Campos, errores: &Errores, base: &str) -> Markup {
+fn pagina_lista(
+    ctx: &Contexto,
+    d: &Datos,
+    aviso: Option<&str>,
+    campos: &Campos,
+    errores: &Errores,
+    base: &str,
+) -> Markup {
     let items = d.recibos["items"].as_array().cloned().unwrap_or_default();
     let af = &d.empresa["autofactura"];
     let fg = &d.empresa["facturaGlobal"];
@@ -77,7 +85,8 @@ fn pagina_lista(ctx: &Contexto, d: &Datos, aviso: Option<&str>, campos: &Campos,
     let mes = format!("{:02}", u8::from(ahora.month()));
     let ano = ahora.year().to_string();
     let valor = |k: &str, defecto: &str| campos.valor(k).unwrap_or(defecto).to_owned();
-    let periodicidades = [("01", "Diaria"), ("02", "Semanal"), ("03", "Quincenal"), ("04", "Mensual"), ("05", "Bimestral")];
+    let periodicidades =
+        [("01", "Diaria"), ("02", "Semanal"), ("03", "Quincenal"), ("04", "Mensual"), ("05", "Bimestral")];
     let contenido = html! {
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
         (caja_errores(errores))
@@ -223,7 +232,8 @@ async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, formulario: 
     let Formulario { sesion, campos } = formulario;
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let (_, caller, empresa) = ctx.para_api(&app)?;
-    let dias = campos.valor("diasVigencia").map(|d| d.parse::<i64>().map(Value::from).unwrap_or(Value::String(d.to_owned())));
+    let dias =
+        campos.valor("diasVigencia").map(|d| d.parse::<i64>().map(Value::from).unwrap_or(Value::String(d.to_owned())));
     let body = json!({
         "autofactura": { "slug": campos.valor("slug"), "diasVigencia": dias, "activa": campos.valor("activa").is_some() },
         "facturaGlobal": { "automatica": campos.valor("automatica").is_some(), "periodicidad": campos.valor("periodicidadGlobal").unwrap_or("04") },

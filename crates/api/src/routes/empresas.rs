@@ -261,9 +261,9 @@ pub async fn update(
     // The settings are checked before anything is written, and written after the company.
     let ajustes = match (&body.autofactura, &body.factura_global) {
         (None, None) => None,
-        (autofactura, global) => Some(
-            timbra_services::cfdi::recibos::leer_ajustes(&app, &id, autofactura.as_ref(), global.as_ref()).await?,
-        ),
+        (autofactura, global) => {
+            Some(timbra_services::cfdi::recibos::leer_ajustes(&app, &id, autofactura.as_ref(), global.as_ref()).await?)
+        }
     };
     let out = empresa_out(empresas::update(&app, &caller, &id, body.into()).await?);
     if let Some(ajustes) = ajustes {

@@ -300,10 +300,8 @@ struct Navegador {
 async fn abrir(app: &TestApp, ruta: &str) -> (u16, String, Option<Navegador>) {
     let response = app.client.get(format!("{}{ruta}", app.base)).send().await.unwrap();
     let status = response.status().as_u16();
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_owned());
+    let cookie =
+        response.headers().get("set-cookie").map(|c| c.to_str().unwrap().split(';').next().unwrap().to_owned());
     let html = response.text().await.unwrap();
     let token = html.split("name=\"_csrf\" value=\"").nth(1).map(|t| t.split('"').next().unwrap().to_owned());
     let navegador = match (cookie, token) {
@@ -514,17 +512,23 @@ async fn the_automatic_global_invoice_stamps_each_closed_period_once() {
         .await
         .data(200);
         // Two sales yesterday (the issuer's day), one today: yesterday is the closed day.
-        let ayer = OffsetDateTime::now_utc().to_offset(time::UtcOffset::from_hms(-6, 0, 0).unwrap()) - time::Duration::days(1);
+        let ayer =
+            OffsetDateTime::now_utc().to_offset(time::UtcOffset::from_hms(-6, 0, 0).unwrap()) - time::Duration::days(1);
         for hora in ["10:00:00", "18:30:00"] {
             let fecha = format!("{:04}-{:02}-{:02}T{hora}", ayer.year(), u8::from(ayer.month()), ayer.day());
-            recibo(&app, &who, json!({ "fecha": fecha, "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(116)) ] }))
-                .await
-                .data(201);
-        }
-        let hoy = recibo(&app, &who, json!({ "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(58)) ] }))
+            recibo(
+                &app,
+                &who,
+                json!({ "fecha": fecha, "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(116)) ] }),
+            )
             .await
-            .data(201)
-            .clone();
+            .data(201);
+        }
+        let hoy =
+            recibo(&app, &who, json!({ "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(58)) ] }))
+                .await
+                .data(201)
+                .clone();
         // Planned twice (two instances, or the daily occurrence and a restart): one job.
         let dia = timbra_services::jobs::Day { day: "hoy".into() };
         let mut conn = app.db.conn().await.unwrap();
@@ -538,9 +542,11 @@ async fn the_automatic_global_invoice_stamps_each_closed_period_once() {
         for _ in 0..200 {
             let mut conn = app.db.conn().await.unwrap();
             globales = timbra_store::sql!(scalar_one conn, i64,
-                "SELECT COUNT(*) FROM recibos WHERE empresa_id = $1 AND status = 'GLOBAL'", &empresa).unwrap();
+                "SELECT COUNT(*) FROM recibos WHERE empresa_id = $1 AND status = 'GLOBAL'", &empresa)
+            .unwrap();
             let pendientes = timbra_store::sql!(scalar_one conn, i64,
-                "SELECT COUNT(*) FROM jobs WHERE kind LIKE 'recibos.%' AND status NOT IN ('done', 'dead')").unwrap();
+                "SELECT COUNT(*) FROM jobs WHERE kind LIKE 'recibos.%' AND status NOT IN ('done', 'dead')")
+            .unwrap();
             if globales == 2 && pendientes == 0 {
                 break;
             }
@@ -549,9 +555,12 @@ async fn the_automatic_global_invoice_stamps_each_closed_period_once() {
         assert_eq!(globales, 2);
         let mut conn = app.db.conn().await.unwrap();
         let trabajos = timbra_store::sql!(scalar_one conn, i64,
-            "SELECT COUNT(*) FROM jobs WHERE kind = 'recibos.factura_global' AND empresa_id = $1", &empresa).unwrap();
+            "SELECT COUNT(*) FROM jobs WHERE kind = 'recibos.factura_global' AND empresa_id = $1", &empresa)
+        .unwrap();
         assert_eq!(trabajos, 1);
-        let cfdis = timbra_store::sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM cfdis WHERE empresa_id = $1", &empresa).unwrap();
+        let cfdis =
+            timbra_store::sql!(scalar_one conn, i64, "SELECT COUNT(*) FROM cfdis WHERE empresa_id = $1", &empresa)
+                .unwrap();
         assert_eq!(cfdis, 1);
         drop(conn);
         // Today's ticket waits for tomorrow; the job shows in /api/jobs; the event says global.

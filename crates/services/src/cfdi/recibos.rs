@@ -283,7 +283,10 @@ pub async fn crear(
     let moneda = body.moneda.as_deref().map(|m| m.trim().to_uppercase()).unwrap_or_else(|| "MXN".into());
     let tipo_cambio = validate::amount(&mut p, "tipoCambio", body.tipo_cambio.as_ref(), Esquema::TIPO_CAMBIO, false);
     if moneda != "MXN" && tipo_cambio.is_none_or(|t| t <= Decimal::ZERO) {
-        p.push(problema("tipoCambio", format!("a ticket in {moneda} needs tipoCambio (greater than 0): pesos per unit")));
+        p.push(problema(
+            "tipoCambio",
+            format!("a ticket in {moneda} needs tipoCambio (greater than 0): pesos per unit"),
+        ));
     }
     if moneda == "XXX" {
         p.push(problema("moneda", "a ticket is a sale: moneda is MXN or a currency, not XXX"));
@@ -332,7 +335,9 @@ pub async fn crear(
         for campo in ["cantidad", "precioUnitario"] {
             match texto_decimal(linea, campo) {
                 Some(v) if v > Decimal::ZERO => {}
-                Some(_) => p.push(problema(format!("conceptos[{i}].{campo}"), format!("{campo} must be greater than 0"))),
+                Some(_) => {
+                    p.push(problema(format!("conceptos[{i}].{campo}"), format!("{campo} must be greater than 0")))
+                }
                 None => p.push(problema(
                     format!("conceptos[{i}].{campo}"),
                     format!("{campo} is required: a decimal greater than 0"),
@@ -357,11 +362,11 @@ pub async fn crear(
     }
     let calculado = calcular(app, empresa, &forma_pago, &moneda, tipo_cambio, lineas, ahora_local)?;
     let c = &calculado.comprobante;
-    let vence = match db::ajustes(&mut app.db.conn().await?, &empresa.id).await?.and_then(|a| a.autofactura_dias_vigencia)
-    {
-        Some(dias) => fecha + time::Duration::days(dias),
-        None => fin_de_mes(fecha),
-    };
+    let vence =
+        match db::ajustes(&mut app.db.conn().await?, &empresa.id).await?.and_then(|a| a.autofactura_dias_vigencia) {
+            Some(dias) => fecha + time::Duration::days(dias),
+            None => fin_de_mes(fecha),
+        };
     let utc = |t: OffsetDateTime| t.to_offset(UtcOffset::UTC);
     let mut fila = ReciboRow {
         id: timbra_store::ids::new_id(),
@@ -458,7 +463,10 @@ pub fn periodo(app: &AppContext, empresa: &EmpresaEmisora, body: &GlobalBody) ->
     let mut p = Vec::new();
     let periodicidad = body.periodicidad.as_deref().map(str::trim).unwrap_or_default().to_owned();
     if !["01", "02", "03", "04", "05"].contains(&periodicidad.as_str()) {
-        p.push(problema("periodicidad", "periodicidad is c_Periodicidad: 01 daily, 02 weekly, 03 fortnightly, 04 monthly, 05 bimonthly"));
+        p.push(problema(
+            "periodicidad",
+            "periodicidad is c_Periodicidad: 01 daily, 02 weekly, 03 fortnightly, 04 monthly, 05 bimonthly",
+        ));
     }
     let meses = body.meses.as_deref().map(str::trim).unwrap_or_default().to_owned();
     let rango_meses = meses.parse::<u8>().ok().filter(|_| meses.len() == 2).and_then(meses_de);
@@ -605,25 +613,32 @@ fn concepto_global(r: &ReciboRow) -> ApiResult<NuevoConcepto> {
     let traslados: Vec<TrasladoGuardado> =
         serde_json::from_str(&r.impuestos).map_err(|e| ApiError::internal("ticket taxes", e))?;
     let objeto = if traslados.is_empty() { ObjetoImp::NoObjeto } else { ObjetoImp::SiObjeto };
-    let mut concepto =
-        NuevoConcepto::new("01010101", Decimal::ONE, "ACT", "Venta", pesos(r.subtotal.0), objeto);
+    let mut concepto = NuevoConcepto::new("01010101", Decimal::ONE, "ACT", "Venta", pesos(r.subtotal.0), objeto);
     concepto.no_identificacion = Some(r.folio.clone());
     concepto.descuento = r.descuento.map(|d| pesos(d.0)).filter(|d| !d.is_zero());
     if !traslados.is_empty() {
         let mut impuestos = Vec::with_capacity(traslados.len());
         for t in traslados {
-            let impuesto = Impuesto::desde_codigo(&t.impuesto).ok_or_else(|| ApiError::internal("impuesto", &t.impuesto))?;
+            let impuesto =
+                Impuesto::desde_codigo(&t.impuesto).ok_or_else(|| ApiError::internal("impuesto", &t.impuesto))?;
             let factor = [TipoFactor::Tasa, TipoFactor::Cuota, TipoFactor::Exento]
                 .into_iter()
                 .find(|f| f.codigo() == t.tipo_factor)
                 .ok_or_else(|| ApiError::internal("tipo factor", &t.tipo_factor))?;
             let base: Decimal = t.base.parse().map_err(|e| ApiError::internal("base", e))?;
-            let tasa: Decimal = t.tasa_o_cuota.as_deref().unwrap_or("0").parse().map_err(|e| ApiError::internal("tasa", e))?;
+            let tasa: Decimal =
+                t.tasa_o_cuota.as_deref().unwrap_or("0").parse().map_err(|e| ApiError::internal("tasa", e))?;
             // A quota's base is units: not converted.
             let base = if factor == TipoFactor::Cuota { base } else { pesos(base) };
             impuestos.push(
-                NuevoImpuesto { clase: ClaseImpuesto::Traslado, impuesto, tipo_factor: factor, tasa_o_cuota: tasa, base: None }
-                    .con_base(base),
+                NuevoImpuesto {
+                    clase: ClaseImpuesto::Traslado,
+                    impuesto,
+                    tipo_factor: factor,
+                    tasa_o_cuota: tasa,
+                    base: None,
+                }
+                .con_base(base),
             );
         }
         concepto.impuestos = Some(impuestos);
@@ -764,8 +779,13 @@ pub async fn preparar_global(
 ) -> ApiResult<GlobalPreparada> {
     let recibos = {
         let mut conn = app.db.conn().await?;
-        db::abiertos(&mut conn, &empresa.id, periodo.desde.to_offset(UtcOffset::UTC), periodo.hasta.to_offset(UtcOffset::UTC))
-            .await?
+        db::abiertos(
+            &mut conn,
+            &empresa.id,
+            periodo.desde.to_offset(UtcOffset::UTC),
+            periodo.hasta.to_offset(UtcOffset::UTC),
+        )
+        .await?
     };
     if recibos.is_empty() {
         return Err(ApiError::new(
@@ -824,9 +844,8 @@ pub async fn preparar_global(
             ApiError::reglas(Code::Recibo001, vec![problema(campo, mensaje).con_regla(crate::error::REGLA_ENTRADA)])
         }
     })?;
-    let contexto = validacion::Contexto {
-        certificacion: Some(PrimitiveDateTime::new(expedicion.date(), expedicion.time())),
-    };
+    let contexto =
+        validacion::Contexto { certificacion: Some(PrimitiveDateTime::new(expedicion.date(), expedicion.time())) };
     let informe = validacion::validar_con(&comprobante, catalogos, contexto);
     if !informe.es_valido() {
         let problems = informe.problemas.into_iter().map(super::complementos::problema_de_validacion).collect();
@@ -917,7 +936,10 @@ pub async fn recibo_para_autofactura(
         None
     };
     let Some(recibo) = recibo.filter(|r| r.empresa_id == empresa_id) else {
-        return Err(ApiError::new(Code::Recibo004, "no ticket has this code on this page: check the code printed on the ticket"));
+        return Err(ApiError::new(
+            Code::Recibo004,
+            "no ticket has this code on this page: check the code printed on the ticket",
+        ));
     };
     match recibo.status.as_str() {
         "FACTURADO" => Err(ApiError::new(Code::Recibo005, "this ticket was already invoiced")),
@@ -986,7 +1008,10 @@ pub async fn autofacturar(
         _ => {
             return Err(ApiError::fields(
                 Code::Recibo001,
-                vec![problema("usoCfdi", format!("uso {uso} is not one régimen {} may receive", datos.regimen_fiscal.trim()))],
+                vec![problema(
+                    "usoCfdi",
+                    format!("uso {uso} is not one régimen {} may receive", datos.regimen_fiscal.trim()),
+                )],
             ));
         }
     }
@@ -1010,7 +1035,8 @@ pub async fn autofacturar(
             .await?
             .ok_or_else(|| ApiError::internal("autofactura", "customer just written is gone"))?
     };
-    let mut lineas: Vec<Json> = serde_json::from_str(&recibo.conceptos).map_err(|e| ApiError::internal("ticket lines", e))?;
+    let mut lineas: Vec<Json> =
+        serde_json::from_str(&recibo.conceptos).map_err(|e| ApiError::internal("ticket lines", e))?;
     for linea in &mut lineas {
         if let Some(objeto) = linea.as_object_mut() {
             objeto.remove("importe");
@@ -1055,7 +1081,12 @@ pub async fn autofacturar(
     let envelope: Json = serde_json::from_str(&answer.body).map_err(|e| ApiError::internal("stamp answer", e))?;
     let data = &envelope["data"];
     let texto = |k: &str| data[k].as_str().map(str::to_owned).unwrap_or_else(|| data[k].to_string());
-    Ok(Autofacturada { cfdi_id: texto("cfdiId"), uuid: texto("uuid"), total: texto("total"), xml_path: texto("xmlUrl") })
+    Ok(Autofacturada {
+        cfdi_id: texto("cfdiId"),
+        uuid: texto("uuid"),
+        total: texto("total"),
+        xml_path: texto("xmlUrl"),
+    })
 }
 
 /// The settings as the API shows them: `(autofactura, facturaGlobal)`.
@@ -1095,7 +1126,10 @@ pub async fn leer_ajustes(
                 if valido {
                     a.autofactura_slug = Some(slug);
                 } else {
-                    p.push(problema("autofactura.slug", "slug is 3 to 40 lower-case letters, digits and dashes (mi-tienda)"));
+                    p.push(problema(
+                        "autofactura.slug",
+                        "slug is 3 to 40 lower-case letters, digits and dashes (mi-tienda)",
+                    ));
                 }
             }
             Some(_) => p.push(problema("autofactura.slug", "slug is a text (mi-tienda) or null")),
@@ -1185,7 +1219,8 @@ pub fn periodo_cerrado(periodicidad: &str, hoy: Date) -> Option<(Date, Date, Str
         "05" => {
             // The bimester that ended before the one `hoy` is in.
             let mes = u8::from(hoy.month());
-            let inicio_actual = Date::from_calendar_date(hoy.year(), Month::try_from(mes - (mes - 1) % 2).ok()?, 1).ok()?;
+            let inicio_actual =
+                Date::from_calendar_date(hoy.year(), Month::try_from(mes - (mes - 1) % 2).ok()?, 1).ok()?;
             let anterior = mes_anterior(inicio_actual).and_then(mes_anterior)?;
             (anterior, inicio_actual)
         }
@@ -1231,7 +1266,9 @@ impl crate::jobs::Job for PlanearGlobales {
     async fn run(app: AppContext, _job: crate::jobs::Claimed) -> crate::jobs::Attempt {
         match planear(&app, app.clock.now()).await {
             Ok(n) => crate::jobs::Attempt::ok(json!({ "encolados": n })),
-            Err(error) => crate::jobs::Attempt::retry(format!("{}: {}", error.code.as_str(), error.message), Json::Null),
+            Err(error) => {
+                crate::jobs::Attempt::retry(format!("{}: {}", error.code.as_str(), error.message), Json::Null)
+            }
         }
     }
 }
@@ -1289,7 +1326,9 @@ async fn timbrar_automatica(app: &AppContext, p: &PayloadGlobal) -> ApiResult<Js
     let (empresa, _) = super::contexto::emisora_y_receptor(app, &p.empresa_id, None).await?;
     let dia = |t: &str| leer_dia(t).ok_or_else(|| ApiError::internal("global job", t));
     let catalogos = &*app.catalogos.indice;
-    let local = |d: Date| super::fecha_de_expedicion(catalogos, &empresa.codigo_postal, PrimitiveDateTime::new(d, Time::MIDNIGHT));
+    let local = |d: Date| {
+        super::fecha_de_expedicion(catalogos, &empresa.codigo_postal, PrimitiveDateTime::new(d, Time::MIDNIGHT))
+    };
     let periodo = Periodo {
         periodicidad: p.periodicidad.clone(),
         meses: p.meses.clone(),

@@ -380,7 +380,7 @@ mod tests {
             folio: "1".into(),
             tipo_comprobante: Some("P".into()),
             monto: Some(Decimal::new(11600, 2)),
-            global: None,
+            global: Some(true),
         });
         let data: serde_json::Value = serde_json::from_str(&timbrada.data_json().unwrap()).unwrap();
         assert_eq!((data["total"].to_string(), data["monto"].to_string()), ("0".into(), "116.00".into()));

@@ -204,12 +204,8 @@ pub async fn listar(
         .to_offset(time::UtcOffset::UTC)
     };
     let desde = params.desde.as_deref().map(|t| dia("desde", t)).transpose()?.map(inicio);
-    let hasta = params
-        .hasta
-        .as_deref()
-        .map(|t| dia("hasta", t))
-        .transpose()?
-        .map(|d| inicio(d.next_day().unwrap_or(d)));
+    let hasta =
+        params.hasta.as_deref().map(|t| dia("hasta", t)).transpose()?.map(|d| inicio(d.next_day().unwrap_or(d)));
     let patron = params
         .search
         .as_deref()

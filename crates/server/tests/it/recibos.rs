@@ -577,3 +577,79 @@ async fn the_automatic_global_invoice_stamps_each_closed_period_once() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_dashboard_lists_tickets_stamps_the_global_invoice_and_previews_the_page_with_its_qr() {
+    each_backend(|app: TestApp| async move {
+        let who = con_pagina(&app, "panel-recibos@example.com", "tienda-panel").await;
+        let r = recibo(
+            &app,
+            &who,
+            json!({ "formaPago": "01", "conceptos": [ linea("Refresco", json!(2), json!("23.20")) ] }),
+        )
+        .await
+        .data(201)
+        .clone();
+        let sesion = app.login("panel-recibos@example.com").await;
+        let cookie = format!("timbra_session={sesion}");
+        let pagina = |ruta: String| {
+            let cookie = cookie.clone();
+            let url = format!("{}{ruta}", app.base);
+            let client = app.client.clone();
+            async move {
+                let response = client.get(url).header("cookie", cookie).send().await.unwrap();
+                (response.status().as_u16(), response.text().await.unwrap())
+            }
+        };
+        let (status, lista) = pagina("/panel/recibos".into()).await;
+        assert_eq!(status, 200, "{lista}");
+        for esperado in [
+            "Tickets",
+            r["folio"].as_str().unwrap(),
+            "Abierto",
+            "Timbrar factura global",
+            "Vista previa",
+            "/autofactura/tienda-panel",
+            "<svg",
+        ] {
+            assert!(lista.contains(esperado), "{esperado} missing");
+        }
+        let id = r["id"].as_str().unwrap();
+        let (status, detalle) = pagina(format!("/panel/recibos/{id}")).await;
+        assert_eq!(status, 200);
+        assert!(detalle.contains(r["claveAutofactura"].as_str().unwrap()) && detalle.contains("<svg"), "{detalle}");
+
+        // The global invoice from its button.
+        let token = lista.split("name=\"_csrf\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+        let (meses, ano) = mes_actual();
+        let ano = ano.to_string();
+        let form =
+            [("_csrf", token.as_str()), ("periodicidad", "04"), ("meses", meses.as_str()), ("año", ano.as_str())];
+        let cuerpo: Vec<String> = form.iter().map(|(k, v)| format!("{}={}", codificar(k), codificar(v))).collect();
+        let response = app
+            .client
+            .post(format!("{}/panel/recibos/global", app.base))
+            .header("cookie", &cookie)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(cuerpo.join("&"))
+            .send()
+            .await
+            .unwrap();
+        let html = response.text().await.unwrap();
+        assert!(html.contains("Factura global timbrada"), "{html}");
+        assert_eq!(app.get(&format!("/api/recibos/{id}"), &who).await.data(200)["status"], json!("GLOBAL"));
+
+        // Another person's dashboard does not show the ticket.
+        con_pagina(&app, "panel-recibos-otra@example.com", "tienda-panel-dos").await;
+        let otra = app.login("panel-recibos-otra@example.com").await;
+        let response = app
+            .client
+            .get(format!("{}/panel/recibos/{id}", app.base))
+            .header("cookie", format!("timbra_session={otra}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 404);
+    })
+    .await;
+}

@@ -971,6 +971,18 @@ impl Efectos for EfectosAutofactura {
     }
 }
 
+/// The company's customer with `rfc`, the oldest when several (a generic RFC).
+async fn cliente_por_rfc(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiResult<Option<String>> {
+    let mut conn = app.db.conn().await?;
+    Ok(timbra_store::sql!(
+        scalar_optional conn,
+        String,
+        "SELECT id FROM clientes WHERE empresa_id = $1 AND rfc = $2 ORDER BY created_at LIMIT 1",
+        empresa_id,
+        rfc
+    )?)
+}
+
 /// Stamps the type I invoice of ticket `clave` to the customer `datos` (the page's submit):
 /// the company's invoice serie, the ticket's formaPago and lines, metodoPago PUE, a customer
 /// created or reused by RFC. CLIENTE_001 / RECIBO_001 name the fields to fix; CFDI_001 a rule of
@@ -1015,19 +1027,14 @@ pub async fn autofacturar(
             ));
         }
     }
-    let existente = {
-        let mut conn = app.db.conn().await?;
-        timbra_store::sql!(
-            scalar_optional conn,
-            String,
-            "SELECT id FROM clientes WHERE empresa_id = $1 AND rfc = $2 ORDER BY created_at LIMIT 1",
-            &empresa.id,
-            &rfc
-        )?
-    };
-    let cliente_id = match existente {
+    let cliente_id = match cliente_por_rfc(app, &empresa.id, &rfc).await? {
         Some(id) => crate::scoped::update::<crate::clientes::Clientes>(app, &empresa.id, &id, campos()).await?.id,
-        None => crate::scoped::create::<crate::clientes::Clientes>(app, &empresa.id, campos()).await?.id,
+        None => match crate::scoped::create::<crate::clientes::Clientes>(app, &empresa.id, campos()).await {
+            Ok(row) => row.id,
+            // Another submission with this RFC created it a moment ago: reuse it.
+            Err(error) if error.code == Code::Cliente002 => cliente_por_rfc(app, &empresa.id, &rfc).await?.ok_or(error)?,
+            Err(error) => return Err(error),
+        },
     };
     let receptor = {
         let mut conn = app.db.conn().await?;

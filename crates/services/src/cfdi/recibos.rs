@@ -1032,7 +1032,9 @@ pub async fn autofacturar(
         None => match crate::scoped::create::<crate::clientes::Clientes>(app, &empresa.id, campos()).await {
             Ok(row) => row.id,
             // Another submission with this RFC created it a moment ago: reuse it.
-            Err(error) if error.code == Code::Cliente002 => cliente_por_rfc(app, &empresa.id, &rfc).await?.ok_or(error)?,
+            Err(error) if error.code == Code::Cliente002 => {
+                cliente_por_rfc(app, &empresa.id, &rfc).await?.ok_or(error)?
+            }
             Err(error) => return Err(error),
         },
     };

@@ -123,6 +123,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cfdi::archivos::xml))
         .routes(routes!(cfdi::archivos::pdf))
         .routes(routes!(cfdi::cancelar::cancelar))
+        .routes(routes!(cfdi::correo::enviar))
+        .routes(routes!(cfdi::correo::listar))
         .routes(routes!(cfdi::estado_sat::estado_sat))
         .routes(routes!(cancelaciones::pendientes))
         .routes(routes!(cancelaciones::responder))

@@ -11,6 +11,7 @@ pub mod cfdi;
 pub mod clientes;
 pub mod config;
 pub mod context;
+pub mod correo;
 pub mod empresas;
 pub mod error;
 pub mod events;

@@ -12,6 +12,7 @@ pub mod certificados;
 pub mod cfdi_xml;
 pub mod cfdis;
 pub mod clientes;
+pub mod correos;
 pub mod descargas_uuid;
 pub mod empleados;
 pub mod empleados_movimientos;

@@ -69,6 +69,34 @@ pub struct UpdateEmpresaBody {
     /// Riesgo de trabajo premium in percent, 0.5 to 15 (LSS Art. 74), e.g. 0.54355.
     #[schema(value_type = Option<f64>)]
     prima_riesgo: Option<serde_json::Value>,
+    /// E-mail of its CFDI: what is absent stays.
+    correo: Option<CorreoAjustesBody>,
+}
+
+/// A company's e-mail settings as sent (`PATCH`): what is absent stays.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CorreoAjustesBody {
+    /// The sender's display name, one line of at most 100 characters (`""`: the company's
+    /// razonSocial); a line break is CORREO_002.
+    nombre_remitente: Option<String>,
+    /// The Reply-To address (`""` removes it); an invalid one is CORREO_002.
+    responder_a: Option<String>,
+    /// Queue the e-mail of every stamp to its customer (default false); a stamp body's
+    /// `enviarCorreo` overrides it.
+    enviar_al_timbrar: Option<bool>,
+}
+
+/// A company's e-mail settings.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CorreoAjustesOut {
+    /// The sender's display name (null: the company's razonSocial).
+    nombre_remitente: Option<String>,
+    /// The Reply-To address.
+    responder_a: Option<String>,
+    /// Whether every stamp queues its e-mail.
+    enviar_al_timbrar: bool,
 }
 
 /// A company.
@@ -100,6 +128,8 @@ pub struct EmpresaOut {
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(value_type = Option<f64>)]
     prima_riesgo: Option<rust_decimal::Decimal>,
+    /// E-mail of its CFDI.
+    correo: CorreoAjustesOut,
     /// The caller's role.
     role: Role,
     #[serde(with = "time::serde::rfc3339")]
@@ -129,6 +159,11 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
             dias_aguinaldo: row.dias_aguinaldo,
             metodo_isr_extraordinario: row.metodo_isr_extraordinario,
             prima_riesgo: row.prima_riesgo.map(|m| m.0),
+            correo: CorreoAjustesOut {
+                nombre_remitente: row.correo_nombre_remitente,
+                responder_a: row.correo_responder_a,
+                enviar_al_timbrar: row.correo_enviar_al_timbrar,
+            },
         }
     }
 }
@@ -219,17 +254,29 @@ pub async fn get(
 #[utoipa::path(patch, path = "/empresas/{empresaId}", tag = "empresas", params(("empresaId" = String, Path)), request_body = UpdateEmpresaBody,
     responses(
         (status = 200, description = "The updated company", body = Envelope<EmpresaOut>),
-        (status = 400, description = "EMPRESA_001", body = ErrorBody),
+        (status = 400, description = "EMPRESA_001; CORREO_002 correo.responderA is not an address or correo.nombreRemitente holds a line break", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
     ))]
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
     Path(id): Path<String>,
-    Json(body): Json<UpdateEmpresaBody>,
+    Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
-    Ok(ok(empresa_out(empresas::update(&app, &caller, &id, body.into()).await?)))
+    let correo = body.correo.take().map(|correo| timbra_services::correo::CambioAjustes {
+        nombre_remitente: correo.nombre_remitente,
+        responder_a: correo.responder_a,
+        enviar_al_timbrar: correo.enviar_al_timbrar,
+    });
+    // Every field is checked before anything is written.
+    if let Some(cambio) = &correo {
+        timbra_services::correo::revisar_ajustes(cambio)?;
+    }
+    let row = empresas::update(&app, &caller, &id, body.into()).await?;
+    let Some(cambio) = correo else { return Ok(ok(empresa_out(row))) };
+    timbra_services::correo::guardar_ajustes(&app, &id, cambio).await?;
+    Ok(ok(empresa_out(empresas::get(&app, &caller, &id).await?)))
 }
 
 /// Deletes a company (PROPIETARIO only). Its records are kept for the tax retention period but

@@ -72,6 +72,9 @@ pub struct PagoBody {
     pub num_operacion: Option<String>,
     /// The invoices paid, 1 to 1,000.
     pub docto_relacionados: Option<Vec<DoctoBody>>,
+    /// E-mail the stamped payment CFDI to the customer's `email` after the stamp; absent, the
+    /// company's `correo.enviarAlTimbrar` decides.
+    pub enviar_correo: Option<bool>,
 }
 
 /// One invoice paid (`pago20:DoctoRelacionado`).

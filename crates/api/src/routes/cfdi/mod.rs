@@ -7,6 +7,7 @@
 
 pub mod archivos;
 pub mod cancelar;
+pub mod correo;
 pub mod estado_sat;
 pub mod intentos;
 pub mod listar;
@@ -50,6 +51,24 @@ pub(crate) async fn replayed(
     let Some(clave) = clave else { return Ok(None) };
     let mut conn = app.db.conn().await?;
     Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?.map(crate::error::answer))
+}
+
+/// After a stamp's first `201` (not a replay): queues its e-mail when the body asked for it
+/// (`enviarCorreo`) or, the body silent, the company sends on every stamp (`enviarAlTimbrar`).
+/// The stamp is committed already: whatever happens here does not change its answer.
+pub(crate) async fn correo_al_timbrar(
+    app: &AppContext,
+    empresa_id: &str,
+    answer: &timbra_services::idempotency::Answer,
+    pedido: Option<bool>,
+) {
+    if answer.replayed || answer.status != axum::http::StatusCode::CREATED || pedido == Some(false) {
+        return;
+    }
+    let Ok(body) = serde_json::from_str::<serde_json::Value>(&answer.body) else { return };
+    if let Some(cfdi_id) = body["data"]["cfdiId"].as_str() {
+        timbra_services::correo::al_timbrar(app, empresa_id, cfdi_id, pedido).await;
+    }
 }
 
 /// Whether the caller may read the company's payroll receipts (type N CFDI) through the

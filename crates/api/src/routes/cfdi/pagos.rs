@@ -58,6 +58,7 @@ pub async fn timbrar_pago(
     }
     let bytes = body;
     let body: PagoBody = parse_body(&bytes)?;
+    let enviar_correo = body.enviar_correo;
     let (empresa, _) = timbra_services::cfdi::contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
@@ -74,5 +75,7 @@ pub async fn timbrar_pago(
         now,
         fecha_local,
     };
-    Ok(crate::error::answer(pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?))
+    let answer = pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?;
+    super::correo_al_timbrar(&app, &empresa_id, &answer, enviar_correo).await;
+    Ok(crate::error::answer(answer))
 }

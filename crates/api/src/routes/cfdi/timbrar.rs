@@ -52,6 +52,7 @@ pub async fn timbrar(
     }
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
+    let enviar_correo = body.enviar_correo;
     let now = app.clock.now();
     let Factura { empresa, cliente, preparado, fecha_local, .. } =
         preparar_factura(&app, &empresa_id, body, now).await?;
@@ -72,7 +73,9 @@ pub async fn timbrar(
         now,
         fecha_local,
     };
-    Ok(crate::error::answer(pipeline::timbrar(&app, &peticion, documento).await?))
+    let answer = pipeline::timbrar(&app, &peticion, documento).await?;
+    super::correo_al_timbrar(&app, &empresa_id, &answer, enviar_correo).await;
+    Ok(crate::error::answer(answer))
 }
 
 /// An invoice built and checked for its company, before folio and seal.

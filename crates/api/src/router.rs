@@ -77,6 +77,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(api_keys::revoke_by_path))
         .routes(routes!(empresas::create, empresas::list))
         .routes(routes!(empresas::get, empresas::update, empresas::delete))
+        .routes(routes!(empresas::put_logo, empresas::get_logo, empresas::delete_logo))
         .routes(routes!(memberships::list, memberships::add))
         .routes(routes!(memberships::update, memberships::remove))
         .routes(routes!(catalogos::productos_servicios))

@@ -49,8 +49,38 @@ pub enum PdfError {
     Pdf(String),
 }
 
+/// The issuer's branding of its printed CFDI: a logo at the top, its primary color on the
+/// section bars, a note at the foot of every page, and the document's own notes (printed, not
+/// part of the XML).
+#[derive(Clone, Debug, Default)]
+pub struct Marca {
+    /// The logo, a PNG.
+    pub logo_png: Option<Vec<u8>>,
+    /// The section bars' color (RGB).
+    pub color_primario: Option<[u8; 3]>,
+    /// One line at the foot of every page.
+    pub nota_pie: Option<String>,
+    /// The document's notes, printed after the totals.
+    pub notas: Option<String>,
+}
+
+/// `#RRGGBB` as RGB; `None` for anything else.
+pub fn color_hex(texto: &str) -> Option<[u8; 3]> {
+    let hex = texto.strip_prefix('#')?;
+    if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let canal = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    Some([canal(0)?, canal(2)?, canal(4)?])
+}
+
 /// Renders a stamped comprobante (its `Complemento` holds the TimbreFiscalDigital).
 pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
+    render_con_marca(comprobante, &Marca::default())
+}
+
+/// [`render`] with the issuer's branding.
+pub fn render_con_marca(comprobante: &Comprobante, marca: &Marca) -> Result<Vec<u8>, PdfError> {
     let tfd = comprobante.timbre().ok_or(PdfError::SinTimbre)?;
     let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
     let url = timbre::expresion_impresa(comprobante).map_err(|_| PdfError::SinTimbre)?;
@@ -71,7 +101,17 @@ pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
         }
     };
     let timbrado = documento::Timbrado { tfd, cadena_tfd: &cadena_tfd, qr_lado, qr_modulos, qr_ccp };
-    let lienzo = documento::maquetar(comprobante, timbrado, lienzo::Lienzo::new(fuentes));
+    let logo = match &marca.logo_png {
+        None => None,
+        Some(png) => {
+            let imagen = krilla::image::Image::from_png(png.clone().into(), true).map_err(PdfError::Pdf)?;
+            let (ancho, alto) = imagen.size();
+            Some(documento::Logo { png: png.clone(), ancho, alto })
+        }
+    };
+    let adornos = documento::Adornos { logo, nota_pie: marca.nota_pie.as_deref(), notas: marca.notas.as_deref() };
+    let lienzo = lienzo::Lienzo::new(fuentes, marca.color_primario);
+    let lienzo = documento::maquetar(comprobante, timbrado, &adornos, lienzo);
     let metadatos = Metadata::new()
         .title(format!("CFDI {}", tfd.uuid))
         .description(format!("Representación impresa del CFDI {} de {}", tfd.uuid, comprobante.emisor.rfc))
@@ -106,4 +146,9 @@ pub fn url_carta_porte(comprobante: &Comprobante) -> Option<String> {
 /// Parses a stamped CFDI (as stored) and renders it.
 pub fn render_xml(xml: &str) -> Result<Vec<u8>, PdfError> {
     render(&parser::parsear(xml)?)
+}
+
+/// [`render_xml`] with the issuer's branding.
+pub fn render_xml_con_marca(xml: &str, marca: &Marca) -> Result<Vec<u8>, PdfError> {
+    render_con_marca(&parser::parsear(xml)?, marca)
 }

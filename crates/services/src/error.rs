@@ -144,6 +144,7 @@ error_codes! {
     Internal = "INTERNAL", INTERNAL_SERVER_ERROR, "internal error; it was logged, retry later";
     Csd005 = "CSD_005", BAD_REQUEST, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
     Fiel005 = "FIEL_005", BAD_REQUEST, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
+    Logo001 = "LOGO_001", BAD_REQUEST, "the logo is not a PNG or JPEG image that can be read, or it is over 1 MB";
     Live001 = "LIVE_001", NOT_IMPLEMENTED, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
     Pac001 = "PAC_001", BAD_GATEWAY, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
     Pac002 = "PAC_002", BAD_GATEWAY, "no usable answer from the PAC (timeout, dropped connection, 5xx, SOAP Fault, garbage): the outcome is unknown; a stamp is reconciled, send the same request again (details.intentoId, serie, folio)";

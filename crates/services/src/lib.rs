@@ -17,6 +17,7 @@ pub mod error;
 pub mod events;
 pub mod idempotency;
 pub mod jobs;
+pub mod marca;
 pub mod memberships;
 pub mod metrics;
 pub mod nomina;

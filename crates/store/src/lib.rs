@@ -28,6 +28,7 @@ pub mod incidencias;
 pub mod intentos;
 pub mod jobs;
 pub mod login_throttle;
+pub mod marca;
 pub mod memberships;
 pub mod nomina;
 pub mod nomina_ajustes;

@@ -17,6 +17,7 @@ mod harness;
 mod instances;
 mod jobs;
 mod live;
+mod marca;
 mod nomina;
 mod nomina_anual;
 mod nomina_timbrado;

@@ -75,6 +75,8 @@ pub struct PagoBody {
     /// E-mail the stamped payment CFDI to the customer's `email` after the stamp; absent, the
     /// company's `correo.enviarAlTimbrar` decides.
     pub enviar_correo: Option<bool>,
+    /// Notes printed on the PDF (not part of the XML), up to 2,000 characters.
+    pub notas: Option<String>,
 }
 
 /// One invoice paid (`pago20:DoctoRelacionado`).

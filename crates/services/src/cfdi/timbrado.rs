@@ -68,6 +68,8 @@ pub struct TimbrarBody {
     /// E-mail the stamped CFDI (XML and PDF) to the customer's `email` after the stamp
     /// (`POST /api/cfdi/{id}/correo`); absent, the company's `correo.enviarAlTimbrar` decides.
     pub enviar_correo: Option<bool>,
+    /// Notes printed on the PDF after the totals (not part of the XML), up to 2,000 characters.
+    pub notas: Option<String>,
 }
 
 /// `cfdiRelacionados` item.

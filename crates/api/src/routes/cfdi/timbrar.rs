@@ -53,6 +53,8 @@ pub async fn timbrar(
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
     let enviar_correo = body.enviar_correo;
+    let notas = body.notas.clone();
+    timbra_services::marca::revisar_notas(notas.as_deref())?;
     let now = app.clock.now();
     let Factura { empresa, cliente, preparado, fecha_local, .. } =
         preparar_factura(&app, &empresa_id, body, now).await?;
@@ -74,7 +76,7 @@ pub async fn timbrar(
         fecha_local,
     };
     let answer = pipeline::timbrar(&app, &peticion, documento).await?;
-    super::correo_al_timbrar(&app, &empresa_id, &answer, enviar_correo).await;
+    super::despues_de_timbrar(&app, &empresa_id, &answer, notas.as_deref(), enviar_correo).await;
     Ok(crate::error::answer(answer))
 }
 

@@ -59,7 +59,7 @@ error_codes! {
     Cliente002 = "CLIENTE_002", CONFLICT, "a customer with this RFC already exists in the company";
     Correo001 = "CORREO_001", PRECONDITION_FAILED, "e-mail is not configured on this installation (TIMBRA_SMTP_URL and TIMBRA_SMTP_FROM)";
     Correo002 = "CORREO_002", BAD_REQUEST, "an e-mail address is invalid (details.campo and details.direccion name it), or a name or subject holds a line break";
-    Correo003 = "CORREO_003", BAD_REQUEST, "the CFDI has no address to send it to: its customer has no email; send para";
+    Correo003 = "CORREO_003", BAD_REQUEST, "the CFDI has no address to send it to: its customer has no email (a payroll receipt has none stored); send para";
     Producto001 = "PRODUCTO_001", BAD_REQUEST, "invalid product data (see details)";
     ApiKey001 = "APIKEY_001", BAD_REQUEST, "invalid API key data (see details)";
     ApiKey002 = "APIKEY_002", FORBIDDEN, "a key cannot create a key wider than itself";

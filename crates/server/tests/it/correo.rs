@@ -404,3 +404,50 @@ async fn two_instances_on_one_database_send_each_email_once() {
         );
     }
 }
+
+#[tokio::test]
+async fn mailing_a_payroll_receipt_needs_nomina_view_as_every_read_of_one() {
+    use crate::nomina_timbrado::{empresa_nomina, periodo_calculado};
+    let clock = Clock::shifted(0, 1.0);
+    let smtp = Smtp::start().await;
+    let smtp = &smtp;
+    each_backend_with(con_smtp(&smtp.url, &clock), |app: TestApp| async move {
+        let antes = smtp.received().len();
+        let owner = empresa_nomina(&app, "nomina-correo@example.com", Some("B5510768108")).await;
+        let (empresa, owner_key) = (owner.empresa.clone().unwrap(), owner.key.clone().unwrap());
+        let (periodo, _) = periodo_calculado(&app, &owner, &["500.00"], &[]).await;
+        let timbrado = crate::nomina_timbrado::timbrar(&app, &owner, &periodo).await;
+        let cfdi_id = timbrado.data(201)["recibos"][0]["cfdiId"].as_str().unwrap().to_owned();
+
+        // A FACTURADOR may send invoices but may not read payroll: the receipt is not there.
+        let email = "fact-correo@example.com";
+        let (_, key) = app.user(email).await;
+        let members = format!("/api/empresas/{empresa}/miembros");
+        app.post(&members, &As::key(&owner_key), json!({ "email": email, "role": "FACTURADOR" })).await.data(201);
+        let facturador = As::key(&key).in_empresa(&empresa);
+        enviar(&app, &facturador, &cfdi_id, json!({ "para": ["empleado@example.com"] }))
+            .await
+            .assert_error(404, "NOT_FOUND");
+        app.get(&format!("/api/cfdi/{cfdi_id}/correos"), &facturador).await.assert_error(404, "NOT_FOUND");
+        // A key with cfdi:timbrar only, the same.
+        let creada =
+            app.post("/api/api-keys", &As::key(&owner_key), json!({ "name": "k", "scopes": ["cfdi:timbrar"] })).await;
+        let llave = As::key(creada.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
+        enviar(&app, &llave, &cfdi_id, json!({ "para": ["empleado@example.com"] }))
+            .await
+            .assert_error(404, "NOT_FOUND");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(smtp.received().len(), antes);
+
+        // The owner may: an employee has no stored address, so para is needed.
+        enviar(&app, &owner, &cfdi_id, json!({})).await.assert_error(400, "CORREO_003");
+        let queued = enviar(&app, &owner, &cfdi_id, json!({ "para": ["empleado@example.com"] })).await;
+        assert_eq!(queued.data(202)["para"], json!(["empleado@example.com"]));
+        wait_for(20, "the receipt's e-mail", async || smtp.received().len() == antes + 1).await;
+        let mensaje = smtp.received()[antes].clone();
+        let parsed = mensaje.parsed();
+        assert!(parsed.body_text(0).unwrap().contains("el recibo de nómina"));
+        assert_eq!(parsed.attachments().count(), 2);
+    })
+    .await;
+}

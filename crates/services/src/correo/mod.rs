@@ -133,8 +133,8 @@ pub async fn enviar(
             _ => {
                 return Err(ApiError::new(
                     Code::Correo003,
-                    "this CFDI has no address to send it to: its customer has no email; send para or set the \
-                     customer's email",
+                    "this CFDI has no address to send it to (its customer has no email; payroll receipts have \
+                     none stored): send para, or set the customer's email",
                 ));
             }
         }

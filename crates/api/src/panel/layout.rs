@@ -157,6 +157,7 @@ fn aviso(clave: &str) -> Option<&'static str> {
         "producto-borrado" => "Producto eliminado.",
         "factura-timbrada" => "Factura timbrada.",
         "factura-cancelada" => "Solicitud de cancelación registrada.",
+        "correo-encolado" => "Correo en cola de envío: el registro de envíos muestra su estado.",
         "cancelacion-aceptada" => "Cancelación aceptada: el SAT cancela el comprobante.",
         "cancelacion-rechazada" => "Cancelación rechazada: el comprobante sigue vigente.",
         "registrado" => "Cuenta creada. Ya puede entrar.",

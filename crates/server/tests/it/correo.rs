@@ -451,3 +451,71 @@ async fn mailing_a_payroll_receipt_needs_nomina_view_as_every_read_of_one() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_dashboard_sends_an_invoice_and_shows_its_sending_log() {
+    use crate::panel::{ConFormulario, crear_empresa, csrf_de, location, registrar};
+    let clock = Clock::shifted(0, 1.0);
+    let smtp = Smtp::start().await;
+    let smtp = &smtp;
+    each_backend_with(con_smtp(&smtp.url, &clock), |app: TestApp| async move {
+        let antes = smtp.received().len();
+        let (client, token) = registrar(&app, "panel-correo@example.com").await;
+        let empresa = crear_empresa(&app, &client, &token).await;
+        let creada = app
+            .post(
+                "/api/api-keys",
+                &As::default(),
+                json!({ "name": "t", "email": "panel-correo@example.com", "password": "Secreto1!" }),
+            )
+            .await;
+        let who = As::key(creada.data(201)["key"].as_str().unwrap()).in_empresa(&empresa);
+        let cliente = app
+            .post(
+                "/api/clientes",
+                &who,
+                json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN",
+                "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03", "email": CLIENTE_EMAIL }),
+            )
+            .await
+            .data(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (id, _) = timbrada(&app, &who, &cliente).await;
+        let url = format!("{}/panel/facturas/{id}", app.base);
+        let page = client.get(&url).send().await.unwrap().text().await.unwrap();
+        assert!(page.contains("Enviar por correo") && !page.contains(r#"id="envios""#), "{page}");
+        let token = csrf_de(&page);
+
+        // Without the CSRF token nothing is sent.
+        let sin = client.post(format!("{url}/correo")).formulario(&[("para", "")]).send().await.unwrap();
+        assert_eq!(sin.status(), 403);
+        // An empty para: the customer's address.
+        let enviado = client
+            .post(format!("{url}/correo"))
+            .formulario(&[("_csrf", token.as_str()), ("para", "")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(enviado.status(), 303);
+        assert!(location(&enviado).contains("aviso=correo-encolado"));
+        wait_for(20, "the message", async || smtp.received().len() == antes + 1).await;
+        wait_for(10, "ENVIADO", async || correos(&app, &who, &id).await[0]["estado"] == "ENVIADO").await;
+        let page = client.get(&url).send().await.unwrap().text().await.unwrap();
+        assert!(page.contains(r#"id="envios""#) && page.contains(CLIENTE_EMAIL) && page.contains("ENVIADO"), "{page}");
+        assert!(page.contains("Reenviar XML y PDF"));
+
+        // A bad address comes back on the page with the API's message.
+        let mal = client
+            .post(format!("{url}/correo"))
+            .formulario(&[("_csrf", token.as_str()), ("para", "no-es-correo")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(mal.status(), 400);
+        assert!(mal.text().await.unwrap().contains("no-es-correo"));
+        assert_eq!(correos(&app, &who, &id).await.len(), 1);
+    })
+    .await;
+}

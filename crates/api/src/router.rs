@@ -147,6 +147,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(retenciones::listar::listar))
         .routes(routes!(retenciones::obtener::obtener))
         .routes(routes!(retenciones::obtener::xml))
+        .routes(routes!(retenciones::obtener::pdf))
+        .routes(routes!(retenciones::cancelar::cancelar))
 }
 
 /// The OpenAPI document of [`api_routes`] with the `/api` prefix, the error table attached.

@@ -158,6 +158,7 @@ fn aviso(clave: &str) -> Option<&'static str> {
         "factura-timbrada" => "Factura timbrada.",
         "factura-cancelada" => "Solicitud de cancelación registrada.",
         "correo-encolado" => "Correo en cola de envío: el registro de envíos muestra su estado.",
+        "retencion-timbrada" => "Retención timbrada.",
         "cancelacion-aceptada" => "Cancelación aceptada: el SAT cancela el comprobante.",
         "cancelacion-rechazada" => "Cancelación rechazada: el comprobante sigue vigente.",
         "registrado" => "Cuenta creada. Ya puede entrar.",
@@ -176,6 +177,7 @@ struct Enlace {
 const NAVEGACION: &[Enlace] = &[
     Enlace { ruta: "/panel", texto: "Inicio" },
     Enlace { ruta: "/panel/facturas", texto: "Facturas" },
+    Enlace { ruta: "/panel/retenciones", texto: "Retenciones" },
     Enlace { ruta: "/panel/buzon", texto: "Buzón" },
     Enlace { ruta: "/panel/clientes", texto: "Clientes" },
     Enlace { ruta: "/panel/productos", texto: "Productos" },

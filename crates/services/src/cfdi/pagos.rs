@@ -851,6 +851,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     efectos_guardados: Some(&EFECTOS_GUARDADOS),
     al_cancelar: |tx, empresa_id, cfdi_id, now| Box::pin(devolver(tx, empresa_id, cfdi_id, now)),
     leer_timbrado: super::documento::leer_comprobante,
+    servicio_pac: timbra_pac::Servicio::Cfdi,
 };
 
 /// Gives back to the invoices what payment `pago_id` applied (its stamp was refused, or it

@@ -189,7 +189,7 @@ pub fn render_retencion(retencion: &timbra_retenciones::Retenciones) -> Result<V
     let lado = qr.width();
     let modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
     let cadena_tfd = cadena::tfd_desde_modelo(tfd);
-    let lienzo = retencion::maquetar(retencion, &cadena_tfd, (lado, modulos), lienzo::Lienzo::new(fuentes));
+    let lienzo = retencion::maquetar(retencion, &cadena_tfd, (lado, modulos), lienzo::Lienzo::new(fuentes, None));
     let metadatos = Metadata::new()
         .title(format!("CFDI de Retenciones {}", tfd.uuid))
         .description(format!(

@@ -78,6 +78,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(api_keys::revoke_by_path))
         .routes(routes!(empresas::create, empresas::list))
         .routes(routes!(empresas::get, empresas::update, empresas::delete))
+        .routes(routes!(empresas::put_logo, empresas::get_logo, empresas::delete_logo))
         .routes(routes!(memberships::list, memberships::add))
         .routes(routes!(memberships::update, memberships::remove))
         .routes(routes!(catalogos::productos_servicios))
@@ -125,6 +126,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cfdi::archivos::xml))
         .routes(routes!(cfdi::archivos::pdf))
         .routes(routes!(cfdi::cancelar::cancelar))
+        .routes(routes!(cfdi::correo::enviar))
+        .routes(routes!(cfdi::correo::listar))
         .routes(routes!(cfdi::estado_sat::estado_sat))
         .routes(routes!(cancelaciones::pendientes))
         .routes(routes!(cancelaciones::responder))
@@ -149,6 +152,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(retenciones::listar::listar))
         .routes(routes!(retenciones::obtener::obtener))
         .routes(routes!(retenciones::obtener::xml))
+        .routes(routes!(retenciones::obtener::pdf))
+        .routes(routes!(retenciones::cancelar::cancelar))
 }
 
 /// The OpenAPI document of [`api_routes`] with the `/api` prefix, the error table attached.

@@ -242,21 +242,57 @@ impl PacError {
     }
 }
 
+/// Which of the PAC's services a document goes to: SAT keeps CFDI 4.0 and CFDI de Retenciones
+/// apart, and so do PACs (Finkok: `stamp` and `cancel` for CFDI, `retentions` for retentions,
+/// with the same operations and answers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Servicio {
+    /// CFDI 4.0 (Finkok's `stamp` and `cancel` services).
+    #[default]
+    Cfdi,
+    /// CFDI de Retenciones e Información de Pagos 2.0 (Finkok's `retentions` service:
+    /// `stamp`, `stamped`, `cancel_signature`).
+    Retenciones,
+}
+
 /// A stamping provider.
 pub trait Pac: Send + Sync {
-    /// Stamps a sealed pre-CFDI (XML text). A document stamped before comes back with
-    /// [`Timbrado::previo`] when the PAC returns the original stamp, or as
-    /// `Rejected { code: "307" }` when it does not (then call [`Pac::consultar`]).
-    fn timbrar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Timbrado, PacError>>;
+    /// Stamps a sealed pre-CFDI (XML text) through `servicio`. A document stamped before
+    /// comes back with [`Timbrado::previo`] when the PAC returns the original stamp, or as
+    /// `Rejected { code: "307" }` when it does not (then call [`Pac::consultar_en`]).
+    fn timbrar_en<'a>(&'a self, servicio: Servicio, xml_sellado: &'a str) -> BoxFuture<'a, Result<Timbrado, PacError>>;
 
     /// Finds the stamp of a sealed pre-CFDI stamped before (Finkok `stamped`): `None` when
     /// the PAC has no stamp for it.
-    fn consultar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>>;
+    fn consultar_en<'a>(
+        &'a self,
+        servicio: Servicio,
+        xml_sellado: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>>;
 
     /// Sends a signed `Cancelacion` document (PROTOCOLS.md §2.4) for one UUID. `201` and
     /// `202` are answers (the request was received, not that the CFDI is cancelled); any
     /// other per-UUID or request-level code is a rejection.
-    fn cancelar<'a>(&'a self, cancelacion_firmada: &'a str) -> BoxFuture<'a, Result<Cancelacion, PacError>>;
+    fn cancelar_en<'a>(
+        &'a self,
+        servicio: Servicio,
+        cancelacion_firmada: &'a str,
+    ) -> BoxFuture<'a, Result<Cancelacion, PacError>>;
+
+    /// [`Pac::timbrar_en`] a CFDI 4.0.
+    fn timbrar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Timbrado, PacError>> {
+        self.timbrar_en(Servicio::Cfdi, xml_sellado)
+    }
+
+    /// [`Pac::consultar_en`] a CFDI 4.0.
+    fn consultar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>> {
+        self.consultar_en(Servicio::Cfdi, xml_sellado)
+    }
+
+    /// [`Pac::cancelar_en`] a CFDI 4.0.
+    fn cancelar<'a>(&'a self, cancelacion_firmada: &'a str) -> BoxFuture<'a, Result<Cancelacion, PacError>> {
+        self.cancelar_en(Servicio::Cfdi, cancelacion_firmada)
+    }
 
     /// SAT's status of a CFDI (follow a cancellation that waits for the receiver).
     fn estatus_cancelacion<'a>(&'a self, consulta: &'a ConsultaEstado) -> BoxFuture<'a, Result<EstadoSat, PacError>>;
@@ -280,20 +316,20 @@ pub trait Pac: Send + Sync {
 ///
 /// # Errors
 /// The PAC's rejection, or the last indeterminate error when nothing could be recovered.
-pub async fn timbrar_sin_duplicar(pac: &dyn Pac, xml_sellado: &str) -> Result<Timbrado, PacError> {
-    let primer_error = match pac.timbrar(xml_sellado).await {
+pub async fn timbrar_sin_duplicar(pac: &dyn Pac, servicio: Servicio, xml_sellado: &str) -> Result<Timbrado, PacError> {
+    let primer_error = match pac.timbrar_en(servicio, xml_sellado).await {
         Ok(timbrado) => return Ok(timbrado),
         Err(error) if error.is_indeterminate() || error.code() == Some("307") => error,
         Err(error) => return Err(error),
     };
-    if let Some(timbrado) = pac.consultar(xml_sellado).await? {
+    if let Some(timbrado) = pac.consultar_en(servicio, xml_sellado).await? {
         return Ok(timbrado);
     }
     if primer_error.code() == Some("307") {
         return Err(primer_error);
     }
-    match pac.timbrar(xml_sellado).await {
-        Err(error) if error.code() == Some("307") => pac.consultar(xml_sellado).await?.ok_or(error),
+    match pac.timbrar_en(servicio, xml_sellado).await {
+        Err(error) if error.code() == Some("307") => pac.consultar_en(servicio, xml_sellado).await?.ok_or(error),
         otro => otro,
     }
 }

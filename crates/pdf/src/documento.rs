@@ -138,6 +138,24 @@ const MERCANCIAS_CCE: [Columna; 6] = [
 const SEPARACION_COLUMNAS: f32 = 4.0;
 
 /// The cursor over the pages.
+/// The issuer's logo: PNG bytes and their size in pixels.
+pub(crate) struct Logo {
+    pub(crate) png: Vec<u8>,
+    pub(crate) ancho: u32,
+    pub(crate) alto: u32,
+}
+
+/// What the issuer's branding adds to the page.
+pub(crate) struct Adornos<'a> {
+    pub(crate) logo: Option<Logo>,
+    pub(crate) nota_pie: Option<&'a str>,
+    pub(crate) notas: Option<&'a str>,
+}
+
+/// The box a logo fits in, keeping its proportions (points).
+const LOGO_ANCHO: f32 = 160.0;
+const LOGO_ALTO: f32 = 56.0;
+
 struct Maqueta<'a, 'f> {
     lienzo: Lienzo<'f>,
     y: f32,
@@ -147,13 +165,27 @@ struct Maqueta<'a, 'f> {
     uuid: &'a str,
 }
 
-pub(crate) fn maquetar<'f>(comprobante: &Comprobante, timbrado: Timbrado<'_>, lienzo: Lienzo<'f>) -> Lienzo<'f> {
+pub(crate) fn maquetar<'f>(
+    comprobante: &Comprobante,
+    timbrado: Timbrado<'_>,
+    adornos: &Adornos<'_>,
+    lienzo: Lienzo<'f>,
+) -> Lienzo<'f> {
     let mut m = Maqueta { lienzo, y: MARGEN, tabla: None, comprobante, uuid: &timbrado.tfd.uuid };
+    if let Some(logo) = &adornos.logo {
+        let escala = (LOGO_ANCHO / logo.ancho.max(1) as f32).min(LOGO_ALTO / logo.alto.max(1) as f32);
+        let (ancho, alto) = (logo.ancho as f32 * escala, logo.alto as f32 * escala);
+        m.lienzo.imagen(MARGEN, m.y, ancho, alto, logo.png.clone());
+        m.y += alto + 4.0;
+    }
     m.encabezado(timbrado.tfd);
     m.receptor();
     m.datos_generales();
     m.conceptos();
     m.totales();
+    if let Some(notas) = adornos.notas.map(str::trim).filter(|notas| !notas.is_empty()) {
+        m.notas(notas);
+    }
     if let Some(pagos) = comprobante.pagos() {
         m.pagos(pagos);
     }
@@ -168,7 +200,7 @@ pub(crate) fn maquetar<'f>(comprobante: &Comprobante, timbrado: Timbrado<'_>, li
     }
     m.sellos(&timbrado);
     let mut lienzo = m.lienzo;
-    pies(&mut lienzo);
+    pies(&mut lienzo, adornos.nota_pie);
     lienzo
 }
 
@@ -203,8 +235,20 @@ impl Maqueta<'_, '_> {
         self.asegurar(40.0);
         self.y += 4.0;
         self.lienzo.rect(MARGEN, self.y, ANCHO_UTIL, 12.0, Tinta::Barra);
-        self.lienzo.texto(MARGEN + 3.0, self.y + 8.8, ANCHO_UTIL, Alineacion::Izquierda, Estilo::negrita(7.5), titulo);
+        let estilo = Estilo { tinta: Tinta::SobreBarra, ..Estilo::negrita(7.5) };
+        self.lienzo.texto(MARGEN + 3.0, self.y + 8.8, ANCHO_UTIL, Alineacion::Izquierda, estilo, titulo);
         self.y += 16.0;
+    }
+
+    /// The document's notes (the stamp body's `notas`), wrapped.
+    fn notas(&mut self, notas: &str) {
+        self.barra("Notas");
+        for linea in self.lienzo.partir(notas, ANCHO_UTIL, VALOR) {
+            self.asegurar(VALOR.interlineado());
+            self.y += VALOR.interlineado();
+            self.lienzo.texto(MARGEN, self.y, ANCHO_UTIL, Alineacion::Izquierda, VALOR, &linea);
+        }
+        self.y += 4.0;
     }
 
     /// Label/value pairs in `columnas` columns; values wrap inside their column.
@@ -1072,13 +1116,20 @@ fn celdas_concepto(concepto: &Concepto) -> Vec<Vec<(String, Estilo)>> {
 }
 
 /// "Página i de n" and the legend on every page.
-fn pies(lienzo: &mut Lienzo<'_>) {
+fn pies(lienzo: &mut Lienzo<'_>, nota_pie: Option<&str>) {
     let total = lienzo.paginas.len();
     let estilo = Estilo::gris(6.5);
     let y = ALTO_PAGINA - MARGEN + 4.0;
+    let nota = nota_pie
+        .map(str::trim)
+        .filter(|nota| !nota.is_empty())
+        .and_then(|nota| lienzo.partir(nota, ANCHO_UTIL, estilo).into_iter().next());
     let paginas = std::mem::take(&mut lienzo.paginas);
     for (indice, ops) in paginas.into_iter().enumerate() {
         lienzo.paginas.push(ops);
+        if let Some(nota) = &nota {
+            lienzo.texto(MARGEN, y - 12.0, ANCHO_UTIL, Alineacion::Izquierda, estilo, nota);
+        }
         lienzo.linea(MARGEN, y - 9.0, ANCHO_UTIL);
         lienzo.texto(
             MARGEN,

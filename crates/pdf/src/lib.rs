@@ -19,6 +19,7 @@ mod documento;
 mod fuentes;
 mod letra;
 mod lienzo;
+mod retencion;
 mod textos;
 
 use krilla::metadata::Metadata;
@@ -27,6 +28,7 @@ use timbra_cfdi::model::Comprobante;
 use timbra_cfdi::{cadena, parser, timbre};
 
 pub use letra::{importe_con_letra, numero_en_palabras};
+pub use retencion::url_verificacion as url_retencion;
 
 /// Why a PDF could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +36,9 @@ pub enum PdfError {
     /// The XML is not a CFDI 4.0 the parser accepts.
     #[error("the XML is not a readable CFDI 4.0: {0}")]
     Xml(#[from] parser::ErrorParseo),
+    /// The XML is not a CFDI de Retenciones 2.0 the parser accepts.
+    #[error("the XML is not a readable CFDI de Retenciones 2.0: {0}")]
+    Retencion(String),
     /// The comprobante has no TimbreFiscalDigital: only stamped CFDI have a printed
     /// representation (the QR and the folio fiscal come from the stamp).
     #[error("the CFDI is not stamped (no TimbreFiscalDigital): it has no printed representation")]
@@ -49,8 +54,38 @@ pub enum PdfError {
     Pdf(String),
 }
 
+/// The issuer's branding of its printed CFDI: a logo at the top, its primary color on the
+/// section bars, a note at the foot of every page, and the document's own notes (printed, not
+/// part of the XML).
+#[derive(Clone, Debug, Default)]
+pub struct Marca {
+    /// The logo, a PNG.
+    pub logo_png: Option<Vec<u8>>,
+    /// The section bars' color (RGB).
+    pub color_primario: Option<[u8; 3]>,
+    /// One line at the foot of every page.
+    pub nota_pie: Option<String>,
+    /// The document's notes, printed after the totals.
+    pub notas: Option<String>,
+}
+
+/// `#RRGGBB` as RGB; `None` for anything else.
+pub fn color_hex(texto: &str) -> Option<[u8; 3]> {
+    let hex = texto.strip_prefix('#')?;
+    if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let canal = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    Some([canal(0)?, canal(2)?, canal(4)?])
+}
+
 /// Renders a stamped comprobante (its `Complemento` holds the TimbreFiscalDigital).
 pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
+    render_con_marca(comprobante, &Marca::default())
+}
+
+/// [`render`] with the issuer's branding.
+pub fn render_con_marca(comprobante: &Comprobante, marca: &Marca) -> Result<Vec<u8>, PdfError> {
     let tfd = comprobante.timbre().ok_or(PdfError::SinTimbre)?;
     let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
     let url = timbre::expresion_impresa(comprobante).map_err(|_| PdfError::SinTimbre)?;
@@ -71,7 +106,17 @@ pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
         }
     };
     let timbrado = documento::Timbrado { tfd, cadena_tfd: &cadena_tfd, qr_lado, qr_modulos, qr_ccp };
-    let lienzo = documento::maquetar(comprobante, timbrado, lienzo::Lienzo::new(fuentes));
+    let logo = match &marca.logo_png {
+        None => None,
+        Some(png) => {
+            let imagen = krilla::image::Image::from_png(png.clone().into(), true).map_err(PdfError::Pdf)?;
+            let (ancho, alto) = imagen.size();
+            Some(documento::Logo { png: png.clone(), ancho, alto })
+        }
+    };
+    let adornos = documento::Adornos { logo, nota_pie: marca.nota_pie.as_deref(), notas: marca.notas.as_deref() };
+    let lienzo = lienzo::Lienzo::new(fuentes, marca.color_primario);
+    let lienzo = documento::maquetar(comprobante, timbrado, &adornos, lienzo);
     let metadatos = Metadata::new()
         .title(format!("CFDI {}", tfd.uuid))
         .description(format!("Representación impresa del CFDI {} de {}", tfd.uuid, comprobante.emisor.rfc))
@@ -103,8 +148,13 @@ pub fn url_carta_porte(comprobante: &Comprobante) -> Option<String> {
     ))
 }
 
-/// Parses a stamped CFDI (as stored) and renders it.
+/// Parses a stamped CFDI (as stored) and renders it: a CFDI 4.0, or a CFDI de Retenciones
+/// 2.0 (told apart by the root element).
 pub fn render_xml(xml: &str) -> Result<Vec<u8>, PdfError> {
+    if es_retencion(xml) {
+        let retencion = timbra_retenciones::parsear(xml).map_err(|e| PdfError::Retencion(e.to_string()))?;
+        return render_retencion(&retencion);
+    }
     render(&parser::parsear(xml)?)
 }
 
@@ -135,4 +185,46 @@ mod qr_tests {
         let svg = super::qr_svg("https://facturas.example.com/autofactura/tienda?clave=7KQ3M9XWTR").unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<path d=\"M"), "{svg}");
     }
+/// [`render_xml`] with the issuer's branding (a CFDI de Retenciones prints without it: its
+/// layout has no logo or color yet).
+pub fn render_xml_con_marca(xml: &str, marca: &Marca) -> Result<Vec<u8>, PdfError> {
+    if es_retencion(xml) {
+        return render_xml(xml);
+    }
+    render_con_marca(&parser::parsear(xml)?, marca)
+}
+
+/// Whether `xml`'s root element is a `Retenciones` (of any prefix).
+fn es_retencion(xml: &str) -> bool {
+    let inicio = xml.trim_start_matches('\u{feff}').trim_start();
+    let inicio = match inicio.strip_prefix("<?xml") {
+        Some(resto) => resto.split_once("?>").map_or("", |(_, r)| r).trim_start(),
+        None => inicio,
+    };
+    let nombre: String =
+        inicio.trim_start_matches('<').chars().take_while(|c| !c.is_whitespace() && *c != '>').collect();
+    nombre == "Retenciones" || nombre.ends_with(":Retenciones")
+}
+
+/// Renders a stamped CFDI de Retenciones 2.0 with the QR of [`url_retencion`].
+pub fn render_retencion(retencion: &timbra_retenciones::Retenciones) -> Result<Vec<u8>, PdfError> {
+    let tfd = retencion.timbre().ok_or(PdfError::SinTimbre)?;
+    let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
+    let url = retencion::url_verificacion(retencion).ok_or(PdfError::SinTimbre)?;
+    let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
+        .map_err(|error| PdfError::Qr(error.to_string()))?;
+    let lado = qr.width();
+    let modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
+    let cadena_tfd = cadena::tfd_desde_modelo(tfd);
+    let lienzo = retencion::maquetar(retencion, &cadena_tfd, (lado, modulos), lienzo::Lienzo::new(fuentes, None));
+    let metadatos = Metadata::new()
+        .title(format!("CFDI de Retenciones {}", tfd.uuid))
+        .description(format!(
+            "Representación impresa del CFDI de Retenciones {} de {}",
+            tfd.uuid,
+            retencion.emisor.rfc_e.as_str()
+        ))
+        .creator("timbra".to_owned())
+        .language("es-MX".to_owned());
+    lienzo.emitir(metadatos)
 }

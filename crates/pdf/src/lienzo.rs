@@ -19,22 +19,27 @@ pub(crate) const ANCHO_PAGINA: f32 = 612.0;
 pub(crate) const ALTO_PAGINA: f32 = 792.0;
 pub(crate) const MARGEN: f32 = 36.0;
 
-/// Colours used: text, muted text, section bars, rules.
+/// Colours used: text, muted text, section bars, their titles, rules.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Tinta {
     Negro,
     Gris,
     Barra,
+    /// A section bar's title: black on the default bar, white on the company's color.
+    SobreBarra,
     Linea,
 }
 
 impl Tinta {
-    fn rgb(self) -> rgb::Color {
-        match self {
-            Tinta::Negro => rgb::Color::new(0, 0, 0),
-            Tinta::Gris => rgb::Color::new(90, 90, 90),
-            Tinta::Barra => rgb::Color::new(225, 230, 238),
-            Tinta::Linea => rgb::Color::new(170, 170, 170),
+    /// The colour, with the company's primary color (`#RRGGBB`) for the bars when it has one.
+    fn rgb(self, primario: Option<[u8; 3]>) -> rgb::Color {
+        match (self, primario) {
+            (Tinta::Negro, _) | (Tinta::SobreBarra, None) => rgb::Color::new(0, 0, 0),
+            (Tinta::Gris, _) => rgb::Color::new(90, 90, 90),
+            (Tinta::Barra, None) => rgb::Color::new(225, 230, 238),
+            (Tinta::Barra, Some([r, g, b])) => rgb::Color::new(r, g, b),
+            (Tinta::SobreBarra, Some(_)) => rgb::Color::new(255, 255, 255),
+            (Tinta::Linea, _) => rgb::Color::new(170, 170, 170),
         }
     }
 }
@@ -55,6 +60,14 @@ pub(crate) enum Op {
         ancho: f32,
         alto: f32,
         tinta: Tinta,
+    },
+    /// A PNG image drawn `ancho` × `alto` points with its top-left corner at `x`, `y`.
+    Imagen {
+        x: f32,
+        y: f32,
+        ancho: f32,
+        alto: f32,
+        png: Vec<u8>,
     },
     /// A QR symbol: `modulos` row-major, `lado` modules per side, drawn `tamano` points wide.
     Qr {
@@ -101,11 +114,13 @@ pub(crate) enum Alineacion {
 pub(crate) struct Lienzo<'f> {
     pub(crate) fuentes: &'f Fuentes,
     pub(crate) paginas: Vec<Vec<Op>>,
+    /// The company's primary color for the section bars.
+    pub(crate) primario: Option<[u8; 3]>,
 }
 
 impl<'f> Lienzo<'f> {
-    pub(crate) fn new(fuentes: &'f Fuentes) -> Self {
-        Self { fuentes, paginas: vec![Vec::new()] }
+    pub(crate) fn new(fuentes: &'f Fuentes, primario: Option<[u8; 3]>) -> Self {
+        Self { fuentes, paginas: vec![Vec::new()], primario }
     }
 
     pub(crate) fn nueva_pagina(&mut self) {
@@ -151,6 +166,11 @@ impl<'f> Lienzo<'f> {
     /// A horizontal rule.
     pub(crate) fn linea(&mut self, x: f32, y: f32, ancho: f32) {
         self.rect(x, y, ancho, 0.5, Tinta::Linea);
+    }
+
+    /// A PNG image (checked by the caller) at `x`, `y`, `ancho` × `alto` points.
+    pub(crate) fn imagen(&mut self, x: f32, y: f32, ancho: f32, alto: f32, png: Vec<u8>) {
+        self.actual().push(Op::Imagen { x, y, ancho, alto, png });
     }
 
     pub(crate) fn qr(&mut self, x: f32, y: f32, tamano: f32, lado: usize, modulos: Vec<bool>) {
@@ -219,7 +239,7 @@ impl<'f> Lienzo<'f> {
             for op in ops {
                 match op {
                     Op::Texto { x, y, tamano, negrita, tinta, texto } => {
-                        poner_tinta(&mut superficie, &mut tinta_actual, *tinta);
+                        poner_tinta(&mut superficie, &mut tinta_actual, *tinta, self.primario);
                         let fuente = self.fuentes.cara(*negrita).fuente.clone();
                         superficie.draw_text(
                             Point::from_xy(*x, *y),
@@ -235,9 +255,16 @@ impl<'f> Lienzo<'f> {
                         let mut trazo = PathBuilder::new();
                         trazo.push_rect(rect);
                         if let Some(ruta) = trazo.finish() {
-                            poner_tinta(&mut superficie, &mut tinta_actual, *tinta);
+                            poner_tinta(&mut superficie, &mut tinta_actual, *tinta, self.primario);
                             superficie.draw_path(&ruta);
                         }
+                    }
+                    Op::Imagen { x, y, ancho, alto, png } => {
+                        let imagen = krilla::image::Image::from_png(png.clone().into(), true).map_err(PdfError::Pdf)?;
+                        let Some(tamano) = krilla::geom::Size::from_wh(*ancho, *alto) else { continue };
+                        superficie.push_transform(&krilla::geom::Transform::from_translate(*x, *y));
+                        superficie.draw_image(imagen, tamano);
+                        superficie.pop();
                     }
                     Op::Qr { x, y, tamano, lado, modulos } => {
                         let modulo = tamano / *lado as f32;
@@ -265,7 +292,7 @@ impl<'f> Lienzo<'f> {
                             }
                         }
                         if let Some(ruta) = trazo.finish() {
-                            poner_tinta(&mut superficie, &mut tinta_actual, Tinta::Negro);
+                            poner_tinta(&mut superficie, &mut tinta_actual, Tinta::Negro, self.primario);
                             superficie.draw_path(&ruta);
                         }
                     }
@@ -278,10 +305,15 @@ impl<'f> Lienzo<'f> {
     }
 }
 
-fn poner_tinta(superficie: &mut krilla::surface::Surface<'_>, actual: &mut Option<Tinta>, tinta: Tinta) {
+fn poner_tinta(
+    superficie: &mut krilla::surface::Surface<'_>,
+    actual: &mut Option<Tinta>,
+    tinta: Tinta,
+    primario: Option<[u8; 3]>,
+) {
     if *actual != Some(tinta) {
         superficie.set_fill(Some(Fill {
-            paint: tinta.rgb().into(),
+            paint: tinta.rgb(primario).into(),
             opacity: NormalizedF32::ONE,
             rule: FillRule::NonZero,
         }));

@@ -45,6 +45,9 @@ pub struct Config {
     pub jobs: JobsConfig,
     /// Outgoing webhooks.
     pub webhooks: WebhookConfig,
+    /// Outgoing e-mail (`TIMBRA_SMTP_URL`, `TIMBRA_SMTP_FROM`, `TIMBRA_SMTP_TIMEOUT_SECONDS`);
+    /// `None` without a URL: sending answers CORREO_001.
+    pub smtp: Option<SmtpConfig>,
     /// SAT's descarga masiva (received invoices): `TIMBRA_SAT_AUTH_URL`,
     /// `TIMBRA_SAT_SOLICITA_URL`, `TIMBRA_SAT_VERIFICA_URL`, `TIMBRA_SAT_DESCARGA_URL` (SAT's
     /// production URLs by default), `TIMBRA_SAT_POLL_SECONDS` (60) between verification polls,
@@ -151,6 +154,56 @@ pub struct WebhookConfig {
     /// `TIMBRA_WEBHOOKS_ALLOW_PRIVATE` (default false): allow loopback, private and link-local
     /// targets (development and tests only).
     pub allow_private: bool,
+}
+
+/// Outgoing e-mail (issue 32).
+#[derive(Clone)]
+pub struct SmtpConfig {
+    /// `TIMBRA_SMTP_URL`: `smtp://host:25` (no TLS, a local relay), `smtp://user:pass@host:587`
+    /// (STARTTLS required whenever there are credentials), `smtps://user:pass@host:465`
+    /// (implicit TLS); `?tls=required|opportunistic` on `smtp://` chooses STARTTLS explicitly.
+    pub url: String,
+    /// `TIMBRA_SMTP_FROM`: the sender's address (required with a URL).
+    pub from: String,
+    /// `TIMBRA_SMTP_TIMEOUT_SECONDS` (default 30): an SMTP conversation not over by then fails
+    /// the attempt (it is retried).
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for SmtpConfig {
+    /// Without the URL's password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = match self.url.split_once('@') {
+            Some((scheme_user, host)) => {
+                format!("{}:***@{host}", scheme_user.rsplit_once(':').map_or(scheme_user, |(left, _)| left))
+            }
+            None => self.url.clone(),
+        };
+        f.debug_struct("SmtpConfig")
+            .field("url", &url)
+            .field("from", &self.from)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// [`SmtpConfig`] from its variables: `None` without `TIMBRA_SMTP_URL`.
+fn smtp(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Option<SmtpConfig>> {
+    let Some(url) = lookup("TIMBRA_SMTP_URL").map(|url| url.trim().to_owned()).filter(|url| !url.is_empty()) else {
+        return Ok(None);
+    };
+    if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
+        bail!("TIMBRA_SMTP_URL must start with smtp:// or smtps://");
+    }
+    let from = lookup("TIMBRA_SMTP_FROM").map(|from| from.trim().to_owned()).unwrap_or_default();
+    if from.is_empty() || !crate::correo::direccion_valida(&from) {
+        bail!("TIMBRA_SMTP_FROM must be the sender's e-mail address when TIMBRA_SMTP_URL is set");
+    }
+    let timeout = Duration::try_from_secs_f64(parse(lookup, "TIMBRA_SMTP_TIMEOUT_SECONDS", 30.0)?)
+        .ok()
+        .filter(|timeout| !timeout.is_zero())
+        .context("TIMBRA_SMTP_TIMEOUT_SECONDS must be a positive number of seconds")?;
+    Ok(Some(SmtpConfig { url, from, timeout }))
 }
 
 /// What clients' connections may hold of the process (issue 28, finding 8: 20,200 connections
@@ -293,6 +346,7 @@ impl Config {
                     .context("TIMBRA_WEBHOOK_TIMEOUT_SECONDS must be a positive number of seconds")?,
                 allow_private: parse(&lookup, "TIMBRA_WEBHOOKS_ALLOW_PRIVATE", false)?,
             },
+            smtp: smtp(&lookup)?,
             sat: timbra_sat::SatConfig {
                 limites_paquete: limites_paquete(&lookup)?,
                 ..timbra_sat::SatConfig::desde(&lookup).map_err(|error| anyhow::anyhow!("{error}"))?

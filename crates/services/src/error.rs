@@ -57,6 +57,9 @@ error_codes! {
     Member002 = "MEMBER_002", CONFLICT, "the user is already a member of the company";
     Cliente001 = "CLIENTE_001", BAD_REQUEST, "invalid customer data (see details)";
     Cliente002 = "CLIENTE_002", CONFLICT, "a customer with this RFC already exists in the company";
+    Correo001 = "CORREO_001", PRECONDITION_FAILED, "e-mail is not configured on this installation (TIMBRA_SMTP_URL and TIMBRA_SMTP_FROM)";
+    Correo002 = "CORREO_002", BAD_REQUEST, "an e-mail address is invalid (details.campo and details.direccion name it), or a name or subject holds a line break";
+    Correo003 = "CORREO_003", BAD_REQUEST, "the CFDI has no address to send it to: its customer has no email (a payroll receipt has none stored); send para";
     Producto001 = "PRODUCTO_001", BAD_REQUEST, "invalid product data (see details)";
     ApiKey001 = "APIKEY_001", BAD_REQUEST, "invalid API key data (see details)";
     ApiKey002 = "APIKEY_002", FORBIDDEN, "a key cannot create a key wider than itself";
@@ -141,6 +144,7 @@ error_codes! {
     Internal = "INTERNAL", INTERNAL_SERVER_ERROR, "internal error; it was logged, retry later";
     Csd005 = "CSD_005", BAD_REQUEST, "the certificate is not a CSD (e.g. a FIEL sent as CSD)";
     Fiel005 = "FIEL_005", BAD_REQUEST, "the certificate is not a FIEL (e.g. a CSD sent as FIEL)";
+    Logo001 = "LOGO_001", BAD_REQUEST, "the logo is not a PNG or JPEG image that can be read, or it is over 1 MB";
     Live001 = "LIVE_001", NOT_IMPLEMENTED, "live stamping is not configured on this installation (TIMBRA_PAC_URL)";
     Pac001 = "PAC_001", BAD_GATEWAY, "the PAC rejected the invoice (its code in details.pacCode); the folio is recorded as a failed attempt";
     Pac002 = "PAC_002", BAD_GATEWAY, "no usable answer from the PAC (timeout, dropped connection, 5xx, SOAP Fault, garbage): the outcome is unknown; a stamp is reconciled, send the same request again (details.intentoId, serie, folio)";

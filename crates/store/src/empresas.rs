@@ -43,6 +43,18 @@ pub struct EmpresaRow {
     pub metodo_isr_extraordinario: String,
     /// Riesgo de trabajo premium in percent (0.5–15), when set.
     pub prima_riesgo: Option<Money>,
+    /// E-mail: the sender's display name.
+    pub correo_nombre_remitente: Option<String>,
+    /// E-mail: the Reply-To address.
+    pub correo_responder_a: Option<String>,
+    /// E-mail: queue the e-mail of every stamp.
+    pub correo_enviar_al_timbrar: bool,
+    /// PDF: the primary color, `#RRGGBB`.
+    pub pdf_color_primario: Option<String>,
+    /// PDF: the footer note.
+    pub pdf_nota_pie: Option<String>,
+    /// PDF: whether a logo is stored.
+    pub tiene_logo: bool,
 }
 
 /// The company columns with the caller's role ($1 is the user).
@@ -51,6 +63,8 @@ macro_rules! select_empresa {
         "SELECT e.id, e.rfc, e.razon_social, e.regimen_fiscal, e.codigo_postal, e.nombre_comercial, \
      e.registro_patronal, e.sandbox, e.serie_predeterminada, e.serie_pagos, m.role, e.created_at, \
      e.dias_aguinaldo, e.metodo_isr_extraordinario, e.prima_riesgo, \
+     e.correo_nombre_remitente, e.correo_responder_a, e.correo_enviar_al_timbrar, \
+     e.pdf_color_primario, e.pdf_nota_pie, (e.logo_png IS NOT NULL) AS tiene_logo, \
      COALESCE((SELECT f.ultimo FROM folios f WHERE f.empresa_id = e.id AND f.sandbox = e.sandbox \
        AND f.serie = e.serie_predeterminada), 0) AS folio_actual, \
      c.vigencia_fin AS csd_vigencia_fin \

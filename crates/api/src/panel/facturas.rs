@@ -36,6 +36,7 @@ pub fn rutas() -> Router<AppContext> {
         .route("/panel/facturas/{id}/xml", get(descargar_xml))
         .route("/panel/facturas/{id}/pdf", get(descargar_pdf))
         .route("/panel/facturas/{id}/cancelar", post(cancelar))
+        .route("/panel/facturas/{id}/correo", post(enviar_correo))
 }
 
 const FORMAS_PAGO: &[(&str, &str)] = &[
@@ -504,7 +505,20 @@ async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Value, crate
     .await
 }
 
-fn pagina_detalle(ctx: &Contexto, f: &Value, campos: &Campos, errores: &Errores) -> Markup {
+/// The e-mail sendings of invoice `id` (read after [`leer`] found it for the caller).
+async fn correos_de(app: &AppContext, ctx: &Contexto, id: &str) -> Vec<timbra_store::correos::CorreoRow> {
+    let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
+    let Ok(mut conn) = app.db.conn().await else { return Vec::new() };
+    timbra_store::correos::de_cfdi(&mut conn, &empresa_id, id).await.unwrap_or_default()
+}
+
+fn pagina_detalle(
+    ctx: &Contexto,
+    f: &Value,
+    correos: &[timbra_store::correos::CorreoRow],
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
     let id = texto(f, "id");
     let vigente = matches!(texto(f, "status"), "TIMBRADO" | "TIMBRADO_SANDBOX")
         && !matches!(f.get("cancellationStatus").and_then(Value::as_str), Some("SOLICITADA" | "PENDIENTE"));
@@ -540,6 +554,33 @@ fn pagina_detalle(ctx: &Contexto, f: &Value, campos: &Campos, errores: &Errores)
                 }
             }
         }
+        section aria-labelledby="correo" {
+            h2 id="correo" { "Enviar por correo" }
+            form method="post" action={ "/panel/facturas/" (id) "/correo" } {
+                (csrf_oculto(&ctx.sesion))
+                (super::layout::campo("para", "Para (vacío: el correo del cliente; varias direcciones separadas por comas)",
+                    super::layout::Tipo::Texto, campos.valor("para"), false, errores))
+                button type="submit" { @if correos.is_empty() { "Enviar XML y PDF" } @else { "Reenviar XML y PDF" } }
+            }
+            @if !correos.is_empty() {
+                table.apilada id="envios" {
+                    caption { "Envíos por correo" }
+                    thead { tr { th scope="col" { "Fecha" } th scope="col" { "Motivo" } th scope="col" { "Para" } th scope="col" { "Estado" } th scope="col" { "Intentos" } th scope="col" { "Último error" } } }
+                    tbody {
+                        @for c in correos {
+                            tr {
+                                td data-titulo="Fecha" { (c.created_at.date()) " " (c.created_at.time().replace_nanosecond(0).unwrap_or(c.created_at.time())) }
+                                td data-titulo="Motivo" { (c.motivo) }
+                                td data-titulo="Para" { (serde_json::from_str::<Vec<String>>(&c.para).unwrap_or_default().join(", ")) }
+                                td data-titulo="Estado" { (c.estado) }
+                                td data-titulo="Intentos" { (c.intentos) }
+                                td data-titulo="Último error" { (c.ultimo_error.as_deref().unwrap_or("")) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         @if vigente {
             section aria-labelledby="cancelar" {
                 h2 id="cancelar" { "Cancelar factura" }
@@ -569,7 +610,8 @@ pub async fn detalle(
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     ctx.empresa()?;
     let factura = leer(&app, &ctx, &id).await?;
-    Ok(html_ok(pagina_detalle(&ctx, &factura, &Campos::default(), &Errores::default())))
+    let correos = correos_de(&app, &ctx, &id).await;
+    Ok(html_ok(pagina_detalle(&ctx, &factura, &correos, &Campos::default(), &Errores::default())))
 }
 
 /// `POST /panel/facturas/{id}/cancelar`: the API's cancellation.
@@ -597,7 +639,47 @@ pub async fn cancelar(
         Err(error) => {
             let factura = leer(&app, &ctx, &id).await?;
             let errores = Errores::de(error.0);
-            Ok(html_con(errores.status(), pagina_detalle(&ctx, &factura, &campos, &errores)))
+            let correos = correos_de(&app, &ctx, &id).await;
+            Ok(html_con(errores.status(), pagina_detalle(&ctx, &factura, &correos, &campos, &errores)))
+        }
+    }
+}
+
+/// `POST /panel/facturas/{id}/correo`: the API's `POST /api/cfdi/{id}/correo` (`para` as
+/// comma-separated addresses; empty: the customer's email).
+pub async fn enviar_correo(
+    State(app): State<AppContext>,
+    headers: HeaderMap,
+    AxumPath(id): AxumPath<String>,
+    formulario: Formulario,
+) -> Pagina {
+    let Formulario { sesion, campos } = formulario;
+    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    let para: Vec<String> = campos
+        .valor("para")
+        .unwrap_or_default()
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let body = if para.is_empty() { serde_json::json!({}) } else { serde_json::json!({ "para": para }) };
+    let result = cfdi::correo::enviar(
+        State(app.clone()),
+        crate::extract::Auth(ctx.sesion.caller.clone()),
+        EmpresaHeader(empresa_id),
+        Path(id.clone()),
+        Bytes::from(body.to_string()),
+    )
+    .await;
+    match result {
+        Ok(_) => Ok(redirigir(&format!("/panel/facturas/{id}?aviso=correo-encolado#correo"))),
+        Err(error) => {
+            let factura = leer(&app, &ctx, &id).await?;
+            let correos = correos_de(&app, &ctx, &id).await;
+            let errores = Errores::de(error.0);
+            Ok(html_con(errores.status(), pagina_detalle(&ctx, &factura, &correos, &campos, &errores)))
         }
     }
 }

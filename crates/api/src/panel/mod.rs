@@ -17,6 +17,7 @@ pub mod facturas;
 pub mod layout;
 pub mod nomina;
 pub mod recibos;
+pub mod retenciones;
 pub mod sesion;
 pub mod textos;
 pub mod webhooks;
@@ -54,6 +55,7 @@ pub fn router() -> Router<AppContext> {
         .merge(empresas::rutas())
         .merge(catalogos::rutas())
         .merge(facturas::rutas())
+        .merge(retenciones::rutas())
         .merge(buzon::rutas())
         .merge(api_keys::rutas())
         .merge(webhooks::rutas())

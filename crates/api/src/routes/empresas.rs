@@ -76,6 +76,59 @@ pub struct UpdateEmpresaBody {
     /// The automatic global invoice: `{ automatica, periodicidad }` (c_Periodicidad 01–05).
     #[schema(value_type = Option<Object>)]
     factura_global: Option<serde_json::Value>,
+    /// E-mail of its CFDI: what is absent stays.
+    correo: Option<CorreoAjustesBody>,
+    /// Branding of its PDFs: what is absent stays.
+    pdf: Option<PdfAjustesBody>,
+}
+
+/// A company's PDF branding as sent (`PATCH`): what is absent stays, `""` clears. The logo has
+/// its own route (`PUT /api/empresas/{empresaId}/logo`).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PdfAjustesBody {
+    /// The section bars' color, `#RRGGBB`.
+    color_primario: Option<String>,
+    /// One line printed at the foot of every page, at most 300 characters.
+    nota_pie: Option<String>,
+}
+
+/// A company's PDF branding.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PdfAjustesOut {
+    /// `#RRGGBB`, or null (the default grey bars).
+    color_primario: Option<String>,
+    /// The footer note.
+    nota_pie: Option<String>,
+    /// Whether a logo is stored (`GET /api/empresas/{empresaId}/logo`).
+    logo: bool,
+}
+
+/// A company's e-mail settings as sent (`PATCH`): what is absent stays.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CorreoAjustesBody {
+    /// The sender's display name, one line of at most 100 characters (`""`: the company's
+    /// razonSocial); a line break is CORREO_002.
+    nombre_remitente: Option<String>,
+    /// The Reply-To address (`""` removes it); an invalid one is CORREO_002.
+    responder_a: Option<String>,
+    /// Queue the e-mail of every stamp to its customer (default false); a stamp body's
+    /// `enviarCorreo` overrides it.
+    enviar_al_timbrar: Option<bool>,
+}
+
+/// A company's e-mail settings.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CorreoAjustesOut {
+    /// The sender's display name (null: the company's razonSocial).
+    nombre_remitente: Option<String>,
+    /// The Reply-To address.
+    responder_a: Option<String>,
+    /// Whether every stamp queues its e-mail.
+    enviar_al_timbrar: bool,
 }
 
 /// A company.
@@ -107,6 +160,10 @@ pub struct EmpresaOut {
     #[serde(with = "rust_decimal::serde::arbitrary_precision_option")]
     #[schema(value_type = Option<f64>)]
     prima_riesgo: Option<rust_decimal::Decimal>,
+    /// E-mail of its CFDI.
+    correo: CorreoAjustesOut,
+    /// Branding of its PDFs.
+    pdf: PdfAjustesOut,
     /// The caller's role.
     role: Role,
     #[serde(with = "time::serde::rfc3339")]
@@ -146,6 +203,16 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
             prima_riesgo: row.prima_riesgo.map(|m| m.0),
             autofactura: None,
             factura_global: None,
+            correo: CorreoAjustesOut {
+                nombre_remitente: row.correo_nombre_remitente,
+                responder_a: row.correo_responder_a,
+                enviar_al_timbrar: row.correo_enviar_al_timbrar,
+            },
+            pdf: PdfAjustesOut {
+                color_primario: row.pdf_color_primario,
+                nota_pie: row.pdf_nota_pie,
+                logo: row.tiene_logo,
+            },
         }
     }
 }
@@ -248,14 +315,14 @@ async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<Empres
 #[utoipa::path(patch, path = "/empresas/{empresaId}", tag = "empresas", params(("empresaId" = String, Path)), request_body = UpdateEmpresaBody,
     responses(
         (status = 200, description = "The updated company", body = Envelope<EmpresaOut>),
-        (status = 400, description = "EMPRESA_001", body = ErrorBody),
+        (status = 400, description = "EMPRESA_001 (also pdf.colorPrimario not #RRGGBB, pdf.notaPie with a line break or over 300 characters); CORREO_002 correo.responderA is not an address or correo.nombreRemitente holds a line break", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
     ))]
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
     Path(id): Path<String>,
-    Json(body): Json<UpdateEmpresaBody>,
+    Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
     // The settings are checked before anything is written, and written after the company.
@@ -265,11 +332,36 @@ pub async fn update(
             Some(timbra_services::cfdi::recibos::leer_ajustes(&app, &id, autofactura.as_ref(), global.as_ref()).await?)
         }
     };
-    let out = empresa_out(empresas::update(&app, &caller, &id, body.into()).await?);
+    let correo = body.correo.take().map(|correo| timbra_services::correo::CambioAjustes {
+        nombre_remitente: correo.nombre_remitente,
+        responder_a: correo.responder_a,
+        enviar_al_timbrar: correo.enviar_al_timbrar,
+    });
+    let pdf = body
+        .pdf
+        .take()
+        .map(|pdf| timbra_services::marca::CambioPdf { color_primario: pdf.color_primario, nota_pie: pdf.nota_pie });
+    if let Some(cambio) = &correo {
+        timbra_services::correo::revisar_ajustes(cambio)?;
+    }
+    if let Some(cambio) = &pdf {
+        timbra_services::marca::revisar_pdf(cambio)?;
+    }
+    let releer = correo.is_some() || pdf.is_some();
+    let mut row = empresas::update(&app, &caller, &id, body.into()).await?;
     if let Some(ajustes) = ajustes {
         timbra_services::cfdi::recibos::guardar_ajustes(&app, &ajustes, app.clock.now()).await?;
     }
-    Ok(ok(con_ajustes(&app, out).await?))
+    if let Some(cambio) = correo {
+        timbra_services::correo::guardar_ajustes(&app, &id, cambio).await?;
+    }
+    if let Some(cambio) = pdf {
+        timbra_services::marca::guardar_pdf(&app, &id, cambio).await?;
+    }
+    if releer {
+        row = empresas::get(&app, &caller, &id).await?;
+    }
+    Ok(ok(con_ajustes(&app, empresa_out(row)).await?))
 }
 
 /// Deletes a company (PROPIETARIO only). Its records are kept for the tax retention period but
@@ -287,4 +379,88 @@ pub async fn delete(
     caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
     empresas::delete(&app, &id).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+}
+
+/// Logo upload: the image as base64 (or send the image itself as the body).
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LogoBody {
+    /// A PNG or JPEG image, base64, at most 1 MB decoded.
+    logo_base64: String,
+}
+
+/// Sets the company's logo, printed on its PDFs (ADMINISTRADOR or higher): a PNG or JPEG up to
+/// 1 MB as the raw body (`Content-Type: image/png` or `image/jpeg`) or as
+/// `{ "logoBase64": "..." }`. It is decoded, scaled down to fit 600 × 240 px and stored
+/// re-encoded as PNG; PDFs stored before are rendered again on their next download.
+#[utoipa::path(put, path = "/empresas/{empresaId}/logo", tag = "empresas", params(("empresaId" = String, Path)), request_body = LogoBody,
+    responses(
+        (status = 200, description = "Stored", body = Envelope<Object>),
+        (status = 400, description = "LOGO_001 not a PNG or JPEG that can be read, or over 1 MB; REQUEST_001", body = ErrorBody),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn put_logo(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    let json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let bytes = if json {
+        let body: LogoBody = crate::routes::cfdi::parse_body(&body)?;
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body.logo_base64.trim()).map_err(|_| {
+            timbra_services::error::ApiError::new(
+                timbra_services::error::Code::Logo001,
+                "logoBase64 is not base64 of a PNG or JPEG image",
+            )
+        })?
+    } else {
+        body.to_vec()
+    };
+    timbra_services::marca::guardar_logo(&app, &id, &bytes).await?;
+    Ok(ok(serde_json::json!({ "logo": true })))
+}
+
+/// The company's stored logo (`image/png`, as re-encoded by the service).
+#[utoipa::path(get, path = "/empresas/{empresaId}/logo", tag = "empresas", params(("empresaId" = String, Path)),
+    responses(
+        (status = 200, description = "The logo", content_type = "image/png", body = Vec<u8>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND no logo", body = ErrorBody),
+    ))]
+pub async fn get_logo(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> HttpResult<axum::response::Response> {
+    caller.authorize(&app, &id, Permission::EmpresaView).await?;
+    let png = timbra_services::marca::logo(&app, &id)
+        .await?
+        .ok_or_else(|| timbra_services::error::ApiError::not_found("logo"))?;
+    let mut response = png.into_response();
+    let headers = response.headers_mut();
+    headers.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("image/png"));
+    headers.insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("private, no-store"));
+    Ok(response)
+}
+
+/// Removes the company's logo (ADMINISTRADOR or higher).
+#[utoipa::path(delete, path = "/empresas/{empresaId}/logo", tag = "empresas", params(("empresaId" = String, Path)),
+    responses(
+        (status = 200, description = "Removed", body = Envelope<Object>),
+        (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
+    ))]
+pub async fn delete_logo(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    Path(id): Path<String>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    timbra_services::marca::borrar_logo(&app, &id).await?;
+    Ok(ok(serde_json::json!({ "logo": false })))
 }

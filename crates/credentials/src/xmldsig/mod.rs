@@ -51,6 +51,9 @@ pub const NS_DESCARGA_AUTH: &str = "http://DescargaMasivaTerceros.gob.mx";
 pub const NS_DESCARGA: &str = "http://DescargaMasivaTerceros.sat.gob.mx";
 /// Cancellation request namespace.
 pub const NS_CANCELACION: &str = "http://cancelacfd.sat.gob.mx";
+/// Namespace of the cancellation request of a CFDI de Retenciones: SAT's retention service
+/// kept the one of Retenciones 1.0 (phpcfdi/xml-cancelacion, `DocumentType::retention`).
+pub const NS_CANCELACION_RETENCIONES: &str = "http://www.sat.gob.mx/esquemas/retencionpago/1";
 
 const X509_TOKEN_TYPE: &str = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3";
 const BASE64_ENCODING_TYPE: &str =
@@ -167,9 +170,24 @@ pub fn sign_cancelacion(
     fecha: &str,
     folios: &[CancelacionFolio],
 ) -> Result<String, Error> {
+    sign_cancelacion_en(credential, NS_CANCELACION, rfc_emisor, fecha, folios)
+}
+
+/// [`sign_cancelacion`] in namespace `ns`: [`NS_CANCELACION`] for a CFDI,
+/// [`NS_CANCELACION_RETENCIONES`] for a CFDI de Retenciones (same shape, same signature).
+///
+/// # Errors
+/// As [`sign_cancelacion`].
+pub fn sign_cancelacion_en(
+    credential: &Credential,
+    ns: &str,
+    rfc_emisor: &str,
+    fecha: &str,
+    folios: &[CancelacionFolio],
+) -> Result<String, Error> {
     require_kind(credential, CertificateKind::Csd)?;
     let mut root = Element::new("Cancelacion")
-        .namespace("", NS_CANCELACION)
+        .namespace("", ns)
         .namespace("xsd", NS_XSD)
         .namespace("xsi", NS_XSI)
         .attribute("Fecha", fecha)

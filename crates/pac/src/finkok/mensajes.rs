@@ -9,13 +9,17 @@ use timbra_cfdi::escritura::escapar_atributo as escapar;
 use crate::xml::{descendiente, extracto, texto_hijo};
 use crate::{
     AceptacionRechazo, Cancelacion, ConsultaEstado, EstadoSat, FolioAceptacionRechazo, PacError, RespuestaReceptor,
-    Timbrado,
+    Servicio, Timbrado,
 };
 
 /// Request namespace of the stamping service.
 pub const NS_STAMP: &str = "http://facturacion.finkok.com/stamp";
 /// Request namespace of the cancellation service.
 pub const NS_CANCEL: &str = "http://facturacion.finkok.com/cancel";
+/// Request namespace of the retentions service (`/servicios/soap/retentions`: `stamp`,
+/// `stamped` and `cancel_signature` of CFDI de Retenciones, with the stamp and cancel
+/// services' fields and answers; phpcfdi/finkok `Services::retentions`).
+pub const NS_RETENTIONS: &str = "http://facturacion.finkok.com/retentions";
 /// Namespace of the fields inside Finkok's results.
 pub const NS_VIEWS: &str = "apps.services.soap.core.views";
 /// SOAP 1.1 envelope namespace.
@@ -40,10 +44,31 @@ fn sobre(ns: &str, operacion: &str, campos: &[(&str, &str)]) -> String {
     xml
 }
 
+/// The path under `/servicios/soap/` and the request namespace of a service's stamping.
+pub fn servicio_timbrado(servicio: Servicio) -> (&'static str, &'static str) {
+    match servicio {
+        Servicio::Cfdi => ("stamp", NS_STAMP),
+        Servicio::Retenciones => ("retentions", NS_RETENTIONS),
+    }
+}
+
+/// The path under `/servicios/soap/` and the request namespace of a service's cancellation.
+pub fn servicio_cancelacion(servicio: Servicio) -> (&'static str, &'static str) {
+    match servicio {
+        Servicio::Cfdi => ("cancel", NS_CANCEL),
+        Servicio::Retenciones => ("retentions", NS_RETENTIONS),
+    }
+}
+
 /// `stamp`, `quick_stamp` or `stamped` (service `stamp`): the sealed pre-CFDI in base64.
 pub fn sobre_timbrado(operacion: &str, xml_sellado: &str, usuario: &str, password: &str) -> String {
+    sobre_timbrado_en(NS_STAMP, operacion, xml_sellado, usuario, password)
+}
+
+/// [`sobre_timbrado`] in the request namespace `ns` ([`servicio_timbrado`]).
+pub fn sobre_timbrado_en(ns: &str, operacion: &str, xml_sellado: &str, usuario: &str, password: &str) -> String {
     sobre(
-        NS_STAMP,
+        ns,
         operacion,
         &[("xml", &STANDARD.encode(xml_sellado.as_bytes())), ("username", usuario), ("password", password)],
     )
@@ -52,8 +77,13 @@ pub fn sobre_timbrado(operacion: &str, xml_sellado: &str, usuario: &str, passwor
 /// `cancel_signature` (service `cancel`): the signed `Cancelacion` in base64. `store_pending`
 /// is false: a SAT outage comes back as an error the caller retries, not a parked request.
 pub fn sobre_cancelacion(cancelacion_firmada: &str, usuario: &str, password: &str) -> String {
+    sobre_cancelacion_en(NS_CANCEL, cancelacion_firmada, usuario, password)
+}
+
+/// [`sobre_cancelacion`] in the request namespace `ns` ([`servicio_cancelacion`]).
+pub fn sobre_cancelacion_en(ns: &str, cancelacion_firmada: &str, usuario: &str, password: &str) -> String {
     sobre(
-        NS_CANCEL,
+        ns,
         "cancel_signature",
         &[
             ("xml", &STANDARD.encode(cancelacion_firmada.as_bytes())),
@@ -180,11 +210,19 @@ pub fn mensaje_estatus_uuid(codigo: &str) -> &'static str {
         "211" => "fuera de la fecha límite para cancelar la factura global",
         "212" => "relación no válida o inexistente",
         "no_cancelable" => "el CFDI tiene documentos relacionados vigentes: no es cancelable",
+        // SAT's retention cancellation service (phpcfdi/finkok's retention tests).
+        "1201" => "solicitud de cancelación de la retención recibida: cancelada",
+        "1202" => "la retención fue cancelada previamente",
+        "1203" => "el UUID no corresponde al emisor de la retención",
+        "1205" => "el UUID de la retención no existe (una recién timbrada puede tardar en conocerse: reintente)",
+        "1207" => "motivo no especificado o inválido",
+        "1308" => "certificado revocado o caduco",
         _ => "estatus de cancelación desconocido",
     }
 }
 
-/// Reads the answer of `cancel_signature`: the folio's status (`201`/`202` are answers,
+/// Reads the answer of `cancel_signature`: the folio's status (`201`/`202`, and the retention
+/// service's `1201`/`1202`, are answers,
 /// anything else a rejection), falling back to the acuse's `EstatusUUID` when `Folios` comes
 /// empty (PROTOCOLS.md §5 pitfall 13), then to the request-level `CodEstatus`.
 pub fn leer_cancelacion(respuesta: &str) -> Result<Cancelacion, PacError> {
@@ -208,7 +246,8 @@ pub fn leer_cancelacion(respuesta: &str) -> Result<Cancelacion, PacError> {
                 None => Err(basura("respuesta de cancelación sin Folios ni CodEstatus", respuesta)),
             };
         };
-        if estatus_uuid != "201" && estatus_uuid != "202" {
+        // 1201 and 1202 are the retention service's 201 and 202.
+        if !matches!(estatus_uuid.as_str(), "201" | "202" | "1201" | "1202") {
             return Err(PacError::Rejected {
                 message: mensaje_estatus_uuid(&estatus_uuid).to_owned(),
                 code: estatus_uuid,

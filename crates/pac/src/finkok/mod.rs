@@ -1,5 +1,5 @@
 //! Finkok's SOAP 1.1 services (PROTOCOLS.md §2.2) over reqwest: `stamp`, `stamped`,
-//! `cancel_signature`, `get_sat_status`, and the receiver's `get_pending` and
+//! `cancel_signature` (of CFDI, and of retentions on the `retentions` service), `get_sat_status`, and the receiver's `get_pending` and
 //! `accept_reject_signature`. [`mensajes`] builds and reads the messages;
 //! this module only moves them.
 
@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::xml::extracto;
-use crate::{AceptacionRechazo, BoxFuture, Cancelacion, ConsultaEstado, EstadoSat, Pac, PacError, Timbrado};
+use crate::{AceptacionRechazo, BoxFuture, Cancelacion, ConsultaEstado, EstadoSat, Pac, PacError, Servicio, Timbrado};
 
 /// Finkok's demo host.
 pub const URL_DEMO: &str = "https://demo-facturacion.finkok.com";
@@ -109,18 +109,26 @@ impl FinkokClient {
 }
 
 impl Pac for FinkokClient {
-    fn timbrar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Timbrado, PacError>> {
+    fn timbrar_en<'a>(&'a self, servicio: Servicio, xml_sellado: &'a str) -> BoxFuture<'a, Result<Timbrado, PacError>> {
         Box::pin(async move {
-            let sobre = mensajes::sobre_timbrado("stamp", xml_sellado, &self.config.usuario, &self.config.password);
-            let respuesta = self.llamar("stamp", "stamp", sobre).await?;
+            let (ruta, ns) = mensajes::servicio_timbrado(servicio);
+            let sobre =
+                mensajes::sobre_timbrado_en(ns, "stamp", xml_sellado, &self.config.usuario, &self.config.password);
+            let respuesta = self.llamar(ruta, "stamp", sobre).await?;
             mensajes::leer_timbrado("stamp", &respuesta)
         })
     }
 
-    fn consultar<'a>(&'a self, xml_sellado: &'a str) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>> {
+    fn consultar_en<'a>(
+        &'a self,
+        servicio: Servicio,
+        xml_sellado: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Timbrado>, PacError>> {
         Box::pin(async move {
-            let sobre = mensajes::sobre_timbrado("stamped", xml_sellado, &self.config.usuario, &self.config.password);
-            let respuesta = self.llamar("stamp", "stamped", sobre).await?;
+            let (ruta, ns) = mensajes::servicio_timbrado(servicio);
+            let sobre =
+                mensajes::sobre_timbrado_en(ns, "stamped", xml_sellado, &self.config.usuario, &self.config.password);
+            let respuesta = self.llamar(ruta, "stamped", sobre).await?;
             match mensajes::leer_timbrado("stamped", &respuesta) {
                 Ok(timbrado) => Ok(Some(timbrado)),
                 Err(error) if error.code() == Some(mensajes::CODIGO_SIN_TIMBRE_PREVIO) => Ok(None),
@@ -129,10 +137,16 @@ impl Pac for FinkokClient {
         })
     }
 
-    fn cancelar<'a>(&'a self, cancelacion_firmada: &'a str) -> BoxFuture<'a, Result<Cancelacion, PacError>> {
+    fn cancelar_en<'a>(
+        &'a self,
+        servicio: Servicio,
+        cancelacion_firmada: &'a str,
+    ) -> BoxFuture<'a, Result<Cancelacion, PacError>> {
         Box::pin(async move {
-            let sobre = mensajes::sobre_cancelacion(cancelacion_firmada, &self.config.usuario, &self.config.password);
-            let respuesta = self.llamar("cancel", "cancel_signature", sobre).await?;
+            let (ruta, ns) = mensajes::servicio_cancelacion(servicio);
+            let sobre =
+                mensajes::sobre_cancelacion_en(ns, cancelacion_firmada, &self.config.usuario, &self.config.password);
+            let respuesta = self.llamar(ruta, "cancel_signature", sobre).await?;
             mensajes::leer_cancelacion(&respuesta)
         })
     }

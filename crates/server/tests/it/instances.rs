@@ -15,7 +15,7 @@ use crate::harness::{Server, TempDir, free_port, fresh_postgres_url};
 use crate::receiver::{Receiver, wait_for};
 
 /// A client call with an optional key, company and session cookie; (status, body).
-async fn call(
+pub(crate) async fn call(
     base: &str,
     method: reqwest::Method,
     path: &str,
@@ -40,7 +40,7 @@ async fn call(
 
 /// A user registered on `base` (anonymous: register, then a key by email and password), their
 /// company EKU9003173C9, and a customer created through `cliente_base`: (key, empresa, cliente).
-async fn tenant(base: &str, cliente_base: &str, email: &str) -> (String, String, String) {
+pub(crate) async fn tenant(base: &str, cliente_base: &str, email: &str) -> (String, String, String) {
     let post = reqwest::Method::POST;
     let (status, _) = call(
         base,

@@ -61,7 +61,7 @@ pub(crate) async fn registrar(app: &TestApp, email: &str) -> (reqwest::Client, S
 }
 
 /// Creates a company through the dashboard's form and returns its id.
-async fn crear_empresa(app: &TestApp, client: &reqwest::Client, token: &str) -> String {
+pub(crate) async fn crear_empresa(app: &TestApp, client: &reqwest::Client, token: &str) -> String {
     let response = client
         .post(format!("{}/panel/empresas", app.base))
         .formulario(&[

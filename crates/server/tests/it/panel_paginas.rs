@@ -384,3 +384,67 @@ async fn another_persons_company_pages_are_not_found() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn retentions_are_issued_listed_and_downloaded_from_the_dashboard() {
+    each_backend_with(ajustes, |app: TestApp| async move {
+        let ana = persona(&app, "ana-ret@example.com", "EKU9003173C9").await;
+        let pagina = ver(&app, &ana, "/panel/retenciones").await;
+        assert_eq!(pagina.status, 200, "{}", pagina.body);
+        assert!(pagina.body.contains("Aún no hay retenciones"), "{}", pagina.body);
+        let token = csrf(&pagina.body);
+        let formulario = |isr: &'static str| {
+            vec![
+                ("_csrf", token.clone()),
+                ("cveRetenc", "01".to_owned()),
+                ("rfcR", "xiqb891116qe4".to_owned()),
+                ("nomDenRazSocR", "KARLA FUENTE NOLASCO".to_owned()),
+                ("domicilioFiscalR", "01030".to_owned()),
+                ("mesIni", "03".to_owned()),
+                ("mesFin", "03".to_owned()),
+                ("ejercicio", "2026".to_owned()),
+                ("montoTotOperacion", "10,000.00".to_owned()),
+                ("isrRetenido", isr.to_owned()),
+                ("ivaRetenido", "1066.67".to_owned()),
+            ]
+        };
+        // Without its CSRF token the form is refused and nothing is stamped.
+        let todos = formulario("1000.00");
+        let sin: Vec<(&str, &str)> = todos.iter().skip(1).map(|(k, v)| (*k, v.as_str())).collect();
+        assert_eq!(enviar(&app, &ana, "/panel/retenciones", &sin, &[]).await.status, 403);
+        // A bad amount names the field; SAT's rules come back as the API's problems.
+        let campos = formulario("mil pesos");
+        let campos: Vec<(&str, &str)> = campos.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mala = enviar(&app, &ana, "/panel/retenciones", &campos, &[]).await;
+        assert_eq!(mala.status, 400, "{}", mala.body);
+        assert!(mala.body.contains("mil pesos") && mala.body.contains("RETENCION_001"), "{}", mala.body);
+        let campos = formulario("1000.00");
+        let campos: Vec<(&str, &str)> = campos.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let hecha = enviar(&app, &ana, "/panel/retenciones", &campos, &[]).await;
+        assert_eq!(hecha.status, 303, "{}", hecha.body);
+        assert_eq!(hecha.location, "/panel/retenciones?aviso=retencion-timbrada");
+
+        // The API sees what the dashboard stamped: ISR and IVA withheld for March.
+        let who = As::key(&ana.key).in_empresa(&ana.empresa);
+        let lista = app.get("/api/retenciones", &who).await.data(200).clone();
+        assert_eq!(lista["total"], json!(1), "{lista}");
+        let r = &lista["retenciones"][0];
+        assert_eq!(r["montoTotRet"], json!("2066.67"));
+        assert_eq!(r["receptorRfc"], json!("XIQB891116QE4"));
+        assert_eq!(r["periodo"], json!({ "mesIni": "03", "mesFin": "03", "ejercicio": "2026" }));
+        // The list shows it with its signed XML and PDF links, which download without a login.
+        let pagina = ver(&app, &ana, "/panel/retenciones").await;
+        assert!(pagina.body.contains("Retención timbrada.") || pagina.body.contains("R1"), "{}", pagina.body);
+        assert!(pagina.body.contains("KARLA FUENTE NOLASCO") && pagina.body.contains("2,066.67"), "{}", pagina.body);
+        let pdf = tras(&pagina.body, "· <a href=\"");
+        let descarga = cliente().get(format!("{}{}", app.base, pdf.replace("&amp;", "&"))).send().await.unwrap();
+        assert_eq!(descarga.status(), 200);
+        assert!(descarga.bytes().await.unwrap().starts_with(b"%PDF-"));
+        // Another person's company page is not found.
+        let beto = persona(&app, "beto-ret@example.com", "XIA190128J61").await;
+        let ajena = ver(&app, &beto, &format!("/panel/retenciones?empresa={}", ana.empresa)).await;
+        assert_eq!(ajena.status, 404);
+        assert!(!ajena.body.contains("KARLA"));
+    })
+    .await;
+}

@@ -363,3 +363,177 @@ async fn a_batch_of_retentions_stamps_every_valid_body_and_reports_the_invalid_b
     )
     .await;
 }
+
+/// The PDF of a retention, fetched with `who`'s key, written to `dir/name`.
+async fn pdf(app: &TestApp, who: &As, id: &str, dir: &std::path::Path, name: &str) -> PathBuf {
+    let response = app
+        .client
+        .get(format!("{}/api/retenciones/{id}/pdf", app.base))
+        .bearer_auth(who.key.as_deref().unwrap())
+        .header("x-empresa-id", who.empresa.as_deref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/pdf");
+    let bytes = response.bytes().await.unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    let path = dir.join(name);
+    std::fs::write(&path, &bytes).unwrap();
+    path
+}
+
+/// SAT's retention verification URL for a stamped retention XML: the QR's content.
+fn url_esperada(xml: &str, receptor: &str) -> String {
+    let documento = timbra_retenciones::parsear(xml).unwrap();
+    let uuid = &documento.timbre().unwrap().uuid;
+    let sello = documento.sello.trim();
+    format!(
+        "https://prodretencionverificacion.clouda.sat.gob.mx/?id={uuid}&re=EKU9003173C9{receptor}&tt={}&fe={}",
+        documento.totales.monto_tot_operacion,
+        &sello[sello.len() - 8..]
+    )
+}
+
+async fn cancelar_retencion(app: &TestApp, who: &As, id: &str, body: Value) -> crate::harness::Answer {
+    app.post(&format!("/api/retenciones/{id}/cancelar"), who, body).await
+}
+
+#[tokio::test]
+async fn a_retention_prints_with_sats_retention_qr_and_is_cancelled_without_acceptance() {
+    let tools = ["pdftotext", "pdftoppm", "zbarimg"];
+    if tools.iter().any(|tool| std::process::Command::new(tool).arg("-v").output().is_err()) {
+        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils and zbar-tools are required");
+        eprintln!("SKIPPED: poppler-utils or zbar-tools not installed");
+        return;
+    }
+    each_backend(|app: TestApp| async move {
+        let (who, cliente) = setup(&app, "retenciones-pdf@example.com").await;
+        let nacional = timbrar_retencion(&app, &who, &nacional(), None).await.data(201).clone();
+        let extranjero = timbrar_retencion(&app, &who, &extranjero(), None).await.data(201).clone();
+        let (id_n, id_e) = (nacional["retencionId"].as_str().unwrap(), extranjero["retencionId"].as_str().unwrap());
+        let dir = TempDir::new();
+
+        // The printed retention: its data, and the QR of SAT's retention verification service.
+        let (_, xml_n) = raw(&app, &format!("/api/retenciones/{id_n}/xml"), Some(&who)).await;
+        let file = pdf(&app, &who, id_n, &dir.0, "nacional.pdf").await;
+        let (ok, text, err) = sh("pdftotext", &["-layout", file.to_str().unwrap(), "-"], std::path::Path::new("."));
+        assert!(ok, "pdftotext: {err}");
+        let text = String::from_utf8(text).unwrap();
+        let uuid = nacional["uuid"].as_str().unwrap().trim_start_matches("SANDBOX-");
+        for expected in [
+            uuid,
+            "EKU9003173C9",
+            "XIQB891116QE4",
+            "KARLA FUENTE NOLASCO",
+            "$25,000.00",
+            "$4,133.44",
+            "R1",
+            "Retenciones",
+        ] {
+            assert!(text.contains(expected), "{expected} missing from the PDF:\n{text}");
+        }
+        assert_eq!(crate::cfdi::qr_of(&file), url_esperada(&xml_n, "&rr=XIQB891116QE4"));
+        // A foreign receiver is named by its tax id (`nr`), never an RFC.
+        let (_, xml_e) = raw(&app, &format!("/api/retenciones/{id_e}/xml"), Some(&who)).await;
+        let file = pdf(&app, &who, id_e, &dir.0, "extranjero.pdf").await;
+        assert_eq!(crate::cfdi::qr_of(&file), url_esperada(&xml_e, "&nr=123456789"));
+
+        // Cancelled at once, without acceptance, whatever the amount (25,000 MXN).
+        let cancelada = cancelar_retencion(&app, &who, id_n, json!({ "motivo": "02" })).await.data(200).clone();
+        assert_eq!(cancelada["status"], json!("CANCELADO"), "{cancelada}");
+        assert_eq!(cancelada["cancellationStatus"], json!("SIN_ACEPTACION"));
+        cancelar_retencion(&app, &who, id_n, json!({ "motivo": "02" })).await.assert_error(400, "CANCEL_003");
+        cancelar_retencion(&app, &who, id_e, json!({ "motivo": "09" })).await.assert_error(400, "CANCEL_001");
+        cancelar_retencion(&app, &who, id_e, json!({ "motivo": "01" })).await.assert_error(400, "CANCEL_004");
+        assert_eq!(app.get("/api/retenciones?status=CANCELADO", &who).await.data(200)["total"], json!(1));
+        assert_eq!(app.get(&format!("/api/retenciones/{id_n}"), &who).await.data(200)["status"], json!("CANCELADO"));
+        // An invoice is not a retention; another company's retention is not found.
+        let factura = crate::cfdi::timbrar(&app, &who, &crate::cfdi::factura(&cliente), None).await;
+        let factura_id = factura.data(201)["cfdiId"].as_str().unwrap().to_owned();
+        cancelar_retencion(&app, &who, &factura_id, json!({ "motivo": "02" })).await.assert_error(404, "NOT_FOUND");
+        let (_, otra_key) = app.user("otra-retencion-pdf@example.com").await;
+        let otra = app.empresa(&otra_key, "XIA190128J61").await;
+        let otro = As::key(&otra_key).in_empresa(&otra);
+        cancelar_retencion(&app, &otro, id_e, json!({ "motivo": "02" })).await.assert_error(404, "NOT_FOUND");
+        let (status, _) = raw(&app, &format!("/api/retenciones/{id_e}/pdf"), Some(&otro)).await;
+        assert_eq!(status, 404);
+        assert_eq!(
+            app.get(&format!("/api/retenciones/{id_e}"), &who).await.data(200)["status"],
+            json!("TIMBRADO_SANDBOX")
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn live_retentions_go_through_the_pacs_retention_service_even_when_an_answer_is_lost() {
+    use timbra_sim::Falla;
+    let (sim, url) = crate::cfdi::start_pac_sim().await;
+    let now = time::OffsetDateTime::now_utc();
+    let good = crate::cfdi::csd(crate::cfdi::EMISOR, now - time::Duration::days(1), now + time::Duration::days(30));
+    let adjust = move |config: &mut timbra_services::config::Config| {
+        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+        pac.timeout = std::time::Duration::from_secs(3);
+        config.pac = Some(pac);
+    };
+    crate::harness::each_backend_with(adjust, |app: TestApp| {
+        let (sim, good) = (sim.clone(), good.clone());
+        async move {
+            let (who, _) = crate::cfdi::live_company(&app, "retenciones-live@example.com", &good).await;
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
+            let antes = sim.timbres_emitidos();
+
+            // Stamped by the PAC's retention service: a real UUID and the PAC's TFD.
+            let answer = timbrar_retencion(&app, &who, &plataformas(), None).await;
+            assert_eq!(answer.status, 201, "{}", answer.body);
+            assert_eq!(answer.body["mode"], json!("live"));
+            let primera = answer.data(201).clone();
+            let uuid = primera["uuid"].as_str().unwrap().to_owned();
+            assert_eq!(uuid.len(), 36, "{primera}");
+            assert_eq!(primera["folioInt"], json!("R1"));
+            let id = primera["retencionId"].as_str().unwrap().to_owned();
+            let (status, xml) = raw(&app, &format!("/api/retenciones/{id}/xml"), Some(&who)).await;
+            assert_eq!(status, 200);
+            assert!(xml.contains("RfcProvCertif=\"CVD110412TF6\"") && xml.contains(&uuid), "{xml}");
+            let documento = timbra_retenciones::parsear(&xml).unwrap();
+            timbra_retenciones::sello::verificar_sello(&documento).unwrap();
+            timbra_retenciones::sello::verificar_timbre(&documento, &sim.certificado_pac()).unwrap();
+
+            // The answer is lost (the connection drops on stamp and on stamped): the outcome is
+            // unknown, nothing new is spent on the retry, and the PAC stamped the document once.
+            sim.fallar("stamp", [Falla::Corte]);
+            sim.fallar("stamped", [Falla::Corte]);
+            let perdida = timbrar_retencion(&app, &who, &nacional(), None).await;
+            perdida.assert_error(502, "PAC_002");
+            assert_eq!(perdida.body["error"]["details"]["folio"], json!(2));
+            let recuperada = timbrar_retencion(&app, &who, &nacional(), None).await;
+            assert_eq!(recuperada.status, 201, "{}", recuperada.body);
+            assert_eq!(recuperada.data(201)["folioInt"], json!("R2"));
+            assert_eq!(sim.timbres_emitidos() - antes, 2);
+            assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(3));
+            let dir = TempDir::new();
+            let mut files = Vec::new();
+            for (i, s) in [&primera, recuperada.data(201)].iter().enumerate() {
+                let (_, xml) =
+                    raw(&app, &format!("/api/retenciones/{}/xml", s["retencionId"].as_str().unwrap()), Some(&who))
+                        .await;
+                let path = dir.0.join(format!("live{i}.xml"));
+                std::fs::write(&path, &xml).unwrap();
+                files.push((path, xml));
+            }
+            oraculo(&files, sim.certificado_pac().der(), &dir.0);
+
+            // Cancelled through the retention service (SAT's 1201), no acceptance, with its acuse.
+            let cancelada = cancelar_retencion(&app, &who, &id, json!({ "motivo": "02" })).await.data(200).clone();
+            assert_eq!(cancelada["status"], json!("CANCELADO"), "{cancelada}");
+            assert_eq!(cancelada["cancellationStatus"], json!("SIN_ACEPTACION"));
+            assert!(cancelada["acuseUrl"].as_str().is_some(), "{cancelada}");
+            // The PAC refuses a second request (1202 is an answer: already cancelled) — the
+            // service refuses before asking.
+            cancelar_retencion(&app, &who, &id, json!({ "motivo": "02" })).await.assert_error(400, "CANCEL_003");
+            assert_eq!(app.get("/api/retenciones?status=CANCELADO", &who).await.data(200)["total"], json!(1));
+        }
+    })
+    .await;
+}

@@ -125,6 +125,7 @@ pub async fn registrar(
     cfdis::registrar_cancelacion(tx, empresa_id, datos.cfdi_id, &cancelacion).await?;
     if estado.cancelado() {
         (tipo_de(datos.tipo_comprobante)?.al_cancelar)(tx, empresa_id, datos.cfdi_id, now).await?;
+        crate::correo::aviso_de_cancelacion(tx, now, empresa_id, datos.cfdi_id).await?;
     }
     let data = Cancelacion {
         cfdi_id: datos.cfdi_id.to_owned(),
@@ -262,18 +263,32 @@ pub async fn solicitar(
         motivo: motivo.to_owned(),
         folio_sustitucion: sustitucion.map(str::to_owned),
     }];
-    let firmada = timbra_credentials::xmldsig::sign_cancelacion(
+    // A CFDI de Retenciones goes to the PAC's retention service, its request in the retention
+    // namespace; SAT cancels it without the receiver's acceptance.
+    let tipo = super::tipos::por_tipo_comprobante(&fila.tipo_comprobante);
+    let servicio = tipo.map_or(timbra_pac::Servicio::Cfdi, |tipo| tipo.servicio_pac);
+    let ns = match servicio {
+        timbra_pac::Servicio::Cfdi => timbra_credentials::xmldsig::NS_CANCELACION,
+        timbra_pac::Servicio::Retenciones => timbra_credentials::xmldsig::NS_CANCELACION_RETENCIONES,
+    };
+    let firmada = timbra_credentials::xmldsig::sign_cancelacion_en(
         &csd.credential,
+        ns,
         csd.credential.certificate().rfc(),
         &fecha_cfdi(fecha_local),
         &folios,
     )
     .map_err(|e| ApiError::internal("cancelacion", e))?;
     let solicitud = llamada("cancel_signature").recovery(|_| "invoice unchanged; the client is told to retry");
-    let acuse = pac_log::logged(solicitud, pac.cancelar(&firmada))
+    let acuse = pac_log::logged(solicitud, pac.cancelar_en(servicio, &firmada))
         .await
         .map_err(|error| ApiError::pac(&error, "the invoice is unchanged, try again"))?;
     let acuse_path = guardar_acuse(app, empresa_id, id, fila, acuse.acuse.clone()).await?;
+    if tipo.is_some_and(|tipo| tipo.cancela_sin_aceptacion()) {
+        // SAT's retention service answers 1201 once it has cancelled (1202: cancelled
+        // before); there is no acceptance to wait for and no status service to ask.
+        return Ok(Solicitada { estado: EstadoCancelacion::SinAceptacion, acuse_path, acuse: acuse.acuse });
+    }
     // The PAC's answer (201/202, "Petición de cancelación realizada exitosamente") says only
     // that the request was received: SAT's status says what became of it.
     let consulta = timbra_pac::ConsultaEstado {
@@ -373,6 +388,7 @@ pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>
         // What the type holds goes back with the CANCELADO it becomes (a payment's amounts, a
         // payroll receipt's status).
         (tipo.al_cancelar)(tx, empresa_id, cfdi_id, now).await?;
+        crate::correo::aviso_de_cancelacion(tx, now, empresa_id, cfdi_id).await?;
     }
     let data = Cancelacion {
         cfdi_id: cfdi_id.to_owned(),

@@ -79,6 +79,8 @@ pub async fn cancelar(
     };
     let uso = idempotency::Uso::sobre(OPERACION, id);
 
+    let sin_aceptacion = crate::cfdi::tipos::por_tipo_comprobante(&fila.tipo_comprobante)
+        .is_some_and(crate::cfdi::tipos::TipoDocumento::cancela_sin_aceptacion);
     if fila.sandbox {
         crate::cfdi::receptor::exigir_sin_notas_de_credito(app, empresa_id, fila).await?;
         // Sandbox: the service plays SAT with SAT's rules (regla 2.7.1.35 as of 2026). An invoice
@@ -88,7 +90,7 @@ pub async fn cancelar(
         let mut tx = app.db.begin().await?;
         crate::cfdi::pagos::exigir_sin_pagos_en(&mut tx, empresa_id, id, now).await?;
         let estado = match crate::cfdi::receptor::cancelable(fila, false, now) {
-            crate::cfdi::plazos::Cancelable::ConAceptacion => EstadoCancelacion::Pendiente,
+            crate::cfdi::plazos::Cancelable::ConAceptacion if !sin_aceptacion => EstadoCancelacion::Pendiente,
             _ => EstadoCancelacion::SinAceptacion,
         };
         cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), None).await?;

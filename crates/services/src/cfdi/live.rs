@@ -68,6 +68,9 @@ pub(super) async fn timbrar(
     if let Some(intento) = pendiente {
         return reenviar(app, peticion.empresa, peticion.mode, intento, pac.as_ref(), now).await;
     }
+    let servicio = tipos::por_operacion(Some(registro.operacion))
+        .ok_or_else(|| ApiError::internal("live stamp", format!("no document type stamps {}", registro.operacion)))?
+        .servicio_pac;
 
     let mut tx = app.db.begin().await?;
     // Held from here until the PAC answers: given back on a refusal, kept while unknown.
@@ -121,7 +124,8 @@ pub(super) async fn timbrar(
     let xml = intento.xml_sellado.as_deref().unwrap_or_default();
     let llamada = PacCall::new("stamp", empresa_id).cfdi(&intento.id, Some(&intento.serie), Some(intento.folio));
     let respuesta =
-        pac_log::logged(llamada.recovery(recuperacion), timbra_pac::timbrar_sin_duplicar(pac.as_ref(), xml)).await;
+        pac_log::logged(llamada.recovery(recuperacion), timbra_pac::timbrar_sin_duplicar(pac.as_ref(), servicio, xml))
+            .await;
     resolver(app, peticion.empresa, peticion.mode, &intento, respuesta, now).await
 }
 
@@ -160,19 +164,20 @@ async fn reenviar(
         ));
     }
     let xml = intento.xml_sellado.as_deref().unwrap_or_default();
+    let servicio = tipo_guardado(&intento)?.servicio_pac;
     // Ask first: the earlier send may have stamped. Only when the PAC knows no stamp of this
     // XML is it sent again, and only then does a refusal prove that nothing was stamped; a
     // failed question (even a refusal such as 300, bad credentials) leaves the outcome unknown.
     let consulta = PacCall::new("stamped", &intento.empresa_id)
         .cfdi(&intento.id, Some(&intento.serie), Some(intento.folio))
         .recovery(|_| "outcome stays unknown; reconciled later");
-    let respuesta = match pac_log::logged(consulta, pac.consultar(xml)).await {
+    let respuesta = match pac_log::logged(consulta, pac.consultar_en(servicio, xml)).await {
         Ok(Some(timbrado)) => Ok(timbrado),
         Ok(None) => {
             let envio = PacCall::new("stamp", &intento.empresa_id)
                 .cfdi(&intento.id, Some(&intento.serie), Some(intento.folio))
                 .recovery(recuperacion);
-            pac_log::logged(envio, timbra_pac::timbrar_sin_duplicar(pac, xml)).await
+            pac_log::logged(envio, timbra_pac::timbrar_sin_duplicar(pac, servicio, xml)).await
         }
         Err(error) if error.is_indeterminate() => Err(error),
         Err(error) => Err(PacError::Transport(format!("asking for an earlier stamp: {error}"))),

@@ -2,6 +2,7 @@
 //! signed download links. The HTTP handlers live in `routes/cfdi.rs`,
 //! `routes/certificados.rs`, `routes/fiel.rs` and `routes/timbres.rs`.
 
+pub mod archivos;
 pub mod cancelacion;
 pub mod cancelar;
 pub mod complementos;

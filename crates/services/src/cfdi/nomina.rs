@@ -846,6 +846,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
         })
     },
     leer_timbrado: super::documento::leer_comprobante,
+    servicio_pac: timbra_pac::Servicio::Cfdi,
 };
 
 impl EfectosRecibo {

@@ -72,6 +72,11 @@ pub struct PagoBody {
     pub num_operacion: Option<String>,
     /// The invoices paid, 1 to 1,000.
     pub docto_relacionados: Option<Vec<DoctoBody>>,
+    /// E-mail the stamped payment CFDI to the customer's `email` after the stamp; absent, the
+    /// company's `correo.enviarAlTimbrar` decides.
+    pub enviar_correo: Option<bool>,
+    /// Notes printed on the PDF (not part of the XML), up to 2,000 characters.
+    pub notas: Option<String>,
 }
 
 /// One invoice paid (`pago20:DoctoRelacionado`).
@@ -846,6 +851,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     efectos_guardados: Some(&EFECTOS_GUARDADOS),
     al_cancelar: |tx, empresa_id, cfdi_id, now| Box::pin(devolver(tx, empresa_id, cfdi_id, now)),
     leer_timbrado: super::documento::leer_comprobante,
+    servicio_pac: timbra_pac::Servicio::Cfdi,
 };
 
 /// Gives back to the invoices what payment `pago_id` applied (its stamp was refused, or it

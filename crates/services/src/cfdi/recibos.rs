@@ -747,6 +747,7 @@ pub static TIPO_GLOBAL: TipoDocumento = TipoDocumento {
     efectos_guardados: Some(&GlobalGuardado),
     al_cancelar,
     leer_timbrado: super::documento::leer_comprobante,
+    servicio_pac: timbra_pac::Servicio::Cfdi,
 };
 
 /// A self-invoice from the public page `/autofactura/{slug}`.
@@ -757,6 +758,7 @@ pub static TIPO_AUTOFACTURA: TipoDocumento = TipoDocumento {
     efectos_guardados: Some(&AutofacturaGuardada),
     al_cancelar,
     leer_timbrado: super::documento::leer_comprobante,
+    servicio_pac: timbra_pac::Servicio::Cfdi,
 };
 
 /// A global invoice ready for the pipeline.

@@ -65,6 +65,11 @@ pub struct TimbrarBody {
     /// Complements: `cartaPorte` (Carta Porte 3.1, on I and T) and `comercioExterior`
     /// (Comercio Exterior 2.0, on I with `exportacion` 02).
     pub complementos: Option<super::complementos::ComplementosBody>,
+    /// E-mail the stamped CFDI (XML and PDF) to the customer's `email` after the stamp
+    /// (`POST /api/cfdi/{id}/correo`); absent, the company's `correo.enviarAlTimbrar` decides.
+    pub enviar_correo: Option<bool>,
+    /// Notes printed on the PDF after the totals (not part of the XML), up to 2,000 characters.
+    pub notas: Option<String>,
 }
 
 /// `cfdiRelacionados` item.

@@ -5,6 +5,7 @@
 //!
 //! A new document type is one module with its `TIPO` and one line in [`TIPOS`].
 
+use timbra_pac::Servicio;
 use timbra_store::Tx;
 use time::OffsetDateTime;
 
@@ -28,6 +29,16 @@ pub struct TipoDocumento {
     pub al_cancelar: for<'a> fn(&'a mut Tx, &'a str, &'a str, OffsetDateTime) -> Hecho<'a>,
     /// Reads the XML the PAC stamped back into the document, for its row.
     pub leer_timbrado: fn(&str) -> ApiResult<Box<dyn Sellable>>,
+    /// The PAC service that stamps and cancels it (CFDI 4.0, or the retentions service).
+    pub servicio_pac: Servicio,
+}
+
+impl TipoDocumento {
+    /// Whether SAT cancels its documents without the receiver's acceptance whatever their
+    /// amount (CFDI de Retenciones: SAT's retention cancellation service has no acceptance).
+    pub fn cancela_sin_aceptacion(&self) -> bool {
+        self.servicio_pac == Servicio::Retenciones
+    }
 }
 
 /// Nothing to undo.
@@ -44,6 +55,7 @@ pub static FACTURA: TipoDocumento = TipoDocumento {
     // A self-invoice's ticket goes back to ABIERTO.
     al_cancelar: super::recibos::al_cancelar,
     leer_timbrado: leer_comprobante,
+    servicio_pac: Servicio::Cfdi,
 };
 
 /// Every document type the service stamps.

@@ -60,6 +60,8 @@ event_types! {
     CertificadoPorExpirar = "certificado.por_expirar", "a CSD expires within 30 days";
     CfdiEstadoCambiado = "cfdi.estado_cambiado", "SAT's status (Estado or EstatusCancelacion) of a received CFDI changed";
     CfdiXmlDisponible = "cfdi.xml_disponible", "the XML of a received invoice, known before by its metadata only, became available";
+    CorreoEnviado = "correo.enviado", "the e-mail of a CFDI (or of its cancellation notice) was accepted by the SMTP server";
+    CorreoFallido = "correo.fallido", "the e-mail of a CFDI could not be sent after every retry (FALLIDO)";
     RetencionTimbrada = "retencion.timbrada", "CFDI de Retenciones e Información de Pagos stamped";
     WebhookPing = "webhook.ping", "test event sent by POST /api/webhooks/{id}/test, to that endpoint only";
 }

@@ -47,6 +47,10 @@ pub enum Event {
     NominaSuaGenerado(NominaSuaGenerado),
     /// `retencion.timbrada`.
     RetencionTimbrada(RetencionTimbrada),
+    /// `correo.enviado`.
+    CorreoEnviado(Correo),
+    /// `correo.fallido`.
+    CorreoFallido(Correo),
 }
 
 impl Event {
@@ -69,6 +73,8 @@ impl Event {
             Event::CfdiEstadoCambiado(_) => EventType::CfdiEstadoCambiado,
             Event::NominaSuaGenerado(_) => EventType::NominaSuaGenerado,
             Event::RetencionTimbrada(_) => EventType::RetencionTimbrada,
+            Event::CorreoEnviado(_) => EventType::CorreoEnviado,
+            Event::CorreoFallido(_) => EventType::CorreoFallido,
         }
     }
 
@@ -91,6 +97,7 @@ impl Event {
             Event::CfdiEstadoCambiado(data) => serde_json::to_string(data),
             Event::NominaSuaGenerado(data) => serde_json::to_string(data),
             Event::RetencionTimbrada(data) => serde_json::to_string(data),
+            Event::CorreoEnviado(data) | Event::CorreoFallido(data) => serde_json::to_string(data),
         }
     }
 }
@@ -116,6 +123,7 @@ pub fn data_schema(event: EventType) -> Option<RefOr<Schema>> {
         EventType::NominaSuaGenerado => Some(NominaSuaGenerado::schema()),
         EventType::NominaSipareExitoso => None,
         EventType::RetencionTimbrada => Some(RetencionTimbrada::schema()),
+        EventType::CorreoEnviado | EventType::CorreoFallido => Some(Correo::schema()),
     }
 }
 
@@ -364,6 +372,26 @@ pub struct RetencionTimbrada {
     pub monto_tot_ret: Decimal,
     /// `RfcR` of a national receiver; `null` for a foreign one.
     pub receptor_rfc: Option<String>,
+}
+
+/// `correo.enviado` / `correo.fallido`: a sending of a CFDI by e-mail ended.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Correo {
+    /// The sending (`GET /api/cfdi/{id}/correos`).
+    pub envio_id: String,
+    /// The CFDI sent.
+    pub cfdi_id: String,
+    /// Its UUID as the API shows it.
+    pub uuid: String,
+    /// `TIMBRADO` (the CFDI with its XML and PDF) or `CANCELACION` (the notice).
+    pub motivo: String,
+    /// The addresses.
+    pub para: Vec<String>,
+    /// Attempts made.
+    pub intentos: i64,
+    /// The last error (`correo.fallido`); null when sent.
+    pub ultimo_error: Option<String>,
 }
 
 #[cfg(test)]

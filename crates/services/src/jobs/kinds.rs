@@ -12,6 +12,7 @@ pub fn registry() -> Registry<AppContext> {
     let mut registry = Registry::default();
     registry.register::<crate::webhooks::delivery::Deliver>();
     registry.register::<crate::cfdi::cancelacion::SeguirCancelacion>();
+    registry.register::<crate::correo::EnviarCorreo>();
     registry.register::<crate::cfdi::live::ConciliarIntento>();
     registry.register::<crate::cfdi::recibidos::sincronizacion::SincronizarRecibidos>();
     registry.register::<crate::cfdi::recibidos::por_uuid::DescargarPorUuid>();

@@ -1,6 +1,6 @@
 //! The PAC simulator: Finkok's SOAP 1.1 `stamp` and `cancel` services on loopback.
 //!
-//! Routes: `POST /servicios/soap/{stamp,cancel}` (and the same paths ending in `.wsdl`, which
+//! Routes: `POST /servicios/soap/{stamp,cancel,retentions}` (and the same paths ending in `.wsdl`, which
 //! some clients post to), dispatched on the operation element of the SOAP body;
 //! `GET /sim/certificado.cer` returns the stamping certificate (DER) that signs `SelloSAT`;
 //! `POST /ConsultaCFDIService.svc` is SAT's status service over the same documents
@@ -9,6 +9,7 @@
 mod aceptacion;
 mod cancelacion;
 mod fallas;
+mod retenciones;
 mod soap;
 mod timbrado;
 
@@ -303,6 +304,24 @@ async fn atender(State(sim): State<Sim>, Path(servicio): Path<String>, cuerpo: S
                 Err(soap::Incidencia::new("300", "Usuario o contraseña inválidos"))
             };
             (soap::respuesta_timbrado(operacion, &resultado), operacion != "stamped")
+        }
+        ("retentions", operacion @ ("stamp" | "stamped")) => {
+            let resultado = if !credenciales_validas {
+                Err(soap::Incidencia::new("300", "Usuario o contraseña inválidos"))
+            } else if operacion == "stamped" {
+                sim.consultar_retencion(&peticion.campo("xml"))
+            } else {
+                sim.timbrar_retencion(&config, ahora, &peticion.campo("xml"))
+            };
+            (soap::respuesta_timbrado_en(soap::NS_RETENTIONS, operacion, &resultado), operacion != "stamped")
+        }
+        ("retentions", "cancel_signature") => {
+            let resultado = if credenciales_validas {
+                sim.cancelar_retencion(ahora, &peticion.campo("xml"))
+            } else {
+                Err(soap::Incidencia::new("300", "Usuario o contraseña inválidos"))
+            };
+            (soap::respuesta_cancelacion_en(soap::NS_RETENTIONS, &resultado), true)
         }
         ("cancel", "cancel_signature") => {
             let resultado = if credenciales_validas {

@@ -10,6 +10,9 @@ use axum::response::{IntoResponse, Response};
 const NS_SOAP: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 const NS_STAMP: &str = "http://facturacion.finkok.com/stamp";
 const NS_CANCEL: &str = "http://facturacion.finkok.com/cancel";
+/// The retentions service's namespace (`stamp`, `stamped`, `cancel_signature` of CFDI de
+/// Retenciones).
+pub(super) const NS_RETENTIONS: &str = "http://facturacion.finkok.com/retentions";
 const NS_VIEWS: &str = "apps.services.soap.core.views";
 
 /// A request: the operation element's local name and its child fields by local name.
@@ -131,6 +134,11 @@ fn incidencia_xml(incidencia: &Incidencia, uuid: &str) -> String {
 
 /// The answer of `stamp`, `quick_stamp` or `stamped`.
 pub(super) fn respuesta_timbrado(operacion: &str, resultado: &Result<Emitido, Incidencia>) -> Response {
+    respuesta_timbrado_en(NS_STAMP, operacion, resultado)
+}
+
+/// [`respuesta_timbrado`] of the service whose namespace is `ns`.
+pub(super) fn respuesta_timbrado_en(ns: &str, operacion: &str, resultado: &Result<Emitido, Incidencia>) -> Response {
     let cuerpo = match resultado {
         Ok(emitido) if emitido.previo && operacion != "stamped" => {
             let previo = Incidencia::new("307", "El CFDI contiene un timbre previo");
@@ -158,11 +166,16 @@ pub(super) fn respuesta_timbrado(operacion: &str, resultado: &Result<Emitido, In
             format!("{}<s0:Incidencias>{}</s0:Incidencias>", campo("xml", ""), incidencia_xml(incidencia, ""))
         }
     };
-    sobre(NS_STAMP, operacion, &cuerpo)
+    sobre(ns, operacion, &cuerpo)
 }
 
 /// The answer of `cancel_signature`.
 pub(super) fn respuesta_cancelacion(resultado: &Result<ResultadoCancelacion, Incidencia>) -> Response {
+    respuesta_cancelacion_en(NS_CANCEL, resultado)
+}
+
+/// [`respuesta_cancelacion`] of the service whose namespace is `ns`.
+pub(super) fn respuesta_cancelacion_en(ns: &str, resultado: &Result<ResultadoCancelacion, Incidencia>) -> Response {
     let cuerpo = match resultado {
         Ok(resultado) => {
             let folios: String = resultado
@@ -186,7 +199,7 @@ pub(super) fn respuesta_cancelacion(resultado: &Result<ResultadoCancelacion, Inc
         }
         Err(incidencia) => campo("CodEstatus", &format!("{} - {}", incidencia.codigo, incidencia.mensaje)),
     };
-    sobre(NS_CANCEL, "cancel_signature", &cuerpo)
+    sobre(ns, "cancel_signature", &cuerpo)
 }
 
 /// The answer of `get_sat_status`.

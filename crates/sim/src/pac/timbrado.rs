@@ -28,7 +28,7 @@ pub(super) fn fecha_local(instante: OffsetDateTime) -> String {
     instante.to_offset(offset!(-6)).format(FORMATO_FECHA).unwrap_or_default()
 }
 
-fn decodificar(base64: &str) -> Result<String, Incidencia> {
+pub(super) fn decodificar(base64: &str) -> Result<String, Incidencia> {
     let limpio: String = base64.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     let bytes =
         STANDARD.decode(limpio).map_err(|_| Incidencia::new("301", "XML mal formado: el campo xml no es base64"))?;

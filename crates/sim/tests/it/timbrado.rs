@@ -153,7 +153,7 @@ async fn timeout_y_consultar_recupera_sin_segundo_timbre() {
 
     // The helper does the same on its own, for another document.
     let otra = factura_valida("13");
-    let timbrado = timbrar_sin_duplicar(&pac, &otra).await.unwrap();
+    let timbrado = timbrar_sin_duplicar(&pac, timbra_pac::Servicio::Cfdi, &otra).await.unwrap();
     assert!(timbrado.previo);
     assert_eq!(sim.timbres_emitidos(), 2);
 }

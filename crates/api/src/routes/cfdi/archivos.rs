@@ -53,16 +53,9 @@ fn nombre_de_descarga(name: &str) -> String {
     if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
 }
 
-/// A stored file: a stamped XML from the database (`timbra_store::cfdi_xml`), anything else (PDFs, acuses,
-/// XML stamped before the table existed) from the file storage.
+/// A stored file ([`timbra_services::cfdi::archivos::leer`]).
 pub(super) async fn read_file(app: &AppContext, path: &str) -> HttpResult<Vec<u8>> {
-    if path.ends_with(".xml") {
-        let mut conn = app.db.conn().await?;
-        if let Some(xml) = cfdi_xml::leer(&mut conn, path).await? {
-            return Ok(xml);
-        }
-    }
-    Ok(app.cfdi.storage.get(path).await.map_err(|error| ApiError::storage(error, "file"))?)
+    Ok(timbra_services::cfdi::archivos::leer(app, path).await?)
 }
 
 /// The stamped XML of an invoice.
@@ -121,23 +114,10 @@ pub(crate) async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomi
     file_response(bytes, &path, &format!("{}.pdf", row.uuid))
 }
 
-/// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there
-/// yet. Rendering runs on the blocking pool: it is CPU work of a few milliseconds.
+/// The stored PDF at `path`, rendered on its first request
+/// ([`timbra_services::cfdi::archivos::pdf`]).
 async fn pdf_guardado(app: &AppContext, path: &str) -> HttpResult<Vec<u8>> {
-    match app.cfdi.storage.get(path).await {
-        Ok(bytes) => return Ok(bytes),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(ApiError::storage(error, "PDF").into()),
-    }
-    let xml_path = format!("{}.xml", path.strip_suffix(".pdf").unwrap_or(path));
-    let xml = String::from_utf8(read_file(app, &xml_path).await?).map_err(|e| ApiError::internal("stored XML", e))?;
-    let bytes = tokio::task::spawn_blocking(move || timbra_pdf::render_xml(&xml))
-        .await
-        .map_err(|e| ApiError::internal("pdf task", e))?
-        .map_err(|e| ApiError::internal("pdf render", e))?;
-    // Two first requests at once render twice and store the same bytes: harmless.
-    app.cfdi.storage.put(path, bytes.clone()).await.map_err(|e| ApiError::storage(e, "PDF"))?;
-    Ok(bytes)
+    Ok(timbra_services::cfdi::archivos::pdf(app, path).await?)
 }
 
 /// A file through a signed link (no credentials: the link is the permission; 1 hour). With S3

@@ -29,9 +29,9 @@ pub struct CancelarBody {
     /// c_MotivoCancelacion: `01` errors with a replacement (needs `folioSustitucion`), `02`
     /// errors without relation, `03` the operation did not happen, `04` nominative operation in
     /// a global invoice.
-    motivo: String,
+    pub(crate) motivo: String,
     /// UUID of the invoice that replaces this one (motivo 01 only; `SANDBOX-` prefix accepted).
-    folio_sustitucion: Option<String>,
+    pub(crate) folio_sustitucion: Option<String>,
 }
 
 /// Cancels an invoice (CONTADOR or higher; `cfdi:cancelar`).

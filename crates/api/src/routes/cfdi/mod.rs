@@ -7,6 +7,7 @@
 
 pub mod archivos;
 pub mod cancelar;
+pub mod correo;
 pub mod estado_sat;
 pub mod intentos;
 pub mod listar;
@@ -50,6 +51,32 @@ pub(crate) async fn replayed(
     let Some(clave) = clave else { return Ok(None) };
     let mut conn = app.db.conn().await?;
     Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?.map(crate::error::answer))
+}
+
+/// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF),
+/// then queues its e-mail when the body asked for it (`enviarCorreo`) or, the body silent, the
+/// company sends on every stamp (`enviarAlTimbrar`). The stamp is committed already: whatever
+/// happens here does not change its answer.
+pub(crate) async fn despues_de_timbrar(
+    app: &AppContext,
+    empresa_id: &str,
+    answer: &timbra_services::idempotency::Answer,
+    notas: Option<&str>,
+    enviar_correo: Option<bool>,
+) {
+    if answer.replayed || answer.status != axum::http::StatusCode::CREATED {
+        return;
+    }
+    let Ok(body) = serde_json::from_str::<serde_json::Value>(&answer.body) else { return };
+    let Some(cfdi_id) = body["data"]["cfdiId"].as_str() else { return };
+    if let Some(notas) = notas.map(str::trim).filter(|notas| !notas.is_empty())
+        && let Err(error) = timbra_services::marca::guardar_notas(app, empresa_id, cfdi_id, notas).await
+    {
+        tracing::warn!(cfdi.id = cfdi_id, error.message = %error.message, "the stamp's notas were not written");
+    }
+    if enviar_correo != Some(false) {
+        timbra_services::correo::al_timbrar(app, empresa_id, cfdi_id, enviar_correo).await;
+    }
 }
 
 /// Whether the caller may read the company's payroll receipts (type N CFDI) through the

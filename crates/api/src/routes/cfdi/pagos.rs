@@ -58,6 +58,9 @@ pub async fn timbrar_pago(
     }
     let bytes = body;
     let body: PagoBody = parse_body(&bytes)?;
+    let enviar_correo = body.enviar_correo;
+    let notas = body.notas.clone();
+    timbra_services::marca::revisar_notas(notas.as_deref())?;
     let (empresa, _) = timbra_services::cfdi::contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
     let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
@@ -74,5 +77,7 @@ pub async fn timbrar_pago(
         now,
         fecha_local,
     };
-    Ok(crate::error::answer(pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?))
+    let answer = pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?;
+    super::despues_de_timbrar(&app, &empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    Ok(crate::error::answer(answer))
 }

@@ -52,6 +52,9 @@ pub async fn timbrar(
     }
     let bytes = body;
     let body: TimbrarBody = parse_body(&bytes)?;
+    let enviar_correo = body.enviar_correo;
+    let notas = body.notas.clone();
+    timbra_services::marca::revisar_notas(notas.as_deref())?;
     let now = app.clock.now();
     let Factura { empresa, cliente, preparado, fecha_local, .. } =
         preparar_factura(&app, &empresa_id, body, now).await?;
@@ -72,7 +75,9 @@ pub async fn timbrar(
         now,
         fecha_local,
     };
-    Ok(crate::error::answer(pipeline::timbrar(&app, &peticion, documento).await?))
+    let answer = pipeline::timbrar(&app, &peticion, documento).await?;
+    super::despues_de_timbrar(&app, &empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    Ok(crate::error::answer(answer))
 }
 
 /// An invoice built and checked for its company, before folio and seal.

@@ -62,6 +62,8 @@ pub struct RetencionOut {
     monto_tot_ret: String,
     /// Signed link (1 hour).
     xml_download_url: Option<String>,
+    /// Signed link to the PDF (1 hour; rendered on its first download).
+    pdf_download_url: Option<String>,
     download_expires_in: i64,
     /// The document's data under the body's names (detail only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -84,6 +86,7 @@ pub struct RetencionPage {
 pub(super) fn retencion_out(row: RetencionRow, secret: &[u8; 32], now: i64) -> RetencionOut {
     RetencionOut {
         xml_download_url: row.xml_url.as_deref().map(|path| links::url(secret, path, now)),
+        pdf_download_url: row.xml_url.as_deref().map(|path| links::url(secret, &links::ruta_pdf(path), now)),
         download_expires_in: links::LINK_SECONDS,
         periodo: serde_json::json!({
             "mesIni": format!("{:02}", row.mes_ini), "mesFin": format!("{:02}", row.mes_fin),

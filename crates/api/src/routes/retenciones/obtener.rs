@@ -1,4 +1,4 @@
-//! `GET /api/retenciones/{id}` and its XML.
+//! `GET /api/retenciones/{id}`, its XML and its PDF.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -58,4 +58,26 @@ pub async fn xml(
         retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?;
     }
     crate::routes::cfdi::archivos::xml_de(&app, &empresa_id, &id, false).await
+}
+
+/// The printed representation of a retention (PDF with the QR of SAT's retention verification
+/// service), rendered from its XML on the first request and kept.
+#[utoipa::path(get, path = "/retenciones/{id}/pdf", tag = "retenciones", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The PDF", content_type = "application/pdf", body = Vec<u8>),
+        (status = 403, description = "SCOPE_001", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn pdf(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+) -> HttpResult<Response> {
+    caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    {
+        let mut conn = app.db.conn().await?;
+        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?;
+    }
+    crate::routes::cfdi::archivos::pdf_de(&app, &empresa_id, &id, false).await
 }

@@ -15,7 +15,6 @@ use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::cfdi::{parse_body, replayed};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::retenciones::{self, OPERACION};
-use timbra_services::cfdi::{contexto, pipeline};
 use timbra_services::context::AppContext;
 use timbra_services::idempotency;
 
@@ -62,19 +61,9 @@ pub async fn timbrar(
         return Ok(replayed);
     }
     let json: serde_json::Value = parse_body(&body)?;
-    let now = app.clock.now();
-    let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
-    let preparada = retenciones::preparar(&app, &empresa, json, now)?;
-    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&body)) };
-    let peticion = pipeline::Peticion {
-        empresa: &empresa,
-        user_id: &caller.user_id,
-        mode: access.mode(),
-        clave: clave.as_ref(),
-        request_hash,
-        now,
-        fecha_local: preparada.fecha_local,
-    };
-    let answer = pipeline::timbrar_con_efectos(&app, &peticion, preparada.documento, Some(preparada.efectos)).await?;
+    let request_hash = hex::encode(sha2::Sha256::digest(&body));
+    let answer =
+        retenciones::timbrar(&app, &empresa_id, &caller.user_id, access.mode(), clave.as_ref(), json, request_hash)
+            .await?;
     Ok(crate::error::answer(answer))
 }

@@ -55,6 +55,8 @@ pub static TIPO: TipoDocumento = TipoDocumento {
     // A retention is cancelled without the receiver's acceptance and undoes nothing else.
     al_cancelar: sin_efectos,
     leer_timbrado: leer,
+    // Finkok's `retentions` service; SAT cancels a retention without acceptance.
+    servicio_pac: timbra_pac::Servicio::Retenciones,
 };
 
 static EFECTOS: EfectosRetencion = EfectosRetencion;
@@ -295,6 +297,34 @@ pub fn preparar(app: &AppContext, empresa: &EmpresaEmisora, body: Value, now: Of
         efectos: Arc::new(EfectosRetencion),
         fecha_local,
     })
+}
+
+/// Stamps the retention of `body` for `empresa_id` (`POST /api/retenciones/timbrar` and the
+/// dashboard's form): the body built and checked ([`preparar`]), then the pipeline, sandbox or
+/// live as the company is. `request_hash` is the SHA-256 of the request as sent (a live retry
+/// of the same request finds its attempt); the answer is the envelope a route returns.
+pub async fn timbrar(
+    app: &AppContext,
+    empresa_id: &str,
+    user_id: &str,
+    mode: &str,
+    clave: Option<&crate::idempotency::Key>,
+    body: Value,
+    request_hash: String,
+) -> ApiResult<crate::idempotency::Answer> {
+    let now = app.clock.now();
+    let (empresa, _) = super::contexto::emisora_y_receptor(app, empresa_id, None).await?;
+    let preparada = preparar(app, &empresa, body, now)?;
+    let peticion = super::pipeline::Peticion {
+        empresa: &empresa,
+        user_id,
+        mode,
+        clave,
+        request_hash: if empresa.sandbox { String::new() } else { request_hash },
+        now,
+        fecha_local: preparada.fecha_local,
+    };
+    super::pipeline::timbrar_con_efectos(app, &peticion, preparada.documento, Some(preparada.efectos)).await
 }
 
 fn valida_serie(serie: &str) -> bool {

@@ -178,13 +178,6 @@ pub fn qr_svg(texto: &str) -> Option<String> {
     ))
 }
 
-#[cfg(test)]
-mod qr_tests {
-    #[test]
-    fn a_link_becomes_an_svg_qr() {
-        let svg = super::qr_svg("https://facturas.example.com/autofactura/tienda?clave=7KQ3M9XWTR").unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("<path d=\"M"), "{svg}");
-    }
 /// [`render_xml`] with the issuer's branding (a CFDI de Retenciones prints without it: its
 /// layout has no logo or color yet).
 pub fn render_xml_con_marca(xml: &str, marca: &Marca) -> Result<Vec<u8>, PdfError> {
@@ -227,4 +220,13 @@ pub fn render_retencion(retencion: &timbra_retenciones::Retenciones) -> Result<V
         .creator("timbra".to_owned())
         .language("es-MX".to_owned());
     lienzo.emitir(metadatos)
+}
+
+#[cfg(test)]
+mod qr_tests {
+    #[test]
+    fn a_link_becomes_an_svg_qr() {
+        let svg = super::qr_svg("https://facturas.example.com/autofactura/tienda?clave=7KQ3M9XWTR").unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("<path d=\"M"), "{svg}");
+    }
 }

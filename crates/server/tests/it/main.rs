@@ -27,6 +27,7 @@ mod receiver;
 mod receptor;
 mod recibidos;
 mod retenciones;
+mod retenciones_recibidas;
 mod security;
 mod storage;
 mod textos;

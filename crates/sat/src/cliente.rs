@@ -350,9 +350,8 @@ impl ClienteSat {
         self.revisar_fiel()?;
         let token_id = format!("uuid-{}-1", uuid::Uuid::new_v4());
         let sobre = mensajes::sobre_autenticacion(&self.fiel, ahora, &token_id)?;
-        let respuesta = self
-            .llamar(&self.urls.autenticacion, mensajes::ACCION_AUTENTICA, None, sobre, "autenticacion")
-            .await?;
+        let respuesta =
+            self.llamar(&self.urls.autenticacion, mensajes::ACCION_AUTENTICA, None, sobre, "autenticacion").await?;
         let token = mensajes::leer_autenticacion(&respuesta)?;
         tracing::debug!(sat.rfc = %self.rfc(), sat.servicio = self.servicio.como_texto(), sat.token_expira = %token.expira, "sat token issued");
         *self.celda_token().lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());

@@ -31,8 +31,8 @@ pub use mensajes::{
     TipoSolicitud, Token, Verificacion,
 };
 pub use paquete::{
-    CertificadosSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, LimitePaquete, LimitesPaquete,
-    Metadato, Paquete, leer_paquete, leer_paquete_con_limites,
+    CertificadosSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, LimitePaquete,
+    LimitesPaquete, Metadato, Paquete, leer_paquete, leer_paquete_con_limites,
 };
 
 #[cfg(test)]

@@ -809,7 +809,8 @@ mod tests {
         use timbra_sim::sat::lote::{self, Firmantes};
         let firmantes = Firmantes::generar().unwrap();
         let desde = time::macros::datetime!(2026-10-05 09:00);
-        let retenciones = lote::retenciones_recibidas(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", desde).unwrap();
+        let retenciones =
+            lote::retenciones_recibidas(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", desde).unwrap();
         let factura = lote::recibidos(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", desde, 1).unwrap();
         let alterada = retenciones[1].xml.replace("MontoTotRet=\"1000.00\"", "MontoTotRet=\"100.00\"");
         assert_ne!(alterada, retenciones[1].xml);
@@ -829,14 +830,19 @@ mod tests {
         assert!(matches!(buena.timbre, EstadoTimbre::Verificado { .. }), "{:?}", buena.timbre);
         assert_eq!((buena.rfc_emisor(), buena.rfc_receptor()), ("XIA190128J61", Some("EKU9003173C9")));
         assert_eq!((buena.cve_retenc(), buena.periodo()), ("26", (10, 10, 2026)));
-        assert_eq!((buena.monto_tot_operacion().to_string(), buena.monto_tot_ret().to_string()), ("1500.00".into(), "151.50".into()));
+        assert_eq!(
+            (buena.monto_tot_operacion().to_string(), buena.monto_tot_ret().to_string()),
+            ("1500.00".into(), "151.50".into())
+        );
         assert_eq!(buena.fecha_exp(), desde);
         assert!(buena.retencion.plataformas_tecnologicas().is_some());
         // The dividends one: its complement kept raw, its cadena SAT's (dividendos.xslt); an
         // altered amount breaks its seal.
         let dividendos = &paquete.retenciones[1];
         assert!(matches!(dividendos.sello, EstadoSello::Invalido(_)), "{:?}", dividendos.sello);
-        assert!(dividendos.retencion.complementos.iter().any(|c| matches!(c, timbra_retenciones::Complemento::Otro(_))));
+        assert!(
+            dividendos.retencion.complementos.iter().any(|c| matches!(c, timbra_retenciones::Complemento::Otro(_)))
+        );
         // Without SAT's certificate the TFD is not verified, the issuer's seal still is.
         let sin = leer_paquete(&zip, &CertificadosSat::vacio()).unwrap();
         assert!(matches!(sin.retenciones[0].timbre, EstadoTimbre::NoVerificado { .. }));

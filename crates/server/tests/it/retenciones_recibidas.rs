@@ -50,7 +50,10 @@ async fn received_retentions_are_synchronized_listed_downloaded_by_uuid_and_wall
             let (_, who) = empresa(&app, "retenciones-recibidas@example.com").await;
             let (year, month, _) = mes_pasado();
             let body = json!({ "year": year, "month": month, "tipo": "retenciones" });
-            for bad in [json!({ "year": year, "month": month, "tipo": "facturas" }), json!({ "year": year, "month": month, "tipo": 1 })] {
+            for bad in [
+                json!({ "year": year, "month": month, "tipo": "facturas" }),
+                json!({ "year": year, "month": month, "tipo": 1 }),
+            ] {
                 let refused = app.post("/api/cfdi/sync-recibidos", &who, bad).await;
                 refused.assert_error(400, "SYNC_001");
                 assert!(refused.body["error"]["message"].as_str().unwrap().contains("tipo"), "{}", refused.body);
@@ -76,7 +79,9 @@ async fn received_retentions_are_synchronized_listed_downloaded_by_uuid_and_wall
             let por_cve = |cve: &str| filas.iter().find(|r| r["cveRetenc"] == json!(cve)).unwrap().clone();
             let plataforma = por_cve("26");
             let dividendos = por_cve("14");
-            for (fila, operacion, retenido) in [(&plataforma, "1500.00", "151.50"), (&dividendos, "10000.00", "1000.00")] {
+            for (fila, operacion, retenido) in
+                [(&plataforma, "1500.00", "151.50"), (&dividendos, "10000.00", "1000.00")]
+            {
                 assert_eq!((&fila["montoTotOperacion"], &fila["montoTotRet"]), (&json!(operacion), &json!(retenido)));
                 assert_eq!((&fila["tipo"], &fila["status"]), (&json!("RECIBIDA"), &json!("TIMBRADO")));
                 assert_eq!((&fila["emisorRfc"], &fila["receptorRfc"]), (&json!("XIA190128J61"), &json!(RFC)));
@@ -109,7 +114,10 @@ async fn received_retentions_are_synchronized_listed_downloaded_by_uuid_and_wall
             assert_eq!(xml, del_mes.iter().find(|d| d.uuid == plataforma["uuid"].as_str().unwrap()).unwrap().xml);
             let id_div = dividendos["id"].as_str().unwrap();
             let detalle = app.get(&format!("/api/retenciones/{id_div}"), &who).await.data(200).clone();
-            assert_eq!(detalle["otrosComplementos"], json!(["http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos"]));
+            assert_eq!(
+                detalle["otrosComplementos"],
+                json!(["http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos"])
+            );
             // Both seals verified on arrival (Dividendos' cadena included), SAT's XML stored.
             let mut conn = app.db.conn().await.unwrap();
             let checks: Vec<(String, String, String)> = timbra_store::sql!(fetch_all conn, (String, String, String),
@@ -137,7 +145,8 @@ async fn received_retentions_are_synchronized_listed_downloaded_by_uuid_and_wall
             assert_eq!(otra_vez.data(200)["source"], json!("cache"));
             assert_eq!(recibidas_listadas(&app, &who).await["total"], json!(3));
             // A UUID neither service has.
-            let nadie = pedir(&app, &who, json!({ "uuid": facturas[0].uuid.replace(|c: char| c.is_ascii_digit(), "0") })).await;
+            let nadie =
+                pedir(&app, &who, json!({ "uuid": facturas[0].uuid.replace(|c: char| c.is_ascii_digit(), "0") })).await;
             assert_eq!(nadie.body["error"]["code"], json!("CFDI_NOT_FOUND"), "{}", nadie.body);
 
             // Another company (same RFC, another owner) sees none of them.

@@ -173,7 +173,8 @@ pub fn retenciones_recibidas(
 ) -> Result<Vec<DocumentoSim>, String> {
     let formato = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
     let (mes, ejercicio) = (u8::from(desde.month()).to_string(), desde.year().to_string());
-    let dia = desde.date().format(time::macros::format_description!("[year]-[month]-[day]")).map_err(|e| e.to_string())?;
+    let dia =
+        desde.date().format(time::macros::format_description!("[year]-[month]-[day]")).map_err(|e| e.to_string())?;
     let receptor_json = serde_json::json!({
         "nacionalidad": "Nacional", "rfcR": receptor, "nomDenRazSocR": nombre_receptor, "domicilioFiscalR": "42501",
     });
@@ -218,8 +219,8 @@ pub fn retenciones_recibidas(
                 regimen_fiscal_e: timbra_retenciones::catalogos::RegimenFiscal::desde_codigo("601")
                     .ok_or("régimen 601")?,
             };
-            let mut retencion = timbra_retenciones::construir(&entrada, emisor, fecha)
-                .map_err(|problemas| format!("{problemas:?}"))?;
+            let mut retencion =
+                timbra_retenciones::construir(&entrada, emisor, fecha).map_err(|problemas| format!("{problemas:?}"))?;
             retencion.folio_int = Some(format!("D{}", n + 1));
             if let Some(xml) = crudo {
                 retencion.complementos.push(timbra_retenciones::Complemento::Otro(timbra_cfdi::model::XmlCrudo {
@@ -227,7 +228,8 @@ pub fn retenciones_recibidas(
                     xml: xml.into(),
                 }));
             }
-            timbra_retenciones::sello::sellar(&mut retencion, firmantes.csd_emisor.as_ref()).map_err(|e| e.to_string())?;
+            timbra_retenciones::sello::sellar(&mut retencion, firmantes.csd_emisor.as_ref())
+                .map_err(|e| e.to_string())?;
             let datos = DatosTimbre {
                 uuid: uuid::Uuid::new_v4().to_string().to_uppercase(),
                 fecha_timbrado: (fecha + Duration::seconds(40)).format(formato).map_err(|e| e.to_string())?,
@@ -265,8 +267,9 @@ mod tests {
     #[test]
     fn retentions_verify_like_sat_would_deliver_them() {
         let firmantes = Firmantes::generar().unwrap();
-        let lote = retenciones_recibidas(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", datetime!(2026-10-05 09:00))
-            .unwrap();
+        let lote =
+            retenciones_recibidas(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", datetime!(2026-10-05 09:00))
+                .unwrap();
         assert_eq!(lote.len(), 2);
         for documento in &lote {
             assert_eq!((documento.rfc_receptor.as_str(), documento.tipo.as_str()), ("EKU9003173C9", "RET"));

@@ -415,11 +415,7 @@ impl SatSim {
 
     /// This service's register.
     fn registro(&self) -> MutexGuard<'_, Registro> {
-        if self.retenciones {
-            bloquear(&self.interno.registro_retenciones)
-        } else {
-            bloquear(&self.interno.registro)
-        }
+        if self.retenciones { bloquear(&self.interno.registro_retenciones) } else { bloquear(&self.interno.registro) }
     }
 
     /// This service's documents.
@@ -464,7 +460,8 @@ impl SatSim {
                 .with_state(sim)
         };
         let retenciones = SatSim { interno: self.interno.clone(), retenciones: true };
-        servicio(SatSim { interno: self.interno.clone(), retenciones: false }).nest("/retenciones", servicio(retenciones))
+        servicio(SatSim { interno: self.interno.clone(), retenciones: false })
+            .nest("/retenciones", servicio(retenciones))
     }
 
     /// Serves on `listener` until the task is dropped.

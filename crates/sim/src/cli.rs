@@ -163,7 +163,7 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
             let listener = tokio::net::TcpListener::bind(args.listen).await?;
             let direccion = listener.local_addr()?;
             println!(
-                "timbra sim sat: descarga masiva v1.5 on http://{direccion} ({} CFDI, {} retentions); set \
+                "timbra sim sat: descarga masiva v1.5 on http://{direccion} ({} CFDI) and {} retentions under /retenciones; set \
                  TIMBRA_SAT_AUTH_URL=http://{direccion}/Autenticacion/Autenticacion.svc \
                  TIMBRA_SAT_SOLICITA_URL=http://{direccion}/SolicitaDescargaService.svc \
                  TIMBRA_SAT_VERIFICA_URL=http://{direccion}/VerificaSolicitudDescargaService.svc \

@@ -144,10 +144,12 @@ async fn received_retentions_are_synchronized_listed_downloaded_by_uuid_and_wall
             let otra_vez = pedir(&app, &who, json!({ "uuid": por_uuid.uuid })).await;
             assert_eq!(otra_vez.data(200)["source"], json!("cache"));
             assert_eq!(recibidas_listadas(&app, &who).await["total"], json!(3));
-            // A UUID neither service has.
+            // A UUID neither service has: SAT's 5004, as for an invoice (both services asked).
+            let antes = sat.sim.solicitudes_retenciones();
             let nadie =
                 pedir(&app, &who, json!({ "uuid": facturas[0].uuid.replace(|c: char| c.is_ascii_digit(), "0") })).await;
-            assert_eq!(nadie.body["error"]["code"], json!("CFDI_NOT_FOUND"), "{}", nadie.body);
+            nadie.assert_error(200, "SAT_5004");
+            assert_eq!(sat.sim.solicitudes_retenciones(), antes + 1);
 
             // Another company (same RFC, another owner) sees none of them.
             let (_, otra) = empresa(&app, "otra-retenciones@example.com").await;

@@ -253,13 +253,16 @@ fn sat(error: SatError) -> ApiError {
     ApiError::sat(&error)
 }
 
-/// `SolicitaDescargaFolio` for `uuid` on `cliente`'s service, polled and every package read;
-/// `None` when SAT has nothing for it (5004).
-async fn pedir_folio(
-    app: &AppContext,
-    cliente: &timbra_sat::ClienteSat,
-    uuid: &str,
-) -> ApiResult<Option<timbra_sat::Paquete>> {
+/// What one service answered a folio request.
+enum Folio {
+    /// The packages, read.
+    Paquete(timbra_sat::Paquete),
+    /// SAT has nothing for it on this service (5004): the error to answer if no service has.
+    SinInformacion(SatError),
+}
+
+/// `SolicitaDescargaFolio` for `uuid` on `cliente`'s service, polled and every package read.
+async fn pedir_folio(app: &AppContext, cliente: &timbra_sat::ClienteSat, uuid: &str) -> ApiResult<Folio> {
     let aceptada =
         crate::metrics::metrics().sat_call("solicitud_folio", cliente.solicitar_folio(uuid)).await.map_err(sat)?;
     let verificacion = match crate::metrics::metrics()
@@ -267,11 +270,17 @@ async fn pedir_folio(
         .await
     {
         Ok(verificacion) => verificacion,
-        Err(SatError::Solicitud { estado: 5, codigo_estado, .. }) if codigo_estado == "5004" => return Ok(None),
+        Err(error) if matches!(&error, SatError::Solicitud { estado: 5, codigo_estado, .. } if codigo_estado == "5004") =>
+        {
+            return Ok(Folio::SinInformacion(error));
+        }
         Err(error) => return Err(sat(error)),
     };
     if verificacion.ids_paquetes.is_empty() || verificacion.numero_cfdis == 0 {
-        return Ok(None);
+        return Err(ApiError::new(
+            Code::CfdiNotFound,
+            "SAT finished the request without any CFDI for this UUID; check the UUID, or try again later",
+        ));
     }
     let mut paquete = timbra_sat::Paquete::default();
     for id_paquete in &verificacion.ids_paquetes {
@@ -282,7 +291,7 @@ async fn pedir_folio(
         paquete.ilegibles.extend(leido.ilegibles);
         paquete.metadatos.extend(leido.metadatos);
     }
-    Ok(Some(paquete))
+    Ok(Folio::Paquete(paquete))
 }
 
 /// Asks SAT for `uuid` and stores what it gives: the XML (COMPLETE; a metadata-only row is
@@ -295,13 +304,12 @@ pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResu
         return Err(cuota.agotada());
     }
     let paquete = match pedir_folio(app, &cliente, uuid).await? {
-        Some(paquete) => paquete,
-        None => pedir_folio(app, &cliente.retenciones(), uuid).await?.ok_or_else(|| {
-            ApiError::new(
-                Code::CfdiNotFound,
-                "SAT finished the request without any CFDI or retention for this UUID; check the UUID, or try again later",
-            )
-        })?,
+        Folio::Paquete(paquete) => paquete,
+        // Not an invoice SAT knows: perhaps a retention (SAT's other service).
+        Folio::SinInformacion(error) => match pedir_folio(app, &cliente.retenciones(), uuid).await? {
+            Folio::Paquete(paquete) => paquete,
+            Folio::SinInformacion(_) => return Err(sat(error)),
+        },
     };
     let ajeno = |receptor: &str| {
         ApiError::new(

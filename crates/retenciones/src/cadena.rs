@@ -12,8 +12,9 @@
 //! Inside `Complemento`, the TFD adds nothing (no template: XSLT's built-in rule copies its
 //! text, and it has none); Servicios de Plataformas Tecnológicas follows its own stylesheet;
 //! an element of a namespace the stylesheet has no template for adds its text content
-//! verbatim (built-in rule); the other retention complements SAT's stylesheet includes
-//! (dividendos, intereses, pagosaextranjeros…) are not implemented here and give
+//! verbatim (built-in rule); Dividendos 1.0 follows `dividendos.xslt` (received documents
+//! carry it often); the other retention complements SAT's stylesheet includes (intereses,
+//! pagosaextranjeros…) are not implemented here and give
 //! [`ErrorCadena::ComplementoNoSoportado`], never a wrong cadena.
 //!
 //! Two entry points: [`desde_retenciones`] works on the model (used to seal) and
@@ -210,8 +211,35 @@ fn plataformas(k: &mut Cadena, p: &ServiciosPlataformasTecnologicas) {
 
 /// A complement child with no implemented template: the stylesheets SAT includes are
 /// refused; any other element adds its text content (XSLT's built-in rule).
+/// Namespace of the Dividendos 1.0 complement (`dividendos.xslt`).
+pub const NS_DIVIDENDOS: &str = "http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos";
+
+/// `dividendos.xslt`: Version, then each `DividOUtil`'s attributes, then each `Remanente`'s.
+fn dividendos(k: &mut Cadena, nodo: Node<'_, '_>) {
+    let requerido = |k: &mut Cadena, n: Node<'_, '_>, nombre: &str| k.req(n.attribute(nombre).unwrap_or(""));
+    let opcional = |k: &mut Cadena, n: Node<'_, '_>, nombre: &str| k.opt(n.attribute(nombre));
+    requerido(k, nodo, "Version");
+    for divid in hijos(nodo, NS_DIVIDENDOS, "DividOUtil") {
+        requerido(k, divid, "CveTipDivOUtil");
+        requerido(k, divid, "MontISRAcredRetMexico");
+        requerido(k, divid, "MontISRAcredRetExtranjero");
+        opcional(k, divid, "MontRetExtDivExt");
+        requerido(k, divid, "TipoSocDistrDiv");
+        opcional(k, divid, "MontISRAcredNal");
+        opcional(k, divid, "MontDivAcumNal");
+        opcional(k, divid, "MontDivAcumExt");
+    }
+    for remanente in hijos(nodo, NS_DIVIDENDOS, "Remanente") {
+        opcional(k, remanente, "ProporcionRem");
+    }
+}
+
 fn sin_plantilla(k: &mut Cadena, nodo: Node<'_, '_>) -> Result<(), ErrorCadena> {
     let espacio = nodo.tag_name().namespace().unwrap_or("");
+    if espacio == NS_DIVIDENDOS && nodo.tag_name().name() == "Dividendos" {
+        dividendos(k, nodo);
+        return Ok(());
+    }
     if ESPACIOS_CON_PLANTILLA.contains(&espacio) || espacio == NS_PLATAFORMAS {
         return Err(ErrorCadena::ComplementoNoSoportado {
             espacio: espacio.to_owned(),

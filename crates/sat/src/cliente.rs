@@ -23,6 +23,64 @@ pub const URL_VERIFICACION: &str =
 /// SAT's production download service (another host).
 pub const URL_DESCARGA: &str = "https://cfdidescargamasiva.clouda.sat.gob.mx/DescargaMasivaService.svc";
 
+/// SAT's production authentication service for CFDI de Retenciones (same protocol, other host:
+/// phpcfdi's `ServiceEndpoints::retenciones()`).
+pub const URL_RET_AUTENTICACION: &str =
+    "https://retendescargamasivasolicitud.clouda.sat.gob.mx/Autenticacion/Autenticacion.svc";
+/// SAT's production request service for retentions.
+pub const URL_RET_SOLICITUD: &str =
+    "https://retendescargamasivasolicitud.clouda.sat.gob.mx/SolicitaDescargaService.svc";
+/// SAT's production verification service for retentions.
+pub const URL_RET_VERIFICACION: &str =
+    "https://retendescargamasivasolicitud.clouda.sat.gob.mx/VerificaSolicitudDescargaService.svc";
+/// SAT's production download service for retentions.
+pub const URL_RET_DESCARGA: &str = "https://retendescargamasiva.clouda.sat.gob.mx/DescargaMasivaService.svc";
+
+/// Which of SAT's two descarga masiva services a client talks to: the same protocol and
+/// messages on separate hosts, each with its own token.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Servicio {
+    /// CFDI 4.0 (and earlier) invoices: `cfdidescargamasiva*`.
+    #[default]
+    Cfdi,
+    /// CFDI de Retenciones e Información de Pagos: `retendescargamasiva*`.
+    Retenciones,
+}
+
+impl Servicio {
+    /// `cfdi` or `retenciones` (logs and metrics).
+    pub fn como_texto(self) -> &'static str {
+        match self {
+            Servicio::Cfdi => "cfdi",
+            Servicio::Retenciones => "retenciones",
+        }
+    }
+}
+
+/// The four URLs of one service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlsServicio {
+    /// `Autenticacion.svc`.
+    pub autenticacion: String,
+    /// `SolicitaDescargaService.svc`.
+    pub solicitud: String,
+    /// `VerificaSolicitudDescargaService.svc`.
+    pub verificacion: String,
+    /// `DescargaMasivaService.svc`.
+    pub descarga: String,
+}
+
+impl UrlsServicio {
+    fn bajo(base: &str) -> Self {
+        UrlsServicio {
+            autenticacion: format!("{base}/Autenticacion/Autenticacion.svc"),
+            solicitud: format!("{base}/SolicitaDescargaService.svc"),
+            verificacion: format!("{base}/VerificaSolicitudDescargaService.svc"),
+            descarga: format!("{base}/DescargaMasivaService.svc"),
+        }
+    }
+}
+
 /// A token is renewed this long before SAT's `Expires` (satcfdi uses 30 s).
 const MARGEN_TOKEN: time::Duration = time::Duration::seconds(30);
 
@@ -40,6 +98,10 @@ pub struct SatConfig {
     pub url_verificacion: String,
     /// `TIMBRA_SAT_DESCARGA_URL`.
     pub url_descarga: String,
+    /// The retention service's URLs: `TIMBRA_SAT_RET_AUTH_URL`, `TIMBRA_SAT_RET_SOLICITA_URL`,
+    /// `TIMBRA_SAT_RET_VERIFICA_URL`, `TIMBRA_SAT_RET_DESCARGA_URL` (or all under
+    /// `TIMBRA_SAT_RET_BASE_URL` with SAT's paths).
+    pub retenciones: UrlsServicio,
     /// `TIMBRA_SAT_POLL_SECONDS`: pause between `VerificaSolicitudDescarga` polls (60 s).
     pub pausa_verificacion: Duration,
     /// `TIMBRA_SAT_CERTS_DIR`: folder of SAT stamping certificates (`<NoCertificado>.cer`)
@@ -62,6 +124,12 @@ impl SatConfig {
             url_solicitud: URL_SOLICITUD.into(),
             url_verificacion: URL_VERIFICACION.into(),
             url_descarga: URL_DESCARGA.into(),
+            retenciones: UrlsServicio {
+                autenticacion: URL_RET_AUTENTICACION.into(),
+                solicitud: URL_RET_SOLICITUD.into(),
+                verificacion: URL_RET_VERIFICACION.into(),
+                descarga: URL_RET_DESCARGA.into(),
+            },
             pausa_verificacion: Duration::from_secs(60),
             carpeta_certificados: None,
             timeout: Duration::from_secs(300),
@@ -70,15 +138,31 @@ impl SatConfig {
         }
     }
 
-    /// Every service under one base URL with SAT's paths (the simulator's layout).
+    /// Every service under one base URL with SAT's paths, the retention service's under
+    /// `{base}/retenciones` (the simulator's layout: one simulator serves both).
     pub fn con_base(base: &str) -> Self {
         let base = base.trim_end_matches('/');
+        let cfdi = UrlsServicio::bajo(base);
         SatConfig {
-            url_autenticacion: format!("{base}/Autenticacion/Autenticacion.svc"),
-            url_solicitud: format!("{base}/SolicitaDescargaService.svc"),
-            url_verificacion: format!("{base}/VerificaSolicitudDescargaService.svc"),
-            url_descarga: format!("{base}/DescargaMasivaService.svc"),
+            url_autenticacion: cfdi.autenticacion,
+            url_solicitud: cfdi.solicitud,
+            url_verificacion: cfdi.verificacion,
+            url_descarga: cfdi.descarga,
+            retenciones: UrlsServicio::bajo(&format!("{base}/retenciones")),
             ..SatConfig::produccion()
+        }
+    }
+
+    /// The URLs of `servicio`.
+    pub fn urls(&self, servicio: Servicio) -> UrlsServicio {
+        match servicio {
+            Servicio::Cfdi => UrlsServicio {
+                autenticacion: self.url_autenticacion.clone(),
+                solicitud: self.url_solicitud.clone(),
+                verificacion: self.url_verificacion.clone(),
+                descarga: self.url_descarga.clone(),
+            },
+            Servicio::Retenciones => self.retenciones.clone(),
         }
     }
 
@@ -110,6 +194,15 @@ impl SatConfig {
         url("TIMBRA_SAT_SOLICITA_URL", &mut config.url_solicitud)?;
         url("TIMBRA_SAT_VERIFICA_URL", &mut config.url_verificacion)?;
         url("TIMBRA_SAT_DESCARGA_URL", &mut config.url_descarga)?;
+        let mut base_ret = String::new();
+        url("TIMBRA_SAT_RET_BASE_URL", &mut base_ret)?;
+        if !base_ret.is_empty() {
+            config.retenciones = UrlsServicio::bajo(base_ret.trim_end_matches('/'));
+        }
+        url("TIMBRA_SAT_RET_AUTH_URL", &mut config.retenciones.autenticacion)?;
+        url("TIMBRA_SAT_RET_SOLICITA_URL", &mut config.retenciones.solicitud)?;
+        url("TIMBRA_SAT_RET_VERIFICA_URL", &mut config.retenciones.verificacion)?;
+        url("TIMBRA_SAT_RET_DESCARGA_URL", &mut config.retenciones.descarga)?;
         if let Some(valor) = variable("TIMBRA_SAT_POLL_SECONDS").filter(|v| !v.trim().is_empty()) {
             let segundos = valor.trim().parse::<u64>().map_err(|_| {
                 SatError::Configuracion(format!("TIMBRA_SAT_POLL_SECONDS: {valor} no es un número de segundos"))
@@ -122,14 +215,18 @@ impl SatConfig {
     }
 }
 
-/// A descarga masiva client for one FIEL. Cheap to clone; clones share the token.
+/// A descarga masiva client for one FIEL and one [`Servicio`] (CFDI unless
+/// [`ClienteSat::retenciones`]). Cheap to clone; clones share the tokens (one per service).
 #[derive(Clone)]
 pub struct ClienteSat {
     config: SatConfig,
     http: reqwest::Client,
     fiel: Arc<Credential>,
     reloj: Reloj,
+    servicio: Servicio,
+    urls: Arc<UrlsServicio>,
     token: Arc<Mutex<Option<Token>>>,
+    token_retenciones: Arc<Mutex<Option<Token>>>,
     certificados: Arc<CertificadosSat>,
 }
 
@@ -137,6 +234,7 @@ impl std::fmt::Debug for ClienteSat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClienteSat")
             .field("config", &self.config)
+            .field("servicio", &self.servicio)
             .field("rfc", &self.fiel.certificate().rfc())
             .finish_non_exhaustive()
     }
@@ -165,12 +263,16 @@ impl ClienteSat {
             .connect_timeout(config.connect_timeout)
             .build()
             .map_err(|e| SatError::Transporte(e.to_string()))?;
+        let urls = Arc::new(config.urls(Servicio::Cfdi));
         Ok(ClienteSat {
             config,
             http,
             fiel: Arc::new(fiel),
             reloj: Arc::new(OffsetDateTime::now_utc),
+            servicio: Servicio::Cfdi,
+            urls,
             token: Arc::new(Mutex::new(None)),
+            token_retenciones: Arc::new(Mutex::new(None)),
             certificados: Arc::new(certificados),
         })
     }
@@ -185,6 +287,32 @@ impl ClienteSat {
     pub fn con_certificados(mut self, certificados: CertificadosSat) -> Self {
         self.certificados = Arc::new(certificados);
         self
+    }
+
+    /// The same client talking to `servicio` (its URLs and its own token; the FIEL, clock and
+    /// certificates are shared).
+    pub fn para(&self, servicio: Servicio) -> ClienteSat {
+        let mut cliente = self.clone();
+        cliente.servicio = servicio;
+        cliente.urls = Arc::new(self.config.urls(servicio));
+        cliente
+    }
+
+    /// [`ClienteSat::para`] the retention service.
+    pub fn retenciones(&self) -> ClienteSat {
+        self.para(Servicio::Retenciones)
+    }
+
+    /// The service this client talks to.
+    pub fn servicio(&self) -> Servicio {
+        self.servicio
+    }
+
+    fn celda_token(&self) -> &Mutex<Option<Token>> {
+        match self.servicio {
+            Servicio::Cfdi => &self.token,
+            Servicio::Retenciones => &self.token_retenciones,
+        }
     }
 
     /// The RFC of the FIEL (`RfcSolicitante`).
@@ -206,7 +334,7 @@ impl ClienteSat {
     }
 
     fn token_guardado(&self) -> Option<Token> {
-        self.token.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.celda_token().lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// A token: the kept one while it is valid (30 s to spare), otherwise a new one from
@@ -222,17 +350,16 @@ impl ClienteSat {
         self.revisar_fiel()?;
         let token_id = format!("uuid-{}-1", uuid::Uuid::new_v4());
         let sobre = mensajes::sobre_autenticacion(&self.fiel, ahora, &token_id)?;
-        let respuesta = self
-            .llamar(&self.config.url_autenticacion, mensajes::ACCION_AUTENTICA, None, sobre, "autenticacion")
-            .await?;
+        let respuesta =
+            self.llamar(&self.urls.autenticacion, mensajes::ACCION_AUTENTICA, None, sobre, "autenticacion").await?;
         let token = mensajes::leer_autenticacion(&respuesta)?;
-        tracing::debug!(sat.rfc = %self.rfc(), sat.token_expira = %token.expira, "sat token issued");
-        *self.token.lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
+        tracing::debug!(sat.rfc = %self.rfc(), sat.servicio = self.servicio.como_texto(), sat.token_expira = %token.expira, "sat token issued");
+        *self.celda_token().lock().unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
         Ok(token)
     }
 
     fn olvidar_token(&self) {
-        *self.token.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.celda_token().lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
     /// A signed business call with the token; on `CodEstatus` 300 (token refused) it
@@ -268,7 +395,7 @@ impl ClienteSat {
     pub async fn solicitar_recibidos(&self, solicitud: &SolicitudRecibidos) -> Result<SolicitudAceptada, SatError> {
         let aceptada = self
             .llamar_autenticado(
-                &self.config.url_solicitud,
+                &self.urls.solicitud,
                 mensajes::ACCION_SOLICITA_RECIBIDOS,
                 "SolicitaDescargaRecibidos",
                 || mensajes::sobre_solicitud_recibidos(&self.fiel, solicitud),
@@ -286,7 +413,7 @@ impl ClienteSat {
     pub async fn solicitar_emitidos(&self, solicitud: &SolicitudEmitidos) -> Result<SolicitudAceptada, SatError> {
         let aceptada = self
             .llamar_autenticado(
-                &self.config.url_solicitud,
+                &self.urls.solicitud,
                 mensajes::ACCION_SOLICITA_EMITIDOS,
                 "SolicitaDescargaEmitidos",
                 || mensajes::sobre_solicitud_emitidos(&self.fiel, solicitud),
@@ -308,7 +435,7 @@ impl ClienteSat {
         }
         let aceptada = self
             .llamar_autenticado(
-                &self.config.url_solicitud,
+                &self.urls.solicitud,
                 mensajes::ACCION_SOLICITA_FOLIO,
                 "SolicitaDescargaFolio",
                 || mensajes::sobre_solicitud_folio(&self.fiel, folio),
@@ -327,7 +454,7 @@ impl ClienteSat {
     pub async fn verificar(&self, id_solicitud: &str) -> Result<Verificacion, SatError> {
         let verificacion = self
             .llamar_autenticado(
-                &self.config.url_verificacion,
+                &self.urls.verificacion,
                 mensajes::ACCION_VERIFICA,
                 "VerificaSolicitudDescarga",
                 || mensajes::sobre_verificacion(&self.fiel, id_solicitud),
@@ -375,7 +502,7 @@ impl ClienteSat {
     pub async fn descargar(&self, id_paquete: &str) -> Result<Vec<u8>, SatError> {
         let bytes = self
             .llamar_autenticado(
-                &self.config.url_descarga,
+                &self.urls.descarga,
                 mensajes::ACCION_DESCARGA,
                 "Descargar",
                 || mensajes::sobre_descarga(&self.fiel, id_paquete),
@@ -470,5 +597,28 @@ mod tests {
         let config = SatConfig::con_base("http://127.0.0.1:9/");
         assert_eq!(config.url_solicitud, "http://127.0.0.1:9/SolicitaDescargaService.svc");
         assert_eq!(config.url_verificacion, "http://127.0.0.1:9/VerificaSolicitudDescargaService.svc");
+        assert_eq!(config.retenciones.solicitud, "http://127.0.0.1:9/retenciones/SolicitaDescargaService.svc");
+        assert_eq!(
+            config.urls(Servicio::Retenciones).autenticacion,
+            "http://127.0.0.1:9/retenciones/Autenticacion/Autenticacion.svc"
+        );
+    }
+
+    #[test]
+    fn retention_urls_from_environment() {
+        let defaults = SatConfig::desde(|_| None).unwrap();
+        assert_eq!(defaults.retenciones.autenticacion, URL_RET_AUTENTICACION);
+        assert_eq!(defaults.retenciones.descarga, URL_RET_DESCARGA);
+        let base = SatConfig::desde(|nombre| match nombre {
+            "TIMBRA_SAT_RET_BASE_URL" => Some("http://127.0.0.1:8090/ret/".into()),
+            "TIMBRA_SAT_RET_DESCARGA_URL" => Some("http://127.0.0.1:8091/Descarga.svc".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(base.retenciones.verificacion, "http://127.0.0.1:8090/ret/VerificaSolicitudDescargaService.svc");
+        assert_eq!(base.retenciones.descarga, "http://127.0.0.1:8091/Descarga.svc");
+        assert_eq!(base.url_descarga, URL_DESCARGA);
+        let malo = SatConfig::desde(|nombre| (nombre == "TIMBRA_SAT_RET_AUTH_URL").then(|| "retenciones".into()));
+        assert!(matches!(malo, Err(SatError::Configuracion(_))));
     }
 }

@@ -9,7 +9,8 @@
 //!   exclusive-c14n rsa-sha1 signature) and reads SAT's answers.
 //! * [`paquete`]: the pure package reader. Unzips, parses each CFDI with `timbra_cfdi`,
 //!   verifies its `Sello`, verifies the TFD `SelloSAT` when SAT's certificate is known, reads
-//!   metadata rows.
+//!   metadata rows; a Retenciones 2.0 document (root `retenciones:Retenciones`, from the
+//!   retention service) is parsed with `timbra_retenciones` and its seals checked the same way.
 //! * [`cliente`]: the transport ([`ClienteSat`]) over reqwest: token kept until it expires,
 //!   one re-authentication on `CodEstatus` 300, polling with a configured pause.
 //! * [`SatError`] maps every failure to the error code of SPEC.md ([`SatError::codigo`]).
@@ -23,15 +24,15 @@ mod error;
 pub mod mensajes;
 pub mod paquete;
 
-pub use cliente::{ClienteSat, Reloj, SatConfig};
+pub use cliente::{ClienteSat, Reloj, SatConfig, Servicio, UrlsServicio};
 pub use error::SatError;
 pub use mensajes::{
     EstadoComprobante, EstadoSolicitud, Periodo, SolicitudAceptada, SolicitudEmitidos, SolicitudRecibidos,
     TipoSolicitud, Token, Verificacion,
 };
 pub use paquete::{
-    CertificadosSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, EstadoTimbre, LimitePaquete, LimitesPaquete,
-    Metadato, Paquete, leer_paquete, leer_paquete_con_limites,
+    CertificadosSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, LimitePaquete,
+    LimitesPaquete, Metadato, Paquete, leer_paquete, leer_paquete_con_limites,
 };
 
 #[cfg(test)]

@@ -121,6 +121,65 @@ pub struct DocumentoCfdi {
     pub timbre: EstadoTimbre,
 }
 
+/// A CFDI de Retenciones e Información de Pagos 2.0 read from a package of the retention
+/// service (root `retenciones:Retenciones`).
+#[derive(Clone, Debug)]
+pub struct DocumentoRetencion {
+    /// Entry name in the ZIP.
+    pub nombre: String,
+    /// Folio fiscal from the TFD (upper-case), or the entry's stem when there is no TFD.
+    pub uuid: String,
+    /// The XML as delivered.
+    pub xml: String,
+    /// The parsed document (other retention complements kept as raw XML).
+    pub retencion: timbra_retenciones::Retenciones,
+    /// Issuer seal check.
+    pub sello: EstadoSello,
+    /// TFD check.
+    pub timbre: EstadoTimbre,
+}
+
+impl DocumentoRetencion {
+    /// `Emisor/@RfcE`.
+    pub fn rfc_emisor(&self) -> &str {
+        self.retencion.emisor.rfc_e.as_str()
+    }
+
+    /// `Receptor/Nacional/@RfcR`; `None` for a foreign receiver.
+    pub fn rfc_receptor(&self) -> Option<&str> {
+        match &self.retencion.receptor {
+            timbra_retenciones::Receptor::Nacional(nacional) => Some(nacional.rfc_r.as_str()),
+            timbra_retenciones::Receptor::Extranjero(_) => None,
+        }
+    }
+
+    /// `FechaExp` (issuer's local time).
+    pub fn fecha_exp(&self) -> time::PrimitiveDateTime {
+        self.retencion.fecha_exp
+    }
+
+    /// `Totales/@MontoTotOperacion`.
+    pub fn monto_tot_operacion(&self) -> rust_decimal::Decimal {
+        self.retencion.totales.monto_tot_operacion
+    }
+
+    /// `Totales/@MontoTotRet`.
+    pub fn monto_tot_ret(&self) -> rust_decimal::Decimal {
+        self.retencion.totales.monto_tot_ret
+    }
+
+    /// `CveRetenc` (c_CveRetenc).
+    pub fn cve_retenc(&self) -> &str {
+        self.retencion.cve_retenc.codigo()
+    }
+
+    /// `Periodo`: (`MesIni`, `MesFin`, `Ejercicio`).
+    pub fn periodo(&self) -> (u8, u8, u16) {
+        let periodo = &self.retencion.periodo;
+        (periodo.mes_ini.numero(), periodo.mes_fin.numero(), periodo.ejercicio)
+    }
+}
+
 /// An entry, or a metadata row, that is not stored: an XML that is not a readable CFDI 4.0
 /// (PARSE_ERROR for that document), or whose folio fiscal is not SAT's form.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,6 +237,8 @@ impl Metadato {
 pub struct Paquete {
     /// CFDI read (CFDI requests).
     pub documentos: Vec<DocumentoCfdi>,
+    /// Retention documents read (requests to the retention service).
+    pub retenciones: Vec<DocumentoRetencion>,
     /// Entries (and metadata rows) refused: not a readable CFDI 4.0, or a folio fiscal that
     /// is not SAT's form.
     pub ilegibles: Vec<DocumentoIlegible>,
@@ -292,7 +353,12 @@ pub fn leer_paquete_con_limites(
         // zip crate bounds it so), and never more than the package has.
         let comprimido = entrada.compressed_size().min(lectura.comprimido_paquete);
         let contenido = lectura.leer(&mut entrada, &nombre, comprimido)?;
-        if es_xml {
+        if es_xml && es_retencion(&contenido) {
+            match leer_retencion(&nombre, contenido, certificados) {
+                Ok(documento) => paquete.retenciones.push(documento),
+                Err(motivo) => paquete.ilegibles.push(DocumentoIlegible { nombre, motivo }),
+            }
+        } else if es_xml {
             match leer_cfdi(&nombre, contenido, certificados) {
                 Ok(documento) => paquete.documentos.push(documento),
                 Err(motivo) => paquete.ilegibles.push(DocumentoIlegible { nombre, motivo }),
@@ -324,7 +390,11 @@ pub fn leer_paquete_con_limites(
             metadato.nombre_a_cuenta_terceros = Some(nombre.clone());
         }
     }
-    if paquete.documentos.is_empty() && paquete.ilegibles.is_empty() && paquete.metadatos.is_empty() {
+    if paquete.documentos.is_empty()
+        && paquete.retenciones.is_empty()
+        && paquete.ilegibles.is_empty()
+        && paquete.metadatos.is_empty()
+    {
         return Err(SatError::PaqueteVacio);
     }
     Ok(paquete)
@@ -422,6 +492,61 @@ fn leer_cfdi(nombre: &str, contenido: Vec<u8>, certificados: &CertificadosSat) -
         }
     };
     Ok(DocumentoCfdi { nombre: nombre.to_owned(), uuid, xml, comprobante, sello, timbre })
+}
+
+/// Whether an entry's root element is `retenciones:Retenciones` (namespace
+/// `http://www.sat.gob.mx/esquemas/retencionpago/2`), read from its first start tag: the
+/// prolog and comments are skipped, nothing else is parsed.
+fn es_retencion(contenido: &[u8]) -> bool {
+    let inicio = &contenido[..contenido.len().min(4096)];
+    let texto = String::from_utf8_lossy(inicio);
+    let mut resto = texto.trim_start_matches('\u{feff}');
+    loop {
+        let Some(posicion) = resto.find('<') else { return false };
+        resto = &resto[posicion + 1..];
+        if resto.starts_with('?') || resto.starts_with('!') {
+            continue;
+        }
+        let etiqueta: String = resto.chars().take_while(|c| !c.is_whitespace() && *c != '>' && *c != '/').collect();
+        let local = etiqueta.rsplit(':').next().unwrap_or("");
+        let cierre = resto.find('>').unwrap_or(resto.len());
+        return local == "Retenciones" && resto[..cierre].contains(timbra_retenciones::model::NS_RETENCIONES);
+    }
+}
+
+fn leer_retencion(
+    nombre: &str,
+    contenido: Vec<u8>,
+    certificados: &CertificadosSat,
+) -> Result<DocumentoRetencion, String> {
+    let xml = String::from_utf8(contenido).map_err(|_| "no es UTF-8".to_owned())?;
+    let xml = xml.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(xml);
+    let retencion = timbra_retenciones::parsear(&xml).map_err(|e| e.to_string())?;
+    let uuid = match retencion.timbre() {
+        None => nombre.rsplit_once('.').map_or(nombre, |(stem, _)| stem).to_uppercase(),
+        Some(tfd) => tfd.uuid.trim().to_uppercase(),
+    };
+    if !timbre::uuid_valido(&uuid) {
+        return Err(uuid_ajeno(&uuid));
+    }
+    let sello = match timbra_retenciones::sello::verificar_sello_xml(&xml) {
+        Ok(_) => EstadoSello::Verificado,
+        Err(error) => EstadoSello::Invalido(error.to_string()),
+    };
+    let timbre = match retencion.timbre() {
+        None => EstadoTimbre::SinTimbre,
+        Some(tfd) => {
+            let numero = tfd.no_certificado_sat.trim().to_owned();
+            match certificados.buscar(&numero) {
+                None => EstadoTimbre::NoVerificado { no_certificado_sat: numero },
+                Some(certificado) => match timbra_retenciones::sello::verificar_timbre(&retencion, certificado) {
+                    Ok(_) => EstadoTimbre::Verificado { no_certificado_sat: numero },
+                    Err(error) => EstadoTimbre::Invalido(error.to_string()),
+                },
+            }
+        }
+    };
+    Ok(DocumentoRetencion { nombre: nombre.to_owned(), uuid, xml, retencion, sello, timbre })
 }
 
 /// Records of a `~`-separated text with a header line, as maps header → value. Records end
@@ -677,6 +802,51 @@ mod tests {
             assert!(ilegible.motivo.contains(&format!("{leido:?}")), "{} shows {leido:?} escaped", ilegible.motivo);
         }
         assert_eq!(paquete.ilegibles[3].nombre, "meta.txt");
+    }
+
+    #[test]
+    fn a_retention_package_is_read_as_retentions_with_both_seals_checked() {
+        use timbra_sim::sat::lote::{self, Firmantes};
+        let firmantes = Firmantes::generar().unwrap();
+        let desde = time::macros::datetime!(2026-10-05 09:00);
+        let retenciones =
+            lote::retenciones_recibidas(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", desde).unwrap();
+        let factura = lote::recibidos(&firmantes, "EKU9003173C9", "ESCUELA KEMPER URGATE", desde, 1).unwrap();
+        let alterada = retenciones[1].xml.replace("MontoTotRet=\"1000.00\"", "MontoTotRet=\"100.00\"");
+        assert_ne!(alterada, retenciones[1].xml);
+        let nombre = |d: &timbra_sim::sat::DocumentoSim| format!("{}.xml", d.uuid);
+        let zip = zip_de(&[
+            (&nombre(&retenciones[0]), retenciones[0].xml.as_bytes()),
+            ("00000000-0000-4000-8000-000000000000.xml", alterada.as_bytes()),
+            (&nombre(&factura[0]), factura[0].xml.as_bytes()),
+        ]);
+        let mut certificados = CertificadosSat::vacio();
+        certificados.agregar(firmantes.certificado_sat().clone());
+        let paquete = leer_paquete(&zip, &certificados).unwrap();
+        assert_eq!((paquete.documentos.len(), paquete.retenciones.len()), (1, 2));
+        let buena = &paquete.retenciones[0];
+        assert_eq!(buena.uuid, retenciones[0].uuid);
+        assert_eq!(buena.sello, EstadoSello::Verificado);
+        assert!(matches!(buena.timbre, EstadoTimbre::Verificado { .. }), "{:?}", buena.timbre);
+        assert_eq!((buena.rfc_emisor(), buena.rfc_receptor()), ("XIA190128J61", Some("EKU9003173C9")));
+        assert_eq!((buena.cve_retenc(), buena.periodo()), ("26", (10, 10, 2026)));
+        assert_eq!(
+            (buena.monto_tot_operacion().to_string(), buena.monto_tot_ret().to_string()),
+            ("1500.00".into(), "151.50".into())
+        );
+        assert_eq!(buena.fecha_exp(), desde);
+        assert!(buena.retencion.plataformas_tecnologicas().is_some());
+        // The dividends one: its complement kept raw, its cadena SAT's (dividendos.xslt); an
+        // altered amount breaks its seal.
+        let dividendos = &paquete.retenciones[1];
+        assert!(matches!(dividendos.sello, EstadoSello::Invalido(_)), "{:?}", dividendos.sello);
+        assert!(
+            dividendos.retencion.complementos.iter().any(|c| matches!(c, timbra_retenciones::Complemento::Otro(_)))
+        );
+        // Without SAT's certificate the TFD is not verified, the issuer's seal still is.
+        let sin = leer_paquete(&zip, &CertificadosSat::vacio()).unwrap();
+        assert!(matches!(sin.retenciones[0].timbre, EstadoTimbre::NoVerificado { .. }));
+        assert_eq!(sin.retenciones[0].sello, EstadoSello::Verificado);
     }
 
     #[test]

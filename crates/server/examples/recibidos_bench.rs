@@ -67,7 +67,7 @@ async fn main() -> anyhow::Result<()> {
         let leido = inicio.elapsed();
         assert_eq!(paquete.documentos.len(), cantidad);
         assert!(paquete.documentos.iter().all(|d| d.sello == timbra_sat::EstadoSello::Verificado));
-        let guardado = recibidos::guardar(&app, &empresa, &paquete.documentos, &[], None)
+        let guardado = recibidos::guardar(&app, &empresa, &paquete.documentos, &[], &[], None)
             .await
             .map_err(|e| anyhow::anyhow!("{}: {}", e.code.as_str(), e.message))?;
         let todo = inicio.elapsed();

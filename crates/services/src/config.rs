@@ -50,7 +50,8 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     /// SAT's descarga masiva (received invoices): `TIMBRA_SAT_AUTH_URL`,
     /// `TIMBRA_SAT_SOLICITA_URL`, `TIMBRA_SAT_VERIFICA_URL`, `TIMBRA_SAT_DESCARGA_URL` (SAT's
-    /// production URLs by default), `TIMBRA_SAT_POLL_SECONDS` (60) between verification polls,
+    /// production URLs by default), the retention service's `TIMBRA_SAT_RET_*_URL` (or
+    /// `TIMBRA_SAT_RET_BASE_URL`), `TIMBRA_SAT_POLL_SECONDS` (60) between verification polls,
     /// `TIMBRA_SAT_CERTS_DIR` (SAT's stamping certificates to verify `SelloSAT`), and what
     /// reading one package may cost (`TIMBRA_SAT_PACKAGE_MAX_*`, [`limites_paquete`]).
     pub sat: timbra_sat::SatConfig,

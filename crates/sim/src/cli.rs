@@ -155,17 +155,22 @@ pub async fn run(command: SimCommand) -> Result<(), Box<dyn std::error::Error + 
                 None => None,
             };
             if let Some(carpeta) = &args.xml_dir {
-                config.documentos = sat::leer_carpeta(carpeta)?;
+                let (retenciones, documentos) =
+                    sat::leer_carpeta(carpeta)?.into_iter().partition(|documento| documento.tipo == "RET");
+                config.documentos = documentos;
+                config.retenciones = retenciones;
             }
             let listener = tokio::net::TcpListener::bind(args.listen).await?;
             let direccion = listener.local_addr()?;
             println!(
-                "timbra sim sat: descarga masiva v1.5 on http://{direccion} ({} CFDI); set \
+                "timbra sim sat: descarga masiva v1.5 on http://{direccion} ({} CFDI) and {} retentions under /retenciones; set \
                  TIMBRA_SAT_AUTH_URL=http://{direccion}/Autenticacion/Autenticacion.svc \
                  TIMBRA_SAT_SOLICITA_URL=http://{direccion}/SolicitaDescargaService.svc \
                  TIMBRA_SAT_VERIFICA_URL=http://{direccion}/VerificaSolicitudDescargaService.svc \
-                 TIMBRA_SAT_DESCARGA_URL=http://{direccion}/DescargaMasivaService.svc",
-                config.documentos.len()
+                 TIMBRA_SAT_DESCARGA_URL=http://{direccion}/DescargaMasivaService.svc \
+                 TIMBRA_SAT_RET_BASE_URL=http://{direccion}/retenciones",
+                config.documentos.len(),
+                config.retenciones.len()
             );
             sat::serve(listener, config).await?;
             Ok(())

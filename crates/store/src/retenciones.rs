@@ -70,7 +70,7 @@ pub struct RetencionRow {
     pub uuid: String,
     /// TIMBRADO, TIMBRADO_SANDBOX, CANCELADO.
     pub status: String,
-    /// EMITIDA.
+    /// EMITIDA, or RECIBIDA (downloaded from SAT's retention service).
     pub tipo: String,
     /// `FechaExp`.
     pub fecha: OffsetDateTime,
@@ -102,11 +102,16 @@ pub struct RetencionRow {
     pub xml_url: Option<String>,
     /// Stamped in sandbox.
     pub sandbox: bool,
+    /// `Emisor/@RfcE` (the company itself for an issued one).
+    pub emisor_rfc: String,
+    /// `Emisor/@NomDenRazSocE`.
+    pub emisor_nombre: String,
 }
 
 const COLUMNS: &str = "SELECT c.id, c.uuid, c.status, c.tipo, c.fecha, c.fecha_timbrado, r.folio_int, r.cve_retenc, \
      r.nacionalidad, r.receptor_rfc, r.receptor_nombre, r.mes_ini, r.mes_fin, r.ejercicio, r.monto_tot_operacion, \
-     r.monto_tot_ret, r.detalle, c.xml_url, c.sandbox FROM retenciones r JOIN cfdis c ON c.id = r.cfdi_id ";
+     r.monto_tot_ret, r.detalle, c.xml_url, c.sandbox, c.emisor_rfc, c.emisor_nombre \
+     FROM retenciones r JOIN cfdis c ON c.id = r.cfdi_id ";
 
 /// Which retentions a listing shows.
 #[derive(Debug, Default)]
@@ -119,6 +124,10 @@ pub struct Filtro {
     pub receptor: Option<String>,
     /// A status; TIMBRADO also matches TIMBRADO_SANDBOX.
     pub status: Option<String>,
+    /// EMITIDA or RECIBIDA (`cfdis.tipo`); `None` lists both.
+    pub tipo: Option<String>,
+    /// The issuer's RFC (or the start of it) or words of its name (received ones).
+    pub emisor: Option<String>,
 }
 
 /// A page of the company's retentions, most recent first, with the total that matches.
@@ -133,8 +142,11 @@ pub async fn listar(
     let filter = "WHERE r.empresa_id = $1 AND ($2 IS NULL OR r.ejercicio = $2) \
          AND ($3 IS NULL OR (r.mes_ini <= $3 AND r.mes_fin >= $3)) \
          AND ($4 IS NULL OR r.receptor_rfc LIKE $4 || '%' OR LOWER(r.receptor_nombre) LIKE '%' || LOWER($4) || '%') \
-         AND ($5 IS NULL OR c.status = $5 OR ($5 = 'TIMBRADO' AND c.status = 'TIMBRADO_SANDBOX'))";
+         AND ($5 IS NULL OR c.status = $5 OR ($5 = 'TIMBRADO' AND c.status = 'TIMBRADO_SANDBOX')) \
+         AND ($6 IS NULL OR c.tipo = $6) \
+         AND ($7 IS NULL OR c.emisor_rfc LIKE $7 || '%' OR LOWER(c.emisor_nombre) LIKE '%' || LOWER($7) || '%')";
     let receptor = filtro.receptor.as_deref().map(str::trim).filter(|r| !r.is_empty());
+    let emisor = filtro.emisor.as_deref().map(str::trim).filter(|e| !e.is_empty());
     let total = sql!(
         scalar_one * conn,
         i64,
@@ -143,17 +155,21 @@ pub async fn listar(
         filtro.ejercicio,
         filtro.mes,
         receptor,
-        filtro.status.as_deref()
+        filtro.status.as_deref(),
+        filtro.tipo.as_deref(),
+        emisor
     )?;
     let rows = sql!(
         fetch_all * conn,
         RetencionRow,
-        sqlx::AssertSqlSafe(format!("{COLUMNS}{filter} ORDER BY c.fecha DESC, c.id DESC LIMIT $6 OFFSET $7")),
+        sqlx::AssertSqlSafe(format!("{COLUMNS}{filter} ORDER BY c.fecha DESC, c.id DESC LIMIT $8 OFFSET $9")),
         empresa_id,
         filtro.ejercicio,
         filtro.mes,
         receptor,
         filtro.status.as_deref(),
+        filtro.tipo.as_deref(),
+        emisor,
         limit,
         offset
     )?;

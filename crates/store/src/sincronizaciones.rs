@@ -50,28 +50,39 @@ pub struct Sincronizacion {
     pub created_at: OffsetDateTime,
     /// Ended.
     pub finished_at: Option<OffsetDateTime>,
+    /// The SAT service asked: [`CFDI`] or [`RETENCIONES`].
+    pub servicio: String,
 }
 
-const COLUMNS: &str = "SELECT id, empresa_id, anio, mes, estado, id_solicitud, paquetes, paquetes_hechos, cfdi_total, \
-     cfdi_hechos, cfdi_nuevos, cfdi_ilegibles, error_code, error_message, created_at, finished_at FROM sincronizaciones ";
+/// A synchronization of received invoices (SAT's CFDI service).
+pub const CFDI: &str = "CFDI";
+/// A synchronization of received retentions (SAT's retention service).
+pub const RETENCIONES: &str = "RETENCIONES";
 
-/// Writes a new RUNNING synchronization (in the transaction that enqueues its job).
+const COLUMNS: &str = "SELECT id, empresa_id, anio, mes, estado, id_solicitud, paquetes, paquetes_hechos, cfdi_total, \
+     cfdi_hechos, cfdi_nuevos, cfdi_ilegibles, error_code, error_message, created_at, finished_at, servicio FROM sincronizaciones ";
+
+/// Writes a new RUNNING synchronization of `servicio` ([`CFDI`] or [`RETENCIONES`]), in the
+/// transaction that enqueues its job.
 pub async fn crear(
     tx: &mut Tx,
     id: &str,
     empresa_id: &str,
     anio: i64,
     mes: i64,
+    servicio: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
-        "INSERT INTO sincronizaciones (id, empresa_id, anio, mes, estado, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        "INSERT INTO sincronizaciones (id, empresa_id, anio, mes, estado, servicio, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
         id,
         empresa_id,
         anio,
         mes,
         RUNNING,
+        servicio,
         now
     )
 }

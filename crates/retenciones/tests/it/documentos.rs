@@ -154,11 +154,31 @@ fn complementos_sin_plantilla_siguen_la_regla_integrada_de_xslt() {
     assert_eq!(cadena::desde_retenciones(&leido).unwrap(), nativa);
     assert_eq!(timbra_retenciones::parsear(&escribir(&leido).unwrap()).unwrap(), leido);
 
+    // Dividendos 1.0 (received retentions carry it) follows dividendos.xslt, byte for byte
+    // with xsltproc, and the document still validates against SAT's schema.
+    retenciones.complementos[0] = Complemento::Otro(XmlCrudo {
+        espacio: cadena::NS_DIVIDENDOS.into(),
+        xml: concat!(
+            "<dividendos:Dividendos xmlns:dividendos=\"http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos\" ",
+            "Version=\"1.0\"><dividendos:DividOUtil CveTipDivOUtil=\"01\" MontISRAcredRetMexico=\"1500.00\" ",
+            "MontISRAcredRetExtranjero=\"0.00\" TipoSocDistrDiv=\"Sociedad Nacional\" MontDivAcumNal=\"10000.00\"/>",
+            "<dividendos:Remanente ProporcionRem=\"0.50\"/></dividendos:Dividendos>"
+        )
+        .into(),
+    });
+    let nativa = cadena::desde_retenciones(&retenciones).unwrap();
+    assert!(nativa.ends_with("|1.0|01|1500.00|0.00|Sociedad Nacional|10000.00|0.50||"), "{nativa}");
+    let xml = escribir(&retenciones).unwrap();
+    assert_eq!(cadena::desde_xml(&xml).unwrap(), nativa);
+    let archivo: PathBuf = dir.join("dividendos.xml");
+    std::fs::write(&archivo, &xml).unwrap();
+    assert_eq!(oraculo::xsltproc(&sat, std::slice::from_ref(&archivo))[0], nativa);
+
     // A complement SAT's stylesheet has a template for, which this crate does not implement:
     // refused, never a wrong cadena.
     retenciones.complementos[0] = Complemento::Otro(XmlCrudo {
-        espacio: "http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos".into(),
-        xml: "<dividendos:Dividendos xmlns:dividendos=\"http://www.sat.gob.mx/esquemas/retencionpago/1/dividendos\" Version=\"1.0\"/>".into(),
+        espacio: "http://www.sat.gob.mx/esquemas/retencionpago/1/intereses".into(),
+        xml: "<intereses:Intereses xmlns:intereses=\"http://www.sat.gob.mx/esquemas/retencionpago/1/intereses\" Version=\"1.0\"/>".into(),
     });
     assert!(matches!(cadena::desde_retenciones(&retenciones), Err(ErrorCadena::ComplementoNoSoportado { .. })));
     let _ = std::fs::remove_dir_all(dir);

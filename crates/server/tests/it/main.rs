@@ -30,6 +30,7 @@ mod receptor;
 mod recibidos;
 mod recibos;
 mod retenciones;
+mod retenciones_recibidas;
 mod security;
 mod smtp;
 mod storage;

@@ -120,7 +120,7 @@ pub(crate) async fn sync_terminada(app: &TestApp, who: &As) -> Value {
 
 /// `POST /api/cfdi/descargar-por-uuid`, following a 202 to the job's answer (a loaded machine
 /// may outlast the wait).
-async fn pedir(app: &TestApp, who: &As, body: Value) -> Answer {
+pub(crate) async fn pedir(app: &TestApp, who: &As, body: Value) -> Answer {
     let answer = app.post("/api/cfdi/descargar-por-uuid", who, body).await;
     if answer.status.as_u16() != 202 {
         return answer;

@@ -12,6 +12,11 @@
 //!
 //! Documents come from XML files (CFDI 4.0); a request matches them by RFC, date and type.
 //! Each request can be driven into any state with [`Desenlace`].
+//!
+//! SAT's retention service (CFDI de Retenciones e Información de Pagos: same protocol, its own
+//! hosts) is served under `/retenciones/…` with the same paths, its own documents
+//! ([`SatSimConfig::retenciones`], dated by `FechaExp`), and its own tokens, requests and
+//! packages: a token of one service is refused (300) by the other.
 
 pub mod lote;
 mod respuestas;
@@ -117,7 +122,7 @@ pub struct DocumentoSim {
     pub fecha_timbrado: PrimitiveDateTime,
     /// `Total`, as written.
     pub total: String,
-    /// `TipoDeComprobante`.
+    /// `TipoDeComprobante` (`RET` for a retention document).
     pub tipo: String,
 }
 
@@ -155,6 +160,39 @@ impl DocumentoSim {
         })
     }
 
+    /// Reads a CFDI de Retenciones 2.0 (served by the retention service): `FechaExp` is its
+    /// date, `MontoTotOperacion` its amount, `RET` its type; a foreign receiver has an empty RFC.
+    ///
+    /// # Errors
+    /// Not a Retenciones 2.0 document (message).
+    pub fn desde_retencion(xml: &str) -> Result<Self, String> {
+        let retencion = timbra_retenciones::parsear(xml).map_err(|e| e.to_string())?;
+        let fecha = retencion.fecha_exp;
+        let (uuid, rfc_pac, fecha_timbrado) = match retencion.timbre() {
+            Some(tfd) => {
+                (tfd.uuid.trim().to_uppercase(), tfd.rfc_prov_certif.clone(), fecha_cfdi(&tfd.fecha_timbrado)?)
+            }
+            None => (uuid::Uuid::new_v4().to_string().to_uppercase(), String::new(), fecha),
+        };
+        let rfc_receptor = match &retencion.receptor {
+            timbra_retenciones::Receptor::Nacional(nacional) => nacional.rfc_r.as_str().to_owned(),
+            timbra_retenciones::Receptor::Extranjero(_) => String::new(),
+        };
+        Ok(DocumentoSim {
+            uuid,
+            xml: xml.to_owned(),
+            rfc_emisor: retencion.emisor.rfc_e.as_str().to_owned(),
+            nombre_emisor: retencion.emisor.nom_den_raz_soc_e.clone(),
+            rfc_receptor,
+            nombre_receptor: retencion.receptor.nom_den_raz_soc_r().to_owned(),
+            rfc_pac,
+            fecha,
+            fecha_timbrado,
+            total: retencion.totales.monto_tot_operacion.to_string(),
+            tipo: "RET".to_owned(),
+        })
+    }
+
     fn fila_metadatos(&self) -> String {
         let formato = format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
         let fecha = |f: PrimitiveDateTime| f.format(formato).unwrap_or_default();
@@ -174,7 +212,8 @@ impl DocumentoSim {
     }
 }
 
-/// Reads every `*.xml` of a folder as a [`DocumentoSim`] (sorted by file name).
+/// Reads every `*.xml` of a folder as a [`DocumentoSim`] (sorted by file name): a CFDI 4.0, or
+/// a Retenciones 2.0 (`tipo` RET, for [`SatSimConfig::retenciones`]).
 ///
 /// # Errors
 /// The folder cannot be read, or a file is not a CFDI 4.0 (its name and why).
@@ -190,7 +229,14 @@ pub fn leer_carpeta(carpeta: &Path) -> Result<Vec<DocumentoSim>, String> {
         .iter()
         .map(|ruta| {
             let texto = std::fs::read_to_string(ruta).map_err(|e| format!("{}: {e}", ruta.display()))?;
-            DocumentoSim::desde_xml(&texto).map_err(|e| format!("{}: {e}", ruta.display()))
+            // A retention document (root `retenciones:Retenciones`) is read as one: the
+            // retention service serves it (`tipo` RET).
+            let documento = if texto.contains(timbra_retenciones::model::NS_RETENCIONES) {
+                DocumentoSim::desde_retencion(&texto)
+            } else {
+                DocumentoSim::desde_xml(&texto)
+            };
+            documento.map_err(|e| format!("{}: {e}", ruta.display()))
         })
         .collect()
 }
@@ -202,6 +248,9 @@ pub struct SatSimConfig {
     pub ahora: Option<OffsetDateTime>,
     /// The CFDI it knows.
     pub documentos: Vec<DocumentoSim>,
+    /// The retention documents the retention service (`/retenciones/…`) knows
+    /// ([`DocumentoSim::desde_retencion`]).
+    pub retenciones: Vec<DocumentoSim>,
     /// Polls that answer `EstadoSolicitud` 1 (Aceptada) before 2.
     pub consultas_aceptada: u32,
     /// Polls that answer 2 (En proceso) before the request ends.
@@ -235,6 +284,7 @@ impl Default for SatSimConfig {
         SatSimConfig {
             ahora: None,
             documentos: Vec::new(),
+            retenciones: Vec::new(),
             consultas_aceptada: 1,
             consultas_en_proceso: 1,
             desenlaces: VecDeque::new(),
@@ -292,12 +342,16 @@ struct Registro {
 struct Interno {
     config: Mutex<SatSimConfig>,
     registro: Mutex<Registro>,
+    /// The retention service's tokens, requests and packages.
+    registro_retenciones: Mutex<Registro>,
 }
 
 /// A running SAT simulator; clone it to drive it from a test while it serves.
 #[derive(Clone)]
 pub struct SatSim {
     interno: Arc<Interno>,
+    /// This handle serves the retention service (`/retenciones/…`).
+    retenciones: bool,
 }
 
 fn bloquear<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -328,7 +382,14 @@ struct Mensaje {
 impl SatSim {
     /// A simulator with this configuration.
     pub fn new(config: SatSimConfig) -> Self {
-        SatSim { interno: Arc::new(Interno { config: Mutex::new(config), registro: Mutex::default() }) }
+        SatSim {
+            interno: Arc::new(Interno {
+                config: Mutex::new(config),
+                registro: Mutex::default(),
+                registro_retenciones: Mutex::default(),
+            }),
+            retenciones: false,
+        }
     }
 
     /// Changes the configuration while serving (clock, outcomes, documents).
@@ -341,9 +402,25 @@ impl SatSim {
         bloquear(&self.interno.config).desenlaces.extend(desenlaces);
     }
 
-    /// How many requests were accepted.
+    /// How many requests were accepted (both services).
     pub fn solicitudes_aceptadas(&self) -> usize {
         bloquear(&self.interno.registro).solicitudes.len()
+            + bloquear(&self.interno.registro_retenciones).solicitudes.len()
+    }
+
+    /// How many requests the retention service accepted.
+    pub fn solicitudes_retenciones(&self) -> usize {
+        bloquear(&self.interno.registro_retenciones).solicitudes.len()
+    }
+
+    /// This service's register.
+    fn registro(&self) -> MutexGuard<'_, Registro> {
+        if self.retenciones { bloquear(&self.interno.registro_retenciones) } else { bloquear(&self.interno.registro) }
+    }
+
+    /// This service's documents.
+    fn documentos<'a>(&self, config: &'a SatSimConfig) -> &'a [DocumentoSim] {
+        if self.retenciones { &config.retenciones } else { &config.documentos }
     }
 
     /// Forgets every token, request, package and forced outcome not used yet (a fresh SAT for
@@ -351,31 +428,40 @@ impl SatSim {
     pub fn reiniciar(&self) {
         bloquear(&self.interno.config).desenlaces.clear();
         *bloquear(&self.interno.registro) = Registro::default();
+        *bloquear(&self.interno.registro_retenciones) = Registro::default();
     }
 
     /// How many times the package `id_paquete` was downloaded.
     pub fn descargas_de(&self, id_paquete: &str) -> u32 {
-        bloquear(&self.interno.registro).paquetes.get(&id_paquete.to_uppercase()).map_or(0, |p| p.descargas)
+        let id = id_paquete.to_uppercase();
+        let de = |registro: &Mutex<Registro>| bloquear(registro).paquetes.get(&id).map_or(0, |p| p.descargas);
+        de(&self.interno.registro) + de(&self.interno.registro_retenciones)
     }
 
-    /// How many tokens were issued.
+    /// How many tokens were issued (both services).
     pub fn tokens_emitidos(&self) -> usize {
-        bloquear(&self.interno.registro).tokens.len()
+        bloquear(&self.interno.registro).tokens.len() + bloquear(&self.interno.registro_retenciones).tokens.len()
     }
 
     fn ahora(&self) -> OffsetDateTime {
         bloquear(&self.interno.config).ahora.unwrap_or_else(OffsetDateTime::now_utc)
     }
 
-    /// The axum router.
+    /// The axum router: the CFDI service at SAT's paths, the retention service under
+    /// `/retenciones` (`SatConfig::con_base`'s layout).
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/Autenticacion/Autenticacion.svc", post(autenticacion))
-            .route("/SolicitaDescargaService.svc", post(solicitud))
-            .route("/VerificaSolicitudDescargaService.svc", post(verificacion))
-            .route("/DescargaMasivaService.svc", post(descarga))
-            .layer(DefaultBodyLimit::max(4 * 1024 * 1024))
-            .with_state(self.clone())
+        let servicio = |sim: SatSim| {
+            Router::new()
+                .route("/Autenticacion/Autenticacion.svc", post(autenticacion))
+                .route("/SolicitaDescargaService.svc", post(solicitud))
+                .route("/VerificaSolicitudDescargaService.svc", post(verificacion))
+                .route("/DescargaMasivaService.svc", post(descarga))
+                .layer(DefaultBodyLimit::max(4 * 1024 * 1024))
+                .with_state(sim)
+        };
+        let retenciones = SatSim { interno: self.interno.clone(), retenciones: true };
+        servicio(SatSim { interno: self.interno.clone(), retenciones: false })
+            .nest("/retenciones", servicio(retenciones))
     }
 
     /// Serves on `listener` until the task is dropped.
@@ -418,7 +504,7 @@ impl SatSim {
         let vigencia = bloquear(&self.interno.config).vigencia_token;
         let expira_token = ahora + vigencia;
         let token = token_jwt(certificado.no_certificado(), ahora, expira_token);
-        bloquear(&self.interno.registro)
+        self.registro()
             .tokens
             .insert(token.clone(), TokenSim { rfc: certificado.rfc().to_uppercase(), expira: expira_token });
         tracing::info!(sim.rfc = %certificado.rfc(), "sim sat: token issued");
@@ -431,7 +517,7 @@ impl SatSim {
         let ahora = self.ahora();
         let token_rfc = {
             let token = token_de(headers).ok_or_else(|| Rechazo::de(300))?;
-            let registro = bloquear(&self.interno.registro);
+            let registro = self.registro();
             let guardado = registro.tokens.get(&token).ok_or_else(|| Rechazo::de(300))?;
             if guardado.expira <= ahora {
                 return Err(Rechazo::de(300));
@@ -491,8 +577,8 @@ impl SatSim {
             if !timbra_cfdi::timbre::uuid_valido(&folio) {
                 return Err(Rechazo::mal_formado("El Folio no es un UUID válido"));
             }
-            let uuids: Vec<String> = config
-                .documentos
+            let uuids: Vec<String> = self
+                .documentos(&config)
                 .iter()
                 .filter(|d| d.uuid == folio && (d.rfc_receptor == rfc || d.rfc_emisor == rfc))
                 .map(|d| d.uuid.clone())
@@ -542,8 +628,8 @@ impl SatSim {
             }
             let filtro_emisor = if recibidos { atributo("RfcEmisor").to_uppercase() } else { String::new() };
             let receptores: Vec<String> = mensaje_firmado.rfc_receptores.iter().map(|r| r.to_uppercase()).collect();
-            let uuids = config
-                .documentos
+            let uuids = self
+                .documentos(&config)
                 .iter()
                 .filter(|d| if recibidos { d.rfc_receptor == rfc } else { d.rfc_emisor == rfc })
                 .filter(|d| filtro_emisor.is_empty() || d.rfc_emisor == filtro_emisor)
@@ -565,7 +651,7 @@ impl SatSim {
         if let Desenlace::Rechazo(codigo) = desenlace {
             return Err(Rechazo::de(codigo));
         }
-        let mut registro = bloquear(&self.interno.registro);
+        let mut registro = self.registro();
         // 5005: an identical request is still being worked on.
         if registro.solicitudes.values().any(|s| s.clave == clave && !s.terminada) {
             return Err(Rechazo::de(5005));
@@ -590,7 +676,7 @@ impl SatSim {
         // Lock order everywhere: configuration, then register.
         let config = bloquear(&self.interno.config);
         let id = mensaje_firmado.atributos.get("IdSolicitud").cloned().unwrap_or_default();
-        let mut registro = bloquear(&self.interno.registro);
+        let mut registro = self.registro();
         let Registro { solicitudes, paquetes, .. } = &mut *registro;
         let Some(solicitud) =
             solicitudes.get_mut(&id.to_lowercase()).filter(|s| s.rfc == mensaje_firmado.rfc_solicitante)
@@ -614,8 +700,8 @@ impl SatSim {
             _ if solicitud.consultas <= aceptada + en_proceso => Some(2),
             _ => None,
         };
-        let (xmls, solo_metadatos): (Vec<&DocumentoSim>, Vec<&DocumentoSim>) = config
-            .documentos
+        let (xmls, solo_metadatos): (Vec<&DocumentoSim>, Vec<&DocumentoSim>) = self
+            .documentos(&config)
             .iter()
             .filter(|d| solicitud.uuids.contains(&d.uuid))
             .partition(|d| !config.uuids_solo_metadatos.contains(&d.uuid));
@@ -680,7 +766,7 @@ impl SatSim {
             (config.vigencia_paquete, config.descargas_por_paquete)
         };
         let id = mensaje_firmado.atributos.get("IdPaquete").cloned().unwrap_or_default().to_uppercase();
-        let mut registro = bloquear(&self.interno.registro);
+        let mut registro = self.registro();
         let Some(paquete) = registro
             .paquetes
             .get_mut(&id)

@@ -25,6 +25,11 @@ pub struct SyncBody {
     pub year: i64,
     /// Month, 1 to 12.
     pub month: i64,
+    /// `cfdi` (received invoices, the default) or `retenciones` (received CFDI de Retenciones
+    /// e Información de Pagos, from SAT's retention service; listed at
+    /// `GET /api/retenciones?tipo=RECIBIDA`).
+    #[serde(default)]
+    pub tipo: Option<String>,
 }
 
 /// A synchronization started.
@@ -89,6 +94,8 @@ pub struct SyncStatus {
     job_id: Option<String>,
     year: Option<i64>,
     month: Option<i64>,
+    /// What the latest synchronization asked SAT for: `cfdi` or `retenciones`.
+    tipo: Option<&'static str>,
     progress: Option<SyncProgress>,
     error: Option<SyncError>,
     /// The latest synchronization's CFDI that were read but not stored, with the reason (the
@@ -137,7 +144,11 @@ pub async fn sync_recibidos(
 ) -> HttpResult<Response> {
     endpoint_sat(&app, &caller, &empresa_id, async |empresa, _| {
         let body = leer_body(&body)?;
-        let iniciada = sincronizacion::iniciar(&app, empresa, body.year, body.month).await?;
+        let servicio = match body.tipo.as_deref() {
+            Some("retenciones") => sincronizacion::Servicio::Retenciones,
+            _ => sincronizacion::Servicio::Cfdi,
+        };
+        let iniciada = sincronizacion::iniciar(&app, empresa, body.year, body.month, servicio).await?;
         Ok(ok(SyncStarted { job_id: iniciada.job_id, status: "started", year: body.year, month: body.month })
             .into_response())
     })
@@ -159,8 +170,16 @@ fn leer_body(bytes: &[u8]) -> HttpResult<SyncBody> {
     if problems.is_empty() && !(1..=12).contains(&month) {
         problems.push(FieldProblem::new("month", "must be 1 to 12"));
     }
+    let tipo = match value.get("tipo") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(tipo)) if tipo == "cfdi" || tipo == "retenciones" => Some(tipo.clone()),
+        Some(_) => {
+            problems.push(FieldProblem::new("tipo", "cfdi (received invoices, the default) or retenciones"));
+            None
+        }
+    };
     if problems.is_empty() {
-        Ok(SyncBody { year, month })
+        Ok(SyncBody { year, month, tipo })
     } else {
         Err(ApiError::fields(Code::Sync001, problems).into())
     }
@@ -192,6 +211,7 @@ pub async fn sync_recibidos_status(
             job_id: ultima.as_ref().map(|s| s.id.clone()),
             year: ultima.as_ref().map(|s| s.anio),
             month: ultima.as_ref().map(|s| s.mes),
+            tipo: ultima.as_ref().map(|s| sincronizacion::servicio(&s.servicio).como_texto()),
             progress: ultima.as_ref().map(|s| SyncProgress {
                 paquetes_hechos: s.paquetes_hechos,
                 paquetes_total: paquetes_total(&s.paquetes),

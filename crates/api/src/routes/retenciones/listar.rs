@@ -1,4 +1,5 @@
-//! `GET /api/retenciones`: the company's retentions, filtered and paged.
+//! `GET /api/retenciones`: the company's retentions, filtered and paged: those it issued
+//! (`tipo=EMITIDA`, the default) or those issued to it and downloaded from SAT (`RECIBIDA`).
 
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -31,9 +32,13 @@ pub struct ListRetencionesParams {
     mes: Option<i64>,
     /// The receiver's RFC (or its start) or part of its name.
     receptor: Option<String>,
+    /// The issuer's RFC (or its start) or part of its name (useful with `tipo=RECIBIDA`).
+    emisor: Option<String>,
     /// TIMBRADO (also matches TIMBRADO_SANDBOX), TIMBRADO_SANDBOX or CANCELADO.
     status: Option<String>,
-    /// EMITIDA (the retentions this company issued; the default).
+    /// EMITIDA (the retentions this company issued; the default) or RECIBIDA (those issued
+    /// to it, downloaded from SAT: `POST /api/cfdi/sync-recibidos` with `tipo: "retenciones"`,
+    /// or `POST /api/cfdi/descargar-por-uuid`).
     tipo: Option<String>,
 }
 
@@ -53,6 +58,10 @@ pub struct RetencionOut {
     nacionalidad: String,
     receptor_rfc: Option<String>,
     receptor_nombre: String,
+    /// `RfcE`: the issuer (this company for an EMITIDA).
+    emisor_rfc: String,
+    /// `NomDenRazSocE`.
+    emisor_nombre: String,
     /// `{mesIni, mesFin, ejercicio}` as SAT's codes.
     #[schema(value_type = Object)]
     periodo: serde_json::Value,
@@ -103,6 +112,8 @@ pub(super) fn retencion_out(row: RetencionRow, secret: &[u8; 32], now: i64) -> R
         nacionalidad: row.nacionalidad,
         receptor_rfc: row.receptor_rfc,
         receptor_nombre: row.receptor_nombre,
+        emisor_rfc: row.emisor_rfc,
+        emisor_nombre: row.emisor_nombre,
         monto_tot_operacion: row.monto_tot_operacion.0.to_string(),
         monto_tot_ret: row.monto_tot_ret.0.to_string(),
         detalle: None,
@@ -135,15 +146,24 @@ pub async fn listar(
     if params.mes.is_some_and(|mes| !(1..=12).contains(&mes)) {
         return Err(invalido("mes", "mes must be 1 to 12").into());
     }
-    if params.tipo.as_deref().is_some_and(|tipo| tipo != "EMITIDA") {
-        return Err(invalido("tipo", "tipo must be EMITIDA: received retentions are not downloaded yet").into());
-    }
+    let tipo = match params.tipo.as_deref() {
+        None | Some("EMITIDA") => "EMITIDA",
+        Some("RECIBIDA") => "RECIBIDA",
+        Some(_) => return Err(invalido("tipo", "tipo must be EMITIDA (the default) or RECIBIDA").into()),
+    };
     let status = match params.status.as_deref() {
         None => None,
         Some(s @ ("TIMBRADO" | "TIMBRADO_SANDBOX" | "CANCELADO")) => Some(s.to_owned()),
         Some(_) => return Err(invalido("status", "status must be TIMBRADO, TIMBRADO_SANDBOX or CANCELADO").into()),
     };
-    let filtro = Filtro { ejercicio: params.ejercicio, mes: params.mes, receptor: params.receptor, status };
+    let filtro = Filtro {
+        ejercicio: params.ejercicio,
+        mes: params.mes,
+        receptor: params.receptor,
+        status,
+        tipo: Some(tipo.to_owned()),
+        emisor: params.emisor,
+    };
     let (rows, total) = {
         let mut conn = app.db.conn().await?;
         retenciones::listar(&mut conn, &empresa_id, &filtro, limit, rows_before(page, limit)?).await?

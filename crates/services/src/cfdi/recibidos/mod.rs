@@ -9,6 +9,11 @@
 //! * here: the SAT client for a company, [`leer_paquete`] (a package read off the async
 //!   runtime, under the configured limits) and [`guardar`], which stores the documents of a
 //!   package (row and XML in one transaction with the quota they spend).
+//!
+//! Received retentions (CFDI de Retenciones e Información de Pagos 2.0, from SAT's retention
+//! service: `ClienteSat::retenciones`) are stored like received CFDI: the XML in storage, a
+//! `cfdis` row of tipo RECIBIDA with tipo_comprobante `RET` (invoice listings leave RET out),
+//! and a `retenciones` row, so `GET /api/retenciones?tipo=RECIBIDA` lists them.
 
 pub mod cuota;
 pub mod por_uuid;
@@ -16,7 +21,9 @@ pub mod sincronizacion;
 
 use std::sync::Arc;
 
-use timbra_sat::{ClienteSat, DocumentoCfdi, DocumentoIlegible, EstadoSello, EstadoTimbre, Paquete, SatError};
+use timbra_sat::{
+    ClienteSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, Paquete, SatError,
+};
 use time::OffsetDateTime;
 
 use super::pipeline::{Cabecera, Fila};
@@ -144,9 +151,17 @@ struct PorGuardar<'a> {
     completa: Option<(String, i64)>,
 }
 
-/// Stores `documentos` (received by `empresa`) in one transaction: each new UUID's row and XML,
-/// metadata-only rows completed (same id, `cfdi.xml_disponible`), UUIDs already stored
-/// skipped; the quota spent for what is written, never beyond the day's limit.
+/// One retention ready to be written.
+struct RetencionPorGuardar<'a> {
+    documento: &'a DocumentoRetencion,
+    fila: Fila,
+}
+
+/// Stores `documentos` and `retenciones` (received by `empresa`) in one transaction: each new
+/// UUID's row and XML (a retention's `retenciones` row too), metadata-only rows completed
+/// (same id, `cfdi.xml_disponible`), UUIDs already stored skipped; the quota spent for what is
+/// written, never beyond the day's limit. A retention to a foreign receiver, or to another
+/// RFC, is another receiver's.
 /// `sincronizacion` counts the package as done in the same transaction, with the package's
 /// `ilegibles` (entries refused by the reader) and the documents whose amounts or dates could
 /// not be read listed with their reason.
@@ -154,6 +169,7 @@ pub async fn guardar(
     app: &AppContext,
     empresa: &Empresa,
     documentos: &[DocumentoCfdi],
+    retenciones: &[DocumentoRetencion],
     ilegibles_paquete: &[DocumentoIlegible],
     sincronizacion: Option<&str>,
 ) -> ApiResult<Guardado> {
@@ -191,11 +207,74 @@ pub async fn guardar(
             }
         }
     }
-    let pedidas = pendientes.len() as i64;
+    let mut retenciones_pendientes = Vec::with_capacity(retenciones.len());
+    for documento in retenciones {
+        if !documento.rfc_receptor().is_some_and(|rfc| rfc.eq_ignore_ascii_case(&empresa.rfc)) {
+            tracing::warn!(empresa.id = %empresa.id, cfdi.uuid = %documento.uuid, "sat delivered a retention of another receiver");
+            guardado.ajenos += 1;
+            continue;
+        }
+        if let Some(row) = db::recibidos::por_uuid(&mut tx, &empresa.id, &documento.uuid).await? {
+            guardado.ya_guardados.push((row.id, documento.uuid.clone()));
+            continue;
+        }
+        match super::retenciones::fila_recibida(&documento.retencion, &*app.catalogos.indice) {
+            Ok(fila) => retenciones_pendientes.push(RetencionPorGuardar { documento, fila }),
+            Err(_) => {
+                guardado.ilegibles += 1;
+                ilegibles.push(db::sincronizaciones::Ilegible {
+                    nombre: documento.nombre.clone(),
+                    motivo: "amounts or dates could not be read".to_owned(),
+                });
+            }
+        }
+    }
+    let pedidas = (pendientes.len() + retenciones_pendientes.len()) as i64;
     let concedidas = cuota::reservar(&mut tx, &empresa.rfc, pedidas, now).await?;
     guardado.sin_cuota = pedidas - concedidas;
     let mut usadas = 0;
-    for pendiente in pendientes.into_iter().take(usize::try_from(concedidas).unwrap_or(0)) {
+    let mut restantes = usize::try_from(concedidas).unwrap_or(0);
+    let para_cfdi = restantes.min(pendientes.len());
+    restantes -= para_cfdi;
+    for pendiente in retenciones_pendientes.into_iter().take(restantes) {
+        let documento = pendiente.documento;
+        let cfdi_id = ids::new_id();
+        let ruta = ruta_xml(&empresa.id, &documento.uuid);
+        let timbrado_en = documento.retencion.timbre().and_then(|tfd| leer_fecha_cfdi(&tfd.fecha_timbrado));
+        let mut valores = pendiente.fila.valores_de(&Cabecera {
+            cfdi_id: &cfdi_id,
+            empresa_id: &empresa.id,
+            tipo: "RECIBIDA",
+            origen: "SAT_DESCARGA",
+            sandbox: false,
+            uuid_api: &documento.uuid,
+            uuid_xml: &documento.uuid,
+            serie: None,
+            folio: documento.retencion.folio_int.clone(),
+            folio_num: None,
+            timbrado_en,
+            status: timbra_store::estados::EstadoCfdi::Timbrado.as_str(),
+            cliente_id: None,
+            xml_path: Some(&ruta),
+            now,
+        });
+        valores.extend(db::recibidos::extra(
+            db::recibidos::COMPLETE,
+            0,
+            None,
+            Some(sello(&documento.sello)),
+            Some(timbre(&documento.timbre)),
+        ));
+        if !db::recibidos::insertar(&mut tx, valores).await? {
+            guardado.ya_guardados.push((cfdi_id, documento.uuid.clone()));
+            continue;
+        }
+        super::retenciones::guardar_recibida(&mut tx, &pendiente.fila, &cfdi_id, &empresa.id, now).await?;
+        cfdi_xml::guardar(&mut tx, &cfdi_id, &empresa.id, &ruta, &cfdi_xml::comprimir(&documento.xml), now).await?;
+        usadas += 1;
+        guardado.nuevos.push((cfdi_id, documento.uuid.clone()));
+    }
+    for pendiente in pendientes.into_iter().take(para_cfdi) {
         let documento = pendiente.documento;
         let (cfdi_id, reintentos) = match &pendiente.completa {
             Some((id, reintentos)) => {

@@ -8,6 +8,10 @@
 //! takes longer it answers 202 with the `jobId`, and `GET /api/cfdi/descargar-por-uuid/{jobId}`
 //! gives the same answer once it is there.
 //!
+//! SAT keeps retentions (CFDI de Retenciones e Información de Pagos) on another service: a
+//! UUID SAT's CFDI service has nothing for (5004) is asked again of the retention service, and
+//! a retention found there is stored as a received retention.
+//!
 //! A metadata-only result is stored as METADATA_ONLY with a [`ReintentarXml`] job due at
 //! `xmlNextRetryAt`. Each retry that brings no XML schedules the next (8 at most, 30 minutes to
 //! 56 hours apart: about 5 days in all); after the 8th the invoice is PERMANENT_METADATA_ONLY.
@@ -249,34 +253,64 @@ fn sat(error: SatError) -> ApiError {
     ApiError::sat(&error)
 }
 
-/// Asks SAT for `uuid` and stores what it gives: the XML (COMPLETE; a metadata-only row is
-/// completed), or its metadata (METADATA_ONLY with the first retry scheduled).
-pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResult<Descargado> {
-    let cliente = super::cliente(app, empresa).await?;
-    let cuota = cuota::leer(app, &empresa.rfc).await?;
-    if cuota.restantes() == 0 {
-        return Err(cuota.agotada());
-    }
+/// What one service answered a folio request.
+enum Folio {
+    /// The packages, read.
+    Paquete(timbra_sat::Paquete),
+    /// SAT has nothing for it on this service (5004): the error to answer if no service has.
+    SinInformacion(SatError),
+}
+
+/// `SolicitaDescargaFolio` for `uuid` on `cliente`'s service, polled and every package read.
+async fn pedir_folio(app: &AppContext, cliente: &timbra_sat::ClienteSat, uuid: &str) -> ApiResult<Folio> {
     let aceptada =
         crate::metrics::metrics().sat_call("solicitud_folio", cliente.solicitar_folio(uuid)).await.map_err(sat)?;
-    let verificacion = crate::metrics::metrics()
+    let verificacion = match crate::metrics::metrics()
         .sat_call("verificacion", cliente.esperar(&aceptada.id_solicitud, super::consultas(app, VENTANA_VERIFICACION)))
         .await
-        .map_err(sat)?;
+    {
+        Ok(verificacion) => verificacion,
+        Err(error) if matches!(&error, SatError::Solicitud { estado: 5, codigo_estado, .. } if codigo_estado == "5004") =>
+        {
+            return Ok(Folio::SinInformacion(error));
+        }
+        Err(error) => return Err(sat(error)),
+    };
     if verificacion.ids_paquetes.is_empty() || verificacion.numero_cfdis == 0 {
         return Err(ApiError::new(
             Code::CfdiNotFound,
             "SAT finished the request without any CFDI for this UUID; check the UUID, or try again later",
         ));
     }
-    let mut paquete = timbra_sat::Paquete { documentos: Vec::new(), ilegibles: Vec::new(), metadatos: Vec::new() };
+    let mut paquete = timbra_sat::Paquete::default();
     for id_paquete in &verificacion.ids_paquetes {
         let bytes = crate::metrics::metrics().sat_call("descarga", cliente.descargar(id_paquete)).await.map_err(sat)?;
-        let leido = super::leer_paquete(&cliente, bytes).await?.map_err(sat)?;
+        let leido = super::leer_paquete(cliente, bytes).await?.map_err(sat)?;
         paquete.documentos.extend(leido.documentos);
+        paquete.retenciones.extend(leido.retenciones);
         paquete.ilegibles.extend(leido.ilegibles);
         paquete.metadatos.extend(leido.metadatos);
     }
+    Ok(Folio::Paquete(paquete))
+}
+
+/// Asks SAT for `uuid` and stores what it gives: the XML (COMPLETE; a metadata-only row is
+/// completed), or its metadata (METADATA_ONLY with the first retry scheduled). A UUID the CFDI
+/// service has nothing for is asked of the retention service.
+pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResult<Descargado> {
+    let cliente = super::cliente(app, empresa).await?;
+    let cuota = cuota::leer(app, &empresa.rfc).await?;
+    if cuota.restantes() == 0 {
+        return Err(cuota.agotada());
+    }
+    let paquete = match pedir_folio(app, &cliente, uuid).await? {
+        Folio::Paquete(paquete) => paquete,
+        // Not an invoice SAT knows: perhaps a retention (SAT's other service).
+        Folio::SinInformacion(error) => match pedir_folio(app, &cliente.retenciones(), uuid).await? {
+            Folio::Paquete(paquete) => paquete,
+            Folio::SinInformacion(_) => return Err(sat(error)),
+        },
+    };
     let ajeno = |receptor: &str| {
         ApiError::new(
             Code::ReceptorMismatch,
@@ -290,7 +324,7 @@ pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResu
         if !documento.comprobante.receptor.rfc.eq_ignore_ascii_case(&empresa.rfc) {
             return Err(ajeno(&documento.comprobante.receptor.rfc));
         }
-        let guardado = super::guardar(app, empresa, std::slice::from_ref(documento), &[], None).await?;
+        let guardado = super::guardar(app, empresa, std::slice::from_ref(documento), &[], &[], None).await?;
         if guardado.sin_cuota > 0 {
             return Err(cuota::leer(app, &empresa.rfc).await?.agotada());
         }
@@ -298,6 +332,24 @@ pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResu
             guardado.nuevos.into_iter().chain(guardado.completados).chain(guardado.ya_guardados).next().ok_or_else(
                 || ApiError::new(Code::ParseError, "SAT's XML could not be read as a CFDI 4.0 (amounts or dates)"),
             )?;
+        return Ok(Descargado {
+            source: Fuente::SatPortal,
+            cfdi_id,
+            xml_bytes: Some(documento.xml.len() as i64),
+            warning: None,
+        });
+    }
+    if let Some(documento) = paquete.retenciones.iter().find(|d| d.uuid.eq_ignore_ascii_case(uuid)) {
+        if !documento.rfc_receptor().is_some_and(|rfc| rfc.eq_ignore_ascii_case(&empresa.rfc)) {
+            return Err(ajeno(documento.rfc_receptor().unwrap_or("(a foreign receiver)")));
+        }
+        let guardado = super::guardar(app, empresa, &[], std::slice::from_ref(documento), &[], None).await?;
+        if guardado.sin_cuota > 0 {
+            return Err(cuota::leer(app, &empresa.rfc).await?.agotada());
+        }
+        let (cfdi_id, _) = guardado.nuevos.into_iter().chain(guardado.ya_guardados).next().ok_or_else(|| {
+            ApiError::new(Code::ParseError, "SAT's XML could not be read as a Retenciones 2.0 (amounts or dates)")
+        })?;
         return Ok(Descargado {
             source: Fuente::SatPortal,
             cfdi_id,

@@ -1,5 +1,10 @@
 //! `sync-recibidos`: one month of received CFDI from SAT, as a durable job.
 //!
+//! A synchronization asks one of SAT's services: CFDI (invoices, the default) or, with
+//! `tipo: "retenciones"` in its body, the retention service (CFDI de Retenciones e Información
+//! de Pagos, its own hosts and token), whose documents are stored as received retentions. Each
+//! is its own run (one at a time per company), resumed against the service its row names.
+//!
 //! The request starts a [`SincronizarRecibidos`] job and its `sincronizaciones` row (same id)
 //! in one transaction. The job's progress lives in that row and is written as soon as each
 //! step is done: SAT's `IdSolicitud` once accepted, the package ids once the request
@@ -12,6 +17,7 @@
 //! an error: its code and message are shown; synchronizing again starts a new one).
 
 use serde::{Deserialize, Serialize};
+pub use timbra_sat::Servicio;
 use timbra_sat::{EstadoComprobante, Periodo, SatError, SolicitudRecibidos, TipoSolicitud};
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
@@ -152,7 +158,7 @@ async fn avanzar(app: &AppContext, id: &str) -> Result<Paso, Falla> {
         return Ok(Paso::Terminada);
     }
     let empresa = super::empresa(app, &fila.empresa_id).await?;
-    let cliente = super::cliente(app, &empresa).await?;
+    let cliente = super::cliente(app, &empresa).await?.para(servicio(&fila.servicio));
 
     let id_solicitud = match fila.id_solicitud.clone() {
         Some(id_solicitud) => id_solicitud,
@@ -210,7 +216,8 @@ async fn avanzar(app: &AppContext, id: &str) -> Result<Paso, Falla> {
         // A package over a limit ends the synchronization FAILED (PAQUETE_001) before anything
         // of it is stored: the package is stored whole, in one transaction, or not at all.
         let leido = super::leer_paquete(&cliente, bytes).await?.map_err(sat)?;
-        let guardado = super::guardar(app, &empresa, &leido.documentos, &leido.ilegibles, Some(id)).await?;
+        let guardado =
+            super::guardar(app, &empresa, &leido.documentos, &leido.retenciones, &leido.ilegibles, Some(id)).await?;
         tracing::info!(
             sincronizacion.id = %id, sat.id_paquete = %id_paquete, cfdi.nuevos = guardado.nuevos.len(),
             cfdi.ya_guardados = guardado.ya_guardados.len(), cfdi.sin_cuota = guardado.sin_cuota,
@@ -231,6 +238,19 @@ async fn avanzar(app: &AppContext, id: &str) -> Result<Paso, Falla> {
     Ok(Paso::Terminada)
 }
 
+/// The SAT service a `sincronizaciones.servicio` names.
+pub fn servicio(texto: &str) -> Servicio {
+    if texto == sincronizaciones::RETENCIONES { Servicio::Retenciones } else { Servicio::Cfdi }
+}
+
+/// What `sincronizaciones.servicio` keeps for `servicio`.
+pub fn servicio_texto(servicio: Servicio) -> &'static str {
+    match servicio {
+        Servicio::Cfdi => sincronizaciones::CFDI,
+        Servicio::Retenciones => sincronizaciones::RETENCIONES,
+    }
+}
+
 /// What starting a synchronization gives.
 #[derive(Clone, Debug)]
 pub struct Iniciada {
@@ -238,9 +258,15 @@ pub struct Iniciada {
     pub job_id: String,
 }
 
-/// Starts synchronizing `anio`-`mes` for the company (FIEL checked first): the row and its
-/// job in one transaction. SYNC_002 while another one runs.
-pub async fn iniciar(app: &AppContext, empresa: &Empresa, anio: i64, mes: i64) -> ApiResult<Iniciada> {
+/// Starts synchronizing `anio`-`mes` of `servicio` for the company (FIEL checked first): the
+/// row and its job in one transaction. SYNC_002 while another one (of either service) runs.
+pub async fn iniciar(
+    app: &AppContext,
+    empresa: &Empresa,
+    anio: i64,
+    mes: i64,
+    servicio: Servicio,
+) -> ApiResult<Iniciada> {
     let now = app.clock.now();
     let (anio_i32, mes_u8) = (i32::try_from(anio).unwrap_or(0), u8::try_from(mes).unwrap_or(0));
     if !(1..=12).contains(&mes) || periodo(anio_i32, mes_u8, now).is_none() {
@@ -261,7 +287,9 @@ pub async fn iniciar(app: &AppContext, empresa: &Empresa, anio: i64, mes: i64) -
         .with_details(serde_json::json!({ "jobId": en_curso.id })));
     }
     let job_id = timbra_store::ids::new_id();
-    if let Err(error) = sincronizaciones::crear(&mut tx, &job_id, &empresa.id, anio, mes, now).await {
+    if let Err(error) =
+        sincronizaciones::crear(&mut tx, &job_id, &empresa.id, anio, mes, servicio_texto(servicio), now).await
+    {
         if error.is_duplicate() {
             return Err(ApiError::new(Code::Sync002, "a synchronization is already running for this company"));
         }
@@ -273,7 +301,10 @@ pub async fn iniciar(app: &AppContext, empresa: &Empresa, anio: i64, mes: i64) -
     job.max_attempts = SincronizarRecibidos::MAX_ATTEMPTS;
     jobs::enqueue_with_id(&mut tx, now, &job_id, job).await?;
     tx.commit().await?;
-    tracing::info!(empresa.id = %empresa.id, sincronizacion.id = %job_id, anio, mes, "sync-recibidos started");
+    tracing::info!(
+        empresa.id = %empresa.id, sincronizacion.id = %job_id, anio, mes, sat.servicio = servicio.como_texto(),
+        "sync-recibidos started"
+    );
     Ok(Iniciada { job_id })
 }
 

@@ -135,6 +135,52 @@ impl Sellable for Retencion {
     }
 }
 
+/// The `cfdis` row (tipo_comprobante `RET`, the issuer's and receiver's data, `FechaExp` in the
+/// place of issue's zone) of a retention downloaded from SAT; its [`Resumen`] carries the
+/// `retenciones` row [`guardar_recibida`] writes.
+///
+/// # Errors
+/// Never for a parsed document today (the row is read from the model); kept fallible like
+/// every document type's row.
+pub fn fila_recibida(retencion: &Retenciones, catalogos: &dyn Catalogos) -> ApiResult<Fila> {
+    Retencion { documento: retencion.clone(), serie: String::new() }.fila(catalogos)
+}
+
+/// Writes the `retenciones` row of a received retention whose `cfdis` row `cfdi_id` was just
+/// written from `fila` ([`fila_recibida`]), in the same transaction. No event: a received
+/// document is not a stamp of this company.
+pub async fn guardar_recibida(
+    tx: &mut Tx,
+    fila: &Fila,
+    cfdi_id: &str,
+    empresa_id: &str,
+    now: OffsetDateTime,
+) -> ApiResult<()> {
+    let resumen = fila
+        .resumen
+        .as_ref()
+        .and_then(|resumen| resumen.como_any().downcast_ref::<ResumenRetencion>())
+        .ok_or_else(|| ApiError::internal("retención", "a retention's row without its summary"))?;
+    let detalle = resumen.detalle.to_string();
+    let nueva = timbra_store::retenciones::NuevaRetencion {
+        cfdi_id,
+        empresa_id,
+        folio_int: resumen.folio_int.as_deref(),
+        cve_retenc: &resumen.cve_retenc,
+        nacionalidad: resumen.nacionalidad,
+        receptor_rfc: resumen.receptor_rfc.as_deref(),
+        receptor_nombre: &resumen.receptor_nombre,
+        mes_ini: resumen.mes_ini,
+        mes_fin: resumen.mes_fin,
+        ejercicio: resumen.ejercicio,
+        monto_tot_operacion: Money(resumen.monto_tot_operacion),
+        monto_tot_ret: Money(resumen.monto_tot_ret),
+        detalle: &detalle,
+    };
+    timbra_store::retenciones::insertar(tx, &nueva, now).await?;
+    Ok(())
+}
+
 /// A retention stamped by the PAC, read back for its row.
 fn leer(xml: &str) -> ApiResult<Box<dyn Sellable>> {
     let documento = timbra_retenciones::parsear(xml).map_err(|e| ApiError::internal("PAC XML", e))?;

@@ -403,6 +403,14 @@ async fn customers_invoice_their_ticket_on_the_public_page_once_and_strangers_le
             uso_malo[3] = ("regimenFiscal", "601");
             let (status, html) = enviar(&app, "tienda-uno", Some(&nav), &uso_malo).await;
             assert_eq!(status, 400, "{html}");
+            // A SAT rule of the stamp itself (DomicilioFiscalReceptor must be in c_CodigoPostal,
+            // CFDI40147): refused in Spanish with SAT's code, nothing stamped.
+            let mut cp_malo = cliente(&clave);
+            cp_malo[4] = ("codigoPostal", "00001");
+            let (status, html) = enviar(&app, "tienda-uno", Some(&nav), &cp_malo).await;
+            assert_eq!(status, 400, "{html}");
+            assert!(html.contains("Revise: código postal"), "{html}");
+            assert!(!html.contains("Su factura quedó emitida"), "{html}");
             assert_eq!(app.get(&format!("/api/recibos/{}", r["id"].as_str().unwrap()), &who).await.data(200)["status"], json!("ABIERTO"));
 
             // The invoice, once: two submissions at once give one.

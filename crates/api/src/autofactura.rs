@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use maud::{DOCTYPE, Markup, html};
 use serde_json::Value;
@@ -35,7 +35,10 @@ const COOKIE: &str = "timbra_autofactura";
 
 /// The page's routes (public: no credential, outside the API's table).
 pub fn router() -> Router<AppContext> {
-    Router::new().route("/autofactura/{slug}", get(pagina).post(enviar)).route("/autofactura/{slug}/usos", get(usos))
+    Router::new()
+        .route("/autofactura/{slug}", get(pagina).post(enviar))
+        .route("/autofactura/{slug}/usos", get(usos))
+        .route("/autofactura/{slug}/logo", get(logo))
 }
 
 /// The company of `slug` while its page is on.
@@ -226,8 +229,22 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
     };
     match recibos::autofacturar(&app, &emisora, &clave, datos.clone(), now).await {
         Ok(factura) => {
-            // issue 32: send the invoice's XML and PDF to `datos.email` here once e-mail exists
-            // (the company's SMTP settings); the page already says where to download them.
+            // The invoice by e-mail to the address typed, as a durable sending (the issuer's
+            // e-mail settings); without SMTP or with a bad address the page's links remain.
+            let enviado_a = match datos.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+                Some(email) => {
+                    let para = [email.to_owned()];
+                    match timbra_services::correo::enviar(&app, &empresa.id, &factura.cfdi_id, Some(&para), None).await
+                    {
+                        Ok(_) => Some(email.to_owned()),
+                        Err(error) => {
+                            tracing::info!(error.code = error.code.as_str(), "self-invoice e-mail not queued");
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
             let secret = match app.cfdi.link_secret() {
                 Ok(secret) => secret,
                 Err(error) => return error_page(&error),
@@ -237,6 +254,9 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
             let pdf = links::url(&secret, &links::ruta_pdf(&factura.xml_path), ahora);
             let contenido = html! {
                 p.aviso role="status" { "Su factura quedó emitida." }
+                @if let Some(email) = &enviado_a {
+                    p { "Le enviamos el XML y el PDF a " strong { (email) } "." }
+                }
                 dl {
                     dt { "Folio fiscal (UUID)" } dd { code { (factura.uuid) } }
                     dt { "Total" } dd { "$" (factura.total) " " (recibo.moneda) }
@@ -302,7 +322,11 @@ fn pagina_publica(titulo: &str, empresa: Option<&Ajustes>, contenido: Markup) ->
             body.suelta.autofactura {
                 main id="contenido" {
                     @if let Some(empresa) = empresa {
-                        // issue 32: the company's logo goes here once branding exists.
+                        @if empresa.tiene_logo {
+                            @if let Some(slug) = &empresa.autofactura_slug {
+                                img.logo src={ "/autofactura/" (slug) "/logo" } alt={ "Logotipo de " (empresa.razon_social) };
+                            }
+                        }
                         p.marca { (empresa.razon_social) }
                     }
                     h1 { (titulo) }
@@ -444,5 +468,19 @@ fn form_datos(slug: &str, token: &str, recibo: &ReciboRow, datos: &DatosCliente,
             }
             button type="submit" { "Emitir mi factura" }
         }
+    }
+}
+
+/// `GET /autofactura/{slug}/logo`: the company's logo as stored (re-encoded PNG, issue 32), the
+/// same image its PDFs print; 404 without one or without an active page.
+async fn logo(State(app): State<AppContext>, Path(slug): Path<String>) -> Response {
+    let empresa = match empresa_de(&app, &slug).await {
+        Ok(empresa) => empresa,
+        Err(response) => return response,
+    };
+    match timbra_services::marca::logo(&app, &empresa.id).await {
+        Ok(Some(png)) => ([(header::CONTENT_TYPE, "image/png")], png).into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(error) => error_page(&error),
     }
 }

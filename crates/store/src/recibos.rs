@@ -294,10 +294,12 @@ pub struct Ajustes {
     pub global_automatica: bool,
     /// c_Periodicidad of the automatic global invoice (01 to 05).
     pub global_periodicidad: String,
+    /// Whether the company has a logo (branding, issue 32): the public page shows it.
+    pub tiene_logo: bool,
 }
 
 const AJUSTES: &str = "SELECT id, razon_social, autofactura_slug, autofactura_dias_vigencia, autofactura_activa, \
-     global_automatica, global_periodicidad FROM empresas ";
+     global_automatica, global_periodicidad, (logo_png IS NOT NULL) AS tiene_logo FROM empresas ";
 
 /// The settings of company `empresa_id`.
 pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Ajustes>> {

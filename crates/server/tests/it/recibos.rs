@@ -661,3 +661,101 @@ async fn the_dashboard_lists_tickets_stamps_the_global_invoice_and_previews_the_
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_self_invoicing_page_mails_the_invoice_and_shows_the_companys_logo() {
+    let smtp = crate::smtp::Smtp::start().await;
+    let url = smtp.url.clone();
+    let smtp = std::sync::Arc::new(smtp);
+    each_backend_with(
+        move |config| {
+            config.jobs.poll = std::time::Duration::from_millis(20);
+            config.smtp = Some(timbra_services::config::SmtpConfig {
+                url: url.clone(),
+                from: "facturas@timbra.example".into(),
+                timeout: std::time::Duration::from_secs(5),
+            });
+        },
+        |app: TestApp| {
+            let smtp = smtp.clone();
+            async move {
+                let who = con_pagina(&app, "pagina-correo@example.com", "tienda-correo").await;
+                let empresa = who.empresa.clone().unwrap();
+                // No logo yet: the page names the company without an image.
+                let venta = json!({ "formaPago": "01", "conceptos": [ linea("Torta", json!(1), json!("57.99")) ] });
+                let r = recibo(&app, &who, venta).await.data(201).clone();
+                let clave = r["claveAutofactura"].as_str().unwrap().to_owned();
+                let (_, html, _) = abrir(&app, &format!("/autofactura/tienda-correo?clave={clave}")).await;
+                assert!(!html.contains("/autofactura/tienda-correo/logo"), "{html}");
+                let (status, _, _) = abrir(&app, "/autofactura/tienda-correo/logo").await;
+                assert_eq!(status, 404);
+
+                // With the company's logo (issue 32's branding), the page shows it, served as stored.
+                let mut png = Vec::new();
+                image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(120, 40, image::Rgb([20, 90, 160])))
+                    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+                    .unwrap();
+                let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png);
+                app.call(
+                    reqwest::Method::PUT,
+                    &format!("/api/empresas/{empresa}/logo"),
+                    &who,
+                    Some(json!({ "logoBase64": b64 })),
+                )
+                .await
+                .data(200);
+                let (status, html, nav) = abrir(&app, &format!("/autofactura/tienda-correo?clave={clave}")).await;
+                assert_eq!(status, 200);
+                assert!(html.contains("src=\"/autofactura/tienda-correo/logo\""), "{html}");
+                let logo = app.client.get(format!("{}/autofactura/tienda-correo/logo", app.base)).send().await.unwrap();
+                assert_eq!(logo.status(), 200);
+                assert_eq!(logo.headers()["content-type"], "image/png");
+                let servido = image::load_from_memory(&logo.bytes().await.unwrap()).unwrap();
+                assert_eq!((servido.width(), servido.height()), (120, 40));
+
+                // The customer's invoice goes to the address they typed, XML attached byte for byte.
+                let (status, html) = enviar(&app, "tienda-correo", nav.as_ref(), &cliente(&clave)).await;
+                assert_eq!(status, 201, "{html}");
+                assert!(
+                    html.contains("Le enviamos el XML y el PDF a") && html.contains("ximena@example.com"),
+                    "{html}"
+                );
+                let cfdi_id =
+                    app.get(&format!("/api/recibos/{}", r["id"].as_str().unwrap()), &who).await.data(200)["cfdiId"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned();
+                crate::receiver::wait_for(15, "the self-invoice e-mail", async || {
+                    let envios = app.get(&format!("/api/cfdi/{cfdi_id}/correos"), &who).await.data(200).clone();
+                    envios.as_array().is_some_and(|e| e.len() == 1 && e[0]["estado"] == json!("ENVIADO"))
+                })
+                .await;
+                let (_, xml) = raw(&app, &format!("/api/cfdi/{cfdi_id}/xml"), Some(&who)).await;
+                // The server is shared by both databases' runs: this run's message is the one
+                // carrying this invoice's XML, byte for byte, beside its PDF.
+                let mut encontrado = false;
+                for mensaje in smtp.received() {
+                    if !mensaje.rcpt.iter().any(|t| t.contains("ximena@example.com")) {
+                        continue;
+                    }
+                    let parsed = mensaje.parsed();
+                    let adjuntos: Vec<(String, Vec<u8>)> = parsed
+                        .attachments()
+                        .map(|parte| {
+                            use mail_parser::MimeHeaders;
+                            (parte.attachment_name().unwrap_or_default().to_owned(), parte.contents().to_vec())
+                        })
+                        .collect();
+                    if adjuntos.iter().any(|(nombre, bytes)| nombre.ends_with(".xml") && bytes == xml.as_bytes()) {
+                        assert!(
+                            adjuntos.iter().any(|(nombre, pdf)| nombre.ends_with(".pdf") && pdf.starts_with(b"%PDF-"))
+                        );
+                        encontrado = true;
+                    }
+                }
+                assert!(encontrado, "no e-mail carried this invoice's XML byte for byte");
+            }
+        },
+    )
+    .await;
+}

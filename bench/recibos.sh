@@ -44,4 +44,5 @@ inicio=$(date +%s.%N)
 recibos_global=$(curl -sf "$base/api/cfdi/global" -H "authorization: Bearer $key" -H "x-empresa-id: $empresa" -H 'content-type: application/json' \
   -d "{\"periodicidad\":\"04\",\"meses\":\"$mes\",\"año\":$ano}" | json "['data']['recibos']")
 fin=$(date +%s.%N)
-echo "   $recibos_global tickets in $(python3 -c "print(f'{$fin-$inicio:.2f}')") s; peak RSS $(awk '/VmHWM/ {print $2/1024 \" MB\"}' /proc/$server/status)"
+rss=$(awk '/VmHWM/ {print $2/1024 " MB"}' /proc/$server/status)
+echo "   $recibos_global tickets in $(python3 -c "print(f'{$fin-$inicio:.2f}')") s; server peak RSS $rss"

@@ -29,18 +29,7 @@ impl Sim {
     /// `stamped` of the retentions service: the stamp of a document stamped before, or 603.
     pub(super) fn consultar_retencion(&self, xml_base64: &str) -> Result<Emitido, Incidencia> {
         let retencion = parsear(&decodificar(xml_base64)?)?;
-        let registro = bloquear(&self.interno.registro);
-        registro
-            .por_sello
-            .get(retencion.sello.trim())
-            .and_then(|uuid| registro.por_uuid.get(uuid))
-            .map(|documento| Emitido {
-                xml: documento.xml.clone(),
-                uuid: documento.uuid.clone(),
-                fecha_timbrado: documento.fecha_timbrado.clone(),
-                previo: true,
-                con_timbre: true,
-            })
+        self.previo(retencion.sello.trim(), true)
             .ok_or_else(|| Incidencia::new("603", "No se encontró un timbre previo para este comprobante"))
     }
 
@@ -66,17 +55,9 @@ impl Sim {
             otro => Incidencia::new("302", format!("Sello mal formado o inválido: {otro}")),
         })?;
         let sello_retencion = retencion.sello.trim().to_owned();
-        {
-            let registro = bloquear(&self.interno.registro);
-            if let Some(documento) = registro.por_sello.get(&sello_retencion).and_then(|u| registro.por_uuid.get(u)) {
-                return Ok(Emitido {
-                    xml: documento.xml.clone(),
-                    uuid: documento.uuid.clone(),
-                    fecha_timbrado: documento.fecha_timbrado.clone(),
-                    previo: true,
-                    con_timbre: true,
-                });
-            }
+        // The same document again: the original stamp, never a second one.
+        if let Some(previo) = self.previo(&sello_retencion, true) {
+            return Ok(previo);
         }
         let certificado = &verificado.certificado;
         if certificado.kind() != CertificateKind::Csd {

@@ -55,7 +55,7 @@ impl Sim {
             .ok_or_else(|| Incidencia::new("603", "No se encontró un timbre previo para este comprobante"))
     }
 
-    fn previo(&self, sello: &str, con_timbre: bool) -> Option<Emitido> {
+    pub(super) fn previo(&self, sello: &str, con_timbre: bool) -> Option<Emitido> {
         let registro = bloquear(&self.interno.registro);
         let documento = registro.por_uuid.get(registro.por_sello.get(sello)?)?;
         Some(Emitido {

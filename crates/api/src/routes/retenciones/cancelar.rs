@@ -18,7 +18,6 @@ use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::cancelacion::OPERACION;
 use timbra_services::cfdi::cancelar::{self, CancelacionOut};
 use timbra_services::context::AppContext;
-use timbra_services::error::ApiError;
 use timbra_services::idempotency;
 
 /// Cancels a retention (CONTADOR or higher; `cfdi:cancelar`).
@@ -48,12 +47,7 @@ pub async fn cancelar(
         return Ok(replayed);
     }
     // A retention of this company, whatever the body says (an invoice's id is not one).
-    {
-        let mut conn = app.db.conn().await?;
-        timbra_store::retenciones::leer(&mut conn, &empresa_id, &id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("retention"))?;
-    }
+    super::de_la_empresa(&app, &empresa_id, &id).await?;
     let fila = cancelar::buscar(&app, &empresa_id, &id, false).await?;
     let body: CancelarBody = parse_body(&body)?;
     let answer = cancelar::cancelar(

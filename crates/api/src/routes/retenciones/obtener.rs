@@ -11,7 +11,6 @@ use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
-use timbra_store::retenciones;
 
 /// One retention with its data under the body's names (CONSULTA or higher).
 #[utoipa::path(get, path = "/retenciones/{id}", tag = "retenciones", params(("id" = String, Path), ("x-empresa-id" = String, Header)),
@@ -27,10 +26,7 @@ pub async fn obtener(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let row = {
-        let mut conn = app.db.conn().await?;
-        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?
-    };
+    let row = super::de_la_empresa(&app, &empresa_id, &id).await?;
     let detalle: serde_json::Value =
         serde_json::from_str(&row.detalle).map_err(|e| ApiError::internal("retention detail", e))?;
     let secret = app.cfdi.link_secret()?;
@@ -53,10 +49,7 @@ pub async fn xml(
     Path(id): Path<String>,
 ) -> HttpResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    {
-        let mut conn = app.db.conn().await?;
-        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?;
-    }
+    super::de_la_empresa(&app, &empresa_id, &id).await?;
     crate::routes::cfdi::archivos::xml_de(&app, &empresa_id, &id, false).await
 }
 
@@ -75,9 +68,6 @@ pub async fn pdf(
     Path(id): Path<String>,
 ) -> HttpResult<Response> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    {
-        let mut conn = app.db.conn().await?;
-        retenciones::leer(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("retention"))?;
-    }
+    super::de_la_empresa(&app, &empresa_id, &id).await?;
     crate::routes::cfdi::archivos::pdf_de(&app, &empresa_id, &id, false).await
 }

@@ -7,6 +7,7 @@ pub mod connections;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod mcp;
 pub mod observability;
 pub mod openapi;
 pub mod panel;

@@ -189,6 +189,7 @@ pub fn build(app: AppContext) -> Router {
         .merge(plain)
         .merge(crate::panel::router())
         .merge(crate::autofactura::router())
+        .merge(crate::mcp::router(&app))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(app.clone(), rate_limit))

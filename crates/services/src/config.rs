@@ -70,6 +70,9 @@ pub struct Config {
     /// `TIMBRA_AUTOFACTURA_LIMIT_PER_HOUR` (default 20): wrong codes one IP may type on the
     /// self-invoicing pages per hour before it is refused (429) until the hour passes.
     pub autofactura_limit_per_hour: u32,
+    /// `TIMBRA_MCP_ORIGINS`: origins (`https://agente.example.com`, comma-separated) allowed on
+    /// `/mcp` besides the service's own and requests without `Origin`.
+    pub mcp_origins: Vec<String>,
 }
 
 /// The receiver's side (issue 30).
@@ -361,6 +364,14 @@ impl Config {
                 .map(|url| url.trim().trim_end_matches('/').to_owned())
                 .filter(|url| !url.is_empty()),
             autofactura_limit_per_hour: parse::<u32>(&lookup, "TIMBRA_AUTOFACTURA_LIMIT_PER_HOUR", 20)?.max(1),
+            mcp_origins: lookup("TIMBRA_MCP_ORIGINS")
+                .map(|list| {
+                    list.split(',')
+                        .map(|origin| origin.trim().trim_end_matches('/').to_owned())
+                        .filter(|origin| !origin.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
     }
 }

@@ -161,6 +161,7 @@ error_codes! {
     Recibo006 = "RECIBO_006", CONFLICT, "the ticket is included in a global invoice and cannot be invoiced to a customer";
     Recibo007 = "RECIBO_007", GONE, "the ticket's self-invoicing code expired (autofactura.diasVigencia, or the end of the ticket's month)";
     Retencion001 = "RETENCION_001", BAD_REQUEST, "invalid retention data: every problem in details.problemas with SAT's rule id (catRetenciones codes, CveRetenc 25 needs DescRetenc, totals that add up, a period within one year, a foreign receiver without RFC)";
+    Mcp001 = "MCP_001", FORBIDDEN, "the request's Origin may not use /mcp: allowed are the service's own origin (TIMBRA_PUBLIC_URL or TIMBRA_LISTEN), requests without Origin, and those in TIMBRA_MCP_ORIGINS";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
 }
 

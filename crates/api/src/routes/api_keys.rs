@@ -12,7 +12,7 @@ use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::auth::check_credentials;
 use timbra_services::auth::caller::{Caller, Credential};
-use timbra_services::auth::roles::Permission;
+use timbra_services::auth::roles::{MCP_LIVE, Permission};
 use timbra_services::auth::secrets::{KEY_PREFIX_SHOWN, new_api_key, sha256_hex};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
@@ -33,7 +33,9 @@ pub struct CreateKeyBody {
     password: Option<String>,
     /// Narrow the key to these companies (ids). Omitted = every company of the user.
     empresa_ids: Option<Vec<String>>,
-    /// Narrow the key to these actions (`cfdi:descargar`, `cliente:*`, `*`). Omitted = all.
+    /// Narrow the key to these actions (`cfdi:descargar`, `cliente:*`, `*`). Omitted = all the
+    /// user's roles allow, except `mcp:live` (stamping and cancelling in a live company through
+    /// the MCP endpoint), which a key carries only when it is listed here by name.
     scopes: Option<Vec<String>>,
     /// On rotation with an existing key: also revoke the key used to call.
     #[serde(default)]
@@ -180,6 +182,12 @@ pub async fn create(
                 Some(_) => return Err(crate::error::HttpError(wider("scopes"))),
             }
         }
+        // `mcp:live` is never implied: a key gives it to a child only when it names it itself
+        // (a parent without scopes, or with `*`, lacks it).
+        let names_mcp_live = parent_scopes.as_ref().is_some_and(|parent| parent.iter().any(|s| s == MCP_LIVE));
+        if !names_mcp_live && scopes.as_ref().is_some_and(|wanted| wanted.iter().any(|s| s == MCP_LIVE)) {
+            return Err(crate::error::HttpError(wider("scopes")));
+        }
         if let Some(parent) = *parent_expiry {
             expires_at = Some(expires_at.map_or(parent, |wanted| wanted.min(parent)));
         }
@@ -221,6 +229,9 @@ pub async fn create(
 }
 
 fn scope_within(scope: &str, parent: &[String]) -> bool {
+    if scope == MCP_LIVE {
+        return parent.iter().any(|p| p == MCP_LIVE);
+    }
     // A wanted scope is inside the parent's when every action it grants is granted by the parent.
     Permission::ALL
         .iter()

@@ -98,7 +98,16 @@ pub async fn productos_servicios(
     Auth(_caller): Auth,
     Query(params): Query<BusquedaParams>,
 ) -> HttpResult<impl IntoResponse> {
-    let (paging, q) = paging(&params)?;
+    Ok(ok(buscar_productos_servicios(&app, &params)?))
+}
+
+/// One page of c_ClaveProdServ, as `GET /api/catalogos/productos-servicios` and the MCP tool
+/// `buscar_clave_producto` search it.
+pub(crate) fn buscar_productos_servicios(
+    app: &AppContext,
+    params: &BusquedaParams,
+) -> HttpResult<Page<ProductoServicioOut>> {
+    let (paging, q) = paging(params)?;
     let (saltar, limite) = rango(&paging);
     let hoy = app.clock.now().date();
     let pagina = app.catalogos.buscador.buscar(&q, saltar, limite);
@@ -113,7 +122,7 @@ pub async fn productos_servicios(
             vigente: producto.datos.vigencia.vigente(hoy),
         })
         .collect();
-    Ok(ok(Page::new(items, total(pagina.total), paging)))
+    Ok(Page::new(items, total(pagina.total), paging))
 }
 
 /// Searches c_ClaveUnidad by code prefix or by words of its name (case and accents ignored).
@@ -127,7 +136,13 @@ pub async fn unidades(
     Auth(_caller): Auth,
     Query(params): Query<BusquedaParams>,
 ) -> HttpResult<impl IntoResponse> {
-    let (paging, q) = paging(&params)?;
+    Ok(ok(buscar_unidades(&app, &params)?))
+}
+
+/// One page of c_ClaveUnidad, as `GET /api/catalogos/unidades` and the MCP tool `buscar_unidad`
+/// search it.
+pub(crate) fn buscar_unidades(app: &AppContext, params: &BusquedaParams) -> HttpResult<Page<UnidadOut>> {
+    let (paging, q) = paging(params)?;
     let (saltar, limite) = rango(&paging);
     let hoy = app.clock.now().date();
     let encontradas = timbra_catalogos::buscador::buscar_unidades(&app.catalogos.unidades, &q, hoy);
@@ -142,7 +157,7 @@ pub async fn unidades(
             simbolo: unidad.simbolo.clone(),
         })
         .collect();
-    Ok(ok(Page::new(items, total(total_encontradas), paging)))
+    Ok(Page::new(items, total(total_encontradas), paging))
 }
 
 /// A postal code of c_CodigoPostal.

@@ -10,6 +10,7 @@ use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::clientes::{Campos, Clientes};
 use timbra_services::context::AppContext;
@@ -123,9 +124,18 @@ pub async fn create(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Json(body): Json<ClienteBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ClienteCreate).await?;
-    let row = scoped::create::<Clientes>(&app, &empresa_id, body.into()).await?;
-    Ok(created(ClienteOut::from(row)))
+    Ok(created(crear(&app, &caller, &empresa_id, body).await?))
+}
+
+/// Creates a customer, as `POST /api/clientes` and the MCP tool `crear_cliente` do it.
+pub(crate) async fn crear(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    body: ClienteBody,
+) -> HttpResult<ClienteOut> {
+    caller.authorize(app, empresa_id, Permission::ClienteCreate).await?;
+    Ok(ClienteOut::from(scoped::create::<Clientes>(app, empresa_id, body.into()).await?))
 }
 
 /// Lists customers, newest first, with `q` over RFC and name.
@@ -141,10 +151,20 @@ pub async fn list(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Query(params): Query<ListParams>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
+    Ok(ok(buscar(&app, &caller, &empresa_id, params).await?))
+}
+
+/// One page of customers, as `GET /api/clientes` and the MCP tool `buscar_clientes` read it.
+pub(crate) async fn buscar(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    params: ListParams,
+) -> HttpResult<Page<ClienteOut>> {
+    caller.authorize(app, empresa_id, Permission::ClienteView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (items, total) = scoped::page::<Clientes>(&app, &empresa_id, params.q.as_deref(), &paging).await?;
-    Ok(ok(Page::new(items.into_iter().map(ClienteOut::from).collect(), total, paging)))
+    let (items, total) = scoped::page::<Clientes>(app, empresa_id, params.q.as_deref(), &paging).await?;
+    Ok(Page::new(items.into_iter().map(ClienteOut::from).collect(), total, paging))
 }
 
 /// One customer.

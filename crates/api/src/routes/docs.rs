@@ -112,8 +112,13 @@ pub async fn llms_txt() -> impl IntoResponse {
 
 /// `GET /llms-full.txt`.
 pub async fn llms_full_txt() -> impl IntoResponse {
-    let body = format!("{GUIDE}\n{WEBHOOKS}\n## Error codes\n\n{}", error_table());
-    ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], body)
+    ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], guia_completa())
+}
+
+/// The whole guide: the hand-written text, webhooks and jobs, and the error table (the body of
+/// `/llms-full.txt` and the MCP resource `timbra://guia`).
+pub fn guia_completa() -> String {
+    format!("{GUIDE}\n{WEBHOOKS}\n## Error codes\n\n{}", error_table())
 }
 
 /// `GET /api/docs`: the OpenAPI document.

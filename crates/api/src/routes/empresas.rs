@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use crate::envelope::{Json, Path, created, ok};
 use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
 use timbra_services::empresas;
@@ -280,8 +281,13 @@ pub async fn create(
         (status = 401, description = "AUTH_001", body = ErrorBody),
     ))]
 pub async fn list(State(app): State<AppContext>, Auth(caller): Auth) -> HttpResult<impl IntoResponse> {
-    let items: Vec<EmpresaOut> = empresas::list(&app, &caller).await?.into_iter().map(empresa_out).collect();
-    Ok(ok(items))
+    Ok(ok(listar(&app, &caller).await?))
+}
+
+/// The companies the caller (and the key) can access, as `GET /api/empresas` and the MCP tool
+/// `listar_empresas` read them.
+pub(crate) async fn listar(app: &AppContext, caller: &Caller) -> HttpResult<Vec<EmpresaOut>> {
+    Ok(empresas::list(app, caller).await?.into_iter().map(empresa_out).collect())
 }
 
 /// One company.

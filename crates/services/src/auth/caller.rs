@@ -99,6 +99,13 @@ impl Caller {
         matches!(self.credential, Credential::Session { .. })
     }
 
+    /// Whether the caller's API key names `scope` itself among its scopes: for scopes that are
+    /// never implied ([`MCP_LIVE`](crate::auth::roles::MCP_LIVE)), which neither `*` nor a key
+    /// without scopes nor a session carries.
+    pub fn names_scope(&self, scope: &str) -> bool {
+        matches!(&self.credential, Credential::ApiKey { scopes: Some(scopes), .. } if scopes.iter().any(|s| s == scope))
+    }
+
     /// Records the company's mode for the `X-Service-Mode` header.
     pub fn note_mode(&self, sandbox: bool) {
         self.mode.set(sandbox);

@@ -39,6 +39,12 @@ impl Role {
     }
 }
 
+/// The scope that lets a key stamp and cancel in a **live** company through the MCP endpoint
+/// (`/mcp`, `timbra mcp`): an agent's stamp spends a stamp and is a real tax document. It is
+/// never implied: not by `*`, not by `mcp:*`, not by a key created without scopes; only a key
+/// that names it carries it, and a key can create a child with it only when it names it itself.
+pub const MCP_LIVE: &str = "mcp:live";
+
 /// An action guarded by the role table; its name is also the API-key scope that allows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Permission {
@@ -194,9 +200,10 @@ impl Permission {
             || scope.strip_suffix(":*").is_some_and(|area| name.split(':').next() == Some(area))
     }
 
-    /// Whether `scope` is a scope a key may be narrowed to.
+    /// Whether `scope` is a scope a key may be narrowed to: one that grants an action, or
+    /// [`MCP_LIVE`].
     pub fn is_known_scope(scope: &str) -> bool {
-        Permission::ALL.iter().any(|permission| permission.granted_by(scope))
+        scope == MCP_LIVE || Permission::ALL.iter().any(|permission| permission.granted_by(scope))
     }
 }
 
@@ -234,5 +241,7 @@ mod tests {
         assert!(!Permission::ClienteView.granted_by("cfdi:*"));
         assert!(Permission::is_known_scope("producto:*"));
         assert!(!Permission::is_known_scope("nope:read"));
+        assert!(Permission::is_known_scope(MCP_LIVE));
+        assert!(!Permission::ALL.iter().any(|permission| permission.granted_by(MCP_LIVE)));
     }
 }

@@ -16,6 +16,7 @@ use crate::envelope::Path;
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::cancelacion::OPERACION;
 use timbra_services::cfdi::cancelar::{self, CancelacionOut};
@@ -56,26 +57,38 @@ pub async fn cancelar(
     headers: HeaderMap,
     body: Bytes,
 ) -> HttpResult<Response> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
+    Ok(crate::error::answer(cancelar_cfdi(&app, &caller, &empresa_id, &id, clave, &body).await?))
+}
+
+/// The cancellation of an invoice, as `POST /api/cfdi/{id}/cancelar` and the MCP tool
+/// `cancelar_cfdi` do it.
+pub(crate) async fn cancelar_cfdi(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    id: &str,
+    clave: Option<idempotency::Key>,
+    bytes: &[u8],
+) -> HttpResult<idempotency::Answer> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiCancelar).await?;
     if let Some(replayed) =
-        super::replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &id)).await?
+        super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, id)).await?
     {
         return Ok(replayed);
     }
     // The invoice first: an id of another company is CANCEL_002 whatever the body says.
-    let fila = cancelar::buscar(&app, &empresa_id, &id, super::ve_nomina(&caller, &access)).await?;
-    let body: CancelarBody = parse_body(&body)?;
-    let answer = cancelar::cancelar(
-        &app,
-        &empresa_id,
-        &id,
+    let fila = cancelar::buscar(app, empresa_id, id, super::ve_nomina(caller, &access)).await?;
+    let body: CancelarBody = parse_body(bytes)?;
+    Ok(cancelar::cancelar(
+        app,
+        empresa_id,
+        id,
         &fila,
         &body.motivo,
         body.folio_sustitucion.as_deref(),
         clave.as_ref(),
         access.mode(),
     )
-    .await?;
-    Ok(crate::error::answer(answer))
+    .await?)
 }

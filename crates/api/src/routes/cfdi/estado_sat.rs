@@ -8,6 +8,7 @@ use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::receptor::estado_sat::{self, EstadoSatOut};
 use timbra_services::context::AppContext;
@@ -29,8 +30,19 @@ pub async fn estado_sat(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiEstadoSat).await?;
-    let ve_nomina = super::ve_nomina(&caller, &access);
-    let data = estado_sat::consultar(&app, &empresa_id, &id, ve_nomina).await?;
-    Ok(ok(data).with_mode(access.mode()))
+    let (data, mode) = consultar(&app, &caller, &empresa_id, &id).await?;
+    Ok(ok(data).with_mode(mode))
+}
+
+/// SAT's status of an invoice and the company's mode, as `GET /api/cfdi/{id}/estado-sat` and
+/// the MCP tool `estado_sat` ask it.
+pub(crate) async fn consultar(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    id: &str,
+) -> HttpResult<(EstadoSatOut, &'static str)> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiEstadoSat).await?;
+    let ve_nomina = super::ve_nomina(caller, &access);
+    Ok((estado_sat::consultar(app, empresa_id, id, ve_nomina).await?, access.mode()))
 }

@@ -12,6 +12,7 @@ use crate::envelope::{Query, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::credenciales::rfc3339;
 use timbra_services::cfdi::{hora_local, links};
@@ -212,7 +213,17 @@ pub async fn list(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Query(params): Query<ListCfdiParams>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    Ok(ok(listar(&app, &caller, &empresa_id, params).await?))
+}
+
+/// One page of the company's invoices, as `GET /api/cfdi` and the MCP tool `listar_cfdi` read it.
+pub(crate) async fn listar(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    params: ListCfdiParams,
+) -> HttpResult<CfdiPage> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;
     let page = params.page.unwrap_or(1);
     let limit = params.limit.unwrap_or(50);
     if page < 1 {
@@ -252,10 +263,10 @@ pub async fn list(
     }
     // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
     // not even with tipo=N (issue 28, finding 2).
-    filtro.sin_nomina = !super::ve_nomina(&caller, &access);
+    filtro.sin_nomina = !super::ve_nomina(caller, &access);
     filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let mut conn = app.db.conn().await?;
-    let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), &empresa_id, &filtro, limit, offset).await?;
+    let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), empresa_id, &filtro, limit, offset).await?;
     let links = if params.include_download_urls == Some(true) {
         Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()))
     } else {
@@ -263,5 +274,5 @@ pub async fn list(
     };
     let cfdis: Vec<CfdiOut> = rows.into_iter().map(|row| cfdi_out(row, links)).collect();
     let total_pages = if total == 0 { 0 } else { (total + limit - 1) / limit };
-    Ok(ok(CfdiPage { cfdis, total, page, limit, total_pages, has_more: page < total_pages }))
+    Ok(CfdiPage { cfdis, total, page, limit, total_pages, has_more: page < total_pages })
 }

@@ -48,9 +48,20 @@ pub(crate) async fn replayed(
     clave: Option<&Key>,
     uso: Uso<'_>,
 ) -> HttpResult<Option<Response>> {
+    Ok(previa(app, empresa_id, clave, uso).await?.map(crate::error::answer))
+}
+
+/// [`replayed`] as the services' [`idempotency::Answer`], for the operations the routes share
+/// with the MCP tools.
+pub(crate) async fn previa(
+    app: &AppContext,
+    empresa_id: &str,
+    clave: Option<&Key>,
+    uso: Uso<'_>,
+) -> HttpResult<Option<idempotency::Answer>> {
     let Some(clave) = clave else { return Ok(None) };
     let mut conn = app.db.conn().await?;
-    Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?.map(crate::error::answer))
+    Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?)
 }
 
 /// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF),

@@ -9,6 +9,7 @@ use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
@@ -28,16 +29,22 @@ pub async fn get(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = super::ve_nomina(&caller, &access);
-    let (row, conceptos) = cargar(&app, &empresa_id, &id, ve_nomina).await?;
+    Ok(ok(obtener(&app, &caller, &empresa_id, &id).await?))
+}
+
+/// One invoice with its signed links, as `GET /api/cfdi/{id}` and the MCP tool `obtener_cfdi`
+/// read it.
+pub(crate) async fn obtener(app: &AppContext, caller: &Caller, empresa_id: &str, id: &str) -> HttpResult<CfdiOut> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = super::ve_nomina(caller, &access);
+    let (row, conceptos) = cargar(app, empresa_id, id, ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
-    let cobranza = timbra_services::cfdi::pagos::cobranza(&app, &empresa_id, &id, &row.tipo_comprobante).await?;
+    let cobranza = timbra_services::cfdi::pagos::cobranza(app, empresa_id, id, &row.tipo_comprobante).await?;
     // The complements come from the stored XML (issued or received), read only when the row
     // says it carries one.
     let complementos = match row.xml_url.as_deref() {
         Some(path) if !row.complementos.is_empty() => {
-            let xml = super::archivos::read_file(&app, path).await?;
+            let xml = super::archivos::read_file(app, path).await?;
             timbra_services::cfdi::complementos::a_json_de_xml(&String::from_utf8_lossy(&xml))
         }
         _ => None,
@@ -46,5 +53,5 @@ pub async fn get(
     out.complementos = complementos;
     out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
     out.cobranza = Some(cobranza);
-    Ok(ok(out))
+    Ok(out)
 }

@@ -11,6 +11,7 @@ use super::parse_body;
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::pagos::{self, PagoBody, PagoTimbradoOut};
 use timbra_services::cfdi::pipeline;
@@ -44,30 +45,37 @@ pub async fn timbrar_pago(
     headers: HeaderMap,
     body: Bytes,
 ) -> HttpResult<Response> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = super::replayed(
-        &app,
-        &empresa_id,
-        clave.as_ref(),
-        idempotency::Uso::de(timbra_services::cfdi::pagos::OPERACION),
-    )
-    .await?
+    Ok(crate::error::answer(timbrar(&app, &caller, &empresa_id, clave, &body).await?))
+}
+
+/// The stamp of a payment CFDI, as `POST /api/cfdi/pagos/timbrar` and the MCP tool
+/// `timbrar_pago` do it.
+pub(crate) async fn timbrar(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    clave: Option<idempotency::Key>,
+    bytes: &[u8],
+) -> HttpResult<idempotency::Answer> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
+    if let Some(replayed) =
+        super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::de(timbra_services::cfdi::pagos::OPERACION))
+            .await?
     {
         return Ok(replayed);
     }
-    let bytes = body;
-    let body: PagoBody = parse_body(&bytes)?;
+    let body: PagoBody = parse_body(bytes)?;
     let enviar_correo = body.enviar_correo;
     let notas = body.notas.clone();
     timbra_services::marca::revisar_notas(notas.as_deref())?;
-    let (empresa, _) = timbra_services::cfdi::contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
+    let (empresa, _) = timbra_services::cfdi::contexto::emisora_y_receptor(app, empresa_id, None).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
-    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
+    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(bytes)) };
     let now = app.clock.now();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
     let expedicion = hora_de_expedicion(&*app.catalogos.indice, &empresa.codigo_postal, now);
-    let (documento, efectos) = pagos::preparar(&app, &empresa, body, expedicion, &request_hash).await?;
+    let (documento, efectos) = pagos::preparar(app, &empresa, body, expedicion, &request_hash).await?;
     let peticion = pipeline::Peticion {
         empresa: &empresa,
         user_id: &caller.user_id,
@@ -77,7 +85,7 @@ pub async fn timbrar_pago(
         now,
         fecha_local,
     };
-    let answer = pipeline::timbrar_con_efectos(&app, &peticion, documento, Some(efectos)).await?;
-    super::despues_de_timbrar(&app, &empresa_id, &answer, notas.as_deref(), enviar_correo).await;
-    Ok(crate::error::answer(answer))
+    let answer = pipeline::timbrar_con_efectos(app, &peticion, documento, Some(efectos)).await?;
+    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    Ok(answer)
 }

@@ -14,6 +14,8 @@ use crate::envelope::{Path, accepted, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::{Caller, EmpresaAccess};
+use timbra_services::cfdi::recibidos::Empresa;
 use timbra_services::cfdi::recibidos::por_uuid::{self, Descargado, Fuente, Respuesta};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
@@ -81,13 +83,43 @@ async fn data(app: &AppContext, empresa_id: &str, descargado: Descargado, ve_nom
 /// The answer of a download; a payroll receipt (type N) is shown only to a caller with
 /// `nomina:view`.
 async fn responder(app: &AppContext, empresa_id: &str, respuesta: Respuesta, ve_nomina: bool) -> HttpResult<Response> {
+    Ok(match salida(app, empresa_id, respuesta, ve_nomina).await? {
+        Ok(descarga) => ok(descarga).into_response(),
+        Err(en_curso) => accepted(en_curso).into_response(),
+    })
+}
+
+/// The `data` of a download: the invoice, or (`Err`) the job still waiting for SAT.
+async fn salida(
+    app: &AppContext,
+    empresa_id: &str,
+    respuesta: Respuesta,
+    ve_nomina: bool,
+) -> HttpResult<Result<DescargaOut, DescargaEnCurso>> {
     match respuesta {
-        Respuesta::Lista(resultado) => {
-            let descargado = resultado?;
-            Ok(ok(data(app, empresa_id, descargado, ve_nomina).await?).into_response())
-        }
-        Respuesta::EnCurso { job_id } => Ok(accepted(DescargaEnCurso { job_id }).into_response()),
+        Respuesta::Lista(resultado) => Ok(Ok(data(app, empresa_id, resultado?, ve_nomina).await?)),
+        Respuesta::EnCurso { job_id } => Ok(Err(DescargaEnCurso { job_id })),
     }
+}
+
+/// Downloads the invoice `uuid` (or SAT's verification URL) received by the company, as
+/// `POST /api/cfdi/descargar-por-uuid` and the MCP tool `descargar_por_uuid` do it.
+pub(crate) async fn descargar(
+    app: &AppContext,
+    caller: &Caller,
+    empresa: &Empresa,
+    access: &EmpresaAccess,
+    bytes: &[u8],
+) -> HttpResult<Result<DescargaOut, DescargaEnCurso>> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::new(Code::Descarga001, format!("the body is not valid JSON ({e}): send {{ \"uuid\": \"...\" }}"))
+    })?;
+    let uuid = value.get("uuid").and_then(Value::as_str).ok_or_else(|| {
+        ApiError::new(Code::Descarga002, "uuid is required, a string: the invoice's UUID or SAT's verification URL")
+    })?;
+    let uuid = por_uuid::leer_uuid(uuid)?;
+    let respuesta = por_uuid::descargar(app, empresa, &uuid).await?;
+    salida(app, &empresa.id, respuesta, super::ve_nomina(caller, access)).await
 }
 
 /// Downloads one received invoice from SAT by UUID (cfdi:descargar, CONTADOR or higher; a valid
@@ -117,15 +149,10 @@ pub async fn descargar_por_uuid(
     body: Bytes,
 ) -> HttpResult<Response> {
     endpoint_sat(&app, &caller, &empresa_id, async |empresa, access| {
-        let value: Value = serde_json::from_slice(&body).map_err(|e| {
-            ApiError::new(Code::Descarga001, format!("the body is not valid JSON ({e}): send {{ \"uuid\": \"...\" }}"))
-        })?;
-        let uuid = value.get("uuid").and_then(Value::as_str).ok_or_else(|| {
-            ApiError::new(Code::Descarga002, "uuid is required, a string: the invoice's UUID or SAT's verification URL")
-        })?;
-        let uuid = por_uuid::leer_uuid(uuid)?;
-        let respuesta = por_uuid::descargar(&app, empresa, &uuid).await?;
-        responder(&app, &empresa.id, respuesta, super::ve_nomina(&caller, access)).await
+        Ok(match descargar(&app, &caller, empresa, access, &body).await? {
+            Ok(descarga) => ok(descarga).into_response(),
+            Err(en_curso) => accepted(en_curso).into_response(),
+        })
     })
     .await
 }

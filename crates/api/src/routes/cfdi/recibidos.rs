@@ -111,8 +111,7 @@ pub(super) async fn endpoint_sat(
     empresa_id: &str,
     respuesta: impl AsyncFnOnce(&Empresa, &EmpresaAccess) -> HttpResult<Response>,
 ) -> HttpResult<Response> {
-    let access = caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
-    let empresa = recibidos::empresa(app, empresa_id).await?;
+    let (empresa, access) = acceso_sat(app, caller, empresa_id).await?;
     let mut response = match respuesta(&empresa, &access).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
@@ -122,6 +121,28 @@ pub(super) async fn endpoint_sat(
         Err(error) => tracing::warn!(error.message = %error.message, "quota headers not added"),
     }
     Ok(response)
+}
+
+/// The company of a SAT endpoint and the caller's access there (cfdi:descargar).
+pub(crate) async fn acceso_sat(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+) -> HttpResult<(Empresa, EmpresaAccess)> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
+    Ok((recibidos::empresa(app, empresa_id).await?, access))
+}
+
+/// Starts the synchronization of `bytes` (a [`SyncBody`]) for the company, as
+/// `POST /api/cfdi/sync-recibidos` and the MCP tool `sincronizar_recibidos` do it.
+pub(crate) async fn iniciar(app: &AppContext, empresa: &Empresa, bytes: &[u8]) -> HttpResult<SyncStarted> {
+    let body = leer_body(bytes)?;
+    let servicio = match body.tipo.as_deref() {
+        Some("retenciones") => sincronizacion::Servicio::Retenciones,
+        _ => sincronizacion::Servicio::Cfdi,
+    };
+    let iniciada = sincronizacion::iniciar(app, empresa, body.year, body.month, servicio).await?;
+    Ok(SyncStarted { job_id: iniciada.job_id, status: "started", year: body.year, month: body.month })
 }
 
 /// Starts downloading a month of the company's received invoices from SAT (CONTADOR or
@@ -143,14 +164,7 @@ pub async fn sync_recibidos(
     body: Bytes,
 ) -> HttpResult<Response> {
     endpoint_sat(&app, &caller, &empresa_id, async |empresa, _| {
-        let body = leer_body(&body)?;
-        let servicio = match body.tipo.as_deref() {
-            Some("retenciones") => sincronizacion::Servicio::Retenciones,
-            _ => sincronizacion::Servicio::Cfdi,
-        };
-        let iniciada = sincronizacion::iniciar(&app, empresa, body.year, body.month, servicio).await?;
-        Ok(ok(SyncStarted { job_id: iniciada.job_id, status: "started", year: body.year, month: body.month })
-            .into_response())
+        Ok(ok(iniciar(&app, empresa, &body).await?).into_response())
     })
     .await
 }

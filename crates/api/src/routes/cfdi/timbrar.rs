@@ -10,6 +10,7 @@ use super::parse_body;
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::pipeline::{self, TimbradoOut};
 use timbra_services::cfdi::timbrado::{self, Preparado, TimbrarBody};
@@ -45,21 +46,32 @@ pub async fn timbrar(
     headers: HeaderMap,
     body: Bytes,
 ) -> HttpResult<Response> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = super::replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION)).await? {
+    Ok(crate::error::answer(timbrar_factura(&app, &caller, &empresa_id, clave, &body).await?))
+}
+
+/// The stamp of an invoice, as `POST /api/cfdi/timbrar` and the MCP tool `timbrar_factura` do
+/// it: authorizes, replays an Idempotency-Key's first answer, checks the body, stamps through
+/// the pipeline, then writes the notes and queues the e-mail.
+pub(crate) async fn timbrar_factura(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    clave: Option<idempotency::Key>,
+    bytes: &[u8],
+) -> HttpResult<idempotency::Answer> {
+    let access = caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
+    if let Some(replayed) = super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION)).await? {
         return Ok(replayed);
     }
-    let bytes = body;
-    let body: TimbrarBody = parse_body(&bytes)?;
+    let body: TimbrarBody = parse_body(bytes)?;
     let enviar_correo = body.enviar_correo;
     let notas = body.notas.clone();
     timbra_services::marca::revisar_notas(notas.as_deref())?;
     let now = app.clock.now();
-    let Factura { empresa, cliente, preparado, fecha_local, .. } =
-        preparar_factura(&app, &empresa_id, body, now).await?;
+    let Factura { empresa, cliente, preparado, fecha_local, .. } = preparar_factura(app, empresa_id, body, now).await?;
     // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
-    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&bytes)) };
+    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(bytes)) };
     let documento = pipeline::Documento {
         contenido: std::sync::Arc::new(preparado.comprobante),
         serie: preparado.serie,
@@ -75,9 +87,9 @@ pub async fn timbrar(
         now,
         fecha_local,
     };
-    let answer = pipeline::timbrar(&app, &peticion, documento).await?;
-    super::despues_de_timbrar(&app, &empresa_id, &answer, notas.as_deref(), enviar_correo).await;
-    Ok(crate::error::answer(answer))
+    let answer = pipeline::timbrar(app, &peticion, documento).await?;
+    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    Ok(answer)
 }
 
 /// An invoice built and checked for its company, before folio and seal.

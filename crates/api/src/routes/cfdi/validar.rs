@@ -16,6 +16,7 @@ use crate::envelope::ok;
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
+use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::ensayo::{self, EnsayoOut};
 use timbra_services::cfdi::pagos::{self, PagoBody};
@@ -41,16 +42,26 @@ pub async fn validar(
     EmpresaHeader(empresa_id): EmpresaHeader,
     body: Bytes,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
-    let body: TimbrarBody = parse_body(&body)?;
+    Ok(ok(validar_factura(&app, &caller, &empresa_id, &body).await?))
+}
+
+/// The dry run of an invoice's stamp, as `POST /api/cfdi/validar` and the MCP tool
+/// `validar_factura` do it.
+pub(crate) async fn validar_factura(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &str,
+    bytes: &[u8],
+) -> HttpResult<EnsayoOut> {
+    caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
+    let body: TimbrarBody = parse_body(bytes)?;
     let now = app.clock.now();
-    let ensayo = match super::timbrar::preparar_factura(&app, &empresa_id, body, now).await {
+    Ok(match super::timbrar::preparar_factura(app, empresa_id, body, now).await {
         Ok(factura) => {
             ensayo::valido(&factura.preparado.comprobante, &*app.catalogos.indice, contexto_de(factura.expedicion))?
         }
         Err(error) => ensayo::invalido(error.0)?,
-    };
-    Ok(ok(ensayo))
+    })
 }
 
 /// Checks a payment CFDI without stamping it (FACTURADOR or higher, as stamping): the

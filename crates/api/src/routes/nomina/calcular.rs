@@ -28,12 +28,16 @@ fn today_in_mexico_city() -> time::Date {
         (status = 400, description = "NOMINA_001 with `details.fields`", body = ErrorBody),
     ))]
 pub async fn calcular(Json(body): Json<CalculoNomina>) -> HttpResult<impl IntoResponse> {
-    match calcular_solicitud(&body, today_in_mexico_city()) {
-        Ok(resultado) => Ok(ok(resultado)),
-        Err(problemas) => Err(ApiError::fields(
+    Ok(ok(neto(&body)?))
+}
+
+/// Gross to net, as `POST /api/nomina/calcular` and the MCP tool `calcular_nomina` compute it.
+pub(crate) fn neto(body: &CalculoNomina) -> HttpResult<timbra_nomina::ResultadoNomina> {
+    calcular_solicitud(body, today_in_mexico_city()).map_err(|problemas| {
+        ApiError::fields(
             Code::Nomina001,
             problemas.into_iter().map(|p| FieldProblem::new(p.campo, p.mensaje)).collect(),
         )
-        .into()),
-    }
+        .into()
+    })
 }

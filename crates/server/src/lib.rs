@@ -4,6 +4,7 @@
 
 pub mod catalogos_cli;
 pub mod cfdi_cli;
+pub mod mcp_cli;
 pub mod operador_cli;
 
 use anyhow::Context;

@@ -1,5 +1,6 @@
 //! The `timbra` binary: `serve` runs the API, `migrate` applies migrations, `timbres` and
-//! `operadores` are the operator's acts, `cfdi` checks files, `sim` runs simulators.
+//! `operadores` are the operator's acts, `cfdi` checks files, `sim` runs simulators, `mcp` is the
+//! stdio bridge to `/mcp` for desktop assistants.
 
 use clap::{Parser, Subcommand};
 
@@ -48,6 +49,16 @@ enum Command {
         #[command(subcommand)]
         command: timbra_sim::cli::SimCommand,
     },
+    /// An MCP server on stdin/stdout for desktop assistants, forwarding to the `/mcp` endpoint of
+    /// a running timbra with the API key in TIMBRA_API_KEY (`timbra mcp --url https://…`).
+    Mcp {
+        /// The running timbra's base address (`https://facturas.example.com`).
+        #[arg(long)]
+        url: String,
+        /// The API key; better in the environment than on the command line.
+        #[arg(long, env = "TIMBRA_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
 }
 
 fn main() -> anyhow::Result<std::process::ExitCode> {
@@ -62,6 +73,16 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
                 .map_err(|error| anyhow::anyhow!(error))?;
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Command::Mcp { url, api_key } => {
+            // Standard output is the protocol: the log goes to standard error.
+            let filter = tracing_subscriber::EnvFilter::try_from_env("TIMBRA_LOG").unwrap_or_else(|_| "warn".into());
+            tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?
+                .block_on(timbra_server::mcp_cli::run(&url, &api_key))?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         other => {
             tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(other))?;
             Ok(std::process::ExitCode::SUCCESS)
@@ -73,7 +94,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
     timbra_api::observability::init_logging();
     let config = Config::from_env()?;
     match command {
-        Command::Cfdi { .. } | Command::Sim { .. } => {}
+        Command::Cfdi { .. } | Command::Sim { .. } | Command::Mcp { .. } => {}
         Command::Timbres { command } => timbra_server::operador_cli::timbres(&config, command).await?,
         Command::Operadores { command } => timbra_server::operador_cli::operadores(&config, command).await?,
         Command::Catalogos { command } => timbra_server::catalogos_cli::run(&config, command).await?,

@@ -18,6 +18,7 @@ mod instances;
 mod jobs;
 mod live;
 mod marca;
+mod mcp;
 mod nomina;
 mod nomina_anual;
 mod nomina_timbrado;

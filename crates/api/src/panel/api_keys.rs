@@ -1,5 +1,6 @@
 //! API keys: the person's keys by prefix, creation (the key shown once, with a copy button),
-//! narrowing to companies and scopes, revocation. Each action is the API's handler
+//! narrowing to companies and scopes, revocation, and a key for AI agents (MCP) with the
+//! configuration snippet of a desktop assistant. Each action is the API's handler
 //! (`routes::api_keys`) called in process with the session.
 
 use std::collections::{BTreeSet, HashMap};
@@ -15,7 +16,7 @@ use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, 
 use super::{Campos, Formulario, Pagina, cuerpo, datos, html_con, html_ok, redirigir, texto};
 use crate::envelope::{Json, Path};
 use crate::routes::api_keys;
-use timbra_services::auth::roles::Permission;
+use timbra_services::auth::roles::{MCP_LIVE, Permission};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
 
@@ -27,10 +28,67 @@ pub fn rutas() -> Router<AppContext> {
     Router::new().route(RUTA, get(lista).post(crear)).route("/panel/llaves/{id}/revocar", post(revocar))
 }
 
-/// The scopes a key can be narrowed to, in the role table's order, without repeats.
+/// The scopes a key can be narrowed to, in the role table's order, without repeats, and
+/// `mcp:live` last.
 fn alcances() -> Vec<&'static str> {
     let mut vistos = BTreeSet::new();
-    Permission::ALL.iter().map(|p| p.scope()).filter(|s| vistos.insert(*s)).collect()
+    let mut alcances: Vec<&str> = Permission::ALL.iter().map(|p| p.scope()).filter(|s| vistos.insert(*s)).collect();
+    alcances.push(MCP_LIVE);
+    alcances
+}
+
+/// What an agent needs to invoice through `/mcp`: read its companies, customers, products and
+/// CFDI, create customers, stamp. Cancelling and `mcp:live` are added by hand.
+const ALCANCES_AGENTE: &[&str] =
+    &["empresa:view", "cliente:view", "cliente:create", "producto:view", "cfdi:view", "cfdi:timbrar"];
+
+/// The form of a key for agents: one company, the agent's scopes, `mcp:live` only if marked.
+fn formulario_agente(ctx: &Contexto) -> Markup {
+    html! {
+        section aria-labelledby="llave-agente" {
+            h2 id="llave-agente" { "Una llave para agentes (MCP)" }
+            p { "Para un asistente de IA que factura por " code { "/mcp" } ": una sola empresa y solo los permisos de "
+                "facturar (" @for (i, alcance) in ALCANCES_AGENTE.iter().enumerate() { @if i > 0 { ", " } code { (alcance) } } "). "
+                "En una empresa en modo live, timbrar y cancelar por MCP gastan timbres y son actos fiscales reales: "
+                "solo con el permiso " code { (MCP_LIVE) } ", que ninguna otra opción incluye." }
+            form method="post" action=(RUTA) {
+                (csrf_oculto(&ctx.sesion))
+                input type="hidden" name="name" value="Agente MCP";
+                @for alcance in ALCANCES_AGENTE { input type="hidden" name="scopes" value=(alcance); }
+                fieldset {
+                    legend { "Empresa" }
+                    @for (i, e) in ctx.empresas.iter().enumerate() {
+                        @let id = texto(e, "id");
+                        div {
+                            input type="radio" name="empresaIds" value=(id) id={ "agente-" (id) } checked[i == 0] required;
+                            label for={ "agente-" (id) } { (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")" }
+                        }
+                    }
+                }
+                div {
+                    input type="checkbox" name="scopes" value=(MCP_LIVE) id="agente-live";
+                    label for="agente-live" { "Permitir timbrar y cancelar en modo live (" code { (MCP_LIVE) } ")" }
+                }
+                button type="submit" { "Crear llave para agente" }
+            }
+        }
+    }
+}
+
+/// The configuration of a desktop assistant for `key` on this server (`base`).
+fn configuracion_mcp(base: &str, key: &str) -> String {
+    let config = json!({ "mcpServers": { "timbra": {
+        "command": "timbra", "args": ["mcp", "--url", base], "env": { "TIMBRA_API_KEY": key } } } });
+    serde_json::to_string_pretty(&config).unwrap_or_default()
+}
+
+/// This server's address for the snippet: `TIMBRA_PUBLIC_URL`, else the request's Host.
+fn base(app: &AppContext, headers: &HeaderMap) -> String {
+    if let Some(url) = &app.config.public_url {
+        return url.clone();
+    }
+    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost:8080");
+    format!("http://{host}")
 }
 
 /// A date-time of the API (RFC 3339) as `AAAA-MM-DD HH:MM` UTC, or "—".
@@ -143,6 +201,7 @@ async fn listar(app: &AppContext, ctx: &Contexto) -> Result<Vec<Value>, crate::e
 
 fn pagina_llaves(
     ctx: &Contexto,
+    base: &str,
     llaves: &[Value],
     nueva: Option<&Value>,
     aviso: Option<&str>,
@@ -158,12 +217,20 @@ fn pagina_llaves(
                     code { "Authorization: Bearer …" } "." }
                 p.llave id="llave-nueva" { (texto(nueva, "key")) }
                 button type="button" data-copiar="#llave-nueva" { "Copiar llave" }
+                details {
+                    summary { "Para un asistente de IA (MCP)" }
+                    p { "Conéctelo a " code { (base) "/mcp" } " con esta llave, o en un asistente de escritorio use "
+                        code { "timbra mcp" } " con esta configuración:" }
+                    pre id="config-mcp" { (configuracion_mcp(base, &texto(nueva, "key"))) }
+                    button type="button" data-copiar="#config-mcp" { "Copiar configuración" }
+                }
             }
         }
         p { "Las llaves abren la API (" a href="/llms-full.txt" { "guía" } ") en nombre de usted, con su rol en cada empresa; "
             "puede limitarlas a algunas empresas y permisos." }
         (tabla(ctx, llaves))
         (formulario(ctx, campos, errores))
+        (formulario_agente(ctx))
     };
     pagina(ctx, "Llaves de API", RUTA, contenido)
 }
@@ -177,7 +244,15 @@ async fn lista(
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let llaves = listar(&app, &ctx).await?;
-    let markup = pagina_llaves(&ctx, &llaves, None, aviso(&params), &Campos::default(), &Errores::default());
+    let markup = pagina_llaves(
+        &ctx,
+        &base(&app, &headers),
+        &llaves,
+        None,
+        aviso(&params),
+        &Campos::default(),
+        &Errores::default(),
+    );
     Ok(html_ok(markup))
 }
 
@@ -221,13 +296,20 @@ async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Fo
     }
     .await;
     let llaves = listar(&app, &ctx).await?;
+    let base = base(&app, &headers);
     match creada {
-        Ok(nueva) => {
-            Ok(html_ok(pagina_llaves(&ctx, &llaves, Some(&nueva), None, &Campos::default(), &Errores::default())))
-        }
+        Ok(nueva) => Ok(html_ok(pagina_llaves(
+            &ctx,
+            &base,
+            &llaves,
+            Some(&nueva),
+            None,
+            &Campos::default(),
+            &Errores::default(),
+        ))),
         Err(error) => {
             let errores = Errores::de(error.0);
-            Ok(html_con(errores.status(), pagina_llaves(&ctx, &llaves, None, None, &campos, &errores)))
+            Ok(html_con(errores.status(), pagina_llaves(&ctx, &base, &llaves, None, None, &campos, &errores)))
         }
     }
 }

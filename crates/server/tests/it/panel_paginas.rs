@@ -448,3 +448,38 @@ async fn retentions_are_issued_listed_and_downloaded_from_the_dashboard() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_keys_page_offers_a_key_for_agents_with_the_assistants_configuration() {
+    each_backend_with(ajustes, |app: TestApp| async move {
+        let ana = persona(&app, "agentes@example.com", "EKU9003173C9").await;
+        let pagina = ver(&app, &ana, "/panel/llaves").await;
+        assert!(
+            pagina.body.contains("Una llave para agentes (MCP)") && pagina.body.contains("mcp:live"),
+            "{}",
+            pagina.body
+        );
+        let token = csrf(&pagina.body);
+        let campos = [
+            ("_csrf", token.as_str()),
+            ("name", "Agente MCP"),
+            ("empresaIds", ana.empresa.as_str()),
+            ("scopes", "empresa:view"),
+            ("scopes", "cliente:view"),
+            ("scopes", "cfdi:view"),
+            ("scopes", "cfdi:timbrar"),
+            ("scopes", "mcp:live"),
+        ];
+        let creada = enviar(&app, &ana, "/panel/llaves", &campos, &[]).await;
+        assert_eq!(creada.status, 200, "{}", creada.body);
+        let key = tras(&creada.body, r#"id="llave-nueva">"#).to_owned();
+        let configuracion = tras(&creada.body, r#"id="config-mcp">"#);
+        assert!(configuracion.contains("mcpServers") && configuracion.contains(&key), "{configuracion}");
+        assert!(configuracion.contains(&app.base) && creada.body.contains("/mcp"), "{configuracion}");
+        // The key reads the company and nothing beyond its scopes.
+        let who = As::key(&key).in_empresa(&ana.empresa);
+        app.get("/api/cfdi", &who).await.data(200);
+        app.get("/api/productos", &who).await.assert_error(403, "SCOPE_002");
+    })
+    .await;
+}

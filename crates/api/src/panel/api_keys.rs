@@ -221,7 +221,7 @@ fn pagina_llaves(
                     summary { "Para un asistente de IA (MCP)" }
                     p { "Conéctelo a " code { (base) "/mcp" } " con esta llave, o en un asistente de escritorio use "
                         code { "timbra mcp" } " con esta configuración:" }
-                    pre id="config-mcp" { (configuracion_mcp(base, &texto(nueva, "key"))) }
+                    pre id="config-mcp" { (configuracion_mcp(base, texto(nueva, "key"))) }
                     button type="button" data-copiar="#config-mcp" { "Copiar configuración" }
                 }
             }

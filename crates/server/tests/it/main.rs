@@ -25,6 +25,7 @@ mod nomina_timbrado;
 mod observability;
 mod pagos;
 mod panel;
+mod panel_marca;
 mod panel_paginas;
 mod receiver;
 mod receptor;

@@ -186,7 +186,7 @@ pub async fn estado(app: &AppContext, empresa_id: &str, id: &str) -> ApiResult<E
         exportaciones_zip::leer(&mut conn, empresa_id, id).await?
     }
     .ok_or_else(|| ApiError::not_found("ZIP export"))?;
-    Ok(con_enlace(app, fila)?)
+    con_enlace(app, fila)
 }
 
 /// The company's most recent exports (the dashboard's list), newest first, with their links.
@@ -355,14 +355,16 @@ async fn leer_periodo(
     let mut despues: Option<(OffsetDateTime, String)> = None;
     let mut cfdis = 0;
     let cerrado = || "the ZIP writer stopped".to_owned();
+    let db = |e: timbra_store::DbError| format!("database: {e}");
+    // One connection for every read of the export: what the database keeps in memory for it is
+    // that connection's page cache (bounded, 16 MiB on SQLite), not the pool's.
+    let mut conn = app.db.conn().await.map_err(db)?;
     loop {
-        let pagina = {
-            let mut conn = app.db.conn().await.map_err(|e| format!("database: {e}"))?;
-            let clave = despues.as_ref().map(|(fecha, id)| (*fecha, id.as_str()));
+        let clave = despues.as_ref().map(|(fecha, id)| (*fecha, id.as_str()));
+        let pagina =
             timbra_store::cfdis::pagina_en_orden(&mut conn, app.db.backend(), empresa_id, &filtro, clave, PAGINA)
                 .await
-                .map_err(|e| format!("database: {e}"))?
-        };
+                .map_err(db)?;
         let Some(ultima) = pagina.last() else { break };
         despues = Some((ultima.fecha, ultima.id.clone()));
         let llena = i64::try_from(pagina.len()).unwrap_or(0) == PAGINA;
@@ -372,9 +374,16 @@ async fn leer_periodo(
             let Some(xml_path) = row.xml_url.as_deref() else { continue };
             let carpeta = if row.tipo == "RECIBIDA" { "RECIBIDOS" } else { "EMITIDOS" };
             let nombre = nombre_de_archivo(&row.uuid);
-            let xml = super::archivos::leer(app, xml_path)
-                .await
-                .map_err(|e| format!("XML of {}: {}", row.uuid, e.message))?;
+            // Stamped XML is in the database; older and received XML in the file storage.
+            let xml = match timbra_store::cfdi_xml::leer(&mut conn, xml_path).await.map_err(db)? {
+                Some(xml) => xml,
+                None => app
+                    .cfdi
+                    .storage
+                    .get(xml_path)
+                    .await
+                    .map_err(|e| format!("XML of {} in the file storage: {e}", row.uuid))?,
+            };
             envio.send(Entrada::Archivo(format!("{carpeta}/{nombre}.xml"), xml)).await.map_err(|_| cerrado())?;
             if periodo.incluir_pdf {
                 let pdf = super::archivos::pdf(app, &super::links::ruta_pdf(xml_path))

@@ -2,7 +2,8 @@
 //! (`listar`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
 //! (`archivos`), cancellation (`cancelar`), the live stamping attempts with the explanation of
 //! every folio (`intentos`), and received invoices from SAT: month synchronization
-//! (`recibidos`) and download by UUID (`por_uuid`); the dry run of a stamp (`validar`). Their SQL lives in `timbra_store::cfdis`;
+//! (`recibidos`) and download by UUID (`por_uuid`); the dry run of a stamp (`validar`); e-mail
+//! (`correo`) and a period's CFDI in one ZIP (`zip`). Their SQL lives in `timbra_store::cfdis`;
 //! stamping itself in `cfdi::pipeline`.
 
 pub mod archivos;

@@ -1,14 +1,25 @@
-# Shared by the bench scripts (sourced, not run): builds the release binary, starts it on a
-# fresh SQLite data folder with rate limiting off (stopped and removed on exit), and makes a
-# user, an API key and a sandbox company. Sets: data, base, server, key, empresa; defines json
-# and warm_up (sets cliente and body).
-cargo build --release -p timbra-server >/dev/null
+# Shared by the bench scripts (sourced, not run): builds the release binary (BENCH_PROFILE=debug:
+# the debug one, whose figures must say so; BENCH_BIN=path: that binary, no build), starts it on a fresh SQLite data folder with rate
+# limiting off (stopped and removed on exit), and makes a user, an API key and a sandbox
+# company. Sets: data, base, server, key, empresa; defines json and warm_up (sets cliente and
+# body).
+target_dir=${CARGO_TARGET_DIR:-./target}
+if [ -n "${BENCH_BIN:-}" ]; then
+  # A binary built already (e.g. the debug one `cargo test -p timbra-server` left): no build.
+  timbra=$BENCH_BIN
+elif [ "${BENCH_PROFILE:-release}" = debug ]; then
+  cargo build -p timbra-server >/dev/null
+  timbra="$target_dir/debug/timbra"
+else
+  cargo build --release -p timbra-server >/dev/null
+  timbra="$target_dir/release/timbra"
+fi
 # BENCH_DATA_PARENT picks the file system of the data folder (default: $TMPDIR or /tmp).
 data=$(mktemp -d -p "${BENCH_DATA_PARENT:-${TMPDIR:-/tmp}}")
 port=18$((RANDOM % 900 + 100))
 base="http://127.0.0.1:$port"
 TIMBRA_DATA_DIR="$data" TIMBRA_LISTEN="127.0.0.1:$port" TIMBRA_RATE_LIMIT=false TIMBRA_LOG=warn \
-  ./target/release/timbra serve &
+  "$timbra" serve &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 1 50); do curl -sf "$base/llms.txt" >/dev/null && break; sleep 0.2; done

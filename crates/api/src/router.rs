@@ -102,7 +102,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(nomina::incidencias::create, nomina::incidencias::list))
         .routes(routes!(nomina::incidencias::get, nomina::incidencias::decide))
         .routes(routes!(nomina::periodos::create, nomina::periodos::list))
-        .routes(routes!(nomina::periodos::get, nomina::periodos::calcular))
+        .routes(routes!(nomina::periodos::get, nomina::periodos::calcular, nomina::periodos::ajustar))
         .routes(routes!(nomina::timbrar::timbrar))
         .routes(routes!(nomina::cancelar::cancelar))
         .routes(routes!(nomina::recibos::xml))
@@ -118,6 +118,8 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(recibos::global::timbrar))
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos::intentos))
+        .routes(routes!(cfdi::zip::pedir))
+        .routes(routes!(cfdi::zip::estado))
         .routes(routes!(cfdi::intentos::folios))
         .routes(routes!(cfdi::recibidos::sync_recibidos, cfdi::recibidos::sync_recibidos_status))
         .routes(routes!(cfdi::por_uuid::descargar_por_uuid, cfdi::por_uuid::descarga_sin_job))

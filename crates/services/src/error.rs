@@ -59,7 +59,7 @@ error_codes! {
     Cliente002 = "CLIENTE_002", CONFLICT, "a customer with this RFC already exists in the company";
     Correo001 = "CORREO_001", PRECONDITION_FAILED, "e-mail is not configured on this installation (TIMBRA_SMTP_URL and TIMBRA_SMTP_FROM)";
     Correo002 = "CORREO_002", BAD_REQUEST, "an e-mail address is invalid (details.campo and details.direccion name it), or a name or subject holds a line break";
-    Correo003 = "CORREO_003", BAD_REQUEST, "the CFDI has no address to send it to: its customer has no email (a payroll receipt has none stored); send para";
+    Correo003 = "CORREO_003", BAD_REQUEST, "the CFDI has no address to send it to: its customer (a payroll receipt: its employee) has no email; send para";
     Producto001 = "PRODUCTO_001", BAD_REQUEST, "invalid product data (see details)";
     ApiKey001 = "APIKEY_001", BAD_REQUEST, "invalid API key data (see details)";
     ApiKey002 = "APIKEY_002", FORBIDDEN, "a key cannot create a key wider than itself";
@@ -163,6 +163,7 @@ error_codes! {
     Retencion001 = "RETENCION_001", BAD_REQUEST, "invalid retention data: every problem in details.problemas with SAT's rule id (catRetenciones codes, CveRetenc 25 needs DescRetenc, totals that add up, a period within one year, a foreign receiver without RFC)";
     Mcp001 = "MCP_001", FORBIDDEN, "the request's Origin may not use /mcp: allowed are the service's own origin (TIMBRA_PUBLIC_URL or TIMBRA_LISTEN), requests without Origin, and those in TIMBRA_MCP_ORIGINS";
     Storage001 = "STORAGE_001", SERVICE_UNAVAILABLE, "the file storage (folder or S3 bucket) cannot be reached; nothing was lost, retry after Retry-After seconds";
+    Zip001 = "ZIP_001", BAD_REQUEST, "invalid ZIP export request: desde and hasta are dates (AAAA-MM-DD or ISO 8601 with offset) with desde not after hasta; tipo EMITIDA or RECIBIDA, tipoComprobante I, E, T, P or N, status TIMBRADO, TIMBRADO_SANDBOX or CANCELADO; details.campo names the field";
 }
 
 /// An error answered to the client in the envelope.

@@ -162,9 +162,101 @@ pub fn revisar_notas(notas: Option<&str>) -> ApiResult<()> {
     }
 }
 
+/// The company's stored branding (the dashboard's settings page shows it).
+pub async fn de_empresa(app: &AppContext, empresa_id: &str) -> ApiResult<marca::Marca> {
+    let mut conn = app.db.conn().await?;
+    Ok(marca::leer(&mut conn, empresa_id).await?.unwrap_or_default())
+}
+
+/// The section bars of a PDF without the company's color (the PDF crate's, with black titles).
+pub const BARRA_PREDETERMINADA: &str = "#E1E6EE";
+
+/// A preview of the branded PDF's first page as an SVG image the service renders (the
+/// dashboard's branding page shows it as the person edits the color and note, before saving):
+/// the logo, the issuer's name and RFC, the section bars and totals in the primary color, the
+/// footer note. Not the PDF itself: a sketch of where each piece goes, drawn from the same
+/// settings. `color` is taken when it is `#RRGGBB`; texts are escaped.
+pub fn vista_previa_svg(razon_social: &str, rfc: &str, logo_png: Option<&[u8]>, color: &str, nota_pie: &str) -> String {
+    use base64::Engine;
+    // As the PDF draws them: the company's color with white titles, or light grey with black.
+    let (color, tinta) = match timbra_pdf::color_hex(color.trim()) {
+        Some([r, g, b]) => (format!("#{r:02X}{g:02X}{b:02X}"), "#FFFFFF"),
+        None => (BARRA_PREDETERMINADA.to_owned(), "#000000"),
+    };
+    let texto = |t: &str| -> String {
+        let mut salida = String::with_capacity(t.len());
+        for c in t.chars().filter(|c| !c.is_control()).take(NOTA_PIE_MAX) {
+            match c {
+                '&' => salida.push_str("&amp;"),
+                '<' => salida.push_str("&lt;"),
+                '>' => salida.push_str("&gt;"),
+                '"' => salida.push_str("&quot;"),
+                '\'' => salida.push_str("&#39;"),
+                c => salida.push(c),
+            }
+        }
+        salida
+    };
+    let logo = match logo_png {
+        Some(png) => format!(
+            "<image x=\"24\" y=\"20\" width=\"200\" height=\"80\" preserveAspectRatio=\"xMinYMid meet\" href=\"data:image/png;base64,{}\"/>",
+            base64::engine::general_purpose::STANDARD.encode(png)
+        ),
+        None => "<rect x=\"24\" y=\"20\" width=\"200\" height=\"80\" fill=\"#F2F2F2\" stroke=\"#CCCCCC\" stroke-dasharray=\"4 3\"/>\
+                 <text x=\"124\" y=\"65\" text-anchor=\"middle\" font-size=\"13\" fill=\"#888888\">Sin logotipo</text>"
+            .to_owned(),
+    };
+    let mut filas = String::new();
+    for i in 0..4 {
+        let y = 190 + i * 26;
+        filas.push_str(&format!(
+            "<rect x=\"24\" y=\"{y}\" width=\"552\" height=\"20\" fill=\"{}\"/>\
+             <rect x=\"32\" y=\"{}\" width=\"260\" height=\"6\" fill=\"#BBBBBB\"/>\
+             <rect x=\"496\" y=\"{}\" width=\"72\" height=\"6\" fill=\"#BBBBBB\"/>",
+            if i % 2 == 0 { "#FFFFFF" } else { "#F5F5F5" },
+            y + 7,
+            y + 7
+        ));
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 600 420\" width=\"600\" height=\"420\" \
+         font-family=\"Helvetica, Arial, sans-serif\" role=\"img\" aria-label=\"Vista previa del PDF\">\
+         <rect width=\"600\" height=\"420\" fill=\"#FFFFFF\" stroke=\"#DDDDDD\"/>\
+         {logo}\
+         <text x=\"576\" y=\"44\" text-anchor=\"end\" font-size=\"16\" font-weight=\"bold\" fill=\"#222222\">{razon}</text>\
+         <text x=\"576\" y=\"66\" text-anchor=\"end\" font-size=\"12\" fill=\"#444444\">RFC {rfc}</text>\
+         <text x=\"576\" y=\"90\" text-anchor=\"end\" font-size=\"12\" fill=\"#444444\">Factura A-1</text>\
+         <rect x=\"24\" y=\"124\" width=\"552\" height=\"22\" fill=\"{color}\"/>\
+         <text x=\"32\" y=\"139\" font-size=\"12\" font-weight=\"bold\" fill=\"{tinta}\">Receptor</text>\
+         <rect x=\"32\" y=\"154\" width=\"220\" height=\"6\" fill=\"#BBBBBB\"/>\
+         <rect x=\"24\" y=\"166\" width=\"552\" height=\"22\" fill=\"{color}\"/>\
+         <text x=\"32\" y=\"181\" font-size=\"12\" font-weight=\"bold\" fill=\"{tinta}\">Conceptos</text>\
+         {filas}\
+         <rect x=\"376\" y=\"300\" width=\"200\" height=\"24\" fill=\"{color}\"/>\
+         <text x=\"384\" y=\"316\" font-size=\"12\" font-weight=\"bold\" fill=\"{tinta}\">Total</text>\
+         <text x=\"568\" y=\"316\" text-anchor=\"end\" font-size=\"12\" font-weight=\"bold\" fill=\"{tinta}\">$0.00</text>\
+         <line x1=\"24\" y1=\"380\" x2=\"576\" y2=\"380\" stroke=\"#DDDDDD\"/>\
+         <text x=\"300\" y=\"400\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555555\">{nota}</text>\
+         </svg>",
+        razon = texto(razon_social),
+        rfc = texto(rfc),
+        nota = texto(nota_pie),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_preview_draws_the_color_and_escapes_the_texts() {
+        let svg = vista_previa_svg("A&B <S.A.>", "EKU9003173C9", None, "#aa0011", "Gracias \"por\" su compra");
+        assert!(svg.contains("fill=\"#AA0011\""), "{svg}");
+        assert!(svg.contains("A&amp;B &lt;S.A.&gt;") && svg.contains("Gracias &quot;por&quot; su compra"));
+        assert!(!svg.contains("<S.A.>"));
+        let por_defecto = vista_previa_svg("X", "Y", Some(b"png"), "rojo", "");
+        assert!(por_defecto.contains(BARRA_PREDETERMINADA) && por_defecto.contains("data:image/png;base64,cG5n"));
+    }
 
     #[test]
     fn a_logo_is_checked_scaled_and_reencoded() {

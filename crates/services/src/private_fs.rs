@@ -14,6 +14,15 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
     builder.create(dir)
 }
 
+/// Creates (or truncates) the file `path` with mode 0600, open for writing.
+pub fn create_new(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
 /// Writes `bytes` to a new file `path` created with mode 0600.
 pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::io::Write;
@@ -34,6 +43,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     name.push(format!(".{}.tmp", uuid::Uuid::new_v4().simple()));
     let temporary = parent.join(name);
     let written = write_new(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// Replaces `path` with a copy of the file `from` atomically, like [`write_atomic`] (0600, missing
+/// folders 0700), streaming: the file is never held in memory.
+pub fn copy_atomic(from: &Path, path: &Path) -> io::Result<()> {
+    let parent = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    create_dir(parent)?;
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}.tmp", uuid::Uuid::new_v4().simple()));
+    let temporary = parent.join(name);
+    let written = (|| {
+        let mut destino = create_new(&temporary)?;
+        io::copy(&mut std::fs::File::open(from)?, &mut destino)?;
+        destino.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }

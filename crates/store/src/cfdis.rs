@@ -166,6 +166,46 @@ pub async fn listar(
     limit: i64,
     offset: i64,
 ) -> crate::DbResult<(Vec<CfdiRow>, i64)> {
+    let (filter, mut args, counted) = condiciones(backend, empresa_id, filtro);
+    let count = if counted {
+        format!("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM cfdi_conteos {filter}")
+    } else {
+        format!("SELECT COUNT(*) FROM cfdis {filter}")
+    };
+    let total = count_rows(conn, count, &args).await?;
+    args.push(Arg::Int(offset));
+    // The limit is written into the SQL: see `db::with_limit`.
+    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
+    let rows = fetch_rows(conn, sql, args).await?;
+    Ok((rows, total))
+}
+
+/// A page of the company's CFDI matching `filtro` oldest first (`fecha`, then `id`), after the
+/// row whose key is `despues`: keyset paging, so the last page of a month costs what the first
+/// does (the ZIP export reads a period this way, `limit` rows at a time).
+pub async fn pagina_en_orden(
+    conn: &mut DbConn,
+    backend: Backend,
+    empresa_id: &str,
+    filtro: &Filtro,
+    despues: Option<(OffsetDateTime, &str)>,
+    limit: i64,
+) -> crate::DbResult<Vec<CfdiRow>> {
+    let (mut filter, mut args, _) = condiciones(backend, empresa_id, filtro);
+    if let Some((fecha, id)) = despues {
+        args.push(Arg::Time(fecha));
+        let n = args.len();
+        args.push(Arg::Text(id.to_owned()));
+        filter.push_str(&format!(" AND (fecha > ${n} OR (fecha = ${n} AND id > ${}))", n + 1));
+    }
+    // The limit is written into the SQL: see `db::with_limit`.
+    let sql = format!("{COLUMNS}{filter} ORDER BY fecha, id LIMIT {limit}");
+    fetch_rows(conn, sql, args).await
+}
+
+/// The `WHERE` of the company's CFDI matching `filtro`, its arguments (`$1` the company), and
+/// whether the counters the triggers keep can give its total (only tipo and status filter).
+fn condiciones(backend: Backend, empresa_id: &str, filtro: &Filtro) -> (String, Vec<Arg>, bool) {
     // Retentions (RET) have their own listing (`retenciones::listar`).
     let mut filter = String::from("WHERE empresa_id = $1 AND tipo_comprobante <> 'RET'");
     let mut args = vec![Arg::Text(empresa_id.to_owned())];
@@ -266,17 +306,7 @@ pub async fn listar(
             }
         }
     }
-    let count = if counted {
-        format!("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM cfdi_conteos {filter}")
-    } else {
-        format!("SELECT COUNT(*) FROM cfdis {filter}")
-    };
-    let total = count_rows(conn, count, &args).await?;
-    args.push(Arg::Int(offset));
-    // The limit is written into the SQL: see `db::with_limit`.
-    let sql = format!("{COLUMNS}{filter} ORDER BY fecha DESC, id DESC LIMIT {limit} OFFSET ${}", args.len());
-    let rows = fetch_rows(conn, sql, args).await?;
-    Ok((rows, total))
+    (filter, args, counted)
 }
 
 /// One invoice of the company, with its `conceptos` JSON.

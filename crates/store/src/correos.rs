@@ -126,6 +126,24 @@ pub async fn email_del_cliente(
     Ok(found.flatten().filter(|email| !email.trim().is_empty()))
 }
 
+/// The stored address of the employee of the company's payroll receipt `cfdi_id`
+/// (`empleados.email`, through the receipt that holds the CFDI).
+pub async fn email_del_empleado(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    cfdi_id: &str,
+) -> crate::DbResult<Option<String>> {
+    let found = sql!(
+        scalar_optional * conn,
+        Option<String>,
+        "SELECT e.email FROM nomina_recibos r JOIN empleados e ON e.id = r.empleado_id AND e.empresa_id = r.empresa_id \
+         WHERE r.cfdi_id = $1 AND r.empresa_id = $2",
+        cfdi_id,
+        empresa_id
+    )?;
+    Ok(found.flatten().filter(|email| !email.trim().is_empty()))
+}
+
 /// The addresses of the last sending of the CFDI with its files (a cancellation notice goes to
 /// them), as JSON arrays `(para, cc)`.
 pub async fn ultimo_envio(

@@ -62,6 +62,9 @@ pub struct EmpleadoRow {
     /// Director, administrador or gerente general (PTU: LFT Art. 127 fr. I).
     #[serde(deserialize_with = "crate::int_bool")]
     pub director: bool,
+    /// Where the receipts are e-mailed (issue 32).
+    #[serde(default)]
+    pub email: Option<String>,
     /// Created.
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -77,7 +80,7 @@ pub struct EmpleadoRow {
 /// Every column of a row, in [`EmpleadoRow`]'s order.
 const COLUMNAS: &str = "id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
      salario_diario, salario_diario_integrado, periodicidad, tipo_contrato, tipo_jornada, tipo_regimen, riesgo_puesto, \
-     departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, confianza, director, created_at, updated_at";
+     departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, confianza, director, email, created_at, updated_at";
 
 /// The employees table, for [`super::scoped`].
 pub struct Empleados;
@@ -139,6 +142,8 @@ pub struct Datos<'a> {
     pub confianza: bool,
     /// Director, administrador or gerente general.
     pub director: bool,
+    /// E-mail address (checked).
+    pub email: Option<&'a str>,
 }
 
 fn search_text(datos: &Datos<'_>) -> String {
@@ -158,9 +163,9 @@ pub async fn insert(
         "INSERT INTO empleados (id, empresa_id, num_empleado, nombre, rfc, curp, nss, codigo_postal, fecha_inicio_rel_laboral, \
          salario_diario, salario_diario_integrado, periodicidad, tipo_contrato, tipo_jornada, tipo_regimen, riesgo_puesto, \
          departamento, puesto, banco, cuenta_bancaria, clave_ent_fed, activo, fecha_baja, search_text, created_at, updated_at, \
-         confianza, director) \
+         confianza, director, email) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25, \
-         $26, $27)",
+         $26, $27, $28)",
         id,
         empresa_id,
         datos.num_empleado,
@@ -187,7 +192,8 @@ pub async fn insert(
         search_text(datos),
         now,
         datos.confianza,
-        datos.director
+        datos.director,
+        datos.email
     )
 }
 
@@ -205,7 +211,7 @@ pub async fn update(
          fecha_inicio_rel_laboral = $7, salario_diario = $8, salario_diario_integrado = $9, periodicidad = $10, \
          tipo_contrato = $11, tipo_jornada = $12, tipo_regimen = $13, riesgo_puesto = $14, departamento = $15, puesto = $16, \
          banco = $17, cuenta_bancaria = $18, clave_ent_fed = $19, activo = $20, fecha_baja = $21, search_text = $22, \
-         updated_at = $23, confianza = $26, director = $27 WHERE id = $24 AND empresa_id = $25",
+         updated_at = $23, confianza = $26, director = $27, email = $28 WHERE id = $24 AND empresa_id = $25",
         datos.num_empleado,
         datos.nombre,
         datos.rfc,
@@ -232,7 +238,8 @@ pub async fn update(
         id,
         empresa_id,
         datos.confianza,
-        datos.director
+        datos.director,
+        datos.email
     )
 }
 

@@ -20,6 +20,7 @@ pub mod empresas;
 mod error;
 pub mod estados;
 pub mod events;
+pub mod exportaciones_zip;
 pub mod fiel;
 pub mod folios;
 pub mod idempotency_keys;

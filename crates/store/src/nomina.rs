@@ -42,13 +42,15 @@ pub struct PeriodoRow {
     pub empleado_id: Option<String>,
     /// The fiscal year a PTU period distributes.
     pub ejercicio: Option<i64>,
+    /// Stamping its receipts queues each one's e-mail to its employee (issue 32).
+    pub enviar_correo: bool,
     /// A listing's total.
     #[sqlx(default)]
     pub total: Option<i64>,
 }
 
 const COLUMNAS_PERIODO: &str = "id, fecha_inicio, fecha_fin, fecha_pago, periodicidad, dias_pagados, status, \
-     recibos_calculados, total_nomina, calculado_at, created_at, updated_at, tipo, concepto, empleado_id, ejercicio";
+     recibos_calculados, total_nomina, calculado_at, created_at, updated_at, tipo, concepto, empleado_id, ejercicio, enviar_correo";
 
 /// A new period's validated fields.
 pub struct NuevoPeriodo<'a> {
@@ -70,6 +72,37 @@ pub struct NuevoPeriodo<'a> {
     pub empleado_id: Option<&'a str>,
     /// A PTU's fiscal year.
     pub ejercicio: Option<i64>,
+}
+
+/// Sets whether stamping period `id`'s receipts e-mails each one to its employee; `0` when the
+/// company has no such period.
+pub async fn set_enviar_correo(
+    conn: &mut impl AsExec,
+    empresa_id: &str,
+    id: &str,
+    enviar: bool,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
+    sql!(
+        execute * conn,
+        "UPDATE nomina_periodos SET enviar_correo = $1, updated_at = $2 WHERE id = $3 AND empresa_id = $4",
+        enviar,
+        now,
+        id,
+        empresa_id
+    )
+}
+
+/// Whether stamping period `id`'s receipts e-mails them.
+pub async fn enviar_correo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<bool> {
+    Ok(sql!(
+        scalar_optional * conn,
+        bool,
+        "SELECT enviar_correo FROM nomina_periodos WHERE id = $1 AND empresa_id = $2",
+        id,
+        empresa_id
+    )?
+    .unwrap_or(false))
 }
 
 /// Inserts period `id`, ABIERTO.

@@ -13,8 +13,10 @@ pub mod buzon;
 pub mod catalogos;
 pub mod csrf;
 pub mod empresas;
+pub mod exportar;
 pub mod facturas;
 pub mod layout;
+pub mod marca;
 pub mod nomina;
 pub mod recibos;
 pub mod retenciones;
@@ -61,6 +63,8 @@ pub fn router() -> Router<AppContext> {
         .merge(webhooks::rutas())
         .merge(nomina::rutas())
         .merge(recibos::rutas())
+        .merge(marca::rutas())
+        .merge(exportar::rutas())
 }
 
 /// The `Set-Cookie` value of a dashboard cookie (`Path=/panel`, HttpOnly), `Secure` when

@@ -65,6 +65,8 @@ pub fn mensaje(code: Code) -> &'static str {
         Code::SatConsulta002 => "El SAT rechazó la consulta del comprobante (expresión impresa no válida).",
         Code::Live001 => "Esta instalación no tiene PAC configurado para timbrar en modo real.",
         Code::Pac001 => "El PAC rechazó la factura.",
+        Code::Zip001 => "Revise el periodo: fechas AAAA-MM-DD, la primera no posterior a la última.",
+        Code::Logo001 => "El logotipo debe ser una imagen PNG o JPEG de hasta 1 MB.",
         Code::Internal => "Ocurrió un error interno; quedó registrado. Intente más tarde.",
         _ => "No se pudo completar la operación.",
     }

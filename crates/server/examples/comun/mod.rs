@@ -96,6 +96,7 @@ pub fn empleado<'a>(
         fecha_baja: None,
         confianza: false,
         director: false,
+        email: None,
     }
 }
 

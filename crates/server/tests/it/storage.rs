@@ -144,6 +144,26 @@ async fn files_live_in_the_bucket_links_are_presigned_and_an_outage_is_a_clear_5
                 let xml = no_redirects.get(format!("{}{xml_link}", app.base)).send().await.unwrap();
                 assert_eq!(xml.status(), 200);
                 assert!(xml.text().await.unwrap().contains("cfdi:Comprobante"));
+
+                // A ZIP export goes to the bucket (a multipart upload); its link is presigned too.
+                let centro = time::UtcOffset::from_hms(-6, 0, 0).unwrap();
+                let hoy = time::OffsetDateTime::now_utc().to_offset(centro).date().to_string();
+                let body = serde_json::json!({ "desde": hoy, "hasta": hoy, "incluirPdf": true });
+                let job = app.post("/api/cfdi/zip", &who, body).await.data(202)["jobId"].as_str().unwrap().to_owned();
+                let mut hecho = serde_json::Value::Null;
+                crate::receiver::wait_for(60, "the ZIP in the bucket", async || {
+                    hecho = app.get(&format!("/api/cfdi/zip/{job}"), &who).await.data(200).clone();
+                    hecho["status"] == "TERMINADO"
+                })
+                .await;
+                let stored = s3.objects("tenant-a");
+                assert!(stored.iter().any(|path| path.ends_with(&format!("{job}.zip"))), "{stored:?}");
+                let link = hecho["downloadUrl"].as_str().unwrap();
+                let answer = no_redirects.get(format!("{}{link}", app.base)).send().await.unwrap();
+                assert_eq!(answer.status(), 302);
+                let zip = reqwest::get(answer.headers()["location"].to_str().unwrap()).await.unwrap();
+                let zip = zip.bytes().await.unwrap().to_vec();
+                assert_eq!(zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap().len(), 3, "XML, PDF, resumen.csv");
             }
         },
     )

@@ -11,6 +11,7 @@ pub mod credenciales;
 pub mod crypto;
 pub mod documento;
 pub mod ensayo;
+pub mod exportacion;
 pub mod fiel;
 pub mod folios;
 pub mod group_commit;

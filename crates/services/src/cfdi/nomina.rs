@@ -854,6 +854,7 @@ impl EfectosRecibo {
         let mut emisiones = Vec::with_capacity(escritos.len());
         let mut marcados: Vec<(String, &Escrito<'_>)> = Vec::with_capacity(escritos.len());
         let mut periodos: Vec<(&str, String, OffsetDateTime)> = Vec::new();
+        let mut de_periodo: Vec<String> = Vec::with_capacity(escritos.len());
         for escrito in escritos {
             let (empresa_id, cfdi_id) = (escrito.empresa_id, &escrito.registro.cfdi_id);
             let recibo = match &self.lote {
@@ -864,6 +865,7 @@ impl EfectosRecibo {
                 return Err(ApiError::internal("nomina", format!("no receipt holds CFDI {cfdi_id}")));
             };
             marcados.push((recibo_id.clone(), escrito));
+            de_periodo.push(periodo_id.clone());
             if !periodos.iter().any(|(empresa, periodo, _)| *empresa == empresa_id && *periodo == periodo_id) {
                 periodos.push((empresa_id, periodo_id.clone(), escrito.now));
             }
@@ -893,6 +895,32 @@ impl EfectosRecibo {
         // One statement for the whole chunk.
         db::marcar_timbrados(tx, &recibos).await?;
         events::emit_many(tx, &emisiones).await?;
+        // Each receipt's e-mail to its employee, when its period asks for it (`enviarCorreo`):
+        // written with the stamp, so an acknowledged receipt never loses its e-mail.
+        let mut con_correo: Vec<(&str, &str)> = Vec::new();
+        for (empresa_id, periodo_id, _) in &periodos {
+            if timbra_store::nomina::enviar_correo(tx, empresa_id, periodo_id).await? {
+                con_correo.push((empresa_id, periodo_id));
+            }
+        }
+        if !con_correo.is_empty() {
+            for ((_, escrito), periodo_id) in marcados.iter().zip(&de_periodo) {
+                if con_correo
+                    .iter()
+                    .any(|(empresa_id, periodo)| *empresa_id == escrito.empresa_id && periodo == periodo_id)
+                {
+                    crate::correo::al_persistir_timbre(
+                        tx,
+                        escrito.now,
+                        true,
+                        escrito.empresa_id,
+                        &escrito.registro.cfdi_id,
+                        "N",
+                    )
+                    .await?;
+                }
+            }
+        }
         for (empresa_id, periodo_id, now) in periodos {
             match &self.lote {
                 Some(tanda) if !tanda.ultima => {

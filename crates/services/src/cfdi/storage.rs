@@ -23,6 +23,10 @@ pub type StorageFuture<'a, T> = Pin<Box<dyn Future<Output = io::Result<T>> + Sen
 pub trait Storage: Send + Sync {
     /// Stores `bytes` at `path`; the write is atomic (a reader sees the old file or the new).
     fn put<'a>(&'a self, path: &'a str, bytes: Vec<u8>) -> StorageFuture<'a, ()>;
+    /// Stores the local file `file` at `path` without holding it in memory (a large export):
+    /// a folder copies it beside its place and renames it; a bucket takes it as a multipart
+    /// upload in [`PARTE`] byte parts.
+    fn put_file<'a>(&'a self, path: &'a str, file: &'a Path) -> StorageFuture<'a, ()>;
     /// Reads the file at `path` (`ErrorKind::NotFound` when absent).
     fn get<'a>(&'a self, path: &'a str) -> StorageFuture<'a, Vec<u8>>;
     /// Whether a file is at `path`.
@@ -46,6 +50,10 @@ pub trait Storage: Send + Sync {
         })
     }
 }
+
+/// The part size of a multipart upload ([`Storage::put_file`] to a bucket); S3 takes parts of
+/// 5 MiB and more.
+pub const PARTE: usize = 8 * 1024 * 1024;
 
 /// The file [`Storage::check`] writes.
 const READY_PROBE: &str = "readyz/probe";
@@ -184,6 +192,33 @@ impl Storage for ObjectStorage {
         })
     }
 
+    fn put_file<'a>(&'a self, path: &'a str, file: &'a Path) -> StorageFuture<'a, ()> {
+        Box::pin(async move {
+            let key = self.key(path)?;
+            if let Some(destino) = self.local_path(path) {
+                let origen = file.to_owned();
+                return tokio::task::spawn_blocking(move || crate::private_fs::copy_atomic(&origen, &destino))
+                    .await
+                    .map_err(io::Error::other)?;
+            }
+            let upload = self.store.put_multipart(&key).await.map_err(io_error)?;
+            let mut escritura = object_store::WriteMultipart::new_with_chunk_size(upload, PARTE);
+            let mut origen = tokio::fs::File::open(file).await?;
+            let mut parte = vec![0u8; 256 * 1024];
+            loop {
+                let leidos = tokio::io::AsyncReadExt::read(&mut origen, &mut parte).await?;
+                if leidos == 0 {
+                    break;
+                }
+                // At most two parts in flight: memory stays a few parts whatever the file's size.
+                escritura.wait_for_capacity(2).await.map_err(io_error)?;
+                escritura.write(&parte[..leidos]);
+            }
+            escritura.finish().await.map_err(io_error)?;
+            Ok(())
+        })
+    }
+
     fn get<'a>(&'a self, path: &'a str) -> StorageFuture<'a, Vec<u8>> {
         Box::pin(async move {
             let key = self.key(path)?;
@@ -239,6 +274,10 @@ impl Storage for Unavailable {
         Box::pin(async move { Err(self.error()) })
     }
 
+    fn put_file<'a>(&'a self, _path: &'a str, _file: &'a Path) -> StorageFuture<'a, ()> {
+        Box::pin(async move { Err(self.error()) })
+    }
+
     fn get<'a>(&'a self, _path: &'a str) -> StorageFuture<'a, Vec<u8>> {
         Box::pin(async move { Err(self.error()) })
     }
@@ -285,6 +324,10 @@ mod tests {
         assert_eq!(storage.local_path("cfdi/a/1.xml"), Some(root.join("cfdi/a/1.xml")));
         assert_eq!(std::fs::read(root.join("cfdi/a/1.xml")).unwrap(), b"<x/>");
         assert_eq!(storage.presigned_url("cfdi/a/1.xml", 60).await.unwrap(), None);
+        let grande = root.join("grande.tmp");
+        std::fs::write(&grande, vec![7u8; 300_000]).unwrap();
+        storage.put_file("zip/a/1.zip", &grande).await.unwrap();
+        assert_eq!(storage.get("zip/a/1.zip").await.unwrap(), vec![7u8; 300_000]);
         let _ = std::fs::remove_dir_all(root);
     }
 

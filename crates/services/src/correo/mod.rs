@@ -8,9 +8,11 @@
 //! instances send each e-mail once.
 //!
 //! A stamp asks for its e-mail with `enviarCorreo` (or the company's `enviarAlTimbrar`):
-//! [`al_timbrar`] after its commit. A cancellation notice goes to the addresses of the CFDI's
+//! [`efectos_al_timbrar`] gives the pipeline hooks ([`ConCorreo`]) that write the sending and its
+//! job in the stamp's own transaction. A cancellation notice goes to the addresses of the CFDI's
 //! last sending ([`aviso_de_cancelacion`], in the transaction that records the cancellation).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use lettre::message::header::{ContentTransferEncoding, ContentType};
@@ -19,6 +21,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
+use crate::cfdi::pipeline::{Efectos, Escrito, Hecho};
 use crate::config::SmtpConfig;
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code};
@@ -91,6 +94,12 @@ fn smtp(app: &AppContext) -> ApiResult<&SmtpConfig> {
     })
 }
 
+/// CORREO_001 unless e-mail is configured (a setting that sends, such as a pay period's
+/// `enviarCorreo`, is refused without it).
+pub fn exigir_smtp(app: &AppContext) -> ApiResult<()> {
+    smtp(app).map(drop)
+}
+
 /// A sending queued: its id and its addresses.
 #[derive(Clone, Debug)]
 pub struct Encolado {
@@ -128,13 +137,13 @@ pub async fn enviar(
         return Err(ApiError::not_found("XML of this invoice"));
     }
     let para = if para.is_empty() {
-        match correos::email_del_cliente(&mut conn, empresa_id, cfdi_id).await? {
-            Some(email) if direccion_valida(email.trim()) => vec![email.trim().to_owned()],
+        match direccion_guardada(&mut conn, empresa_id, cfdi_id, &row.tipo_comprobante).await? {
+            Some(email) if direccion_valida(&email) => vec![email],
             _ => {
                 return Err(ApiError::new(
                     Code::Correo003,
-                    "this CFDI has no address to send it to (its customer has no email; payroll receipts have \
-                     none stored): send para, or set the customer's email",
+                    "this CFDI has no address to send it to (its customer, or a payroll receipt's employee, has no \
+                     email): send para, or set the customer's or employee's email",
                 ));
             }
         }
@@ -147,6 +156,22 @@ pub async fn enviar(
     let envio_id = encolar(&mut tx, now, empresa_id, cfdi_id, "TIMBRADO", &para, &cc).await?;
     tx.commit().await?;
     Ok(Encolado { envio_id, para })
+}
+
+/// The stored address a CFDI goes to by default: a payroll receipt's (type N) employee's
+/// `email`, any other CFDI's customer's.
+async fn direccion_guardada(
+    conn: &mut impl timbra_store::AsExec,
+    empresa_id: &str,
+    cfdi_id: &str,
+    tipo_comprobante: &str,
+) -> ApiResult<Option<String>> {
+    let email = if tipo_comprobante == "N" {
+        correos::email_del_empleado(conn, empresa_id, cfdi_id).await?
+    } else {
+        correos::email_del_cliente(conn, empresa_id, cfdi_id).await?
+    };
+    Ok(email.map(|email| email.trim().to_owned()))
 }
 
 /// Writes a PENDIENTE sending and its job in `tx`. Returns its id.
@@ -169,11 +194,10 @@ async fn encolar(
     Ok(id)
 }
 
-/// After a stamp's commit: queues its e-mail when the body asked for it (`enviarCorreo`) or,
-/// when the body said nothing, the company sends on every stamp (`enviarAlTimbrar`). The stamp
-/// stands whatever happens here: a missing configuration or address is logged, not answered.
-pub async fn al_timbrar(app: &AppContext, empresa_id: &str, cfdi_id: &str, pedido: Option<bool>) -> Option<String> {
-    let quiere = match pedido {
+/// Whether a stamp queues its e-mail: when the body asked for it (`enviarCorreo`) or, the body
+/// silent, when the company sends on every stamp (`enviarAlTimbrar`).
+pub async fn quiere_al_timbrar(app: &AppContext, empresa_id: &str, pedido: Option<bool>) -> bool {
+    match pedido {
         Some(pedido) => pedido,
         None => {
             let ajustes = async {
@@ -183,17 +207,85 @@ pub async fn al_timbrar(app: &AppContext, empresa_id: &str, cfdi_id: &str, pedid
             .await;
             matches!(ajustes, Ok(Some((ajustes, _))) if ajustes.correo_enviar_al_timbrar)
         }
-    };
-    if !quiere {
-        return None;
     }
-    match enviar(app, empresa_id, cfdi_id, None, None).await {
-        Ok(encolado) => Some(encolado.envio_id),
-        Err(error) => {
-            tracing::warn!(cfdi.id = cfdi_id, error.code = error.code.as_str(), error.message = %error.message, "the stamp's e-mail was not queued");
-            None
+}
+
+/// The stamp's hooks with its e-mail: `interior` (the document type's own [`Efectos`], or the
+/// pipeline's defaults) when no e-mail is wanted ([`quiere_al_timbrar`]), or `interior` plus
+/// the sending written in the stamp's own transaction, so an acknowledged stamp never loses its
+/// e-mail.
+pub async fn efectos_al_timbrar(
+    app: &AppContext,
+    empresa_id: &str,
+    pedido: Option<bool>,
+    interior: Option<Arc<dyn Efectos>>,
+) -> Option<Arc<dyn Efectos>> {
+    if !quiere_al_timbrar(app, empresa_id, pedido).await {
+        return interior;
+    }
+    Some(Arc::new(ConCorreo { interior, smtp: app.config.smtp.is_some() }))
+}
+
+/// A document type's [`Efectos`] and, in [`Efectos::al_persistir`], the stamp's e-mail to its
+/// customer's stored address ([`al_persistir_timbre`]).
+pub struct ConCorreo {
+    /// The type's own hooks (`None`: the pipeline's defaults).
+    pub interior: Option<Arc<dyn Efectos>>,
+    /// Whether e-mail is configured.
+    pub smtp: bool,
+}
+
+impl Efectos for ConCorreo {
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+        match &self.interior {
+            Some(interior) => interior.aplicar(tx, cfdi_id, now),
+            None => Box::pin(async { Ok(()) }),
         }
     }
+
+    fn al_persistir<'a, 'b: 'a>(&'a self, tx: &'a mut Tx, escritos: &'a [Escrito<'b>]) -> Hecho<'a> {
+        Box::pin(async move {
+            crate::cfdi::pipeline::al_persistir(self.interior.as_deref(), tx, escritos).await?;
+            for escrito in escritos {
+                let (empresa_id, cfdi_id) = (escrito.empresa_id, &escrito.registro.cfdi_id);
+                al_persistir_timbre(tx, escrito.now, self.smtp, empresa_id, cfdi_id, &escrito.fila.tipo_comprobante)
+                    .await?;
+            }
+            Ok(())
+        })
+    }
+
+    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+        match &self.interior {
+            Some(interior) => interior.devolver(tx, empresa_id, cfdi_id, now),
+            None => Box::pin(async { Ok(()) }),
+        }
+    }
+}
+
+/// In the transaction that writes the stamp of CFDI `cfdi_id` (of `tipo_comprobante`): queues
+/// its e-mail to its stored address ([`direccion_guardada`]). The stamp stands whatever happens
+/// here: without SMTP or an address the sending is logged as skipped, not answered. Gives the
+/// sending's id.
+pub async fn al_persistir_timbre(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    smtp: bool,
+    empresa_id: &str,
+    cfdi_id: &str,
+    tipo_comprobante: &str,
+) -> ApiResult<Option<String>> {
+    if !smtp {
+        tracing::warn!(cfdi.id = cfdi_id, "the stamp's e-mail was not queued: TIMBRA_SMTP_URL is not set");
+        return Ok(None);
+    }
+    let direccion = direccion_guardada(tx, empresa_id, cfdi_id, tipo_comprobante).await?;
+    let Some(direccion) = direccion.filter(|direccion| direccion_valida(direccion)) else {
+        tracing::warn!(cfdi.id = cfdi_id, "the stamp's e-mail was not queued: no valid address stored for it");
+        return Ok(None);
+    };
+    let envio_id = encolar(tx, now, empresa_id, cfdi_id, "TIMBRADO", &[direccion], &[]).await?;
+    Ok(Some(envio_id))
 }
 
 /// In the transaction that records SAT's cancellation of CFDI `cfdi_id`: a notice to the

@@ -20,6 +20,7 @@ pub fn registry() -> Registry<AppContext> {
     registry.register::<crate::cfdi::receptor::solicitudes::VencerPlazo>();
     registry.register::<crate::cfdi::retenciones::lote::TimbrarLote>();
     registry.register::<crate::cfdi::recibos::TimbrarGlobal>();
+    registry.register::<crate::cfdi::exportacion::ExportarZip>();
     // Chains that write their own next run every TIMBRA_RECEPTOR_POLL_MINUTES; the daily
     // occurrence restarts one that was lost.
     registry.daily::<crate::cfdi::receptor::solicitudes::BuscarSolicitudes>(time!(00:00));

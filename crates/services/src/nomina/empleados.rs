@@ -92,6 +92,8 @@ pub struct Campos {
     pub confianza: Option<bool>,
     /// Director, administrador or gerente general (no PTU, LFT Art. 127 fr. I).
     pub director: Option<bool>,
+    /// Where the receipts are e-mailed (`""` clears it).
+    pub email: Option<String>,
     /// Effective date of the IMSS movement an update causes (a salary change, 07; a
     /// re-activation, 08), AAAA-MM-DD; default today in Mexico City. Not stored on the employee.
     pub fecha_movimiento: Option<String>,
@@ -122,6 +124,7 @@ pub struct Valid {
     fecha_baja: Option<String>,
     confianza: bool,
     director: bool,
+    email: Option<String>,
     fecha_movimiento: String,
 }
 
@@ -187,6 +190,18 @@ fn clabe_valida(clabe: &str) -> bool {
 /// EMPLEADO_001 with every field problem; `hoy` bounds fechaInicioRelLaboral and is the default
 /// fechaBaja.
 pub fn check(campos: Campos, hoy: time::Date) -> Result<Valid, ApiError> {
+    // A bad address is CORREO_002, as everywhere an address is taken.
+    let email = campos.email.as_deref().map(|email| email.trim_matches(' ')).filter(|email| !email.is_empty());
+    if let Some(email) = email
+        && !crate::correo::direccion_valida(email)
+    {
+        return Err(ApiError::new(
+            Code::Correo002,
+            format!("email is not a valid e-mail address ({email:?}): send one address like nombre@dominio.com"),
+        )
+        .with_details(serde_json::json!({ "campo": "email", "direccion": email })));
+    }
+    let email = email.map(str::to_owned);
     let mut problems = Vec::new();
     let num_empleado = campos.num_empleado.as_deref().map(str::trim).unwrap_or_default().to_owned();
     if num_empleado.is_empty() {
@@ -451,6 +466,7 @@ pub fn check(campos: Campos, hoy: time::Date) -> Result<Valid, ApiError> {
             fecha_baja,
             confianza: campos.confianza.unwrap_or(false),
             director: campos.director.unwrap_or(false),
+            email,
             fecha_movimiento,
         }),
         _ => Err(ApiError::fields(Code::Empleado001, problems)),
@@ -483,6 +499,7 @@ impl Valid {
             fecha_baja: self.fecha_baja.as_deref(),
             confianza: self.confianza,
             director: self.director,
+            email: self.email.as_deref(),
         }
     }
 }
@@ -564,6 +581,7 @@ impl Resource for Empleados {
             fecha_baja,
             confianza: campos.confianza.or(Some(current.confianza)),
             director: campos.director.or(Some(current.director)),
+            email: campos.email.or(current.email),
             fecha_movimiento: campos.fecha_movimiento,
         };
         check(merged, hoy(app))

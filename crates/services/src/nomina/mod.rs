@@ -142,6 +142,9 @@ pub struct Empleado {
     pub confianza: bool,
     /// Director, administrador or gerente general: no PTU (LFT Art. 127 fr. I).
     pub director: bool,
+    /// Where the receipts are e-mailed (`POST /api/cfdi/{id}/correo`'s default, a period's
+    /// `enviarCorreo`).
+    pub email: Option<String>,
     /// Created.
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -179,6 +182,7 @@ impl From<EmpleadoRow> for Empleado {
             fecha_baja: row.fecha_baja,
             confianza: row.confianza,
             director: row.director,
+            email: row.email,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }

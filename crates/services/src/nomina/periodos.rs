@@ -32,6 +32,8 @@ pub struct Campos {
     pub tipo: Option<String>,
     /// An EXTRAORDINARIA period's concepto: AGUINALDO (PTU and FINIQUITO have their own routes).
     pub concepto: Option<String>,
+    /// Stamping its receipts e-mails each one (XML and PDF) to its employee's `email`.
+    pub enviar_correo: Option<bool>,
 }
 
 /// A period's tipo.
@@ -311,8 +313,40 @@ fn check(body: Campos) -> Result<Valid, ApiError> {
     }
 }
 
-/// Creates a pay period of company `empresa_id`, ABIERTO.
+/// Creates a pay period of company `empresa_id`, ABIERTO; with `enviarCorreo` (CORREO_001
+/// without e-mail configured) its receipts are e-mailed as they are stamped.
 pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {
+    let enviar = body.enviar_correo.unwrap_or(false);
+    if enviar {
+        crate::correo::exigir_smtp(app)?;
+    }
+    let row = crear(app, empresa_id, body).await?;
+    if !enviar {
+        return Ok(row);
+    }
+    ajustar_correo(app, empresa_id, &row.id, true).await
+}
+
+/// Sets whether stamping period `id`'s receipts e-mails each one to its employee (the receipt's
+/// XML and PDF to the employee's `email`, in the stamp's own transaction): CORREO_001 to turn it
+/// on without e-mail configured, NOT_FOUND for another company's period.
+pub async fn ajustar_correo(
+    app: &AppContext,
+    empresa_id: &str,
+    id: &str,
+    enviar: bool,
+) -> Result<PeriodoRow, ApiError> {
+    if enviar {
+        crate::correo::exigir_smtp(app)?;
+    }
+    let mut conn = app.db.conn().await?;
+    if nomina::set_enviar_correo(&mut conn, empresa_id, id, enviar, app.clock.now()).await? == 0 {
+        return Err(ApiError::not_found("payroll period"));
+    }
+    nomina::periodo(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("payroll period"))
+}
+
+async fn crear(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {
     let tipo = body.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty());
     match tipo.as_deref() {
         None | Some(ORDINARIA) => {}

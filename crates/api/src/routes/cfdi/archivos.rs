@@ -126,7 +126,7 @@ async fn pdf_guardado(app: &AppContext, path: &str) -> HttpResult<Vec<u8>> {
 /// folder are served here.
 #[utoipa::path(get, path = "/descargas/{token}", tag = "cfdi", params(("token" = String, Path)),
     responses(
-        (status = 200, description = "The file (XML or PDF)", content_type = "application/xml", body = String),
+        (status = 200, description = "The file (XML, PDF, or the ZIP of an export)", content_type = "application/xml", body = String),
         (status = 302, description = "S3 storage: the presigned URL of the file in `Location`"),
         (status = 503, description = "STORAGE_001 the file storage cannot be reached; retry", body = ErrorBody),
         (status = 403, description = "DOWNLOAD_001 the link is altered or expired; ask for a new one", body = ErrorBody),
@@ -168,8 +168,52 @@ pub async fn descarga(State(app): State<AppContext>, Path(token): Path<String>) 
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
         return Ok(response);
     }
+    // A ZIP export in a folder is sent as it is read: it may be larger than memory should hold.
+    if path.ends_with(".zip")
+        && let Some(local) = storage.local_path(&path)
+    {
+        let archivo = match tokio::fs::File::open(&local).await {
+            Ok(archivo) => archivo,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ApiError::not_found("file").into());
+            }
+            Err(error) => return Err(ApiError::storage(error, "file").into()),
+        };
+        let mut response = file_response(Vec::new(), &path, &name)?;
+        *response.body_mut() = axum::body::Body::new(ArchivoBody { archivo, parte: vec![0; 64 * 1024] });
+        return Ok(response);
+    }
     let bytes = if path.ends_with(".pdf") { pdf_guardado(&app, &path).await? } else { read_file(&app, &path).await? };
     file_response(bytes, &path, &name)
+}
+
+/// A file sent as it is read, 64 KiB at a time (a ZIP export may be larger than memory should
+/// hold).
+struct ArchivoBody {
+    archivo: tokio::fs::File,
+    parte: Vec<u8>,
+}
+
+impl hyper::body::Body for ArchivoBody {
+    type Data = axum::body::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        let mut leido = tokio::io::ReadBuf::new(&mut this.parte);
+        match tokio::io::AsyncRead::poll_read(std::pin::Pin::new(&mut this.archivo), cx, &mut leido) {
+            Poll::Ready(Ok(())) if leido.filled().is_empty() => Poll::Ready(None),
+            Poll::Ready(Ok(())) => {
+                Poll::Ready(Some(Ok(hyper::body::Frame::data(axum::body::Bytes::copy_from_slice(leido.filled())))))
+            }
+            Poll::Ready(Err(error)) => Poll::Ready(Some(Err(error))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 /// SAT's acuse of an invoice's cancellation (live), as the PAC returned it.

@@ -2,7 +2,8 @@
 //! (`listar`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
 //! (`archivos`), cancellation (`cancelar`), the live stamping attempts with the explanation of
 //! every folio (`intentos`), and received invoices from SAT: month synchronization
-//! (`recibidos`) and download by UUID (`por_uuid`); the dry run of a stamp (`validar`). Their SQL lives in `timbra_store::cfdis`;
+//! (`recibidos`) and download by UUID (`por_uuid`); the dry run of a stamp (`validar`); e-mail
+//! (`correo`) and a period's CFDI in one ZIP (`zip`). Their SQL lives in `timbra_store::cfdis`;
 //! stamping itself in `cfdi::pipeline`.
 
 pub mod archivos;
@@ -17,6 +18,7 @@ pub mod por_uuid;
 pub mod recibidos;
 pub mod timbrar;
 pub mod validar;
+pub mod zip;
 
 use axum::response::Response;
 
@@ -64,29 +66,23 @@ pub(crate) async fn previa(
     Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?)
 }
 
-/// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF),
-/// then queues its e-mail when the body asked for it (`enviarCorreo`) or, the body silent, the
-/// company sends on every stamp (`enviarAlTimbrar`). The stamp is committed already: whatever
-/// happens here does not change its answer.
+/// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF).
+/// The stamp is committed already: whatever happens here does not change its answer. (Its
+/// e-mail was queued in the stamp's own transaction: `correo::efectos_al_timbrar`.)
 pub(crate) async fn despues_de_timbrar(
     app: &AppContext,
     empresa_id: &str,
     answer: &timbra_services::idempotency::Answer,
     notas: Option<&str>,
-    enviar_correo: Option<bool>,
 ) {
     if answer.replayed || answer.status != axum::http::StatusCode::CREATED {
         return;
     }
+    let Some(notas) = notas.map(str::trim).filter(|notas| !notas.is_empty()) else { return };
     let Ok(body) = serde_json::from_str::<serde_json::Value>(&answer.body) else { return };
     let Some(cfdi_id) = body["data"]["cfdiId"].as_str() else { return };
-    if let Some(notas) = notas.map(str::trim).filter(|notas| !notas.is_empty())
-        && let Err(error) = timbra_services::marca::guardar_notas(app, empresa_id, cfdi_id, notas).await
-    {
+    if let Err(error) = timbra_services::marca::guardar_notas(app, empresa_id, cfdi_id, notas).await {
         tracing::warn!(cfdi.id = cfdi_id, error.message = %error.message, "the stamp's notas were not written");
-    }
-    if enviar_correo != Some(false) {
-        timbra_services::correo::al_timbrar(app, empresa_id, cfdi_id, enviar_correo).await;
     }
 }
 

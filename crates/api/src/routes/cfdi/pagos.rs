@@ -85,7 +85,8 @@ pub(crate) async fn timbrar(
         now,
         fecha_local,
     };
-    let answer = pipeline::timbrar_con_efectos(app, &peticion, documento, Some(efectos)).await?;
-    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    let efectos = timbra_services::correo::efectos_al_timbrar(app, empresa_id, enviar_correo, Some(efectos)).await;
+    let answer = pipeline::timbrar_con_efectos(app, &peticion, documento, efectos).await?;
+    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref()).await;
     Ok(answer)
 }

@@ -87,8 +87,9 @@ pub(crate) async fn timbrar_factura(
         now,
         fecha_local,
     };
-    let answer = pipeline::timbrar(app, &peticion, documento).await?;
-    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref(), enviar_correo).await;
+    let efectos = timbra_services::correo::efectos_al_timbrar(app, empresa_id, enviar_correo, None).await;
+    let answer = pipeline::timbrar_con_efectos(app, &peticion, documento, efectos).await?;
+    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref()).await;
     Ok(answer)
 }
 

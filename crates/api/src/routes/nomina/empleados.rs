@@ -81,6 +81,9 @@ pub struct EmpleadoBody {
     confianza: Option<bool>,
     /// Director, administrador or gerente general (default false): no PTU (LFT Art. 127 fr. I).
     director: Option<bool>,
+    /// Where the employee's receipts are e-mailed (`POST /api/cfdi/{id}/correo`'s default and a
+    /// period's `enviarCorreo`); one address, `""` clears it. A bad address is CORREO_002.
+    email: Option<String>,
     /// Update only: effective date of the IMSS movement the update causes (a new
     /// salarioDiario or salarioDiarioIntegrado: 07; a re-activation: 08), AAAA-MM-DD, not
     /// before fechaInicioRelLaboral; default today in Mexico City. See `GET /api/nomina/imss/movimientos`.
@@ -113,6 +116,7 @@ impl From<EmpleadoBody> for Campos {
             fecha_baja: body.fecha_baja,
             confianza: body.confianza,
             director: body.director,
+            email: body.email,
             fecha_movimiento: body.fecha_movimiento,
         }
     }
@@ -123,7 +127,7 @@ impl From<EmpleadoBody> for Campos {
     params(("x-empresa-id" = String, Header, description = "company")),
     responses(
         (status = 201, description = "Employee created, activo true", body = Envelope<Empleado>),
-        (status = 400, description = "EMPLEADO_001 with every problem in `details.fields`; EMPRESA_003", body = ErrorBody),
+        (status = 400, description = "EMPLEADO_001 with every problem in `details.fields`; CORREO_002 email is not one address (details.campo, details.direccion); EMPRESA_003", body = ErrorBody),
         (status = 403, description = "AUTH_003 (below CONTADOR) / SCOPE_002", body = ErrorBody),
         (status = 409, description = "EMPLEADO_002 RFC or numEmpleado already used in the company", body = ErrorBody),
     ))]

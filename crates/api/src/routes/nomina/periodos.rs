@@ -41,6 +41,18 @@ pub struct PeriodoBody {
     /// An EXTRAORDINARIA period's concepto: AGUINALDO (PTU is created by `POST /api/nomina/ptu`,
     /// FINIQUITO by `POST /api/nomina/empleados/{id}/baja`).
     concepto: Option<String>,
+    /// Stamping the period's receipts e-mails each one (its XML and PDF) to its employee's
+    /// `email` (default false; CORREO_001 when e-mail is not configured). Also
+    /// `PATCH /api/nomina/periodos/{id}`.
+    enviar_correo: Option<bool>,
+}
+
+/// `PATCH /api/nomina/periodos/{id}` body.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AjustesPeriodoBody {
+    /// Stamping the period's receipts e-mails each one to its employee (required).
+    enviar_correo: Option<bool>,
 }
 
 /// A pay period.
@@ -75,6 +87,8 @@ pub struct PeriodoOut {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     calculado_at: Option<OffsetDateTime>,
+    /// Stamping its receipts e-mails each one to its employee.
+    enviar_correo: bool,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
@@ -99,6 +113,7 @@ impl From<PeriodoRow> for PeriodoOut {
             recibos_calculados: row.recibos_calculados,
             total_nomina: row.total_nomina.map(|m| m.0),
             calculado_at: row.calculado_at,
+            enviar_correo: row.enviar_correo,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -137,6 +152,7 @@ impl From<PeriodoBody> for periodos::Campos {
             dias_pagados: body.dias_pagados,
             tipo: body.tipo,
             concepto: body.concepto,
+            enviar_correo: body.enviar_correo,
         }
     }
 }
@@ -155,6 +171,7 @@ async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<Period
         (status = 400, description = "NOMINA_001 with every problem in `details.fields`", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
         (status = 409, description = "NOMINA_004 another period of the periodicidad covers some of the dates", body = ErrorBody),
+        (status = 412, description = "CORREO_001 enviarCorreo without e-mail configured (TIMBRA_SMTP_URL)", body = ErrorBody),
     ))]
 pub async fn create(
     State(app): State<AppContext>,
@@ -213,6 +230,35 @@ pub async fn get(
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let recibos = rows.into_iter().map(|row| ReciboOut::from_row(row, links)).collect::<Result<Vec<_>, ApiError>>()?;
     Ok(ok(PeriodoConRecibos { periodo: PeriodoOut::from(periodo), recibos }))
+}
+
+/// Changes a period's settings (CONTADOR or higher; key scope `nomina:manage`): `enviarCorreo`,
+/// whether stamping its receipts e-mails each one (XML and PDF) to its employee's `email`, in
+/// the stamp's own transaction (a receipt whose employee has no address is stamped, not sent).
+#[utoipa::path(patch, path = "/nomina/periodos/{id}", tag = "nomina", request_body = AjustesPeriodoBody,
+    params(("id" = String, Path), ("x-empresa-id" = String, Header)),
+    responses(
+        (status = 200, description = "The period", body = Envelope<PeriodoOut>),
+        (status = 400, description = "REQUEST_001 not a body { enviarCorreo: bool }", body = ErrorBody),
+        (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
+        (status = 412, description = "CORREO_001 e-mail is not configured (TIMBRA_SMTP_URL)", body = ErrorBody),
+    ))]
+pub async fn ajustar(
+    State(app): State<AppContext>,
+    Auth(caller): Auth,
+    EmpresaHeader(empresa_id): EmpresaHeader,
+    Path(id): Path<String>,
+    Json(body): Json<AjustesPeriodoBody>,
+) -> HttpResult<impl IntoResponse> {
+    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    let Some(enviar) = body.enviar_correo else {
+        // Another company's period is not there, whatever the body.
+        load(&app, &empresa_id, &id).await?;
+        return Err(ApiError::new(Code::Request001, "send { \"enviarCorreo\": true } or false").into());
+    };
+    let row = periodos::ajustar_correo(&app, &empresa_id, &id, enviar).await?;
+    Ok(ok(PeriodoOut::from(row)))
 }
 
 /// Calculates a period (no body): every active employee of its periodicidad gets a receipt

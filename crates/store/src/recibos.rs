@@ -4,7 +4,7 @@
 use time::OffsetDateTime;
 
 use crate::sql;
-use crate::{AsExec, DbConn, Exec, Money, Paging, Tx};
+use crate::{AsExec, DbConn, Exec, Money, MultiInsert, Paging, Tx, Value};
 
 /// A ticket as stored.
 #[derive(sqlx::FromRow, Clone)]
@@ -56,12 +56,7 @@ const COLUMNS: &str = "SELECT id, empresa_id, folio, fecha, moneda, tipo_cambio,
 
 /// The next folio of the company's tickets (taken in `tx`, so two tickets never share one).
 pub async fn siguiente_folio(tx: &mut Tx, empresa_id: &str) -> crate::DbResult<i64> {
-    sql!(
-        scalar_one * tx,
-        i64,
-        "UPDATE empresas SET folio_recibo = folio_recibo + 1 WHERE id = $1 RETURNING folio_recibo",
-        empresa_id
-    )
+    reservar_folios(tx, empresa_id, 1).await
 }
 
 /// Whether the company already has a ticket with `folio`.
@@ -82,40 +77,62 @@ pub async fn clave_usada(tx: &mut Tx, clave: &str) -> crate::DbResult<bool> {
         .is_some())
 }
 
-/// Inserts `r` (status ABIERTO).
-pub async fn insert(tx: &mut Tx, r: &ReciboRow) -> crate::DbResult<u64> {
+/// The insert of a ticket, for [`MultiInsert`] (rows from [`valores`]).
+pub const INSERT: &str = "INSERT INTO recibos (id, empresa_id, folio, fecha, moneda, tipo_cambio, forma_pago, conceptos, \
+     impuestos, subtotal, descuento, total, status, clave_autofactura, vence, cfdi_id, sucursal, email, search_text, \
+     created_at, updated_at)";
+/// How many columns [`INSERT`] names.
+pub const INSERT_COLUMNS: usize = 21;
+
+/// The values of `r` in the order of [`INSERT`].
+pub fn valores(r: &ReciboRow) -> Vec<Value> {
     let search = crate::search::search_text(&[
         r.folio.as_str(),
         r.clave_autofactura.as_str(),
         r.sucursal.as_deref().unwrap_or(""),
         r.email.as_deref().unwrap_or(""),
     ]);
+    vec![
+        Value::Text(r.id.clone()),
+        Value::Text(r.empresa_id.clone()),
+        Value::Text(r.folio.clone()),
+        Value::Time(r.fecha),
+        Value::Text(r.moneda.clone()),
+        Value::OptMoney(r.tipo_cambio),
+        Value::Text(r.forma_pago.clone()),
+        Value::Text(r.conceptos.clone()),
+        Value::Text(r.impuestos.clone()),
+        Value::Money(r.subtotal),
+        Value::OptMoney(r.descuento),
+        Value::Money(r.total),
+        Value::Text(r.status.clone()),
+        Value::Text(r.clave_autofactura.clone()),
+        Value::Time(r.vence),
+        Value::OptText(r.cfdi_id.clone()),
+        Value::OptText(r.sucursal.clone()),
+        Value::OptText(r.email.clone()),
+        Value::Text(search),
+        Value::Time(r.created_at),
+        Value::Time(r.updated_at),
+    ]
+}
+
+/// Inserts `r` (status ABIERTO).
+pub async fn insert(tx: &mut Tx, r: &ReciboRow) -> crate::DbResult<u64> {
+    let mut insert = MultiInsert::new(INSERT, INSERT_COLUMNS, "");
+    insert.row(valores(r));
+    insert.execute(tx).await
+}
+
+/// Takes `k` folios of the company's ticket counter at once; gives the last (the folios are
+/// `ultimo - k + 1 ..= ultimo`).
+pub async fn reservar_folios(tx: &mut Tx, empresa_id: &str, k: i64) -> crate::DbResult<i64> {
     sql!(
-        execute * tx,
-        "INSERT INTO recibos (id, empresa_id, folio, fecha, moneda, tipo_cambio, forma_pago, conceptos, impuestos, subtotal, \
-         descuento, total, status, clave_autofactura, vence, cfdi_id, sucursal, email, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
-        &r.id,
-        &r.empresa_id,
-        &r.folio,
-        r.fecha,
-        &r.moneda,
-        r.tipo_cambio,
-        &r.forma_pago,
-        &r.conceptos,
-        &r.impuestos,
-        r.subtotal,
-        r.descuento,
-        r.total,
-        &r.status,
-        &r.clave_autofactura,
-        r.vence,
-        &r.cfdi_id,
-        &r.sucursal,
-        &r.email,
-        search,
-        r.created_at,
-        r.updated_at
+        scalar_one * tx,
+        i64,
+        "UPDATE empresas SET folio_recibo = folio_recibo + $1 WHERE id = $2 RETURNING folio_recibo",
+        k,
+        empresa_id
     )
 }
 

@@ -291,6 +291,65 @@ async fn two_global_invoices_of_one_range_at_once_give_one_stamp() {
     .await;
 }
 
+#[tokio::test]
+async fn tickets_sent_at_once_take_folios_1_to_n_and_a_taken_folio_fails_only_its_ticket() {
+    each_backend(|app: TestApp| async move {
+        let (who, _) = setup(&app, "recibos-juntos@example.com").await;
+        let (otro, _) = setup(&app, "recibos-juntos-otra@example.com").await;
+        // 60 tickets of two companies at once (the writer commits what is waiting together),
+        // with two asking for the same folio of their own.
+        let app = std::sync::Arc::new(app);
+        let mut pedidos = Vec::new();
+        for i in 0..60 {
+            let quien = if i % 3 == 0 { otro.clone() } else { who.clone() };
+            let mut body = json!({ "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(10 + i)) ] });
+            if i == 10 || i == 11 {
+                body["folio"] = json!("CAJA1-77");
+            }
+            let app = app.clone();
+            pedidos.push(tokio::spawn(async move { recibo(&app, &quien, body).await }));
+        }
+        let mut respuestas = Vec::new();
+        for pedido in pedidos {
+            respuestas.push(pedido.await.unwrap());
+        }
+        let mut folios = std::collections::BTreeMap::<String, Vec<i64>>::new();
+        let mut claves = std::collections::HashSet::new();
+        let mut repetido = 0;
+        for (i, r) in respuestas.iter().enumerate() {
+            if r.status == 400 {
+                r.assert_error(400, "RECIBO_001");
+                assert!(r.body.to_string().contains("CAJA1-77"), "{}", r.body);
+                repetido += 1;
+                continue;
+            }
+            let d = r.data(201);
+            assert!(claves.insert(d["claveAutofactura"].as_str().unwrap().to_owned()), "a code twice");
+            let folio = d["folio"].as_str().unwrap();
+            if i == 10 || i == 11 {
+                assert_eq!(folio, "CAJA1-77");
+            } else {
+                let empresa = if i % 3 == 0 { "otra" } else { "una" };
+                folios.entry(empresa.into()).or_default().push(folio.parse().unwrap());
+            }
+        }
+        assert_eq!(repetido, 1, "one of the two tickets with folio CAJA1-77 is refused");
+        // Each company's counter: 1..N, none repeated, none skipped.
+        for (empresa, mut lista) in folios {
+            lista.sort();
+            let n = lista.len() as i64;
+            assert_eq!(lista, (1..=n).collect::<Vec<_>>(), "{empresa}");
+        }
+        let siguiente =
+            recibo(&app, &otro, json!({ "formaPago": "01", "conceptos": [ linea("Venta", json!(1), json!(5)) ] }))
+                .await
+                .data(201)["folio"]
+                .clone();
+        assert_eq!(siguiente, json!("21"), "company two had 20 tickets: the next is 21");
+    })
+    .await;
+}
+
 /// A browser of the public page: its cookie and the form's token.
 struct Navegador {
     cookie: String,

@@ -62,6 +62,8 @@ pub struct CfdiState {
     pub folios: folios::Folios,
     /// The writer that commits sealed sandbox stamps in batches.
     pub group_commit: group_commit::GroupCommit,
+    /// The writer that commits sales tickets in batches.
+    pub recibos: recibos::escritor::EscritorRecibos,
     /// SAT's status service (`TIMBRA_SAT_CONSULTA_URL`), or why its client could not be built.
     pub sat_consulta: Result<timbra_pac::consulta::ClienteConsulta, String>,
 }
@@ -85,6 +87,7 @@ impl CfdiState {
             contexto: contexto::Contexto::default(),
             folios: folios::Folios::default(),
             group_commit: group_commit::GroupCommit::default(),
+            recibos: recibos::escritor::EscritorRecibos::default(),
             sat_consulta: timbra_pac::consulta::ClienteConsulta::new(config.receptor.consulta.clone())
                 .map_err(|error| error.to_string()),
         }

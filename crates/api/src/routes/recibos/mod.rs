@@ -135,8 +135,7 @@ pub async fn crear(
     let cuerpo: CrearReciboBody = parse_body(&body)?;
     let now = app.clock.now();
     let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
-    let row = recibos::crear(&app, &empresa, cuerpo, lineas, now).await?;
-    let slug = slug_de(&app, &empresa_id).await?;
+    let (row, slug) = recibos::crear(&app, &empresa, cuerpo, lineas, now).await?;
     Ok(created(recibo_out(row, &app, &empresa.codigo_postal, &url_publica(&app, &headers), slug.as_deref())))
 }
 

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+pub mod escritor;
+
 use rand::Rng;
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -261,14 +263,15 @@ fn fin_de_mes(fecha_local: OffsetDateTime) -> OffsetDateTime {
     PrimitiveDateTime::new(inicio, Time::MIDNIGHT).assume_offset(fecha_local.offset())
 }
 
-/// Creates a ticket of `empresa` (FACTURADOR+; the route authorizes).
+/// Creates a ticket of `empresa` (FACTURADOR+; the route authorizes). Gives it with the
+/// company's self-invoicing page (`autofactura_slug`), read with its settings.
 pub async fn crear(
     app: &AppContext,
     empresa: &EmpresaEmisora,
     body: CrearReciboBody,
     lineas_json: Vec<Json>,
     now: OffsetDateTime,
-) -> ApiResult<ReciboRow> {
+) -> ApiResult<(ReciboRow, Option<String>)> {
     let mut p = Vec::new();
     let catalogos = &*app.catalogos.indice;
     let ahora_local = super::hora_de_expedicion(catalogos, &empresa.codigo_postal, now);
@@ -362,11 +365,12 @@ pub async fn crear(
     }
     let calculado = calcular(app, empresa, &forma_pago, &moneda, tipo_cambio, lineas, ahora_local)?;
     let c = &calculado.comprobante;
-    let vence =
-        match db::ajustes(&mut app.db.conn().await?, &empresa.id).await?.and_then(|a| a.autofactura_dias_vigencia) {
-            Some(dias) => fecha + time::Duration::days(dias),
-            None => fin_de_mes(fecha),
-        };
+    let ajustes = db::ajustes(&mut app.db.conn().await?, &empresa.id).await?;
+    let slug = ajustes.as_ref().and_then(|a| a.autofactura_slug.clone());
+    let vence = match ajustes.and_then(|a| a.autofactura_dias_vigencia) {
+        Some(dias) => fecha + time::Duration::days(dias),
+        None => fin_de_mes(fecha),
+    };
     let utc = |t: OffsetDateTime| t.to_offset(UtcOffset::UTC);
     let mut fila = ReciboRow {
         id: timbra_store::ids::new_id(),
@@ -390,27 +394,11 @@ pub async fn crear(
         created_at: now,
         updated_at: now,
     };
-    let mut tx = app.db.begin().await?;
-    match &folio {
-        Some(folio) => {
-            if db::folio_usado(&mut tx, &empresa.id, folio).await? {
-                return Err(ApiError::fields(
-                    Code::Recibo001,
-                    vec![problema("folio", format!("folio {folio} is another ticket's of this company"))],
-                ));
-            }
-        }
-        None => fila.folio = db::siguiente_folio(&mut tx, &empresa.id).await?.to_string(),
-    }
-    fila.clave_autofactura = loop {
-        let clave = nueva_clave();
-        if !db::clave_usada(&mut tx, &clave).await? {
-            break clave;
-        }
-    };
-    db::insert(&mut tx, &fila).await?;
-    tx.commit().await?;
-    Ok(fila)
+    // The folio (when the body gave none) and the write: the process's ticket writer commits
+    // the tickets waiting together (`escritor`).
+    fila.clave_autofactura = nueva_clave();
+    let fila = app.cfdi.recibos.escribir(&app.db, fila, folio.is_some()).await?;
+    Ok((fila, slug))
 }
 
 /// Body of `POST /api/cfdi/global`.

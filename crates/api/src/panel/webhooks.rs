@@ -1,7 +1,9 @@
 //! Webhooks and background jobs: endpoints (create with the secret shown once, edit, pause,
 //! delete), secret rotation, test ping, the delivery log with redeliver; the company's jobs in
-//! progress and the SAT synchronization's progress. Each action is the API's handler
-//! (`routes::webhooks`, `routes::jobs`, `routes::cfdi::recibidos`) called in process.
+//! progress and the SAT synchronization's progress. Each action calls the services the API's
+//! `/api/webhooks`, `/api/jobs` and `/api/cfdi/sync-recibidos` call
+//! (`timbra_services::webhooks::endpoints`, `jobs::page`, `cfdi::recibidos::sincronizacion`),
+//! with the same permissions.
 
 use std::collections::HashMap;
 
@@ -10,16 +12,19 @@ use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use serde_json::{Value, json};
 
 use super::api_keys::momento;
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas};
-use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, redirigir, texto};
-use crate::envelope::{Json, Path, Query as ApiQuery};
-use crate::extract::EmpresaHeader;
-use crate::routes::{jobs, webhooks};
+use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas_de};
+use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, paging, paging_de, redirigir};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::recibidos::{self, sincronizacion};
 use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
 use timbra_services::events::EventType;
+use timbra_services::scoped;
+use timbra_services::webhooks::endpoints::{self, Endpoints, Fields};
+use timbra_store::Paging;
+use timbra_store::webhooks::{DeliveryRow, WebhookRow};
 
 /// Path of the endpoints' page.
 pub const RUTA: &str = "/panel/webhooks";
@@ -54,29 +59,32 @@ fn tipos() -> impl Iterator<Item = EventType> {
     EventType::ALL.iter().copied().filter(|t| *t != EventType::WebhookPing)
 }
 
-fn empresa_header(id: &str) -> EmpresaHeader {
-    EmpresaHeader(id.to_owned())
-}
-
 /// The endpoint form (create or edit): url, event types, description, active.
-fn formulario(ctx: &Contexto, accion: &str, guardado: Option<&Value>, campos: &Campos, errores: &Errores) -> Markup {
+fn formulario(
+    ctx: &Contexto,
+    accion: &str,
+    guardado: Option<&WebhookRow>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
     let enviado = !campos.0.is_empty();
     let valor = |name: &str| -> Option<String> {
-        if enviado { campos.valor(name).map(str::to_owned) } else { guardado.map(|g| texto(g, name).to_owned()) }
+        if enviado {
+            campos.valor(name).map(str::to_owned)
+        } else {
+            guardado.map(|g| match name {
+                "url" => g.url.clone(),
+                "description" => g.description.clone().unwrap_or_default(),
+                _ => String::new(),
+            })
+        }
     };
     let elegidos: Vec<String> = if enviado {
         campos.todos("events").into_iter().map(str::to_owned).collect()
     } else {
-        guardado
-            .and_then(|g| g["events"].as_array())
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default()
+        guardado.and_then(endpoints::events).unwrap_or_default()
     };
-    let activo = if enviado {
-        campos.valor("active").is_some()
-    } else {
-        guardado.is_none_or(|g| g["active"].as_bool().unwrap_or(true))
-    };
+    let activo = if enviado { campos.valor("active").is_some() } else { guardado.is_none_or(|g| g.active) };
     html! {
         (caja_errores(errores))
         form method="post" action=(accion) {
@@ -111,58 +119,51 @@ fn formulario(ctx: &Contexto, accion: &str, guardado: Option<&Value>, campos: &C
     }
 }
 
-/// The API's body of the form; `events` always sent (none marked = every type).
-fn cuerpo_de(campos: &Campos) -> Value {
-    let events: Vec<&str> = campos.todos("events").into_iter().filter(|e| !e.is_empty()).collect();
-    json!({
-        "url": campos.valor("url").unwrap_or_default(),
-        "events": events,
-        "description": campos.valor("description").unwrap_or_default(),
-        "active": campos.valor("active").is_some(),
-    })
+/// The endpoint's fields of the form; `events` always sent (none marked = every type).
+fn campos_de(campos: &Campos) -> Fields {
+    let events = campos.todos("events").into_iter().filter(|e| !e.is_empty()).map(str::to_owned).collect();
+    Fields {
+        url: Some(campos.valor("url").unwrap_or_default().to_owned()),
+        events: Some(events),
+        description: Some(campos.valor("description").unwrap_or_default().to_owned()),
+        active: Some(campos.valor("active").is_some()),
+    }
 }
 
 /// The secret, shown once after creation or rotation, with a copy button.
-fn secreto_nuevo(webhook: &Value) -> Markup {
+fn secreto_nuevo(secret: &str) -> Markup {
     html! {
         section.aviso role="status" aria-labelledby="secreto" {
             h2 id="secreto" { "Secreto de firma" }
             p { strong { "Cópielo ahora: no se volverá a mostrar." }
                 " Con él su servidor comprueba el encabezado " code { "X-Service-Signature" } " (HMAC-SHA256 del cuerpo)." }
-            p.llave id="secreto-nuevo" { (texto(webhook, "secret")) }
+            p.llave id="secreto-nuevo" { (secret) }
             button type="button" data-copiar="#secreto-nuevo" { "Copiar secreto" }
         }
     }
 }
 
-async fn listar(app: &AppContext, sesion: &Session, empresa_id: &str) -> Result<Vec<Value>, crate::error::HttpError> {
-    let params = ApiQuery(webhooks::ListParams { page: Some(1), page_size: Some(100) });
-    let lista = datos(
-        webhooks::list(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            empresa_header(empresa_id),
-            params,
-        )
-        .await?,
-    )
-    .await?;
-    Ok(lista["items"].as_array().cloned().unwrap_or_default())
+/// The company's endpoints (the newest 100), for who may manage them.
+async fn listar(app: &AppContext, sesion: &Session, empresa_id: &str) -> Result<Vec<WebhookRow>, ApiError> {
+    sesion.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
+    // Endpoints are not searched.
+    let (filas, _) = scoped::page::<Endpoints>(app, empresa_id, None, &Paging { page: 1, page_size: 100 }).await?;
+    Ok(filas)
 }
 
 fn pagina_lista(
     ctx: &Contexto,
-    endpoints: &[Value],
+    endpoints: &[WebhookRow],
     aviso: Option<&str>,
-    nuevo: Option<&Value>,
+    nuevo: Option<&(WebhookRow, String)>,
     campos: &Campos,
     errores: &Errores,
 ) -> Markup {
     let contenido = html! {
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
-        @if let Some(nuevo) = nuevo {
-            p.aviso role="status" { "Endpoint creado: " a href={ (RUTA) "/" (texto(nuevo, "id")) } { (texto(nuevo, "url")) } }
-            (secreto_nuevo(nuevo))
+        @if let Some((nuevo, secret)) = nuevo {
+            p.aviso role="status" { "Endpoint creado: " a href={ (RUTA) "/" (nuevo.id) } { (nuevo.url) } }
+            (secreto_nuevo(secret))
         }
         p { "timbra avisa a sus sistemas por HTTP cuando ocurre un evento (factura timbrada, cancelada, nómina…). "
             "Los envíos fallidos se reintentan; vea cada entrega en la página del endpoint." }
@@ -175,10 +176,10 @@ fn pagina_lista(
                 tbody {
                     @for e in endpoints {
                         tr {
-                            td data-titulo="URL" { a.uuid href={ (RUTA) "/" (texto(e, "id")) } { (texto(e, "url")) } }
+                            td data-titulo="URL" { a.uuid href={ (RUTA) "/" (e.id) } { (e.url) } }
                             td data-titulo="Eventos" { (eventos(e)) }
-                            td data-titulo="Estado" { @if e["active"].as_bool().unwrap_or(false) { "Activo" } @else { "Pausado" } }
-                            td data-titulo="Descripción" { (texto(e, "description")) }
+                            td data-titulo="Estado" { @if e.active { "Activo" } @else { "Pausado" } }
+                            td data-titulo="Descripción" { (e.description.as_deref().unwrap_or_default()) }
                         }
                     }
                 }
@@ -192,9 +193,9 @@ fn pagina_lista(
     pagina(ctx, "Webhooks", RUTA, contenido)
 }
 
-fn eventos(endpoint: &Value) -> String {
-    match endpoint["events"].as_array() {
-        Some(lista) if !lista.is_empty() => lista.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "),
+fn eventos(endpoint: &WebhookRow) -> String {
+    match endpoints::events(endpoint) {
+        Some(lista) if !lista.is_empty() => lista.join(", "),
         _ => "Todos".to_owned(),
     }
 }
@@ -212,32 +213,25 @@ async fn lista(
     Ok(html_ok(pagina_lista(&ctx, &endpoints, aviso(&params), None, &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/webhooks`: the API's creation; the page shows the secret this once.
+/// `POST /panel/webhooks`: creates the endpoint as the API does; the page shows the secret
+/// this once.
 async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let creado = async {
-        let body = Json(cuerpo(cuerpo_de(&campos))?);
-        datos(
-            webhooks::create(
-                State(app.clone()),
-                crate::extract::Auth(ctx.sesion.caller.clone()),
-                empresa_header(&empresa_id),
-                body,
-            )
-            .await?,
-        )
-        .await
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+        endpoints::create(&app, &empresa_id, campos_de(&campos)).await
     }
     .await;
-    let endpoints = listar(&app, &ctx.sesion, &empresa_id).await?;
+    let lista = listar(&app, &ctx.sesion, &empresa_id).await?;
+    let endpoints = lista.as_slice();
     match creado {
         Ok(nuevo) => {
             Ok(html_ok(pagina_lista(&ctx, &endpoints, None, Some(&nuevo), &Campos::default(), &Errores::default())))
         }
         Err(error) => {
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_lista(&ctx, &endpoints, None, None, &campos, &errores)))
         }
     }
@@ -254,8 +248,10 @@ fn estado_entrega(status: &str) -> &str {
 }
 
 struct Detalle {
-    webhook: Value,
-    entregas: Value,
+    webhook: WebhookRow,
+    entregas: Vec<DeliveryRow>,
+    total: i64,
+    paging: Paging,
 }
 
 async fn leer(
@@ -263,40 +259,26 @@ async fn leer(
     sesion: &Session,
     empresa_id: &str,
     id: &str,
-    page: i64,
-) -> Result<Detalle, crate::error::HttpError> {
-    let (state, caller) = (State(app.clone()), sesion.caller.clone());
-    let webhook = datos(
-        webhooks::get(state, crate::extract::Auth(caller), empresa_header(empresa_id), Path(id.to_owned())).await?,
-    )
-    .await?;
-    let params = ApiQuery(webhooks::ListParams { page: Some(page), page_size: Some(20) });
-    let entregas = datos(
-        webhooks::deliveries(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            empresa_header(empresa_id),
-            Path(id.to_owned()),
-            params,
-        )
-        .await?,
-    )
-    .await?;
-    Ok(Detalle { webhook, entregas })
+    paging: Paging,
+) -> Result<Detalle, ApiError> {
+    sesion.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
+    let webhook = scoped::get::<Endpoints>(app, empresa_id, id).await?;
+    let (entregas, total) = endpoints::deliveries(app, empresa_id, id, &paging).await?;
+    Ok(Detalle { webhook, entregas, total, paging })
 }
 
 fn pagina_detalle(
     ctx: &Contexto,
     detalle: &Detalle,
     aviso: Option<&str>,
-    secreto: Option<&Value>,
+    secreto: Option<&str>,
     campos: &Campos,
     errores: &Errores,
 ) -> Markup {
     let w = &detalle.webhook;
-    let id = texto(w, "id");
+    let id = w.id.as_str();
     let base = format!("{RUTA}/{id}");
-    let entregas = detalle.entregas["items"].as_array().cloned().unwrap_or_default();
+    let entregas = &detalle.entregas;
     let contenido = html! {
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
         @if let Some(secreto) = secreto { (secreto_nuevo(secreto)) }
@@ -332,29 +314,29 @@ fn pagina_detalle(
                         th scope="col" { span.oculto { "Acciones" } }
                     } }
                     tbody {
-                        @for e in &entregas {
+                        @for e in entregas {
                             tr {
-                                td data-titulo="Evento" { code { (texto(e, "eventType")) } }
-                                td data-titulo="Estado" { (estado_entrega(texto(e, "status"))) }
+                                td data-titulo="Evento" { code { (e.event_type) } }
+                                td data-titulo="Estado" { (estado_entrega(&e.status)) }
                                 td data-titulo="Respuesta" {
-                                    @if let Some(code) = e["lastStatusCode"].as_i64() { "HTTP " (code) }
-                                    @if let Some(ms) = e["lastLatencyMs"].as_i64() { " · " (ms) " ms" }
-                                    @if let Some(error) = e["lastError"].as_str() { br; small { (error) } }
+                                    @if let Some(code) = e.last_status_code { "HTTP " (code) }
+                                    @if let Some(ms) = e.last_latency_ms { " · " (ms) " ms" }
+                                    @if let Some(error) = &e.last_error { br; small { (error) } }
                                 }
-                                td.importe data-titulo="Intentos" { (e["attempts"].as_i64().unwrap_or(0)) }
-                                td data-titulo="Siguiente intento" { @if e["nextRetryAt"].is_null() { "—" } @else { (momento(&e["nextRetryAt"])) } }
-                                td data-titulo="Creada" { (momento(&e["createdAt"])) }
+                                td.importe data-titulo="Intentos" { (e.attempts) }
+                                td data-titulo="Siguiente intento" { (momento(e.next_retry_at)) }
+                                td data-titulo="Creada" { (momento(Some(e.created_at))) }
                                 td {
-                                    form.en-linea method="post" action={ (RUTA) "/entregas/" (texto(e, "id")) "/reenviar" } {
+                                    form.en-linea method="post" action={ (RUTA) "/entregas/" (e.id) "/reenviar" } {
                                         (csrf_oculto(&ctx.sesion))
-                                        button.secundario type="submit" aria-label={ "Reenviar la entrega de " (texto(e, "eventType")) } { "Reenviar" }
+                                        button.secundario type="submit" aria-label={ "Reenviar la entrega de " (e.event_type) } { "Reenviar" }
                                     }
                                 }
                             }
                         }
                     }
                 }
-                (paginas(&base, None, &detalle.entregas))
+                (paginas_de(&base, None, detalle.total, detalle.paging))
             }
         }
         section aria-labelledby="editar-webhook" {
@@ -362,7 +344,7 @@ fn pagina_detalle(
             (formulario(ctx, &base, Some(w), campos, errores))
         }
     };
-    pagina(ctx, &format!("Webhook {}", texto(w, "url")), RUTA, contenido)
+    pagina(ctx, &format!("Webhook {}", w.url), RUTA, contenido)
 }
 
 /// `GET /panel/webhooks/{id}`: the endpoint, its actions and its delivery log.
@@ -375,12 +357,11 @@ async fn detalle(
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, page).await?;
+    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging(&params)?).await?;
     Ok(html_ok(pagina_detalle(&ctx, &detalle, aviso(&params), None, &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/webhooks/{id}`: the API's update.
+/// `POST /panel/webhooks/{id}`: updates the endpoint as the API does.
 async fn editar(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -391,18 +372,15 @@ async fn editar(
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let guardado = async {
-        let body = Json(cuerpo(cuerpo_de(&campos))?);
-        let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-        webhooks::update(state, crate::extract::Auth(caller), empresa_header(&empresa_id), Path(id.clone()), body)
-            .await
-            .map(|_| ())
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+        endpoints::update(&app, &empresa_id, &id, campos_de(&campos)).await
     }
     .await;
     match guardado {
-        Ok(()) => Ok(redirigir(&format!("{RUTA}/{id}?hecho=guardado"))),
+        Ok(_) => Ok(redirigir(&format!("{RUTA}/{id}?hecho=guardado"))),
         Err(error) => {
-            let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, 1).await?;
-            let errores = Errores::de(error.0);
+            let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging_de(1)?).await?;
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_detalle(&ctx, &detalle, None, None, &campos, &errores)))
         }
     }
@@ -417,17 +395,13 @@ async fn borrar(
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    webhooks::delete(
-        State(app.clone()),
-        crate::extract::Auth(ctx.sesion.caller.clone()),
-        empresa_header(&empresa_id),
-        Path(id),
-    )
-    .await?;
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    scoped::delete::<Endpoints>(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}?hecho=borrado")))
 }
 
-/// `POST /panel/webhooks/{id}/secreto`: the API's rotation; the page shows the new secret once.
+/// `POST /panel/webhooks/{id}/secreto`: rotates the secret as the API does; the page shows the
+/// new secret once.
 async fn rotar(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -436,18 +410,14 @@ async fn rotar(
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-    let rotado = datos(
-        webhooks::rotate_secret(state, crate::extract::Auth(caller), empresa_header(&empresa_id), Path(id.clone()))
-            .await?,
-    )
-    .await?;
-    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, 1).await?;
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    let (_, secret) = endpoints::rotate_secret(&app, &empresa_id, &id).await?;
+    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging_de(1)?).await?;
     let aviso = Some("Secreto cambiado: el anterior ya no firma.");
-    Ok(html_ok(pagina_detalle(&ctx, &detalle, aviso, Some(&rotado), &Campos::default(), &Errores::default())))
+    Ok(html_ok(pagina_detalle(&ctx, &detalle, aviso, Some(&secret), &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/webhooks/{id}/probar`: the API's test ping.
+/// `POST /panel/webhooks/{id}/probar`: queues the test ping as the API does.
 async fn probar(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -455,12 +425,13 @@ async fn probar(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    webhooks::test(state, crate::extract::Auth(caller), empresa, Path(id.clone())).await?;
+    let empresa_id = ctx.empresa()?.id.clone();
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    endpoints::ping(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}/{id}?hecho=ping")))
 }
 
-/// `POST /panel/webhooks/entregas/{id}/reenviar`: the API's redelivery.
+/// `POST /panel/webhooks/entregas/{id}/reenviar`: redelivers as the API does.
 async fn reenviar(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -468,9 +439,10 @@ async fn reenviar(
     formulario: Formulario,
 ) -> Pagina {
     let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    let nueva = datos(webhooks::redeliver(state, crate::extract::Auth(caller), empresa, Path(id)).await?).await?;
-    Ok(redirigir(&format!("{RUTA}/{}?hecho=reenviada", texto(&nueva, "webhookId"))))
+    let empresa_id = ctx.empresa()?.id.clone();
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    let nueva = endpoints::redeliver(&app, &empresa_id, &id).await?;
+    Ok(redirigir(&format!("{RUTA}/{}?hecho=reenviada", nueva.webhook_id)))
 }
 
 /// A job's status in Spanish.
@@ -495,45 +467,37 @@ fn tipo_trabajo(kind: &str) -> String {
     format!("{texto} ({kind})")
 }
 
-/// The SAT synchronization of received invoices, when the person may see it and it exists.
-async fn sincronizacion(app: &AppContext, sesion: &Session, empresa_id: &str) -> Option<Value> {
-    let answer = crate::routes::cfdi::recibidos::sync_recibidos_status(
-        State(app.clone()),
-        crate::extract::Auth(sesion.caller.clone()),
-        empresa_header(empresa_id),
-    )
-    .await
-    .ok()?;
-    if !answer.status().is_success() {
-        return None;
-    }
-    datos(answer).await.ok().filter(|estado| !estado["jobId"].is_null() || estado["syncStatus"] != "IDLE")
+/// The SAT synchronization of received invoices, when the person may see it (cfdi:descargar,
+/// as `GET /api/cfdi/sync-recibidos`) and it exists.
+async fn sincronizacion(app: &AppContext, sesion: &Session, empresa_id: &str) -> Option<sincronizacion::Estado> {
+    sesion.caller.authorize(app, empresa_id, Permission::CfdiDescargar).await.ok()?;
+    let empresa = recibidos::empresa(app, empresa_id).await.ok()?;
+    let estado = sincronizacion::estado(app, &empresa.id).await.ok()?;
+    (estado.ultima.is_some() || estado.sync_status != "IDLE").then_some(estado)
 }
 
-fn seccion_sincronizacion(estado: &Value) -> Markup {
-    let progreso = &estado["progress"];
-    let de = |hechos: &str, total: &str| match progreso[total].as_i64() {
-        Some(total) => format!("{} de {total}", progreso[hechos].as_i64().unwrap_or(0)),
-        None => format!("{} (el SAT aún prepara el total)", progreso[hechos].as_i64().unwrap_or(0)),
+fn seccion_sincronizacion(estado: &sincronizacion::Estado) -> Markup {
+    let de = |hechos: i64, total: Option<i64>| match total {
+        Some(total) => format!("{hechos} de {total}"),
+        None => format!("{hechos} (el SAT aún prepara el total)"),
     };
+    let ultima = estado.ultima.as_ref();
     html! {
         section aria-labelledby="sat" {
             h2 id="sat" { "Sincronización de facturas recibidas (SAT)" }
             dl.datos {
                 dt { "Estado" }
-                dd { (match texto(estado, "syncStatus") { "RUNNING" => "En proceso", "FAILED" => "Falló", _ => "Sin sincronización en curso" }) }
-                @if let (Some(year), Some(month)) = (estado["year"].as_i64(), estado["month"].as_i64()) {
-                    dt { "Mes" } dd { (format!("{year}-{month:02}")) }
+                dd { (match estado.sync_status { "RUNNING" => "En proceso", "FAILED" => "Falló", _ => "Sin sincronización en curso" }) }
+                @if let Some(s) = ultima {
+                    dt { "Mes" } dd { (format!("{}-{:02}", s.anio, s.mes)) }
+                    dt { "Paquetes" } dd { (de(s.paquetes_hechos, sincronizacion::paquetes_total(s))) }
+                    dt { "CFDI leídos" } dd { (de(s.cfdi_hechos, s.cfdi_total)) }
+                    dt { "CFDI nuevos" } dd { (s.cfdi_nuevos) }
                 }
-                @if !progreso.is_null() {
-                    dt { "Paquetes" } dd { (de("paquetesHechos", "paquetesTotal")) }
-                    dt { "CFDI leídos" } dd { (de("cfdiHechos", "cfdiTotal")) }
-                    dt { "CFDI nuevos" } dd { (progreso["cfdiNuevos"].as_i64().unwrap_or(0)) }
-                }
-                dt { "Recibidas guardadas" } dd { (estado["totalRecibidos"].as_i64().unwrap_or(0)) }
-                dt { "Última sincronización completa" } dd { @if estado["lastSyncAt"].is_null() { "—" } @else { (momento(&estado["lastSyncAt"])) } }
-                @if let Some(error) = estado["error"].as_object() {
-                    dt { "Error" } dd { code { (error.get("code").and_then(Value::as_str).unwrap_or_default()) } " " (error.get("message").and_then(Value::as_str).unwrap_or_default()) }
+                dt { "Recibidas guardadas" } dd { (estado.total_recibidos) }
+                dt { "Última sincronización completa" } dd { (momento(estado.last_sync_at)) }
+                @if let Some((code, message)) = ultima.and_then(|s| Some((s.error_code.as_deref()?, s.error_message.as_deref().unwrap_or_default()))) {
+                    dt { "Error" } dd { code { (code) } " " (message) }
                 }
             }
         }
@@ -551,21 +515,11 @@ async fn trabajos(
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let status = params.get("status").map(String::as_str).filter(|s| !s.is_empty());
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let consulta =
-        ApiQuery(jobs::JobParams { status: status.map(str::to_owned), page: Some(page), page_size: Some(20) });
-    let lista = datos(
-        jobs::list(
-            State(app.clone()),
-            crate::extract::Auth(ctx.sesion.caller.clone()),
-            empresa_header(&empresa_id),
-            consulta,
-        )
-        .await?,
-    )
-    .await?;
+    let paging = paging(&params)?;
+    let page = paging.page;
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::JobView).await?;
+    let (items, total) = timbra_services::jobs::page(&app.db, &empresa_id, status, &paging).await?;
     let sat = sincronizacion(&app, &ctx.sesion, &empresa_id).await;
-    let items = lista["items"].as_array().cloned().unwrap_or_default();
     let filtros: &[(&str, &str)] = &[
         ("", "Todos"),
         ("queued", "En cola"),
@@ -600,17 +554,17 @@ async fn trabajos(
                     tbody {
                         @for job in &items {
                             tr {
-                                td data-titulo="Trabajo" { (tipo_trabajo(texto(job, "kind"))) }
-                                td data-titulo="Estado" { (estado_trabajo(texto(job, "status"))) }
-                                td.importe data-titulo="Intentos" { (job["attempts"].as_i64().unwrap_or(0)) " de " (job["maxAttempts"].as_i64().unwrap_or(0)) }
-                                td data-titulo="Programado / vence" { (momento(&job["runAt"])) }
-                                td data-titulo="Último error" { (texto(job, "lastError")) }
-                                td data-titulo="Creado" { (momento(&job["createdAt"])) }
+                                td data-titulo="Trabajo" { (tipo_trabajo(&job.kind)) }
+                                td data-titulo="Estado" { (estado_trabajo(&job.status)) }
+                                td.importe data-titulo="Intentos" { (job.attempts) " de " (job.max_attempts) }
+                                td data-titulo="Programado / vence" { (momento(Some(job.run_at))) }
+                                td data-titulo="Último error" { (job.last_error.as_deref().unwrap_or_default()) }
+                                td data-titulo="Creado" { (momento(Some(job.created_at))) }
                             }
                         }
                     }
                 }
-                (paginas(TRABAJOS, None, &lista))
+                (paginas_de(TRABAJOS, None, total, paging))
             }
         }
     };

@@ -22,8 +22,8 @@ use serde_json::Value;
 use sha2::Digest;
 use time::OffsetDateTime;
 
-use crate::panel::{csrf, html_con, leer_campos};
 use timbra_cfdi::catalogos::{RegimenFiscal, UsoCfdi, usos_para_regimen};
+use timbra_panel::{csrf, html_con, leer_campos};
 use timbra_services::cfdi::recibos::{self, DatosCliente};
 use timbra_services::cfdi::{contexto, links};
 use timbra_services::context::AppContext;

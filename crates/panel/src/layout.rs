@@ -18,9 +18,9 @@ use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 use timbra_store::empresas::EmpresaRow;
 
-const CSS: &str = include_str!("../../assets/panel.css");
-const HTMX: &str = include_str!("../../assets/htmx.min.js");
-const PANEL_JS: &str = include_str!("../../assets/panel.js");
+const CSS: &str = include_str!("../assets/panel.css");
+const HTMX: &str = include_str!("../assets/htmx.min.js");
+const PANEL_JS: &str = include_str!("../assets/panel.js");
 
 /// A short digest of the static files, appended to their URLs so a long cache never serves an
 /// old copy after an upgrade.
@@ -464,16 +464,6 @@ pub fn seleccion(
 /// The hidden CSRF field of a form.
 pub fn csrf_oculto(sesion: &Session) -> Markup {
     html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
-}
-
-/// Paging links for a list answered as `{ items, total, page, totalPages }`.
-pub fn paginas(ruta: &str, q: Option<&str>, lista: &Value) -> Markup {
-    let page = lista.get("page").and_then(Value::as_i64).unwrap_or(1);
-    let total = lista.get("total").and_then(Value::as_i64).unwrap_or(0);
-    match timbra_store::Paging::new(page, super::POR_PAGINA) {
-        Some(paging) => paginas_de(ruta, q, total, paging),
-        None => html! {},
-    }
 }
 
 /// Paging links of page `paging` of a list of `total` rows: "N en total · página P de T" and

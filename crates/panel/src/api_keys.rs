@@ -11,7 +11,9 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 use time::OffsetDateTime;
 
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina};
+use super::layout::{
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina,
+};
 use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
 use timbra_services::auth::api_keys::{self, CreatedKey, KeyRequest};
 use timbra_services::auth::roles::Permission;
@@ -113,11 +115,7 @@ fn tabla(ctx: &Contexto, llaves: &[KeyRow]) -> Markup {
         } @else {
             table.apilada {
                 caption { "Sus llaves (se muestra solo el prefijo; la llave completa no se guarda)" }
-                thead { tr {
-                    th scope="col" { "Nombre" } th scope="col" { "Prefijo" } th scope="col" { "Estado" }
-                    th scope="col" { "Último uso" } th scope="col" { "Vence" } th scope="col" { "Creada" }
-                    th scope="col" { span.oculto { "Acciones" } }
-                } }
+                (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Prefijo"), Columna::Texto("Estado"), Columna::Texto("Último uso"), Columna::Texto("Vence"), Columna::Texto("Creada"), Columna::Oculta("Acciones")]))
                 tbody {
                     @for llave in llaves {
                         tr {

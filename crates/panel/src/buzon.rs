@@ -12,8 +12,10 @@ use axum::routing::{get, post};
 use maud::html;
 use timbra_store::Paging;
 
-use super::layout::{Contexto, Errores, caja_errores, contexto, csrf_oculto, error_api, pagina, paginas_breves};
-use super::{Formulario, Pagina, Session, fecha_hora, html_con, paging, paging_de, pesos_texto, redirigir};
+use super::layout::{
+    Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina, paginas_breves,
+};
+use super::{Accion, Pagina, Session, fecha_hora, html_con, paging, paging_de, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::receptor::{estado_sat, solicitudes};
 use timbra_services::context::AppContext;
@@ -50,10 +52,7 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores:
             } @else {
                 table.apilada {
                     caption { "Solicitudes por responder" }
-                    thead { tr {
-                        th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Emisor" } th.importe scope="col" { "Total" }
-                        th scope="col" { "Solicitada" } th scope="col" { "Vence" } th scope="col" { "Respuesta" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Solicitada"), Columna::Texto("Vence"), Columna::Texto("Respuesta")]))
                     tbody {
                         @for s in &pendientes {
                             tr {
@@ -84,10 +83,7 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores:
             } @else {
                 table.apilada {
                     caption { "Cambios de estado" }
-                    thead { tr {
-                        th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Emisor" } th.importe scope="col" { "Total" }
-                        th scope="col" { "Estado en el SAT" } th scope="col" { "Visto" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Estado en el SAT"), Columna::Texto("Visto")]))
                     tbody {
                         @for c in &cambiadas {
                             tr {
@@ -120,15 +116,8 @@ pub async fn buzon(
 }
 
 /// `POST /panel/buzon/{uuid}`: the answer to the request, as the API gives it.
-pub async fn responder(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(uuid): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn responder(State(app): State<AppContext>, AxumPath(uuid): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let respuesta = campos.valor("respuesta").unwrap_or_default().to_owned();
     let result = async {
         ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;

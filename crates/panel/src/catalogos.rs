@@ -11,9 +11,10 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 
 use super::layout::{
-    Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, pagina, paginas_de,
+    Columna, Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, encabezados,
+    pagina, paginas_de,
 };
-use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, paging, pesos, redirigir};
+use super::{Accion, Campos, Pagina, Session, html_con, html_ok, paging, pesos, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::clientes::{self, Clientes};
 use timbra_services::context::AppContext;
@@ -31,13 +32,13 @@ pub fn rutas() -> Router<AppContext> {
     for catalogo in [Catalogo::Clientes, Catalogo::Productos] {
         let c = catalogo;
         router = router
-            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, h, f| crear(c, a, h, f)))
+            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, f| crear(c, a, f)))
             .route(&format!("{}/nuevo", c.ruta()), get(move |a, s, h, q| nuevo(c, a, s, h, q)))
             .route(
                 &format!("{}/{{id}}", c.ruta()),
-                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, h, p, f| editar(c, a, h, p, f)),
+                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, p, f| editar(c, a, p, f)),
             )
-            .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, h, p, f| borrar(c, a, h, p, f)));
+            .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, p, f| borrar(c, a, p, f)));
     }
     router.route("/panel/sugerencias/{catalogo}", get(sugerencias))
 }
@@ -347,10 +348,15 @@ impl Catalogo {
         }
     }
 
-    fn encabezados(self) -> &'static [&'static str] {
+    fn encabezados(self) -> &'static [Columna] {
+        use Columna::Texto;
         match self {
-            Catalogo::Clientes => &["Razón social", "RFC", "Régimen", "C.P.", "Uso CFDI"],
-            Catalogo::Productos => &["Descripción", "Clave", "Unidad", "Precio", "IVA"],
+            Catalogo::Clientes => {
+                &[Texto("Razón social"), Texto("RFC"), Texto("Régimen"), Texto("C.P."), Texto("Uso CFDI")]
+            }
+            Catalogo::Productos => {
+                &[Texto("Descripción"), Texto("Clave"), Texto("Unidad"), Texto("Precio"), Texto("IVA")]
+            }
         }
     }
 }
@@ -480,7 +486,7 @@ async fn lista(
         } @else {
             table.apilada {
                 caption { (catalogo.titulo()) " de " (empresa.razon_social) }
-                thead { tr { @for h in catalogo.encabezados() { th scope="col" { (h) } } } }
+                (encabezados(catalogo.encabezados()))
                 tbody { @for item in &items { (item.fila(catalogo.ruta())) } }
             }
             (paginas_de(catalogo.ruta(), q, total, paging))
@@ -502,15 +508,8 @@ async fn nuevo(
     Ok(html_ok(pagina(&ctx, &format!("Nuevo {}", catalogo.singular()), catalogo.ruta(), contenido)))
 }
 
-async fn crear(
-    catalogo: Catalogo,
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    formulario_: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario_;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn crear(catalogo: Catalogo, State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     match catalogo.guardar(&app, &ctx.sesion, &empresa_id, None, &campos).await {
         Ok(()) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
@@ -554,13 +553,10 @@ async fn ficha(
 async fn editar(
     catalogo: Catalogo,
     State(app): State<AppContext>,
-    headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
-    formulario_: Formulario,
+    accion: Accion,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario_;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+    let Accion { ctx, empresa_id, campos } = accion;
     match catalogo.guardar(&app, &ctx.sesion, &empresa_id, Some(&id), &campos).await {
         Ok(()) => Ok(redirigir(&format!("{}?aviso={}-guardado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
@@ -574,12 +570,10 @@ async fn editar(
 async fn borrar(
     catalogo: Catalogo,
     State(app): State<AppContext>,
-    headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
-    formulario_: Formulario,
+    accion: Accion,
 ) -> Pagina {
-    let ctx = contexto(&app, formulario_.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+    let Accion { ctx, empresa_id, .. } = accion;
     catalogo.borrar(&app, &ctx.sesion, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{}?aviso={}-borrado", catalogo.ruta(), catalogo.singular())))
 }

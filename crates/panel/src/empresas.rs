@@ -13,7 +13,8 @@ use maud::{Markup, html};
 use time::OffsetDateTime;
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
+    seleccion,
 };
 use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
@@ -123,7 +124,7 @@ fn pagina_lista(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
         } @else {
             table {
                 caption { "Sus empresas" }
-                thead { tr { th scope="col" { "Razón social" } th scope="col" { "RFC" } th scope="col" { "Su rol" } th scope="col" { "CSD" } th scope="col" { "Modo" } } }
+                (encabezados(&[Columna::Texto("Razón social"), Columna::Texto("RFC"), Columna::Texto("Su rol"), Columna::Texto("CSD"), Columna::Texto("Modo")]))
                 tbody {
                     @for e in &ctx.empresas {
                         tr {
@@ -300,7 +301,7 @@ fn pagina_detalle(
                 h2 id="miembros" { "Miembros y roles" }
                 table {
                     caption { "Personas con acceso a esta empresa" }
-                    thead { tr { th scope="col" { "Nombre" } th scope="col" { "Correo" } th scope="col" { "Rol" } th scope="col" { "Quitar" } } }
+                    (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Correo"), Columna::Texto("Rol"), Columna::Texto("Quitar")]))
                     tbody {
                         @for m in &detalle.miembros {
                             tr {

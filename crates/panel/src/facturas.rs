@@ -18,8 +18,8 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
-use super::layout::{Contexto, Errores, caja_errores, contexto, csrf_oculto, error_api, pagina};
-use super::{Campos, Formulario, Pagina, Session, cuerpo, html_con, html_ok, pesos, pesos_texto, redirigir};
+use super::layout::{Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina};
+use super::{Accion, Campos, Pagina, Session, cuerpo, html_con, html_ok, pesos, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::consulta::{self, Concepto};
 use timbra_services::cfdi::credenciales::rfc3339;
@@ -346,18 +346,14 @@ fn nombre_campo(campo: &str) -> String {
 }
 
 /// `POST /panel/facturas/vista-previa` (htmx, as the person types): the totals fragment.
-pub async fn vista_previa(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn vista_previa(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     Ok(html_ok(calcular(&app, &ctx.sesion, &empresa_id, &campos).await))
 }
 
 /// `POST /panel/facturas`: stamps the form's invoice as `POST /api/cfdi/timbrar` does.
-pub async fn timbrar(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn timbrar(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let result = async {
         let caller = &ctx.sesion.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
@@ -454,10 +450,7 @@ pub async fn lista(
         } @else {
             table.apilada {
                 caption { "Facturas emitidas" }
-                thead { tr {
-                    th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Serie y folio" } th scope="col" { "Fecha" }
-                    th scope="col" { "Receptor" } th.importe scope="col" { "Total" } th scope="col" { "Estado" }
-                } }
+                (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Serie y folio"), Columna::Texto("Fecha"), Columna::Texto("Receptor"), Columna::Importe("Total"), Columna::Texto("Estado")]))
                 tbody {
                     @for f in &facturas {
                         tr {
@@ -546,7 +539,7 @@ fn pagina_detalle(
         @if let Some(conceptos) = &factura.conceptos {
             table.apilada {
                 caption { "Conceptos" }
-                thead { tr { th scope="col" { "Descripción" } th scope="col" { "Cantidad" } th.importe scope="col" { "Precio unitario" } th.importe scope="col" { "Importe" } } }
+                (encabezados(&[Columna::Texto("Descripción"), Columna::Texto("Cantidad"), Columna::Importe("Precio unitario"), Columna::Importe("Importe")]))
                 tbody {
                     @for c in conceptos {
                         tr {
@@ -570,7 +563,7 @@ fn pagina_detalle(
             @if !correos.is_empty() {
                 table.apilada id="envios" {
                     caption { "Envíos por correo" }
-                    thead { tr { th scope="col" { "Fecha" } th scope="col" { "Motivo" } th scope="col" { "Para" } th scope="col" { "Estado" } th scope="col" { "Intentos" } th scope="col" { "Último error" } } }
+                    (encabezados(&[Columna::Texto("Fecha"), Columna::Texto("Motivo"), Columna::Texto("Para"), Columna::Texto("Estado"), Columna::Texto("Intentos"), Columna::Texto("Último error")]))
                     tbody {
                         @for c in correos {
                             tr {
@@ -621,15 +614,8 @@ pub async fn detalle(
 
 /// `POST /panel/facturas/{id}/cancelar`: the cancellation, as `POST /api/cfdi/{id}/cancelar`
 /// does it.
-pub async fn cancelar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn cancelar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let result = async {
         let caller = &ctx.sesion.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
@@ -653,15 +639,8 @@ pub async fn cancelar(
 
 /// `POST /panel/facturas/{id}/correo`: queues the sending as `POST /api/cfdi/{id}/correo`
 /// does (`para` as comma-separated addresses; empty: the customer's email).
-pub async fn enviar_correo(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn enviar_correo(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let para: Vec<String> = campos
         .valor("para")
         .unwrap_or_default()

@@ -466,6 +466,33 @@ pub fn csrf_oculto(sesion: &Session) -> Markup {
     html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
 }
 
+/// A column of a list table.
+#[derive(Clone, Copy)]
+pub enum Columna {
+    /// Text.
+    Texto(&'static str),
+    /// Amounts (right-aligned, class `importe`).
+    Importe(&'static str),
+    /// Actions: the heading is for screen readers only.
+    Oculta(&'static str),
+}
+
+/// The heading row (`thead`) of a list table: one `th scope="col"` per column. The lists of
+/// every page share it, with [`paginas_de`] under them.
+pub fn encabezados(columnas: &[Columna]) -> Markup {
+    html! {
+        thead { tr {
+            @for columna in columnas {
+                @match columna {
+                    Columna::Texto(texto) => { th scope="col" { (texto) } }
+                    Columna::Importe(texto) => { th.importe scope="col" { (texto) } }
+                    Columna::Oculta(texto) => { th scope="col" { span.oculto { (texto) } } }
+                }
+            }
+        } }
+    }
+}
+
 /// Paging links of page `paging` of a list of `total` rows: "N en total · página P de T" and
 /// the previous and next pages (with the search `q` kept).
 pub fn paginas_de(ruta: &str, q: Option<&str>, total: i64, paging: timbra_store::Paging) -> Markup {

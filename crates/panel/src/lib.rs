@@ -259,6 +259,42 @@ impl FromRequest<AppContext> for Formulario {
     }
 }
 
+/// A form POST that acts on the current company: the form with its CSRF token checked, the
+/// page's context and the company's id. The form actions of every page start here, so the
+/// session, the token and the company are read once; the action then authorizes with the
+/// permission of the matching API route ([`Accion::autorizar`]).
+pub struct Accion {
+    /// The page's context (the person, their companies, the current one).
+    pub ctx: layout::Contexto,
+    /// The current company's id.
+    pub empresa_id: String,
+    /// The form's fields.
+    pub campos: Campos,
+}
+
+impl Accion {
+    /// The role check of `permission` in the current company, as the API's route does it.
+    pub async fn autorizar(
+        &self,
+        app: &AppContext,
+        permission: timbra_services::auth::roles::Permission,
+    ) -> Result<timbra_services::auth::caller::EmpresaAccess, ApiError> {
+        self.ctx.sesion.caller.authorize(app, &self.empresa_id, permission).await
+    }
+}
+
+impl FromRequest<AppContext> for Accion {
+    type Rejection = Fallo;
+
+    async fn from_request(request: Request, app: &AppContext) -> Result<Self, Self::Rejection> {
+        let headers = request.headers().clone();
+        let Formulario { sesion, campos } = Formulario::from_request(request, app).await?;
+        let ctx = layout::contexto(app, sesion, &headers, &std::collections::HashMap::new()).await?;
+        let empresa_id = ctx.empresa()?.id.clone();
+        Ok(Accion { ctx, empresa_id, campos })
+    }
+}
+
 /// Reads an urlencoded or multipart body into [`Campos`] (`_csrf` still in it).
 pub async fn leer_campos(headers: &HeaderMap, request: Request, app: &AppContext) -> Result<Campos, Fallo> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();

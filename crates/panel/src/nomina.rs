@@ -17,10 +17,12 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas_de, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, paginas_de,
+    seleccion,
 };
 use super::{
-    Campos, Formulario, Pagina, Session, cuerpo, descarga, html_con, html_ok, paging, paging_de, pesos, redirigir,
+    Accion, Campos, Formulario, Pagina, Session, cuerpo, descarga, html_con, html_ok, paging, paging_de, pesos,
+    redirigir,
 };
 use timbra_nomina::ResultadoNomina;
 use timbra_services::auth::roles::Permission;
@@ -453,10 +455,7 @@ async fn lista_empleados(
         } @else {
             table.apilada {
                 caption { "Empleados de " (empresa.razon_social) }
-                thead { tr {
-                    th scope="col" { "Número" } th scope="col" { "Nombre" } th scope="col" { "RFC" }
-                    th scope="col" { "Periodicidad" } th.importe scope="col" { "Salario diario" } th scope="col" { "Estado" }
-                } }
+                (encabezados(&[Columna::Texto("Número"), Columna::Texto("Nombre"), Columna::Texto("RFC"), Columna::Texto("Periodicidad"), Columna::Importe("Salario diario"), Columna::Texto("Estado")]))
                 tbody {
                     @for e in &items {
                         tr {
@@ -499,10 +498,8 @@ async fn nuevo_empleado(
 }
 
 /// `POST /panel/nomina/empleados`: registers the employee as the API does.
-async fn crear_empleado(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let creado = async {
         ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
         scoped::create::<Empleados>(&app, &empresa_id, campos_empleado(&campos, false)).await
@@ -568,15 +565,8 @@ async fn ficha_empleado(
 }
 
 /// `POST /panel/nomina/empleados/{id}`: updates the employee as the API does.
-async fn editar_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn editar_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let guardado = async {
         ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
         scoped::update::<Empleados>(&app, &empresa_id, &id, campos_empleado(&campos, true)).await
@@ -593,28 +583,16 @@ async fn editar_empleado(
 }
 
 /// `POST /panel/nomina/empleados/{id}/baja`: deactivates as `DELETE /api/nomina/empleados/{id}`.
-async fn baja_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn baja_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
     empleados::desactivar(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=baja")))
 }
 
 /// `POST /panel/nomina/empleados/{id}/alta`: the update with `activo: true`, as the API's.
-async fn alta_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn alta_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
     let alta = empleados::Campos { activo: Some(true), ..empleados::Campos::default() };
     scoped::update::<Empleados>(&app, &empresa_id, &id, alta).await?;
@@ -663,10 +641,7 @@ fn pagina_periodos(
         } @else {
             table.apilada {
                 caption { "Periodos de pago, el más reciente primero" }
-                thead { tr {
-                    th scope="col" { "Periodo" } th scope="col" { "Periodicidad" } th scope="col" { "Pago" }
-                    th scope="col" { "Estado" } th.importe scope="col" { "Recibos" } th.importe scope="col" { "Total" }
-                } }
+                (encabezados(&[Columna::Texto("Periodo"), Columna::Texto("Periodicidad"), Columna::Texto("Pago"), Columna::Texto("Estado"), Columna::Importe("Recibos"), Columna::Importe("Total")]))
                 tbody {
                     @for p in items {
                         tr {
@@ -728,10 +703,8 @@ async fn lista_periodos(
 
 /// `POST /panel/nomina/periodos`: creates the period as the API does (the days paid are the
 /// periodicidad's).
-async fn crear_periodo(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn crear_periodo(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let texto = |nombre: &str| campos.valor(nombre).map(str::to_owned);
     let nuevo = periodos::Campos {
         fecha_inicio: texto("fechaInicio"),
@@ -818,10 +791,7 @@ fn pagina_periodo(ctx: &Contexto, periodo: &Periodo, aviso: Option<&str>, errore
         } @else {
             table.apilada {
                 caption { "Recibos" }
-                thead { tr {
-                    th scope="col" { "Empleado" } th scope="col" { "Estado" } th.importe scope="col" { "Días" }
-                    th.importe scope="col" { "Neto" } th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Archivos" }
-                } }
+                (encabezados(&[Columna::Texto("Empleado"), Columna::Texto("Estado"), Columna::Importe("Días"), Columna::Importe("Neto"), Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Archivos")]))
                 tbody {
                     @for r in recibos {
                         tr {

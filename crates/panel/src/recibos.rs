@@ -15,8 +15,10 @@ use axum::routing::{get, post};
 use maud::{Markup, PreEscaped, html};
 use serde_json::{Value, json};
 
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, seleccion};
-use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
+use super::layout::{
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, seleccion,
+};
+use super::{Accion, Campos, Pagina, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::factura::Solicitante;
 use timbra_services::cfdi::recibos::GlobalBody;
@@ -118,7 +120,7 @@ fn pagina_lista(
         } @else {
             table.apilada {
                 caption { "Tickets (" (d.total) ")" }
-                thead { tr { th scope="col" { "Folio" } th scope="col" { "Fecha" } th scope="col" { "Total" } th scope="col" { "Estado" } th scope="col" { "Código" } } }
+                (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Fecha"), Columna::Texto("Total"), Columna::Texto("Estado"), Columna::Texto("Código")]))
                 tbody {
                     @for r in items {
                         tr {
@@ -201,10 +203,8 @@ async fn lista(
 }
 
 /// `POST /panel/recibos/global`: the global invoice, as `POST /api/cfdi/global` stamps it.
-async fn global(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn global(State(app): State<AppContext>, headers: HeaderMap, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let body = json!({ "periodicidad": campos.valor("periodicidad"), "meses": campos.valor("meses"), "año": campos.valor("año") });
     let respuesta = async {
         let caller = &ctx.sesion.caller;
@@ -232,10 +232,8 @@ async fn global(State(app): State<AppContext>, headers: HeaderMap, formulario: F
 
 /// `POST /panel/recibos/ajustes`: the company's settings, as `PATCH /api/empresas/{id}` saves
 /// them.
-async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let dias =
         campos.valor("diasVigencia").map(|d| d.parse::<i64>().map(Value::from).unwrap_or(Value::String(d.to_owned())));
     let cambio = empresas::Cambio {
@@ -291,7 +289,7 @@ async fn detalle(
         }
         table.apilada {
             caption { "Conceptos (precios sin impuestos)" }
-            thead { tr { th scope="col" { "Descripción" } th scope="col" { "Cantidad" } th scope="col" { "Precio" } th scope="col" { "Importe" } } }
+            (encabezados(&[Columna::Texto("Descripción"), Columna::Texto("Cantidad"), Columna::Texto("Precio"), Columna::Texto("Importe")]))
             tbody {
                 @for l in &lineas {
                     tr {

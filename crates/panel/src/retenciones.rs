@@ -15,9 +15,10 @@ use serde_json::{Value, json};
 use sha2::Digest;
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, paginas_breves, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
+    paginas_breves, seleccion,
 };
-use super::{Campos, Formulario, Pagina, html_con, paging, paging_de, pesos, redirigir};
+use super::{Accion, Campos, Pagina, html_con, paging, paging_de, pesos, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::{links, retenciones};
 use timbra_services::context::AppContext;
@@ -95,11 +96,7 @@ async fn pagina_retenciones(
             } @else {
                 table.apilada {
                     caption { "Retenciones, la más reciente primero" }
-                    thead { tr {
-                        th scope="col" { "Folio" } th scope="col" { "Receptor" } th scope="col" { "Periodo" }
-                        th.importe scope="col" { "Operación" } th.importe scope="col" { "Retenido" }
-                        th scope="col" { "Estado" } th scope="col" { "Archivos" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Receptor"), Columna::Texto("Periodo"), Columna::Importe("Operación"), Columna::Importe("Retenido"), Columna::Texto("Estado"), Columna::Texto("Archivos")]))
                     tbody {
                         @for r in &filas {
                             tr {
@@ -220,10 +217,8 @@ fn cuerpo(campos: &Campos) -> Result<Value, ApiError> {
 }
 
 /// `POST /panel/retenciones`: stamps the form's retention, back to the list with a notice.
-pub async fn emitir(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn emitir(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let resultado = async {
         let access = ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(&campos)?;

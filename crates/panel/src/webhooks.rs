@@ -14,8 +14,10 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 
 use super::api_keys::momento;
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas_de};
-use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, paging, paging_de, redirigir};
+use super::layout::{
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, paginas_de,
+};
+use super::{Accion, Campos, Pagina, Session, html_con, html_ok, paging, paging_de, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::recibidos::{self, sincronizacion};
 use timbra_services::context::AppContext;
@@ -172,7 +174,7 @@ fn pagina_lista(
         } @else {
             table.apilada {
                 caption { "Endpoints" }
-                thead { tr { th scope="col" { "URL" } th scope="col" { "Eventos" } th scope="col" { "Estado" } th scope="col" { "Descripción" } } }
+                (encabezados(&[Columna::Texto("URL"), Columna::Texto("Eventos"), Columna::Texto("Estado"), Columna::Texto("Descripción")]))
                 tbody {
                     @for e in endpoints {
                         tr {
@@ -215,10 +217,8 @@ async fn lista(
 
 /// `POST /panel/webhooks`: creates the endpoint as the API does; the page shows the secret
 /// this once.
-async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn crear(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let creado = async {
         ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
         endpoints::create(&app, &empresa_id, campos_de(&campos)).await
@@ -308,11 +308,7 @@ fn pagina_detalle(
             } @else {
                 table.apilada {
                     caption { "Registro de entregas, la más reciente primero" }
-                    thead { tr {
-                        th scope="col" { "Evento" } th scope="col" { "Estado" } th scope="col" { "Respuesta" }
-                        th scope="col" { "Intentos" } th scope="col" { "Siguiente intento" } th scope="col" { "Creada" }
-                        th scope="col" { span.oculto { "Acciones" } }
-                    } }
+                    (encabezados(&[Columna::Texto("Evento"), Columna::Texto("Estado"), Columna::Texto("Respuesta"), Columna::Texto("Intentos"), Columna::Texto("Siguiente intento"), Columna::Texto("Creada"), Columna::Oculta("Acciones")]))
                     tbody {
                         @for e in entregas {
                             tr {
@@ -362,15 +358,8 @@ async fn detalle(
 }
 
 /// `POST /panel/webhooks/{id}`: updates the endpoint as the API does.
-async fn editar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn editar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let guardado = async {
         ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
         endpoints::update(&app, &empresa_id, &id, campos_de(&campos)).await
@@ -387,14 +376,8 @@ async fn editar(
 }
 
 /// `POST /panel/webhooks/{id}/borrar`.
-async fn borrar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn borrar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     scoped::delete::<Endpoints>(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}?hecho=borrado")))
@@ -402,14 +385,8 @@ async fn borrar(
 
 /// `POST /panel/webhooks/{id}/secreto`: rotates the secret as the API does; the page shows the
 /// new secret once.
-async fn rotar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn rotar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let (_, secret) = endpoints::rotate_secret(&app, &empresa_id, &id).await?;
     let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging_de(1)?).await?;
@@ -418,28 +395,16 @@ async fn rotar(
 }
 
 /// `POST /panel/webhooks/{id}/probar`: queues the test ping as the API does.
-async fn probar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn probar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     endpoints::ping(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}/{id}?hecho=ping")))
 }
 
 /// `POST /panel/webhooks/entregas/{id}/reenviar`: redelivers as the API does.
-async fn reenviar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+async fn reenviar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
     ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let nueva = endpoints::redeliver(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}/{}?hecho=reenviada", nueva.webhook_id)))
@@ -547,10 +512,7 @@ async fn trabajos(
             } @else {
                 table.apilada aria-live="polite" {
                     caption { "Trabajos en segundo plano, el más reciente primero (se actualiza solo)" }
-                    thead { tr {
-                        th scope="col" { "Trabajo" } th scope="col" { "Estado" } th scope="col" { "Intentos" }
-                        th scope="col" { "Programado / vence" } th scope="col" { "Último error" } th scope="col" { "Creado" }
-                    } }
+                    (encabezados(&[Columna::Texto("Trabajo"), Columna::Texto("Estado"), Columna::Texto("Intentos"), Columna::Texto("Programado / vence"), Columna::Texto("Último error"), Columna::Texto("Creado")]))
                     tbody {
                         @for job in &items {
                             tr {

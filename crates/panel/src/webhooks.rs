@@ -224,8 +224,7 @@ async fn crear(State(app): State<AppContext>, accion: Accion) -> Pagina {
         endpoints::create(&app, &empresa_id, campos_de(&campos)).await
     }
     .await;
-    let lista = listar(&app, &ctx.sesion, &empresa_id).await?;
-    let endpoints = lista.as_slice();
+    let endpoints = listar(&app, &ctx.sesion, &empresa_id).await?;
     match creado {
         Ok(nuevo) => {
             Ok(html_ok(pagina_lista(&ctx, &endpoints, None, Some(&nuevo), &Campos::default(), &Errores::default())))

@@ -22,8 +22,8 @@ use serde_json::Value;
 use sha2::Digest;
 use time::OffsetDateTime;
 
-use crate::panel::{csrf, html_con, leer_campos};
 use timbra_cfdi::catalogos::{RegimenFiscal, UsoCfdi, usos_para_regimen};
+use timbra_panel::{csrf, html_con, leer_campos};
 use timbra_services::cfdi::recibos::{self, DatosCliente};
 use timbra_services::cfdi::{contexto, links};
 use timbra_services::context::AppContext;
@@ -65,13 +65,13 @@ fn error_page(error: &ApiError) -> Response {
 /// The page's CSRF token, and the cookie to set when the browser has none yet.
 fn token(app: &AppContext, headers: &HeaderMap) -> Result<(String, Option<HeaderValue>), ApiError> {
     if let Some(valor) = csrf::cookie(headers, COOKIE).filter(|v| v.len() >= 32) {
-        return Ok((csrf::token_previo(app, valor).map_err(|e| e.0)?, None));
+        return Ok((csrf::token_previo(app, valor)?, None));
     }
     let valor = timbra_services::auth::secrets::random_token();
     let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
     let cookie =
         HeaderValue::from_str(&format!("{COOKIE}={valor}; Path=/autofactura; HttpOnly; SameSite=Strict{secure}")).ok();
-    Ok((csrf::token_previo(app, &valor).map_err(|e| e.0)?, cookie))
+    Ok((csrf::token_previo(app, &valor)?, cookie))
 }
 
 fn con_cookie(mut response: Response, cookie: Option<HeaderValue>) -> Response {
@@ -175,7 +175,7 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
     let headers = request.headers().clone();
     let ip = ip_de(request.extensions().get::<ConnectInfo<SocketAddr>>());
     let esperado = match csrf::cookie(&headers, COOKIE) {
-        Some(valor) => csrf::token_previo(&app, valor).map_err(|e| e.0),
+        Some(valor) => csrf::token_previo(&app, valor),
         None => Err(ApiError::new(Code::Auth001, "no token")),
     };
     let campos = match esperado {

@@ -1,6 +1,7 @@
 //! timbra's HTTP side over `timbra-services`: the router ([`router::build`]), the handlers
 //! and their DTOs with OpenAPI schemas, the extractors, the envelope, the connection
-//! handling, and the dashboard's pages.
+//! handling. The dashboard's pages are the `timbra-panel` crate, mounted by the router and
+//! re-exported here as [`panel`].
 
 pub mod autofactura;
 pub mod connections;
@@ -10,6 +11,7 @@ pub mod extract;
 pub mod mcp;
 pub mod observability;
 pub mod openapi;
-pub mod panel;
 pub mod router;
 pub mod routes;
+
+pub use timbra_panel as panel;

@@ -189,7 +189,7 @@ pub fn build(app: AppContext) -> Router {
     Router::new()
         .merge(prefixed)
         .merge(plain)
-        .merge(crate::panel::router())
+        .merge(timbra_panel::router())
         .merge(crate::autofactura::router())
         .merge(crate::mcp::router(&app))
         .fallback(not_found)
@@ -241,7 +241,7 @@ pub fn body_too_large(path: &str, limit: usize) -> Response {
         format!("the request body is larger than {limit} bytes (TIMBRA_MAX_BODY_BYTES); send less"),
     );
     if es_panel(path) {
-        return crate::panel::Fallo::Api(error).into_response();
+        return timbra_panel::Fallo::Api(error).into_response();
     }
     crate::error::HttpError(error).into_response()
 }
@@ -253,7 +253,7 @@ fn es_panel(path: &str) -> bool {
 
 async fn not_found(uri: axum::http::Uri) -> Response {
     if es_panel(uri.path()) {
-        return crate::panel::pagina_no_encontrada();
+        return timbra_panel::pagina_no_encontrada();
     }
     crate::error::HttpError(ApiError::new(
         Code::NotFound,

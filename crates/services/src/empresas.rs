@@ -289,6 +289,56 @@ pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos)
     get(app, caller, id).await
 }
 
+/// A company's change as `PATCH /api/empresas/{id}` sends it: its fields and, each when
+/// given, the self-invoicing and global invoice settings (issue 31), the e-mail settings and
+/// the PDF branding.
+#[derive(Debug, Default)]
+pub struct Cambio {
+    /// The company's own fields.
+    pub campos: Campos,
+    /// The self-invoicing page's settings (`autofactura`).
+    pub autofactura: Option<serde_json::Value>,
+    /// The automatic global invoice's settings (`facturaGlobal`).
+    pub factura_global: Option<serde_json::Value>,
+    /// The e-mail settings.
+    pub correo: Option<crate::correo::CambioAjustes>,
+    /// The PDF branding.
+    pub pdf: Option<crate::marca::CambioPdf>,
+}
+
+/// Applies `cambio` to company `id` (authorize first: empresa:edit): every setting is checked
+/// before anything is written, and written after the company; gives the company as stored.
+pub async fn actualizar(app: &AppContext, caller: &Caller, id: &str, cambio: Cambio) -> Result<EmpresaRow, ApiError> {
+    let Cambio { campos, autofactura, factura_global, correo, pdf } = cambio;
+    let ajustes = match (&autofactura, &factura_global) {
+        (None, None) => None,
+        (autofactura, global) => {
+            Some(crate::cfdi::recibos::leer_ajustes(app, id, autofactura.as_ref(), global.as_ref()).await?)
+        }
+    };
+    if let Some(cambio) = &correo {
+        crate::correo::revisar_ajustes(cambio)?;
+    }
+    if let Some(cambio) = &pdf {
+        crate::marca::revisar_pdf(cambio)?;
+    }
+    let releer = correo.is_some() || pdf.is_some();
+    let mut row = update(app, caller, id, campos).await?;
+    if let Some(ajustes) = ajustes {
+        crate::cfdi::recibos::guardar_ajustes(app, &ajustes, app.clock.now()).await?;
+    }
+    if let Some(cambio) = correo {
+        crate::correo::guardar_ajustes(app, id, cambio).await?;
+    }
+    if let Some(cambio) = pdf {
+        crate::marca::guardar_pdf(app, id, cambio).await?;
+    }
+    if releer {
+        row = get(app, caller, id).await?;
+    }
+    Ok(row)
+}
+
 /// Deletes company `id` (authorize first: PROPIETARIO). Its records are kept for the tax
 /// retention period but no route reaches them any more.
 pub async fn delete(app: &AppContext, id: &str) -> Result<(), ApiError> {

@@ -223,6 +223,32 @@ impl ApiError {
         error
     }
 
+    /// The field problems of a validation error (`details.fields`, as [`Self::fields`] writes
+    /// them); none for another error.
+    pub fn field_problems(&self) -> Vec<FieldProblem> {
+        let texto = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        self.details
+            .get("fields")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|p| FieldProblem::new(texto(p, "field"), texto(p, "message")))
+            .collect()
+    }
+
+    /// The problems with their rule ids of an error built by [`Self::reglas`]
+    /// (`details.problemas`); `None` for another error.
+    pub fn problemas(&self) -> Option<Vec<FieldProblem>> {
+        let texto = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let problemas = self.details.get("problemas")?.as_array()?;
+        Some(
+            problemas
+                .iter()
+                .map(|p| FieldProblem::new(texto(p, "campo"), texto(p, "mensaje")).con_regla(texto(p, "regla")))
+                .collect(),
+        )
+    }
+
     /// A 404 that reveals nothing about whether the id exists elsewhere.
     pub fn not_found(what: &str) -> Self {
         Self::new(Code::NotFound, format!("{what} not found"))

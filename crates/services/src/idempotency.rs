@@ -308,6 +308,52 @@ pub struct Answer {
     pub replayed: bool,
 }
 
+impl Answer {
+    /// The `cfdiId` of a stamp's answer (`data.cfdiId` of its envelope), when it has one.
+    pub fn cfdi_id(&self) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Timbrado {
+            cfdi_id: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            data: Timbrado,
+        }
+        serde_json::from_str::<Envelope>(&self.body).ok().map(|envelope| envelope.data.cfdi_id)
+    }
+
+    /// The error a stored answer carries (`error` of its envelope), when its status is not a
+    /// success.
+    pub fn error(&self) -> Option<crate::error::ApiError> {
+        #[derive(serde::Deserialize)]
+        struct Error {
+            code: String,
+            message: String,
+            #[serde(default)]
+            details: Option<serde_json::Value>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Envelope {
+            error: Error,
+        }
+        if self.status.is_success() {
+            return None;
+        }
+        let error = serde_json::from_str::<Envelope>(&self.body).ok()?.error;
+        let code = crate::error::Code::ALL
+            .iter()
+            .copied()
+            .find(|code| code.as_str() == error.code)
+            .unwrap_or(crate::error::Code::Internal);
+        let mut answer = crate::error::ApiError::new(code, error.message);
+        if let Some(details) = error.details.filter(|d| !d.is_null()) {
+            answer.details = details;
+        }
+        Some(answer)
+    }
+}
+
 /// The JSON answer `answer` with `status`.
 pub fn answer(status: StatusCode, answer: String) -> Answer {
     Answer { status, body: answer, replayed: false }

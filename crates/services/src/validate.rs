@@ -104,6 +104,11 @@ impl RawAmount {
     pub fn from_decimal(value: Decimal) -> Self {
         Self(Ok(value.to_string()))
     }
+
+    /// An amount as typed in a form (trimmed; [`amount`] judges it as it judges the API's).
+    pub fn from_text(text: &str) -> Self {
+        Self(Ok(text.trim().to_owned()))
+    }
 }
 
 impl<'de> Deserialize<'de> for RawAmount {

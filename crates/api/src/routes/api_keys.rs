@@ -11,13 +11,11 @@ use crate::envelope::{Json, Path, Query, created, ok};
 use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::auth::check_credentials;
+use timbra_services::auth::api_keys;
 use timbra_services::auth::caller::{Caller, Credential};
-use timbra_services::auth::roles::{MCP_LIVE, Permission};
-use timbra_services::auth::secrets::{KEY_PREFIX_SHOWN, new_api_key, sha256_hex};
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code, FieldProblem};
-use timbra_store::ids;
-use timbra_store::users::{self, KeyRow};
+use timbra_services::error::{ApiError, Code};
+use timbra_store::users::KeyRow;
 
 /// Body of key creation.
 #[derive(Deserialize, ToSchema, Default)]
@@ -33,9 +31,7 @@ pub struct CreateKeyBody {
     password: Option<String>,
     /// Narrow the key to these companies (ids). Omitted = every company of the user.
     empresa_ids: Option<Vec<String>>,
-    /// Narrow the key to these actions (`cfdi:descargar`, `cliente:*`, `*`). Omitted = all the
-    /// user's roles allow, except `mcp:live` (stamping and cancelling in a live company through
-    /// the MCP endpoint), which a key carries only when it is listed here by name.
+    /// Narrow the key to these actions (`cfdi:descargar`, `cliente:*`, `*`). Omitted = all.
     scopes: Option<Vec<String>>,
     /// On rotation with an existing key: also revoke the key used to call.
     #[serde(default)]
@@ -58,6 +54,20 @@ pub struct CreatedKey {
     scopes: Option<Vec<String>>,
 }
 
+impl From<api_keys::CreatedKey> for CreatedKey {
+    fn from(key: api_keys::CreatedKey) -> Self {
+        Self {
+            id: key.id,
+            name: key.name,
+            key: key.key,
+            key_prefix: key.key_prefix,
+            expires_at: key.expires_at,
+            empresa_ids: key.empresa_ids,
+            scopes: key.scopes,
+        }
+    }
+}
+
 /// A key in a listing: never the secret.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -75,8 +85,6 @@ pub struct KeyListItem {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
-    #[serde(skip)]
-    revoked_at: Option<OffsetDateTime>,
 }
 
 impl From<KeyRow> for KeyListItem {
@@ -89,7 +97,6 @@ impl From<KeyRow> for KeyListItem {
             last_used_at: row.last_used_at,
             expires_at: row.expires_at,
             created_at: row.created_at,
-            revoked_at: row.revoked_at,
         }
     }
 }
@@ -129,131 +136,15 @@ pub async fn create(
             (user.id, Credential::Session { session_id: String::new() })
         }
     };
-    let mut problems = Vec::new();
-    let name = body.name.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    if name.is_empty() || name.chars().count() > 100 {
-        problems.push(FieldProblem::new("name", "a descriptive name of 1 to 100 characters is required"));
-    }
-    if let Some(days) = body.expires_in_days
-        && !(1..=3650).contains(&days)
-    {
-        problems.push(FieldProblem::new(
-            "expiresInDays",
-            "expiresInDays must be between 1 and 3650; omit it for no expiry",
-        ));
-    }
-    if let Some(scopes) = &body.scopes {
-        for (index, scope) in scopes.iter().enumerate() {
-            if !Permission::is_known_scope(scope) {
-                problems.push(FieldProblem::new(format!("scopes[{index}]"), format!("unknown scope {scope:?}")));
-            }
-        }
-        if scopes.is_empty() {
-            problems.push(FieldProblem::new("scopes", "omit scopes for a full key, or list at least one"));
-        }
-    }
-    if body.empresa_ids.as_ref().is_some_and(Vec::is_empty) {
-        problems.push(FieldProblem::new("empresaIds", "omit empresaIds for every company, or list at least one"));
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::fields(Code::ApiKey001, problems).into());
-    }
-    // A key only creates keys inside its own bounds: companies and scopes (wider ones are
-    // refused) and expiry (a later one is cut to the parent's). Bounds the new key does not
-    // name are inherited.
-    let now = app.clock.now();
-    let mut expires_at = body.expires_in_days.map(|days| now + time::Duration::days(days));
-    let (mut empresa_ids, mut scopes) = (body.empresa_ids, body.scopes);
-    if let Credential::ApiKey {
-        empresa_ids: parent_empresas, scopes: parent_scopes, expires_at: parent_expiry, ..
-    } = &via_key
-    {
-        if let Some(parent) = parent_empresas {
-            match &empresa_ids {
-                None => empresa_ids = Some(parent.clone()),
-                Some(wanted) if wanted.iter().all(|id| parent.contains(id)) => {}
-                Some(_) => return Err(crate::error::HttpError(wider("empresaIds"))),
-            }
-        }
-        if let Some(parent) = parent_scopes {
-            match &scopes {
-                None => scopes = Some(parent.clone()),
-                Some(wanted) if wanted.iter().all(|scope| scope_within(scope, parent)) => {}
-                Some(_) => return Err(crate::error::HttpError(wider("scopes"))),
-            }
-        }
-        // `mcp:live` is never implied: a key gives it to a child only when it names it itself
-        // (a parent without scopes, or with `*`, lacks it).
-        let names_mcp_live = parent_scopes.as_ref().is_some_and(|parent| parent.iter().any(|s| s == MCP_LIVE));
-        if !names_mcp_live && scopes.as_ref().is_some_and(|wanted| wanted.iter().any(|s| s == MCP_LIVE)) {
-            return Err(crate::error::HttpError(wider("scopes")));
-        }
-        if let Some(parent) = *parent_expiry {
-            expires_at = Some(expires_at.map_or(parent, |wanted| wanted.min(parent)));
-        }
-    }
-    let mut conn = app.db.conn().await?;
-    if let Some(wanted) = &empresa_ids {
-        for id in wanted {
-            if !users::es_miembro(&mut conn, &user_id, id).await? {
-                return Err(ApiError::new(Code::Scope001, format!("you have no access to company {id}")).into());
-            }
-        }
-    }
-    let key = new_api_key();
-    let id = ids::new_id();
-    let key_prefix: String = key.chars().take(KEY_PREFIX_SHOWN).collect();
-    let empresa_json =
-        empresa_ids.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
-    let scopes_json =
-        scopes.as_ref().map(serde_json::to_string).transpose().map_err(|e| ApiError::internal("json", e))?;
-    let key_hash = sha256_hex(&key);
-    let nueva = users::NuevaKey {
-        id: &id,
-        user_id: &user_id,
-        name: &name,
-        key_hash: &key_hash,
-        key_prefix: &key_prefix,
-        empresa_ids: empresa_json.as_deref(),
-        scopes: scopes_json.as_deref(),
-        expires_at,
+    let request = api_keys::KeyRequest {
+        name: body.name,
+        expires_in_days: body.expires_in_days,
+        empresa_ids: body.empresa_ids,
+        scopes: body.scopes,
+        revoke_current: body.revoke_current,
     };
-    users::crear_key(&mut conn, &nueva, now).await?;
-    if body.revoke_current
-        && let Credential::ApiKey { key_id, .. } = &via_key
-    {
-        users::revocar_key(&mut conn, key_id, None, now).await?;
-        timbra_services::auth::cache::changed(&app.db, &app.auth_cache).await;
-    }
-    Ok(created(CreatedKey { id, name, key, key_prefix, expires_at, empresa_ids, scopes }))
-}
-
-fn scope_within(scope: &str, parent: &[String]) -> bool {
-    if scope == MCP_LIVE {
-        return parent.iter().any(|p| p == MCP_LIVE);
-    }
-    // A wanted scope is inside the parent's when every action it grants is granted by the parent.
-    Permission::ALL
-        .iter()
-        .filter(|permission| permission.granted_by(scope))
-        .all(|permission| parent.iter().any(|p| permission.granted_by(p)))
-}
-
-fn wider(field: &str) -> ApiError {
-    ApiError::new(Code::ApiKey002, format!("the new key's {field} must stay within those of the key used to create it"))
-        .with_details(serde_json::json!({ "field": field }))
-}
-
-fn require_session(caller: &Caller) -> HttpResult<()> {
-    if caller.is_session() {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            Code::Auth001,
-            "listing and revoking keys needs a session: log in at /api/auth/callback/credentials",
-        )
-        .into())
-    }
+    let created_key = api_keys::create(&app, &user_id, &via_key, request).await?;
+    Ok(created(CreatedKey::from(created_key)))
 }
 
 /// Lists the caller's keys (session only). Shows `keyPrefix`, never the key.
@@ -263,14 +154,7 @@ fn require_session(caller: &Caller) -> HttpResult<()> {
         (status = 401, description = "AUTH_001 (an API key is not enough: log in)", body = ErrorBody),
     ))]
 pub async fn list(State(app): State<AppContext>, Auth(caller): Auth) -> HttpResult<impl IntoResponse> {
-    require_session(&caller)?;
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let mut keys: Vec<KeyListItem> =
-        users::keys(&mut conn, &caller.user_id).await?.into_iter().map(KeyListItem::from).collect();
-    for key in &mut keys {
-        key.active = key.revoked_at.is_none() && key.expires_at.is_none_or(|at| at > now);
-    }
+    let keys: Vec<KeyListItem> = api_keys::list(&app, &caller).await?.into_iter().map(KeyListItem::from).collect();
     Ok(ok(keys))
 }
 
@@ -320,20 +204,6 @@ pub async fn revoke(
 }
 
 async fn revoke_id(app: &AppContext, caller: &Caller, id: Option<String>) -> HttpResult<impl IntoResponse + use<>> {
-    require_session(caller)?;
-    let Some(id) = id.filter(|id| !id.is_empty()) else {
-        return Err(ApiError::fields(
-            Code::ApiKey001,
-            vec![FieldProblem::new("id", "the id of the key to revoke is required")],
-        )
-        .into());
-    };
-    let now = app.clock.now();
-    let mut conn = app.db.conn().await?;
-    let changed = users::revocar_key(&mut conn, &id, Some(&caller.user_id), now).await?;
-    timbra_services::auth::cache::changed(&app.db, &app.auth_cache).await;
-    if changed == 0 {
-        return Err(ApiError::not_found("API key").into());
-    }
+    api_keys::revoke(app, caller, id).await?;
     Ok(ok(Revoked { revoked: true }))
 }

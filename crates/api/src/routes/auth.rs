@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use crate::envelope::{Json, created, ok};
 use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
-use timbra_services::auth::caller::{Credential, SESSION_COOKIE};
+use timbra_services::auth::caller::Credential;
 use timbra_services::auth::cuentas;
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
@@ -104,14 +104,12 @@ pub async fn login(State(app): State<AppContext>, Json(body): Json<LoginBody>) -
 /// SameSite=Lax, Secure when configured); the API's login and the dashboard's share it.
 pub async fn open_session(app: &AppContext, user_id: &str) -> HttpResult<HeaderValue> {
     let token = cuentas::open_session(app, user_id).await?;
-    let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
-    let ttl = app.config.session.ttl.as_secs();
-    let cookie = format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={ttl}{secure}");
+    let cookie = cuentas::session_cookie(app, &token);
     Ok(HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?)
 }
 
 /// The `Set-Cookie` value that clears the session cookie.
-pub const CLEAR_SESSION_COOKIE: &str = "timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0";
+pub use cuentas::CLEAR_SESSION_COOKIE;
 
 /// Ends the current session (the cookie is cleared).
 #[utoipa::path(post, path = "/auth/logout", tag = "auth",

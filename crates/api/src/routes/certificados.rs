@@ -63,13 +63,6 @@ pub async fn subir(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
-    let subida =
-        credenciales::revisar_para_empresa(&app, &empresa_id, &credenciales::SUBIDA_CSD, cer, key, password).await?;
-    credenciales::guardar(&app, &empresa_id, "UPLOAD", &subida).await?;
-    let certificate = subida.credential.certificate();
-    Ok(created(CsdOut {
-        no_certificado: certificate.no_certificado().to_owned(),
-        vigencia_fin: certificate.not_after(),
-        empresa_id,
-    }))
+    let guardado = credenciales::subir_csd(&app, &empresa_id, cer, key, password).await?;
+    Ok(created(CsdOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
 }

@@ -331,13 +331,6 @@ pub async fn update(
     Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
-    // The settings are checked before anything is written, and written after the company.
-    let ajustes = match (&body.autofactura, &body.factura_global) {
-        (None, None) => None,
-        (autofactura, global) => {
-            Some(timbra_services::cfdi::recibos::leer_ajustes(&app, &id, autofactura.as_ref(), global.as_ref()).await?)
-        }
-    };
     let correo = body.correo.take().map(|correo| timbra_services::correo::CambioAjustes {
         nombre_remitente: correo.nombre_remitente,
         responder_a: correo.responder_a,
@@ -347,26 +340,9 @@ pub async fn update(
         .pdf
         .take()
         .map(|pdf| timbra_services::marca::CambioPdf { color_primario: pdf.color_primario, nota_pie: pdf.nota_pie });
-    if let Some(cambio) = &correo {
-        timbra_services::correo::revisar_ajustes(cambio)?;
-    }
-    if let Some(cambio) = &pdf {
-        timbra_services::marca::revisar_pdf(cambio)?;
-    }
-    let releer = correo.is_some() || pdf.is_some();
-    let mut row = empresas::update(&app, &caller, &id, body.into()).await?;
-    if let Some(ajustes) = ajustes {
-        timbra_services::cfdi::recibos::guardar_ajustes(&app, &ajustes, app.clock.now()).await?;
-    }
-    if let Some(cambio) = correo {
-        timbra_services::correo::guardar_ajustes(&app, &id, cambio).await?;
-    }
-    if let Some(cambio) = pdf {
-        timbra_services::marca::guardar_pdf(&app, &id, cambio).await?;
-    }
-    if releer {
-        row = empresas::get(&app, &caller, &id).await?;
-    }
+    let (autofactura, factura_global) = (body.autofactura.take(), body.factura_global.take());
+    let cambio = empresas::Cambio { campos: body.into(), autofactura, factura_global, correo, pdf };
+    let row = empresas::actualizar(&app, &caller, &id, cambio).await?;
     Ok(ok(con_ajustes(&app, empresa_out(row)).await?))
 }
 

@@ -12,7 +12,7 @@ use crate::error::HttpResult;
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::certificados::CsdBody;
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::{credenciales, fiel};
+use timbra_services::cfdi::fiel;
 use timbra_services::context::AppContext;
 
 /// The stored FIEL (the key and password are never returned).
@@ -57,14 +57,8 @@ pub async fn subir(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
-    let subida = credenciales::revisar_para_empresa(&app, &empresa_id, &fiel::SUBIDA_FIEL, cer, key, password).await?;
-    fiel::guardar(&app, &empresa_id, &subida).await?;
-    let certificate = subida.credential.certificate();
-    Ok(created(FielOut {
-        no_certificado: certificate.no_certificado().to_owned(),
-        vigencia_fin: certificate.not_after(),
-        empresa_id,
-    }))
+    let guardado = fiel::subir(&app, &empresa_id, cer, key, password).await?;
+    Ok(created(FielOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
 }
 
 /// Whether the company has a FIEL: `configured`, `expired`, `noCertificado`, `vigenciaFin`

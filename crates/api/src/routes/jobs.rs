@@ -13,7 +13,6 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code};
 use timbra_store::jobs::JobRow;
 
 /// A background job.
@@ -74,19 +73,7 @@ pub async fn list(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::JobView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let status = match params.status.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(status @ ("queued" | "running" | "done" | "dead")) => Some(status.to_owned()),
-        Some(other) => {
-            return Err(ApiError::new(
-                Code::Job001,
-                format!("status {other:?} is not one of queued, running, done, dead"),
-            )
-            .into());
-        }
-    };
-    let mut conn = app.db.conn().await?;
-    let (items, total) = timbra_store::jobs::page(&mut conn, &empresa_id, status.as_deref(), &paging).await?;
+    let (items, total) = timbra_services::jobs::page(&app.db, &empresa_id, params.status.as_deref(), &paging).await?;
     let items: Vec<JobOut> = items.into_iter().map(JobOut::from).collect();
     Ok(ok(Page::new(items, total, paging)))
 }

@@ -62,7 +62,7 @@ pub struct WebhookWithSecret {
 
 impl From<WebhookRow> for WebhookOut {
     fn from(row: WebhookRow) -> Self {
-        let events = row.events.and_then(|json| serde_json::from_str(&json).ok());
+        let events = endpoints::events(&row);
         Self {
             id: row.id,
             url: row.url,

@@ -4,6 +4,7 @@
 use timbra_store::ids;
 use timbra_store::users;
 
+use crate::auth::caller::SESSION_COOKIE;
 use crate::auth::login_throttle;
 use crate::auth::secrets::{dummy_hash, hash_password, password_problems, random_token, sha256_hex, verify_password};
 use crate::context::AppContext;
@@ -106,6 +107,18 @@ pub async fn open_session(app: &AppContext, user_id: &str) -> Result<String, Api
     users::abrir_sesion(&mut conn, &sha256_hex(&token), user_id, now + app.config.session.ttl, now).await?;
     Ok(token)
 }
+
+/// The `Set-Cookie` text that carries session `token` (HttpOnly, SameSite=Lax, `Secure` when
+/// `TIMBRA_SESSION_SECURE` is set, lasting the configured time): the API's login and the
+/// dashboard's share it.
+pub fn session_cookie(app: &AppContext, token: &str) -> String {
+    let secure = if app.config.session.secure_cookie { "; Secure" } else { "" };
+    let ttl = app.config.session.ttl.as_secs();
+    format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={ttl}{secure}")
+}
+
+/// The `Set-Cookie` text that clears the session cookie (logout, account deletion).
+pub const CLEAR_SESSION_COOKIE: &str = "timbra_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0";
 
 /// Ends session `session_id`.
 pub async fn close_session(app: &AppContext, session_id: &str) -> Result<(), ApiError> {

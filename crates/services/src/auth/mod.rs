@@ -1,5 +1,6 @@
 //! Authentication (API keys, sessions) and authorization (roles per company).
 
+pub mod api_keys;
 pub mod cache;
 pub mod caller;
 pub mod cuentas;

@@ -69,3 +69,99 @@ fn emitido(path: &str) -> Option<(&str, &str)> {
     let cfdi_id = archivo.strip_suffix(".pdf")?;
     (!empresa_id.is_empty() && !cfdi_id.is_empty() && !resto.starts_with("acuses/")).then_some((empresa_id, cfdi_id))
 }
+
+/// A file to download: its bytes and the headers it travels with. Always an attachment, never
+/// rendered by the browser; the name is built from checked characters only, so the header
+/// always builds; the page's origin is never lent to the document (issue 28: a received
+/// CFDI's UUID with a line break made the header fail, it was dropped, and an XHTML script in
+/// the Addenda ran inline). The API and the dashboard answer it the same way.
+pub struct Descarga {
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Its media type, from the stored path's extension.
+    pub content_type: &'static str,
+    /// The file name offered (letters, digits, `.`, `-` and `_` only).
+    pub nombre: String,
+}
+
+impl Descarga {
+    /// The file `bytes` stored at `path`, offered as `name`.
+    pub fn new(bytes: Vec<u8>, path: &str, name: &str) -> Self {
+        let content_type = if path.ends_with(".pdf") {
+            "application/pdf"
+        } else if path.ends_with(".zip") {
+            "application/zip"
+        } else {
+            "application/xml; charset=utf-8"
+        };
+        Self { bytes, content_type, nombre: nombre_de_descarga(name) }
+    }
+
+    /// The headers of its answer: type, attachment, no shared caching, and a policy under which
+    /// the document, opened directly, runs nothing and reaches nothing (`nosniff` is on every
+    /// answer of the router).
+    pub fn headers(&self) -> ApiResult<Vec<(http::HeaderName, http::HeaderValue)>> {
+        use http::{HeaderValue, header};
+        let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", self.nombre))
+            .map_err(|error| ApiError::internal("Content-Disposition", error))?;
+        Ok(vec![
+            (header::CONTENT_TYPE, HeaderValue::from_static(self.content_type)),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, HeaderValue::from_static("private, no-store")),
+            (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox")),
+        ])
+    }
+}
+
+/// A download's file name from letters, digits, `.`, `-` and `_` only (anything else becomes
+/// `_`), at most 100 characters: no quote, `;`, line break or path separator can reach the
+/// header, whatever a stored UUID holds.
+pub fn nombre_de_descarga(name: &str) -> String {
+    let nombre: String = name
+        .chars()
+        .take(100)
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+        .collect();
+    if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
+}
+
+/// The stamped XML of the company's CFDI `id` (an invoice, a payment, a retention, a payroll
+/// receipt when `ve_nomina`), or NOT_FOUND.
+pub async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+    let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
+    let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let bytes = leer(app, &path).await?;
+    Ok(Descarga::new(bytes, &path, &format!("{}.xml", row.uuid)))
+}
+
+/// The PDF of the company's CFDI `id`, rendered from its XML on the first request (a payroll
+/// receipt when `ve_nomina`), or NOT_FOUND (also for a metadata-only CFDI: no XML, no PDF).
+pub async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+    let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
+    let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
+    let path = crate::cfdi::links::ruta_pdf(&xml_path);
+    let bytes = pdf(app, &path).await?;
+    Ok(Descarga::new(bytes, &path, &format!("{}.pdf", row.uuid)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Descarga, nombre_de_descarga};
+
+    #[test]
+    fn download_names_keep_only_checked_characters() {
+        assert_eq!(
+            nombre_de_descarga("5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"),
+            "5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"
+        );
+        assert_eq!(nombre_de_descarga("5FB2822E\n0CCF.xml"), "5FB2822E_0CCF.xml");
+        assert_eq!(nombre_de_descarga("../../x.xml"), ".._.._x.xml");
+        assert_eq!(nombre_de_descarga("Q\"; filename=evil.html; x=\".xml"), "Q___filename_evil.html__x__.xml");
+        assert_eq!(nombre_de_descarga("../"), "cfdi");
+        for name in ["a\r\nb", "ñ\"é", "\u{0}"] {
+            let headers = Descarga::new(Vec::new(), "x.xml", name).headers().unwrap();
+            let disposition = headers[1].1.to_str().unwrap();
+            assert!(disposition.starts_with("attachment; filename=\""), "{disposition}");
+        }
+    }
+}

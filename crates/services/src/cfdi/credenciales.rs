@@ -169,6 +169,37 @@ pub async fn revisar_para_empresa(
     .map_err(|e| ApiError::internal("certificate check", e))?
 }
 
+/// A certificate just stored: its number and the end of its validity.
+#[derive(Clone, Debug)]
+pub struct Guardado {
+    /// `NoCertificado`.
+    pub no_certificado: String,
+    /// End of validity.
+    pub vigencia_fin: OffsetDateTime,
+}
+
+impl Guardado {
+    /// What `subida` stored.
+    pub fn de(subida: &Subida) -> Self {
+        let certificate = subida.credential.certificate();
+        Self { no_certificado: certificate.no_certificado().to_owned(), vigencia_fin: certificate.not_after() }
+    }
+}
+
+/// Checks and stores a CSD uploaded for company `empresa_id` (authorize first: empresa:csd),
+/// replacing the one it had: CSD_001 to CSD_005 for what is wrong with it.
+pub async fn subir_csd(
+    app: &AppContext,
+    empresa_id: &str,
+    cer_base64: Option<String>,
+    key_base64: Option<String>,
+    password: Option<String>,
+) -> ApiResult<Guardado> {
+    let subida = revisar_para_empresa(app, empresa_id, &SUBIDA_CSD, cer_base64, key_base64, password).await?;
+    guardar(app, empresa_id, "UPLOAD", &subida).await?;
+    Ok(Guardado::de(&subida))
+}
+
 pub fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }

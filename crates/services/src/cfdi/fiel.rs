@@ -59,6 +59,28 @@ pub async fn guardar(app: &AppContext, empresa_id: &str, subida: &Subida) -> Api
 }
 
 /// The stored FIEL's public facts, if any.
+/// Checks and stores a FIEL uploaded for company `empresa_id` (authorize first: empresa:csd),
+/// replacing the one it had: FIEL_001 to FIEL_005 for what is wrong with it.
+pub async fn subir(
+    app: &AppContext,
+    empresa_id: &str,
+    cer_base64: Option<String>,
+    key_base64: Option<String>,
+    password: Option<String>,
+) -> ApiResult<crate::cfdi::credenciales::Guardado> {
+    let subida = crate::cfdi::credenciales::revisar_para_empresa(
+        app,
+        empresa_id,
+        &SUBIDA_FIEL,
+        cer_base64,
+        key_base64,
+        password,
+    )
+    .await?;
+    guardar(app, empresa_id, &subida).await?;
+    Ok(crate::cfdi::credenciales::Guardado::de(&subida))
+}
+
 pub async fn guardada(app: &AppContext, empresa_id: &str) -> ApiResult<Option<FielGuardada>> {
     let mut conn = app.db.conn().await?;
     Ok(fiel_db::guardada(&mut conn, empresa_id).await?)

@@ -341,6 +341,29 @@ pub struct QueueStats {
 
 /// Queue depth and age by kind, over every company (the whole installation's queue: every
 /// instance on one database reports the same figures).
+/// A page of company `empresa_id`'s jobs, newest first, of `status` when given (`queued`,
+/// `running`, `done` or `dead`; JOB_001 otherwise), and how many match: `GET /api/jobs` and
+/// the dashboard's jobs page (authorize first: job:view).
+pub async fn page(
+    db: &Db,
+    empresa_id: &str,
+    status: Option<&str>,
+    paging: &timbra_store::Paging,
+) -> Result<(Vec<timbra_store::jobs::JobRow>, i64), crate::error::ApiError> {
+    let status = match status.map(str::trim) {
+        None | Some("") => None,
+        Some(status @ ("queued" | "running" | "done" | "dead")) => Some(status),
+        Some(other) => {
+            return Err(crate::error::ApiError::new(
+                crate::error::Code::Job001,
+                format!("status {other:?} is not one of queued, running, done, dead"),
+            ));
+        }
+    };
+    let mut conn = db.conn().await?;
+    Ok(timbra_store::jobs::page(&mut conn, empresa_id, status, paging).await?)
+}
+
 pub async fn queue_stats(db: &timbra_store::Db, now: OffsetDateTime) -> timbra_store::DbResult<Vec<QueueStats>> {
     let mut conn = db.conn().await?;
     let rows = timbra_store::jobs::queue(&mut conn, now).await?;

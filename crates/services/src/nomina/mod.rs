@@ -189,6 +189,22 @@ impl From<EmpleadoRow> for Empleado {
     }
 }
 
+/// The gross-to-net calculation of `solicitud` (`POST /api/nomina/calcular` and the
+/// dashboard's calculator), with the parameters of its `fechaPago` or, absent, of today in
+/// Mexico City: NOMINA_001 with every field problem.
+pub fn calcular_neto(
+    solicitud: &timbra_nomina::CalculoNomina,
+) -> Result<timbra_nomina::ResultadoNomina, crate::error::ApiError> {
+    let offset = time::UtcOffset::from_hms(-6, 0, 0).unwrap_or(time::UtcOffset::UTC);
+    let hoy = OffsetDateTime::now_utc().to_offset(offset).date();
+    timbra_nomina::calcular_solicitud(solicitud, hoy).map_err(|problemas| {
+        crate::error::ApiError::fields(
+            crate::error::Code::Nomina001,
+            problemas.into_iter().map(|p| crate::error::FieldProblem::new(p.campo, p.mensaje)).collect(),
+        )
+    })
+}
+
 /// A payroll date: `AAAA-MM-DD`, or an RFC 3339 datetime whose date (as written, in its own
 /// offset) is taken.
 pub fn leer_fecha(texto: &str) -> Option<time::Date> {

@@ -313,6 +313,42 @@ fn check(body: Campos) -> Result<Valid, ApiError> {
     }
 }
 
+/// The company's pay period `id`, or NOT_FOUND (also for another company's).
+pub async fn leer(app: &AppContext, empresa_id: &str, id: &str) -> Result<PeriodoRow, ApiError> {
+    nomina::periodo(&mut app.db.conn().await?, empresa_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))
+}
+
+/// A page of the company's pay periods, the most recent first, of `status` when given
+/// (ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL; REQUEST_001 otherwise), and how many
+/// match.
+pub async fn listar(
+    app: &AppContext,
+    empresa_id: &str,
+    status: Option<&str>,
+    paging: &timbra_store::Paging,
+) -> Result<(Vec<PeriodoRow>, i64), ApiError> {
+    let status = status.map(|s| s.trim().to_uppercase()).unwrap_or_default();
+    if !["", "ABIERTO", "CALCULADO", "TIMBRADO", "TIMBRADO_PARCIAL"].contains(&status.as_str()) {
+        return Err(ApiError::new(Code::Request001, "status is ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL"));
+    }
+    let mut conn = app.db.conn().await?;
+    Ok(nomina::periodos(&mut conn, empresa_id, &status, paging).await?)
+}
+
+/// The receipts of the company's period `id`, with signed links to their files when `links`
+/// gives the secret and the time.
+pub async fn recibos(
+    app: &AppContext,
+    empresa_id: &str,
+    id: &str,
+    links: Option<([u8; 32], i64)>,
+) -> Result<Vec<crate::nomina::recibo::ReciboOut>, ApiError> {
+    let rows = nomina::recibos(&mut app.db.conn().await?, empresa_id, id).await?;
+    rows.into_iter().map(|row| crate::nomina::recibo::ReciboOut::from_row(row, links)).collect()
+}
+
 /// Creates a pay period of company `empresa_id`, ABIERTO; with `enviarCorreo` (CORREO_001
 /// without e-mail configured) its receipts are e-mailed as they are stamped.
 pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {

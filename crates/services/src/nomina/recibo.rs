@@ -101,3 +101,20 @@ impl ReciboOut {
         })
     }
 }
+
+/// The CFDI of the company's payroll receipt `id` (`GET /api/nomina/recibos/{id}/xml`, `/pdf`
+/// and the dashboard's downloads): NOT_FOUND for another company's receipt, or one not
+/// stamped yet.
+pub async fn cfdi_del_recibo(app: &crate::context::AppContext, empresa_id: &str, id: &str) -> Result<String, ApiError> {
+    let recibo = {
+        let mut conn = app.db.conn().await?;
+        timbra_store::nomina::recibo(&mut conn, empresa_id, id).await?
+    }
+    .ok_or_else(|| ApiError::not_found("receipt"))?;
+    recibo.cfdi_id.ok_or_else(|| {
+        ApiError::new(
+            crate::error::Code::NotFound,
+            format!("receipt {id} has no stamped XML: it is {}; stamp its period first", recibo.status),
+        )
+    })
+}

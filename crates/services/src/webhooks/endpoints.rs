@@ -161,6 +161,11 @@ impl Resource for Endpoints {
 }
 
 /// Registers an endpoint; answers it with its clear secret, which is not stored or shown again.
+/// The event types endpoint `row` is subscribed to; `None` is every type.
+pub fn events(row: &WebhookRow) -> Option<Vec<String>> {
+    row.events.as_deref().and_then(|json| serde_json::from_str(json).ok())
+}
+
 pub async fn create(app: &AppContext, empresa_id: &str, fields: Fields) -> Result<(WebhookRow, String), ApiError> {
     let id = ids::new_id();
     let secret = crate::webhooks::new_secret();

@@ -11,46 +11,25 @@ use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::ErrorBody;
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::links::{self, ruta_pdf};
+use timbra_services::cfdi::archivos::{self, Descarga};
+use timbra_services::cfdi::links;
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 use timbra_store::cfdi_xml;
 
-/// A downloaded file: always an attachment, never rendered by the browser. The name is built
-/// from checked characters only, so the header always builds; the page's origin is never
-/// lent to the document (issue 28: a received CFDI's UUID with a line break made the header
-/// fail, it was dropped, and an XHTML script in the Addenda ran inline).
-fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> HttpResult<Response> {
-    let content_type = if path.ends_with(".pdf") {
-        "application/pdf"
-    } else if path.ends_with(".zip") {
-        "application/zip"
-    } else {
-        "application/xml; charset=utf-8"
-    };
-    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", nombre_de_descarga(name)))
-        .map_err(|error| ApiError::internal("Content-Disposition", error))?;
-    let mut response = bytes.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CONTENT_DISPOSITION, disposition);
-    // Taxpayers' documents: never kept by shared caches, and opened directly (a link's target)
-    // they run nothing and reach nothing (`nosniff` is on every answer: `router::nosniff`).
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("default-src 'none'; sandbox"));
+/// The answer of a download ([`Descarga`]: attachment, no shared caching, a sandboxing policy).
+pub(crate) fn respuesta(descarga: Descarga) -> HttpResult<Response> {
+    let headers = descarga.headers()?;
+    let mut response = descarga.bytes.into_response();
+    for (name, value) in headers {
+        response.headers_mut().insert(name, value);
+    }
     Ok(response)
 }
 
-/// A download's file name from letters, digits, `.`, `-` and `_` only (anything else becomes
-/// `_`), at most 100 characters: no quote, `;`, line break or path separator can reach the
-/// header, whatever a stored UUID holds.
-fn nombre_de_descarga(name: &str) -> String {
-    let nombre: String = name
-        .chars()
-        .take(100)
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
-        .collect();
-    if nombre.trim_matches(|c| c == '.' || c == '_').is_empty() { "cfdi".to_owned() } else { nombre }
+/// [`respuesta`] of the file `bytes` stored at `path`, offered as `name`.
+fn file_response(bytes: Vec<u8>, path: &str, name: &str) -> HttpResult<Response> {
+    respuesta(Descarga::new(bytes, path, name))
 }
 
 /// A stored file ([`timbra_services::cfdi::archivos::leer`]).
@@ -79,10 +58,7 @@ pub async fn xml(
 /// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt when
 /// `ve_nomina`).
 pub(crate) async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
-    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
-    let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
-    let bytes = read_file(app, &path).await?;
-    file_response(bytes, &path, &format!("{}.xml", row.uuid))
+    respuesta(archivos::xml_de(app, empresa_id, id, ve_nomina).await?)
 }
 
 /// The printed representation of an invoice (PDF with the verification QR), rendered from the
@@ -107,11 +83,7 @@ pub async fn pdf(
 /// The PDF download of the company's CFDI `id` (rendered from its XML on the first request; a
 /// payroll receipt when `ve_nomina`).
 pub(crate) async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
-    let (row, _) = cargar(app, empresa_id, id, ve_nomina).await?;
-    let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
-    let path = ruta_pdf(&xml_path);
-    let bytes = pdf_guardado(app, &path).await?;
-    file_response(bytes, &path, &format!("{}.pdf", row.uuid))
+    respuesta(archivos::pdf_de(app, empresa_id, id, ve_nomina).await?)
 }
 
 /// The stored PDF at `path`, rendered on its first request
@@ -239,26 +211,4 @@ pub async fn acuse(
     .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
     let bytes = read_file(&app, &path).await?;
     file_response(bytes, &path, &format!("{id}.acuse.xml"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn download_names_keep_only_checked_characters() {
-        assert_eq!(
-            nombre_de_descarga("5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"),
-            "5FB2822E-396D-4725-8521-CDC4BDD20CCF.xml"
-        );
-        assert_eq!(nombre_de_descarga("5FB2822E\n0CCF.xml"), "5FB2822E_0CCF.xml");
-        assert_eq!(nombre_de_descarga("../../x.xml"), ".._.._x.xml");
-        assert_eq!(nombre_de_descarga("Q\"; filename=evil.html; x=\".xml"), "Q___filename_evil.html__x__.xml");
-        assert_eq!(nombre_de_descarga("../"), "cfdi");
-        for name in ["a\r\nb", "ñ\"é", "\u{0}"] {
-            let response = file_response(Vec::new(), "x.xml", name).unwrap();
-            let disposition = response.headers()[header::CONTENT_DISPOSITION].to_str().unwrap();
-            assert!(disposition.starts_with("attachment; filename=\""), "{disposition}");
-        }
-    }
 }

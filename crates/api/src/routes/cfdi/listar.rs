@@ -4,7 +4,6 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
 use super::MAX_LIMIT;
@@ -14,12 +13,11 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::consulta;
 use timbra_services::cfdi::credenciales::rfc3339;
 use timbra_services::cfdi::{hora_local, links};
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code};
-use timbra_store::cfdis::{self, CfdiRow, Filtro};
-use timbra_store::estados::EstadoCfdi;
+use timbra_store::cfdis::CfdiRow;
 
 /// Listing parameters.
 #[derive(Deserialize, IntoParams, Default)]
@@ -186,20 +184,6 @@ pub(super) fn cfdi_out(row: CfdiRow, links: Option<([u8; 32], i64)>) -> CfdiOut 
     }
 }
 
-/// A date (`AAAA-MM-DD`, the issuer's local day; `end` = the day after) or an RFC 3339 instant.
-fn bound(field: &str, text: &str, end: bool) -> HttpResult<OffsetDateTime> {
-    let text = text.trim();
-    if let Ok(at) = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
-        return Ok(if end { at + time::Duration::nanoseconds(1) } else { at });
-    }
-    let date = time::Date::parse(text, time::macros::format_description!("[year]-[month]-[day]")).map_err(|_| {
-        ApiError::new(Code::Request001, format!("{field} is a date AAAA-MM-DD or an ISO 8601 instant with offset"))
-    })?;
-    let date = if end { date.next_day().unwrap_or(date) } else { date };
-    let noon = date.midnight().assume_utc() + time::Duration::hours(12);
-    Ok(date.midnight().assume_offset(hora_local(noon).offset()))
-}
-
 /// Lists the company's invoices, most recent first.
 #[utoipa::path(get, path = "/cfdi", tag = "cfdi", params(ListCfdiParams, ("x-empresa-id" = String, Header)),
     responses(
@@ -226,47 +210,18 @@ pub(crate) async fn listar(
     let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;
     let page = params.page.unwrap_or(1);
     let limit = params.limit.unwrap_or(50);
-    if page < 1 {
-        return Err(ApiError::new(Code::Request001, "page starts at 1").into());
-    }
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::new(Code::Request001, format!("limit must be between 1 and {MAX_LIMIT}")).into());
-    }
-    let offset = crate::envelope::rows_before(page, limit)?;
-    timbra_services::scoped::check_search("search", params.search.as_deref())?;
-    let mut filtro = Filtro::default();
-    if let Some(tipo) = params.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty()) {
-        match tipo.as_str() {
-            "EMITIDA" | "RECIBIDA" => filtro.tipo = Some(tipo),
-            "I" | "E" | "T" | "P" | "N" => filtro.tipo_comprobante = Some(tipo),
-            _ => return Err(ApiError::new(Code::Request001, "tipo is EMITIDA, RECIBIDA, I, E, T, P or N").into()),
-        }
-    }
-    if let Some(status) = params.status.as_deref().map(|s| s.trim().to_uppercase()).filter(|s| !s.is_empty()) {
-        let estado = EstadoCfdi::parse(&status)
-            .ok_or_else(|| ApiError::new(Code::Request001, "status is TIMBRADO, TIMBRADO_SANDBOX or CANCELADO"))?;
-        filtro.status = Some(estado);
-    }
-    if let Some(desde) = params.desde.as_deref().filter(|d| !d.trim().is_empty()) {
-        filtro.desde = Some(bound("desde", desde, false)?);
-    }
-    if let Some(hasta) = params.hasta.as_deref().filter(|d| !d.trim().is_empty()) {
-        filtro.hasta = Some(bound("hasta", hasta, true)?);
-    }
-    filtro.saldo_pendiente = params.saldo_pendiente;
-    if let Some(complemento) = params.complemento.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        let nombre = timbra_services::cfdi::complementos::NOMBRES
-            .into_iter()
-            .find(|nombre| nombre.eq_ignore_ascii_case(complemento))
-            .ok_or_else(|| ApiError::new(Code::Request001, "complemento is cartaPorte or comercioExterior"))?;
-        filtro.complemento = Some(nombre.to_owned());
-    }
-    // Payroll receipts only for who may read payroll: without nomina:view they are not listed,
-    // not even with tipo=N (issue 28, finding 2).
-    filtro.sin_nomina = !super::ve_nomina(caller, &access);
-    filtro.search = params.search.as_deref().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
-    let mut conn = app.db.conn().await?;
-    let (rows, total) = cfdis::listar(&mut conn, app.db.backend(), empresa_id, &filtro, limit, offset).await?;
+    let offset = consulta::saltar(page, limit, MAX_LIMIT)?;
+    let consulta = consulta::Consulta {
+        tipo: params.tipo,
+        status: params.status,
+        desde: params.desde,
+        hasta: params.hasta,
+        search: params.search,
+        saldo_pendiente: params.saldo_pendiente,
+        complemento: params.complemento,
+    };
+    let filtro = consulta::filtro(&consulta, consulta::ve_nomina(caller, &access))?;
+    let (rows, total) = consulta::listar(app, empresa_id, &filtro, limit, offset).await?;
     let links = if params.include_download_urls == Some(true) {
         Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()))
     } else {

@@ -66,49 +66,16 @@ pub(crate) async fn previa(
     Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?)
 }
 
-/// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF).
-/// The stamp is committed already: whatever happens here does not change its answer. (Its
-/// e-mail was queued in the stamp's own transaction: `correo::efectos_al_timbrar`.)
-pub(crate) async fn despues_de_timbrar(
-    app: &AppContext,
-    empresa_id: &str,
-    answer: &timbra_services::idempotency::Answer,
-    notas: Option<&str>,
-) {
-    if answer.replayed || answer.status != axum::http::StatusCode::CREATED {
-        return;
-    }
-    let Some(notas) = notas.map(str::trim).filter(|notas| !notas.is_empty()) else { return };
-    let Ok(body) = serde_json::from_str::<serde_json::Value>(&answer.body) else { return };
-    let Some(cfdi_id) = body["data"]["cfdiId"].as_str() else { return };
-    if let Err(error) = timbra_services::marca::guardar_notas(app, empresa_id, cfdi_id, notas).await {
-        tracing::warn!(cfdi.id = cfdi_id, error.message = %error.message, "the stamp's notas were not written");
-    }
-}
+pub(crate) use timbra_services::cfdi::factura::despues_de_timbrar;
 
-/// Whether the caller may read the company's payroll receipts (type N CFDI) through the
-/// invoice routes: `nomina:view` (CONTADOR or higher, or a key with that scope). They hold
-/// employees' CURP, NSS, salary and bank account (issue 28, finding 2).
-/// `access` is what [`Caller::authorize`](timbra_services::auth::caller::Caller::authorize) found for
-/// the route's own permission.
-pub(crate) fn ve_nomina(
-    caller: &timbra_services::auth::caller::Caller,
-    access: &timbra_services::auth::caller::EmpresaAccess,
-) -> bool {
-    caller.allows(access, timbra_services::auth::roles::Permission::NominaView)
-}
+pub(crate) use timbra_services::cfdi::consulta::ve_nomina;
 
-/// The company's invoice `id`, or NOT_FOUND (also for ids of other companies, and for a
-/// payroll receipt when `ve_nomina` is false: like another tenant's record, it is not there).
+/// The company's invoice `id` with its lines' JSON ([`timbra_services::cfdi::consulta::leer`]).
 async fn cargar(
     app: &AppContext,
     empresa_id: &str,
     id: &str,
     ve_nomina: bool,
 ) -> HttpResult<(timbra_store::cfdis::CfdiRow, String)> {
-    let mut conn = app.db.conn().await?;
-    Ok(timbra_store::cfdis::leer(&mut conn, empresa_id, id)
-        .await?
-        .filter(|(row, _)| ve_nomina || row.tipo_comprobante != "N")
-        .ok_or_else(|| ApiError::not_found("invoice"))?)
+    Ok(timbra_services::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?)
 }

@@ -215,9 +215,6 @@ pub async fn sync_recibidos_status(
     endpoint_sat(&app, &caller, &empresa_id, async |empresa, _| {
         let estado = sincronizacion::estado(&app, &empresa.id).await?;
         let ultima = estado.ultima;
-        let paquetes_total = |texto: &Option<String>| {
-            texto.as_deref().and_then(|t| serde_json::from_str::<Vec<String>>(t).ok()).map(|v| v.len() as i64)
-        };
         Ok(ok(SyncStatus {
             sync_status: estado.sync_status,
             last_sync_at: estado.last_sync_at.map(rfc3339),
@@ -228,7 +225,7 @@ pub async fn sync_recibidos_status(
             tipo: ultima.as_ref().map(|s| sincronizacion::servicio(&s.servicio).como_texto()),
             progress: ultima.as_ref().map(|s| SyncProgress {
                 paquetes_hechos: s.paquetes_hechos,
-                paquetes_total: paquetes_total(&s.paquetes),
+                paquetes_total: sincronizacion::paquetes_total(s),
                 cfdi_hechos: s.cfdi_hechos,
                 cfdi_total: s.cfdi_total,
                 cfdi_nuevos: s.cfdi_nuevos,

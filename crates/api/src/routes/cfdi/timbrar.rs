@@ -1,10 +1,10 @@
-//! `POST /api/cfdi/timbrar`: parses, authorizes and hands the invoice to the stamping pipeline.
+//! `POST /api/cfdi/timbrar`: parses, authorizes and hands the invoice to
+//! `timbra_services::cfdi::factura::timbrar` (built for its company, then the stamping pipeline).
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use sha2::Digest;
 
 use super::parse_body;
 use crate::error::HttpResult;
@@ -12,15 +12,11 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::pipeline::{self, TimbradoOut};
-use timbra_services::cfdi::timbrado::{self, Preparado, TimbrarBody};
-use timbra_services::cfdi::{contexto, hora_de_expedicion, hora_local};
+use timbra_services::cfdi::factura::{self, OPERACION};
+use timbra_services::cfdi::pipeline::TimbradoOut;
+use timbra_services::cfdi::timbrado::TimbrarBody;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code};
 use timbra_services::idempotency;
-use timbra_store::clientes::ClienteReceptor;
-use timbra_store::empresas::EmpresaEmisora;
-use time::OffsetDateTime;
 
 /// Stamps an invoice (FACTURADOR or higher).
 #[utoipa::path(post, path = "/cfdi/timbrar", tag = "cfdi", request_body = TimbrarBody,
@@ -65,72 +61,6 @@ pub(crate) async fn timbrar_factura(
         return Ok(replayed);
     }
     let body: TimbrarBody = parse_body(bytes)?;
-    let enviar_correo = body.enviar_correo;
-    let notas = body.notas.clone();
-    timbra_services::marca::revisar_notas(notas.as_deref())?;
-    let now = app.clock.now();
-    let Factura { empresa, cliente, preparado, fecha_local, .. } = preparar_factura(app, empresa_id, body, now).await?;
-    // Only a live retry looks its attempt up by the body: sandbox stamps skip the digest.
-    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(bytes)) };
-    let documento = pipeline::Documento {
-        contenido: std::sync::Arc::new(preparado.comprobante),
-        serie: preparado.serie,
-        cliente_id: cliente.map(|c| c.id),
-        operacion: OPERACION,
-    };
-    let peticion = pipeline::Peticion {
-        empresa: &empresa,
-        user_id: &caller.user_id,
-        mode: access.mode(),
-        clave: clave.as_ref(),
-        request_hash,
-        now,
-        fecha_local,
-    };
-    let efectos = timbra_services::correo::efectos_al_timbrar(app, empresa_id, enviar_correo, None).await;
-    let answer = pipeline::timbrar_con_efectos(app, &peticion, documento, efectos).await?;
-    super::despues_de_timbrar(app, empresa_id, &answer, notas.as_deref()).await;
-    Ok(answer)
+    let solicitante = factura::Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: clave.as_ref() };
+    Ok(factura::timbrar(app, empresa_id, solicitante, body, bytes).await?)
 }
-
-/// An invoice built and checked for its company, before folio and seal.
-pub struct Factura {
-    /// The issuer.
-    pub empresa: EmpresaEmisora,
-    /// The customer; `None` for the generic public.
-    pub cliente: Option<ClienteReceptor>,
-    /// The validated comprobante, with its totals computed by the cfdi crate's rules.
-    pub preparado: Preparado,
-    /// The moment of the stamp in the Zona Centro (whole seconds): the TFD's `FechaTimbrado`.
-    pub fecha_local: OffsetDateTime,
-    /// The same moment in the local time of the LugarExpedicion: the default `Fecha`, and the
-    /// time its 72-hour range is checked against.
-    pub expedicion: OffsetDateTime,
-}
-
-/// Reads the issuer and the customer and builds the comprobante of `body` at `now`: every
-/// problem at once (CFDI_001), CFDI_004 for a customer of another company. Stamping and the
-/// dashboard's live preview share it, so the preview's totals are the stamp's.
-pub async fn preparar_factura(
-    app: &AppContext,
-    empresa_id: &str,
-    body: TimbrarBody,
-    now: OffsetDateTime,
-) -> HttpResult<Factura> {
-    // The issuer and the customer come from memory when nothing changed since (cfdi::contexto).
-    let cliente_id = body.cliente_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-    let (empresa, cliente) = contexto::emisora_y_receptor(app, empresa_id, cliente_id).await?;
-    let cliente = match cliente_id {
-        None => None,
-        Some(id) => Some(
-            cliente.ok_or_else(|| ApiError::new(Code::Cfdi004, format!("customer {id} not found in this company")))?,
-        ),
-    };
-    let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
-    let expedicion = hora_de_expedicion(&*app.catalogos.indice, &empresa.codigo_postal, now);
-    let preparado = timbrado::preparar(&*app.catalogos.indice, body, &empresa, cliente.as_ref(), expedicion)?;
-    Ok(Factura { empresa, cliente, preparado, fecha_local, expedicion })
-}
-
-/// The Idempotency-Key operation name of an invoice's stamp.
-const OPERACION: &str = timbra_services::cfdi::tipos::FACTURA.operacion;

@@ -1,6 +1,6 @@
 //! The dry run: `POST /api/cfdi/validar` (the body of `/cfdi/timbrar`) and
 //! `POST /api/cfdi/pagos/validar` (the body of `/cfdi/pagos/timbrar`). They build and check the
-//! document with the stamp's own code (`preparar_factura`, `pagos::preparar`) and answer what
+//! document with the stamp's own code (`factura::preparar`, `pagos::preparar`) and answer what
 //! the stamp would refuse as `valido: false` with every problem; nothing is reserved, sealed,
 //! stored or charged (`services::cfdi::ensayo`). And the validator of any CFDI 4.0,
 //! `POST /api/cfdi/validar-xml` (`services::cfdi::validador`).
@@ -56,11 +56,11 @@ pub(crate) async fn validar_factura(
     caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
     let body: TimbrarBody = parse_body(bytes)?;
     let now = app.clock.now();
-    Ok(match super::timbrar::preparar_factura(app, empresa_id, body, now).await {
+    Ok(match timbra_services::cfdi::factura::preparar(app, empresa_id, body, now).await {
         Ok(factura) => {
             ensayo::valido(&factura.preparado.comprobante, &*app.catalogos.indice, contexto_de(factura.expedicion))?
         }
-        Err(error) => ensayo::invalido(error.0)?,
+        Err(error) => ensayo::invalido(error)?,
     })
 }
 

@@ -13,11 +13,10 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code};
 use timbra_services::nomina::calculo::{self, Calculado};
 use timbra_services::nomina::periodos;
 use timbra_services::nomina::recibo::ReciboOut;
-use timbra_store::nomina::{self, PeriodoRow};
+use timbra_store::nomina::PeriodoRow;
 
 /// Period body (SPEC: all required).
 #[derive(Deserialize, ToSchema, Default)]
@@ -158,9 +157,7 @@ impl From<PeriodoBody> for periodos::Campos {
 }
 
 async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<PeriodoRow> {
-    Ok(nomina::periodo(&mut app.db.conn().await?, empresa_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("payroll period"))?)
+    Ok(periodos::leer(app, empresa_id, id).await?)
 }
 
 /// Creates a pay period, ABIERTO (CONTADOR or higher; key scope `nomina:manage`).
@@ -199,14 +196,7 @@ pub async fn list(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let status = params.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
-    if !["", "ABIERTO", "CALCULADO", "TIMBRADO", "TIMBRADO_PARCIAL"].contains(&status.as_str()) {
-        return Err(
-            ApiError::new(Code::Request001, "status is ABIERTO, CALCULADO, TIMBRADO or TIMBRADO_PARCIAL").into()
-        );
-    }
-    let mut conn = app.db.conn().await?;
-    let (rows, total) = nomina::periodos(&mut conn, &empresa_id, &status, &paging).await?;
+    let (rows, total) = periodos::listar(&app, &empresa_id, params.status.as_deref(), &paging).await?;
     Ok(ok(Page::new(rows.into_iter().map(PeriodoOut::from).collect(), total, paging)))
 }
 
@@ -226,9 +216,8 @@ pub async fn get(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
     let periodo = load(&app, &empresa_id, &id).await?;
-    let rows = nomina::recibos(&mut app.db.conn().await?, &empresa_id, &id).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
-    let recibos = rows.into_iter().map(|row| ReciboOut::from_row(row, links)).collect::<Result<Vec<_>, ApiError>>()?;
+    let recibos = periodos::recibos(&app, &empresa_id, &id, links).await?;
     Ok(ok(PeriodoConRecibos { periodo: PeriodoOut::from(periodo), recibos }))
 }
 

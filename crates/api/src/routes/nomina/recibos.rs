@@ -11,21 +11,10 @@ use crate::openapi::ErrorBody;
 use crate::routes::cfdi::archivos::{pdf_de, xml_de};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
-use timbra_services::error::{ApiError, Code};
 
 /// The CFDI id of the company's stamped receipt `id`.
 async fn cfdi_del_recibo(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<String> {
-    let recibo = {
-        let mut conn = app.db.conn().await?;
-        timbra_store::nomina::recibo(&mut conn, empresa_id, id).await?
-    }
-    .ok_or_else(|| ApiError::not_found("receipt"))?;
-    Ok(recibo.cfdi_id.ok_or_else(|| {
-        ApiError::new(
-            Code::NotFound,
-            format!("receipt {id} has no stamped XML: it is {}; stamp its period first", recibo.status),
-        )
-    })?)
+    Ok(timbra_services::nomina::recibo::cfdi_del_recibo(app, empresa_id, id).await?)
 }
 
 /// The stamped XML of a payroll receipt (CONTADOR or higher; `nomina:view`).

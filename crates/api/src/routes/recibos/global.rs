@@ -7,7 +7,6 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
-use sha2::Digest;
 use utoipa::ToSchema;
 
 use crate::error::HttpResult;
@@ -15,8 +14,9 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::cfdi::{parse_body, replayed};
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::recibos::{self, GlobalBody, OPERACION_GLOBAL};
-use timbra_services::cfdi::{contexto, pipeline};
+use timbra_services::cfdi::factura::Solicitante;
+use timbra_services::cfdi::recibos::{GlobalBody, OPERACION_GLOBAL};
+use timbra_services::cfdi::recibos_consulta;
 use timbra_services::context::AppContext;
 use timbra_services::idempotency;
 
@@ -66,20 +66,7 @@ pub async fn timbrar(
         return Ok(replayed);
     }
     let cuerpo: GlobalBody = parse_body(&body)?;
-    let now = app.clock.now();
-    let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
-    let periodo = recibos::periodo(&app, &empresa, &cuerpo)?;
-    let preparada = recibos::preparar_global(&app, &empresa, &periodo, now).await?;
-    let request_hash = if empresa.sandbox { String::new() } else { hex::encode(sha2::Sha256::digest(&body)) };
-    let peticion = pipeline::Peticion {
-        empresa: &empresa,
-        user_id: &caller.user_id,
-        mode: access.mode(),
-        clave: clave.as_ref(),
-        request_hash,
-        now,
-        fecha_local: preparada.fecha_local,
-    };
-    let answer = recibos::timbrar_global(&app, &peticion, preparada).await?;
+    let solicitante = Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: clave.as_ref() };
+    let answer = recibos_consulta::timbrar_global(&app, &empresa_id, solicitante, &cuerpo, &body).await?;
     Ok(crate::error::answer(answer))
 }

@@ -9,8 +9,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::envelope::{Page, Path, Query, created, ok, parse_paging};
 use crate::error::HttpResult;
@@ -18,96 +18,21 @@ use crate::extract::{Auth, EmpresaHeader};
 use crate::openapi::{Envelope, ErrorBody};
 use crate::routes::cfdi::parse_body;
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::credenciales::rfc3339;
+use timbra_services::cfdi::contexto;
 use timbra_services::cfdi::recibos::{self, CrearReciboBody};
-use timbra_services::cfdi::{contexto, hora_de_expedicion};
+use timbra_services::cfdi::recibos_consulta;
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
-use timbra_store::recibos::{self as db, Filtro, ReciboRow};
+use timbra_store::recibos::{self as db, ReciboRow};
 
-/// A ticket.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ReciboOut {
-    id: String,
-    folio: String,
-    /// The sale's instant, ISO 8601 with the issuer's offset.
-    fecha: String,
-    moneda: String,
-    tipo_cambio: Option<String>,
-    forma_pago: String,
-    /// Exact decimal text.
-    subtotal: String,
-    descuento: Option<String>,
-    /// Exact decimal text.
-    total: String,
-    /// ABIERTO, FACTURADO, GLOBAL or CANCELADO.
-    status: String,
-    /// The code the customer types on the self-invoicing page (10 characters, no 0/O/1/I/L).
-    clave_autofactura: String,
-    /// The self-invoicing page with the code filled in; `null` until the company has an
-    /// `autofactura.slug`.
-    url_autofactura: Option<String>,
-    /// The page refuses the code after this instant.
-    autofactura_vence: String,
-    /// The invoice (FACTURADO: the customer's; GLOBAL: the global invoice).
-    cfdi_id: Option<String>,
-    sucursal: Option<String>,
-    email: Option<String>,
-    /// The lines as computed: net `precioUnitario` (taxes backed out) and `importe`.
-    #[schema(value_type = Object)]
-    conceptos: serde_json::Value,
-    created_at: String,
-}
-
-/// The base of public links: `TIMBRA_PUBLIC_URL`, else the request's Host (and
-/// `X-Forwarded-Proto`, default http).
-pub fn url_publica(app: &AppContext, headers: &HeaderMap) -> String {
-    if let Some(url) = &app.config.public_url {
-        return url.clone();
-    }
-    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("localhost");
-    let proto = headers
-        .get("x-forwarded-proto")
-        .and_then(|h| h.to_str().ok())
-        .filter(|p| *p == "https" || *p == "http")
-        .unwrap_or("http");
-    format!("{proto}://{host}")
-}
-
-/// `urlAutofactura` of the code `clave` on the page of `slug`.
-pub fn url_autofactura(base: &str, slug: &str, clave: &str) -> String {
-    format!("{base}/autofactura/{slug}?clave={clave}")
-}
+pub use timbra_services::cfdi::recibos_consulta::{ReciboOut, url_autofactura, url_publica};
 
 fn recibo_out(row: ReciboRow, app: &AppContext, codigo_postal: &str, base: &str, slug: Option<&str>) -> ReciboOut {
-    let catalogos = &*app.catalogos.indice;
-    let local = |t| rfc3339(hora_de_expedicion(catalogos, codigo_postal, t));
-    ReciboOut {
-        url_autofactura: slug.map(|slug| url_autofactura(base, slug, &row.clave_autofactura)),
-        fecha: local(row.fecha),
-        autofactura_vence: local(row.vence),
-        created_at: rfc3339(row.created_at),
-        conceptos: serde_json::from_str(&row.conceptos).unwrap_or(serde_json::Value::Null),
-        id: row.id,
-        folio: row.folio,
-        moneda: row.moneda,
-        tipo_cambio: row.tipo_cambio.map(|t| t.0.to_string()),
-        forma_pago: row.forma_pago,
-        subtotal: row.subtotal.0.to_string(),
-        descuento: row.descuento.map(|d| d.0.to_string()),
-        total: row.total.0.to_string(),
-        status: row.status,
-        clave_autofactura: row.clave_autofactura,
-        cfdi_id: row.cfdi_id,
-        sucursal: row.sucursal,
-        email: row.email,
-    }
+    recibos_consulta::recibo_out(row, app, codigo_postal, base, slug)
 }
 
 async fn slug_de(app: &AppContext, empresa_id: &str) -> HttpResult<Option<String>> {
-    let mut conn = app.db.conn().await?;
-    Ok(db::ajustes(&mut conn, empresa_id).await?.and_then(|a| a.autofactura_slug))
+    Ok(recibos_consulta::slug_de(app, empresa_id).await?)
 }
 
 /// Records a sales ticket (FACTURADOR or higher): its lines computed as an invoice's, prices
@@ -164,11 +89,6 @@ impl ListRecibosParams {
     }
 }
 
-fn dia(campo: &str, texto: &str) -> Result<time::Date, ApiError> {
-    time::Date::parse(texto.trim(), &time::macros::format_description!("[year]-[month]-[day]"))
-        .map_err(|_| ApiError::new(Code::Request001, format!("{campo} is a date AAAA-MM-DD")))
-}
-
 /// Lists the company's tickets, newest first (CONSULTA or higher).
 #[utoipa::path(get, path = "/recibos", tag = "recibos", params(ListRecibosParams, ("x-empresa-id" = String, Header)),
     responses(
@@ -185,40 +105,14 @@ pub async fn listar(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let paging = parse_paging(params.page, params.page_size, 1000)?;
-    let status = match params.status.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(s @ ("ABIERTO" | "FACTURADO" | "GLOBAL" | "CANCELADO")) => Some(s.to_owned()),
-        Some(_) => {
-            return Err(ApiError::new(Code::Request001, "status is ABIERTO, FACTURADO, GLOBAL or CANCELADO").into());
-        }
+    let consulta = recibos_consulta::Consulta {
+        status: params.status,
+        desde: params.desde,
+        hasta: params.hasta,
+        search: params.search,
     };
-    let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
-    let catalogos = &*app.catalogos.indice;
-    let inicio = |d: time::Date| {
-        timbra_services::cfdi::fecha_de_expedicion(
-            catalogos,
-            &empresa.codigo_postal,
-            time::PrimitiveDateTime::new(d, time::Time::MIDNIGHT),
-        )
-        .to_offset(time::UtcOffset::UTC)
-    };
-    let desde = params.desde.as_deref().map(|t| dia("desde", t)).transpose()?.map(inicio);
-    let hasta =
-        params.hasta.as_deref().map(|t| dia("hasta", t)).transpose()?.map(|d| inicio(d.next_day().unwrap_or(d)));
-    let patron = params
-        .search
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| timbra_store::search::like_pattern(Some(s)));
-    let filtro = Filtro { status, desde, hasta, patron };
-    let (rows, total) = {
-        let mut conn = app.db.conn().await?;
-        db::page(&mut conn, &empresa_id, &filtro, &paging).await?
-    };
-    let slug = slug_de(&app, &empresa_id).await?;
-    let base = url_publica(&app, &headers);
-    let items = rows.into_iter().map(|r| recibo_out(r, &app, &empresa.codigo_postal, &base, slug.as_deref())).collect();
+    let (items, total) =
+        recibos_consulta::listar(&app, &empresa_id, &consulta, &paging, &url_publica(&app, &headers)).await?;
     Ok(ok(Page::new(items, total, paging)))
 }
 
@@ -237,13 +131,7 @@ pub async fn obtener(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let row = {
-        let mut conn = app.db.conn().await?;
-        db::get(&mut conn, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("ticket"))?
-    };
-    let (empresa, _) = contexto::emisora_y_receptor(&app, &empresa_id, None).await?;
-    let slug = slug_de(&app, &empresa_id).await?;
-    Ok(ok(recibo_out(row, &app, &empresa.codigo_postal, &url_publica(&app, &headers), slug.as_deref())))
+    Ok(ok(recibos_consulta::obtener(&app, &empresa_id, &id, &url_publica(&app, &headers)).await?))
 }
 
 /// Cancels an ABIERTO ticket (FACTURADOR or higher): its code stops working and no global

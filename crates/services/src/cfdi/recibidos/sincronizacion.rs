@@ -308,6 +308,11 @@ pub async fn iniciar(
     Ok(Iniciada { job_id })
 }
 
+/// How many packages SAT gave synchronization `s` (its stored list of ids), once it said.
+pub fn paquetes_total(s: &sincronizaciones::Sincronizacion) -> Option<i64> {
+    s.paquetes.as_deref().and_then(|t| serde_json::from_str::<Vec<String>>(t).ok()).map(|v| v.len() as i64)
+}
+
 /// The company's synchronization status.
 #[derive(Clone, Debug)]
 pub struct Estado {

@@ -40,12 +40,12 @@ fn firma(clave: &[u8; 32], proposito: &str, valor: &str) -> String {
 }
 
 /// The token of the session with this stored id.
-pub fn token_de_sesion(app: &AppContext, session_id: &str) -> Result<String, crate::error::HttpError> {
+pub fn token_de_sesion(app: &AppContext, session_id: &str) -> Result<String, ApiError> {
     Ok(firma(&clave(app)?, "session", session_id))
 }
 
 /// The token of a pre-session cookie value.
-pub fn token_previo(app: &AppContext, cookie: &str) -> Result<String, crate::error::HttpError> {
+pub fn token_previo(app: &AppContext, cookie: &str) -> Result<String, ApiError> {
     Ok(firma(&clave(app)?, "previo", cookie))
 }
 

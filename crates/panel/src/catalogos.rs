@@ -1,25 +1,30 @@
 //! Customers and products: one list/form shape for both (search, paging, create, edit,
-//! delete), each action the API's handler for the resource called in process.
+//! delete), each action the shared CRUD of the services (`timbra_services::scoped`) that the
+//! API's `/api/clientes` and `/api/productos` call, with the same permissions.
 
 use std::collections::HashMap;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
-use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use serde_json::{Value, json};
 
 use super::layout::{
-    Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, pagina, paginas,
+    Columna, Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, encabezados,
+    pagina, paginas_de,
 };
-use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
-use crate::envelope::{Json, Path, Query as ApiQuery};
-use crate::extract::EmpresaHeader;
-use crate::routes::{clientes, productos};
+use super::{Accion, Campos, Pagina, Session, html_con, html_ok, paging, pesos, redirigir};
+use timbra_services::auth::roles::Permission;
+use timbra_services::clientes::{self, Clientes};
 use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
+use timbra_services::productos::{self, Productos};
+use timbra_services::scoped;
+use timbra_services::validate::RawAmount;
+use timbra_store::Paging;
+use timbra_store::clientes::ClienteRow;
+use timbra_store::productos::ProductoRow;
 
 /// Routes of the customers' and products' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -27,13 +32,13 @@ pub fn rutas() -> Router<AppContext> {
     for catalogo in [Catalogo::Clientes, Catalogo::Productos] {
         let c = catalogo;
         router = router
-            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, h, f| crear(c, a, h, f)))
+            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, f| crear(c, a, f)))
             .route(&format!("{}/nuevo", c.ruta()), get(move |a, s, h, q| nuevo(c, a, s, h, q)))
             .route(
                 &format!("{}/{{id}}", c.ruta()),
-                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, h, p, f| editar(c, a, h, p, f)),
+                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, p, f| editar(c, a, p, f)),
             )
-            .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, h, p, f| borrar(c, a, h, p, f)));
+            .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, p, f| borrar(c, a, p, f)));
     }
     router.route("/panel/sugerencias/{catalogo}", get(sugerencias))
 }
@@ -242,143 +247,196 @@ impl Catalogo {
         }
     }
 
-    /// The API's listing of this catalog in the company.
-    pub async fn listar(
-        self,
-        app: &AppContext,
-        sesion: &Session,
-        empresa_id: &str,
-        params: Value,
-    ) -> Result<Value, crate::error::HttpError> {
-        let (state, caller, empresa) =
-            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()));
-        let params = ApiQuery(cuerpo(params)?);
+    /// The permissions of viewing, creating, editing and deleting a record (the API's).
+    fn permisos(self) -> [Permission; 4] {
         match self {
             Catalogo::Clientes => {
-                datos(clientes::list(state, crate::extract::Auth(caller), empresa, params).await?).await
+                [Permission::ClienteView, Permission::ClienteCreate, Permission::ClienteEdit, Permission::ClienteDelete]
             }
-            Catalogo::Productos => {
-                datos(productos::list(state, crate::extract::Auth(caller), empresa, params).await?).await
-            }
+            Catalogo::Productos => [
+                Permission::ProductoView,
+                Permission::ProductoCreate,
+                Permission::ProductoEdit,
+                Permission::ProductoDelete,
+            ],
         }
     }
 
-    async fn leer(
+    /// One page of this catalog in the company, those matching `q`; and how many match.
+    async fn listar(
         self,
         app: &AppContext,
         sesion: &Session,
         empresa_id: &str,
-        id: &str,
-    ) -> Result<Value, crate::error::HttpError> {
-        let (state, caller, empresa, path) =
-            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
-        match self {
-            Catalogo::Clientes => datos(clientes::get(state, crate::extract::Auth(caller), empresa, path).await?).await,
-            Catalogo::Productos => {
-                datos(productos::get(state, crate::extract::Auth(caller), empresa, path).await?).await
+        q: Option<&str>,
+        paging: &Paging,
+    ) -> Result<(Vec<Registro>, i64), ApiError> {
+        sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
+        Ok(match self {
+            Catalogo::Clientes => {
+                let (filas, total) = scoped::page::<Clientes>(app, empresa_id, q, paging).await?;
+                (filas.into_iter().map(Registro::Cliente).collect(), total)
             }
-        }
+            Catalogo::Productos => {
+                let (filas, total) = scoped::page::<Productos>(app, empresa_id, q, paging).await?;
+                (filas.into_iter().map(Registro::Producto).collect(), total)
+            }
+        })
     }
 
+    async fn leer(self, app: &AppContext, sesion: &Session, empresa_id: &str, id: &str) -> Result<Registro, ApiError> {
+        sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
+        Ok(match self {
+            Catalogo::Clientes => Registro::Cliente(scoped::get::<Clientes>(app, empresa_id, id).await?),
+            Catalogo::Productos => Registro::Producto(scoped::get::<Productos>(app, empresa_id, id).await?),
+        })
+    }
+
+    /// Creates (`id` absent) or updates the record from the form's fields; fields left empty
+    /// are not sent (on update they keep their value).
     async fn guardar(
         self,
         app: &AppContext,
         sesion: &Session,
         empresa_id: &str,
         id: Option<&str>,
-        body: Value,
-    ) -> Result<Value, crate::error::HttpError> {
-        let (state, caller, empresa) =
-            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()));
-        let answer = match (self, id) {
-            (Catalogo::Clientes, None) => {
-                clientes::create(state, crate::extract::Auth(caller), empresa, Json(cuerpo(body)?))
-                    .await?
-                    .into_response()
-            }
-            (Catalogo::Clientes, Some(id)) => {
-                clientes::update(state, crate::extract::Auth(caller), empresa, Path(id.to_owned()), Json(cuerpo(body)?))
-                    .await?
-                    .into_response()
-            }
-            (Catalogo::Productos, None) => {
-                productos::create(state, crate::extract::Auth(caller), empresa, Json(cuerpo(body)?))
-                    .await?
-                    .into_response()
-            }
-            (Catalogo::Productos, Some(id)) => productos::update(
-                state,
-                crate::extract::Auth(caller),
-                empresa,
-                Path(id.to_owned()),
-                Json(cuerpo(body)?),
-            )
-            .await?
-            .into_response(),
-        };
-        datos(answer).await
-    }
-
-    async fn borrar(
-        self,
-        app: &AppContext,
-        sesion: &Session,
-        empresa_id: &str,
-        id: &str,
-    ) -> Result<(), crate::error::HttpError> {
-        let (state, caller, empresa, path) =
-            (State(app.clone()), sesion.caller.clone(), EmpresaHeader(empresa_id.to_owned()), Path(id.to_owned()));
+        campos: &Campos,
+    ) -> Result<(), ApiError> {
+        let permiso = if id.is_some() { self.permisos()[2] } else { self.permisos()[1] };
+        sesion.caller.authorize(app, empresa_id, permiso).await?;
+        let texto = |nombre: &str| campos.valor(nombre).map(str::to_owned);
         match self {
             Catalogo::Clientes => {
-                clientes::delete(state, crate::extract::Auth(caller), empresa, path).await.map(|_| ())
+                let fields = clientes::Campos {
+                    rfc: texto("rfc"),
+                    razon_social: texto("razonSocial"),
+                    regimen_fiscal: texto("regimenFiscal"),
+                    codigo_postal: texto("codigoPostal"),
+                    uso_cfdi: texto("usoCfdi"),
+                    email: texto("email"),
+                    residencia_fiscal: None,
+                    num_reg_id_trib: None,
+                };
+                match id {
+                    None => scoped::create::<Clientes>(app, empresa_id, fields).await.map(drop),
+                    Some(id) => scoped::update::<Clientes>(app, empresa_id, id, fields).await.map(drop),
+                }
             }
             Catalogo::Productos => {
-                productos::delete(state, crate::extract::Auth(caller), empresa, path).await.map(|_| ())
+                let fields = productos::Campos {
+                    clave_prod_serv: texto("claveProdServ"),
+                    clave_unidad: texto("claveUnidad"),
+                    descripcion: texto("descripcion"),
+                    precio_unitario: campos.valor("precioUnitario").map(RawAmount::from_text),
+                    iva_rate: campos.valor("ivaRate").map(RawAmount::from_text),
+                    fraccion_arancelaria: None,
+                    material_peligroso: None,
+                };
+                match id {
+                    None => scoped::create::<Productos>(app, empresa_id, fields).await.map(drop),
+                    Some(id) => scoped::update::<Productos>(app, empresa_id, id, fields).await.map(drop),
+                }
             }
         }
     }
 
-    fn fila(self, item: &Value) -> Markup {
-        let enlace = format!("{}/{}", self.ruta(), texto(item, "id"));
+    async fn borrar(self, app: &AppContext, sesion: &Session, empresa_id: &str, id: &str) -> Result<(), ApiError> {
+        sesion.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
         match self {
-            Catalogo::Clientes => html! {
-                tr {
-                    td data-titulo="Razón social" { a href=(enlace) { (texto(item, "razonSocial")) } }
-                    td data-titulo="RFC" { (texto(item, "rfc")) }
-                    td data-titulo="Régimen" { (texto(item, "regimenFiscal")) }
-                    td data-titulo="C.P." { (texto(item, "codigoPostal")) }
-                    td data-titulo="Uso CFDI" { (texto(item, "usoCfdi")) }
-                }
+            Catalogo::Clientes => scoped::delete::<Clientes>(app, empresa_id, id).await,
+            Catalogo::Productos => scoped::delete::<Productos>(app, empresa_id, id).await,
+        }
+    }
+
+    fn encabezados(self) -> &'static [Columna] {
+        use Columna::Texto;
+        match self {
+            Catalogo::Clientes => {
+                &[Texto("Razón social"), Texto("RFC"), Texto("Régimen"), Texto("C.P."), Texto("Uso CFDI")]
+            }
+            Catalogo::Productos => {
+                &[Texto("Descripción"), Texto("Clave"), Texto("Unidad"), Texto("Precio"), Texto("IVA")]
+            }
+        }
+    }
+}
+
+/// A stored customer or product.
+enum Registro {
+    Cliente(ClienteRow),
+    Producto(ProductoRow),
+}
+
+impl Registro {
+    fn id(&self) -> &str {
+        match self {
+            Registro::Cliente(c) => &c.id,
+            Registro::Producto(p) => &p.id,
+        }
+    }
+
+    /// What names it: the customer's legal name, the product's description.
+    fn nombre(&self) -> &str {
+        match self {
+            Registro::Cliente(c) => &c.razon_social,
+            Registro::Producto(p) => &p.descripcion,
+        }
+    }
+
+    /// The stored value of the form's field `nombre`.
+    fn valor(&self, nombre: &str) -> Option<String> {
+        match self {
+            Registro::Cliente(c) => match nombre {
+                "rfc" => Some(c.rfc.clone()),
+                "razonSocial" => Some(c.razon_social.clone()),
+                "regimenFiscal" => Some(c.regimen_fiscal.clone()),
+                "codigoPostal" => Some(c.codigo_postal.clone()),
+                "usoCfdi" => Some(c.uso_cfdi.clone()),
+                "email" => c.email.clone(),
+                _ => None,
             },
-            Catalogo::Productos => html! {
-                tr {
-                    td data-titulo="Descripción" { a href=(enlace) { (texto(item, "descripcion")) } }
-                    td data-titulo="Clave" { (texto(item, "claveProdServ")) }
-                    td data-titulo="Unidad" { (texto(item, "claveUnidad")) }
-                    td.importe data-titulo="Precio" { (pesos_de(&item["precioUnitario"])) }
-                    td.importe data-titulo="IVA" { (item.get("ivaRate").map(Value::to_string).unwrap_or_default()) }
-                }
+            Registro::Producto(p) => match nombre {
+                "descripcion" => Some(p.descripcion.clone()),
+                "claveProdServ" => Some(p.clave_prod_serv.clone()),
+                "claveUnidad" => Some(p.clave_unidad.clone()),
+                "precioUnitario" => Some(p.precio_unitario.0.to_string()),
+                "ivaRate" => Some(p.iva_rate.0.to_string()),
+                _ => None,
             },
         }
     }
 
-    fn encabezados(self) -> &'static [&'static str] {
+    /// Its row in the list, linking to its page under `ruta`.
+    fn fila(&self, ruta: &str) -> Markup {
+        let enlace = format!("{ruta}/{}", self.id());
         match self {
-            Catalogo::Clientes => &["Razón social", "RFC", "Régimen", "C.P.", "Uso CFDI"],
-            Catalogo::Productos => &["Descripción", "Clave", "Unidad", "Precio", "IVA"],
+            Registro::Cliente(c) => html! {
+                tr {
+                    td data-titulo="Razón social" { a href=(enlace) { (c.razon_social) } }
+                    td data-titulo="RFC" { (c.rfc) }
+                    td data-titulo="Régimen" { (c.regimen_fiscal) }
+                    td data-titulo="C.P." { (c.codigo_postal) }
+                    td data-titulo="Uso CFDI" { (c.uso_cfdi) }
+                }
+            },
+            Registro::Producto(p) => html! {
+                tr {
+                    td data-titulo="Descripción" { a href=(enlace) { (p.descripcion) } }
+                    td data-titulo="Clave" { (p.clave_prod_serv) }
+                    td data-titulo="Unidad" { (p.clave_unidad) }
+                    td.importe data-titulo="Precio" { (pesos(p.precio_unitario.0)) }
+                    td.importe data-titulo="IVA" { (p.iva_rate.0.to_string()) }
+                }
+            },
         }
     }
 }
 
 /// The form's value of a field: what was typed (after a failure), else the stored one.
-fn valor_de(campos: &Campos, guardado: Option<&Value>, nombre: &str) -> Option<String> {
-    if let Some(value) = campos.valor(nombre) {
-        return Some(value.to_owned());
-    }
-    match guardado?.get(nombre)? {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
+fn valor_de(campos: &Campos, guardado: Option<&Registro>, nombre: &str) -> Option<String> {
+    match campos.valor(nombre) {
+        Some(value) => Some(value.to_owned()),
+        None => guardado?.valor(nombre),
     }
 }
 
@@ -386,7 +444,7 @@ fn formulario(
     catalogo: Catalogo,
     ctx: &Contexto,
     accion: &str,
-    guardado: Option<&Value>,
+    guardado: Option<&Registro>,
     campos: &Campos,
     errores: &Errores,
 ) -> Markup {
@@ -412,10 +470,8 @@ async fn lista(
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let empresa = ctx.empresa()?;
     let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let lista =
-        catalogo.listar(&app, &ctx.sesion, &empresa.id, json!({ "q": q, "page": page, "pageSize": 20 })).await?;
-    let items = lista.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    let paging = paging(&params)?;
+    let (items, total) = catalogo.listar(&app, &ctx.sesion, &empresa.id, q, &paging).await?;
     let contenido = html! {
         p { a.boton href={ (catalogo.ruta()) "/nuevo" } { "Nuevo " (catalogo.singular()) } }
         form.busqueda method="get" action=(catalogo.ruta()) role="search" {
@@ -430,10 +486,10 @@ async fn lista(
         } @else {
             table.apilada {
                 caption { (catalogo.titulo()) " de " (empresa.razon_social) }
-                thead { tr { @for h in catalogo.encabezados() { th scope="col" { (h) } } } }
-                tbody { @for item in &items { (catalogo.fila(item)) } }
+                (encabezados(catalogo.encabezados()))
+                tbody { @for item in &items { (item.fila(catalogo.ruta())) } }
             }
-            (paginas(catalogo.ruta(), q, &lista))
+            (paginas_de(catalogo.ruta(), q, total, paging))
         }
     };
     Ok(html_ok(pagina(&ctx, catalogo.titulo(), catalogo.ruta(), contenido)))
@@ -452,24 +508,12 @@ async fn nuevo(
     Ok(html_ok(pagina(&ctx, &format!("Nuevo {}", catalogo.singular()), catalogo.ruta(), contenido)))
 }
 
-fn cuerpo_de(catalogo: Catalogo, campos: &Campos) -> Value {
-    let nombres: Vec<&str> = catalogo.campos().iter().map(|c| c.nombre).collect();
-    campos.objeto(&nombres)
-}
-
-async fn crear(
-    catalogo: Catalogo,
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    formulario_: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario_;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, None, cuerpo_de(catalogo, &campos)).await {
-        Ok(_) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
+async fn crear(catalogo: Catalogo, State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
+    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, None, &campos).await {
+        Ok(()) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &campos, &errores);
             let titulo = format!("Nuevo {}", catalogo.singular());
             Ok(html_con(errores.status(), pagina(&ctx, &titulo, catalogo.ruta(), contenido)))
@@ -477,8 +521,8 @@ async fn crear(
     }
 }
 
-fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Value, campos: &Campos, errores: &Errores) -> Markup {
-    let id = texto(guardado, "id");
+fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Registro, campos: &Campos, errores: &Errores) -> Markup {
+    let id = guardado.id();
     let accion = format!("{}/{id}", catalogo.ruta());
     let contenido = html! {
         (formulario(catalogo, ctx, &accion, Some(guardado), campos, errores))
@@ -489,11 +533,7 @@ fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Value, campos: &C
             button.peligro type="submit" { "Eliminar " (catalogo.singular()) }
         }
     };
-    let titulo = match catalogo {
-        Catalogo::Clientes => texto(guardado, "razonSocial"),
-        Catalogo::Productos => texto(guardado, "descripcion"),
-    };
-    pagina(ctx, titulo, catalogo.ruta(), contenido)
+    pagina(ctx, guardado.nombre(), catalogo.ruta(), contenido)
 }
 
 async fn ficha(
@@ -513,18 +553,15 @@ async fn ficha(
 async fn editar(
     catalogo: Catalogo,
     State(app): State<AppContext>,
-    headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
-    formulario_: Formulario,
+    accion: Accion,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario_;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, Some(&id), cuerpo_de(catalogo, &campos)).await {
-        Ok(_) => Ok(redirigir(&format!("{}?aviso={}-guardado", catalogo.ruta(), catalogo.singular()))),
+    let Accion { ctx, empresa_id, campos } = accion;
+    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, Some(&id), &campos).await {
+        Ok(()) => Ok(redirigir(&format!("{}?aviso={}-guardado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
             let guardado = catalogo.leer(&app, &ctx.sesion, &empresa_id, &id).await?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_ficha(catalogo, &ctx, &guardado, &campos, &errores)))
         }
     }
@@ -533,12 +570,10 @@ async fn editar(
 async fn borrar(
     catalogo: Catalogo,
     State(app): State<AppContext>,
-    headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
-    formulario_: Formulario,
+    accion: Accion,
 ) -> Pagina {
-    let ctx = contexto(&app, formulario_.sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+    let Accion { ctx, empresa_id, .. } = accion;
     catalogo.borrar(&app, &ctx.sesion, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{}?aviso={}-borrado", catalogo.ruta(), catalogo.singular())))
 }

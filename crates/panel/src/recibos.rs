@@ -1,7 +1,10 @@
 //! Sales tickets (issue 31): the list with its filter, a ticket's detail with the QR of its
 //! self-invoicing link, the global invoice button, and the settings of the self-invoicing page
 //! and the automatic global invoice with a preview of the public page drawn here (the public
-//! page itself cannot be framed) and its QR. Each action is the API's handler called in process.
+//! page itself cannot be framed) and its QR. Each action calls the services the API's
+//! `/api/recibos`, `/api/cfdi/global` and `PATCH /api/empresas/{id}` call
+//! (`timbra_services::cfdi::recibos_consulta`, `empresas::actualizar`), with the same
+//! permissions.
 
 use std::collections::HashMap;
 
@@ -12,12 +15,18 @@ use axum::routing::{get, post};
 use maud::{Markup, PreEscaped, html};
 use serde_json::{Value, json};
 
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, seleccion};
-use super::{Campos, Formulario, Pagina, datos, html_con, html_ok, redirigir, texto};
-use crate::envelope::{Json, Path, Query as ApiQuery};
-use crate::extract::Auth;
-use crate::routes::{empresas, recibos};
+use super::layout::{
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, seleccion,
+};
+use super::{Accion, Campos, Pagina, html_con, html_ok, redirigir};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::factura::Solicitante;
+use timbra_services::cfdi::recibos::GlobalBody;
+use timbra_services::cfdi::recibos_consulta::{self, Consulta, ReciboOut, url_publica};
 use timbra_services::context::AppContext;
+use timbra_services::empresas;
+use timbra_store::Paging;
+use timbra_store::recibos::Ajustes;
 
 /// Path of the tickets' page.
 pub const RUTA: &str = "/panel/recibos";
@@ -50,22 +59,33 @@ fn qr(texto: &str) -> Markup {
 }
 
 struct Datos {
-    recibos: Value,
-    empresa: Value,
+    recibos: Vec<ReciboOut>,
+    total: i64,
+    razon_social: String,
+    ajustes: Option<Ajustes>,
 }
 
+/// The newest 100 tickets of `status`, the company's name and its self-invoicing settings.
 async fn leer(
     app: &AppContext,
     ctx: &Contexto,
     headers: &HeaderMap,
     status: Option<String>,
 ) -> Result<Datos, super::Fallo> {
-    let (state, caller, empresa) = ctx.para_api(app)?;
-    let params = ApiQuery(recibos::ListRecibosParams::de(status));
-    let lista =
-        datos(recibos::listar(state, Auth(caller.clone()), empresa.clone(), headers.clone(), params).await?).await?;
-    let e = datos(empresas::get(State(app.clone()), Auth(caller), Path(empresa.0)).await?).await?;
-    Ok(Datos { recibos: lista, empresa: e })
+    let empresa = ctx.empresa()?;
+    let caller = &ctx.sesion.caller;
+    caller.authorize(app, &empresa.id, Permission::CfdiView).await?;
+    let consulta = Consulta { status, ..Consulta::default() };
+    let paging = Paging { page: 1, page_size: 100 };
+    let (recibos, total) =
+        recibos_consulta::listar(app, &empresa.id, &consulta, &paging, &url_publica(app, headers)).await?;
+    caller.authorize(app, &empresa.id, Permission::EmpresaView).await?;
+    let razon_social = empresas::get(app, caller, &empresa.id).await?.razon_social;
+    let ajustes = {
+        let mut conn = app.db.conn().await?;
+        timbra_store::recibos::ajustes(&mut conn, &empresa.id).await?
+    };
+    Ok(Datos { recibos, total, razon_social, ajustes })
 }
 
 fn pagina_lista(
@@ -76,10 +96,9 @@ fn pagina_lista(
     errores: &Errores,
     base: &str,
 ) -> Markup {
-    let items = d.recibos["items"].as_array().cloned().unwrap_or_default();
-    let af = &d.empresa["autofactura"];
-    let fg = &d.empresa["facturaGlobal"];
-    let slug = texto(af, "slug");
+    let items = &d.recibos;
+    let af = d.ajustes.as_ref();
+    let slug = af.and_then(|a| a.autofactura_slug.as_deref()).unwrap_or_default();
     let ejemplo = (!slug.is_empty()).then(|| format!("{base}/autofactura/{slug}"));
     let ahora = time::OffsetDateTime::now_utc().to_offset(timbra_services::cfdi::OFFSET_CENTRO);
     let mes = format!("{:02}", u8::from(ahora.month()));
@@ -100,16 +119,16 @@ fn pagina_lista(
             p { "No hay tickets." }
         } @else {
             table.apilada {
-                caption { "Tickets (" (d.recibos["total"]) ")" }
-                thead { tr { th scope="col" { "Folio" } th scope="col" { "Fecha" } th scope="col" { "Total" } th scope="col" { "Estado" } th scope="col" { "Código" } } }
+                caption { "Tickets (" (d.total) ")" }
+                (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Fecha"), Columna::Texto("Total"), Columna::Texto("Estado"), Columna::Texto("Código")]))
                 tbody {
-                    @for r in &items {
+                    @for r in items {
                         tr {
-                            td data-titulo="Folio" { a href={ (RUTA) "/" (texto(r, "id")) } { (texto(r, "folio")) } }
-                            td data-titulo="Fecha" { (texto(r, "fecha")) }
-                            td data-titulo="Total" { "$" (texto(r, "total")) " " (texto(r, "moneda")) }
-                            td data-titulo="Estado" { (estado(texto(r, "status"))) }
-                            td data-titulo="Código" { code { (texto(r, "claveAutofactura")) } }
+                            td data-titulo="Folio" { a href={ (RUTA) "/" (r.id) } { (r.folio) } }
+                            td data-titulo="Fecha" { (r.fecha) }
+                            td data-titulo="Total" { "$" (r.total) " " (r.moneda) }
+                            td data-titulo="Estado" { (estado(&r.status)) }
+                            td data-titulo="Código" { code { (r.clave_autofactura) } }
                         }
                     }
                 }
@@ -132,16 +151,16 @@ fn pagina_lista(
                 (csrf_oculto(&ctx.sesion))
                 (campo_con("slug", "Dirección de su página", Tipo::Texto, Some(slug), false, errores, Some("Letras minúsculas, números y guiones: /autofactura/mi-tienda")))
                 (campo_con("diasVigencia", "Días para facturar un ticket", Tipo::Texto,
-                    af["diasVigencia"].as_i64().map(|d| d.to_string()).as_deref(), false, errores, Some("Vacío: hasta el fin del mes del ticket")))
+                    af.and_then(|a| a.autofactura_dias_vigencia).map(|d| d.to_string()).as_deref(), false, errores, Some("Vacío: hasta el fin del mes del ticket")))
                 div.campo { div {
-                    input type="checkbox" name="activa" value="true" id="campo-activa" checked[af["activa"].as_bool().unwrap_or(true)];
+                    input type="checkbox" name="activa" value="true" id="campo-activa" checked[af.is_none_or(|a| a.autofactura_activa)];
                     label for="campo-activa" { "Página activa" }
                 } }
                 div.campo { div {
-                    input type="checkbox" name="automatica" value="true" id="campo-automatica" checked[fg["automatica"].as_bool().unwrap_or(false)];
+                    input type="checkbox" name="automatica" value="true" id="campo-automatica" checked[af.is_some_and(|a| a.global_automatica)];
                     label for="campo-automatica" { "Timbrar la factura global de cada periodo cerrado automáticamente" }
                 } }
-                (seleccion("periodicidadGlobal", "Periodicidad de la automática", &periodicidades, fg["periodicidad"].as_str(), errores))
+                (seleccion("periodicidadGlobal", "Periodicidad de la automática", &periodicidades, af.map(|a| a.global_periodicidad.as_str()), errores))
                 button type="submit" { "Guardar" }
             }
             @if let Some(url) = &ejemplo {
@@ -149,7 +168,7 @@ fn pagina_lista(
                 p { "Sus clientes abren " a href=(url) { (url) } " o escanean este código:" }
                 (qr(url))
                 div.vista-previa aria-label="Vista previa de la página pública" {
-                    p.marca { (texto(&d.empresa, "razonSocial")) }
+                    p.marca { (d.razon_social) }
                     h1 { "Facturación de su compra" }
                     div.campo { label { "Código de facturación" } small { "Está impreso en su ticket: 10 letras y números." } input type="text" disabled; }
                     button type="button" disabled { "Buscar mi ticket" }
@@ -161,7 +180,7 @@ fn pagina_lista(
 }
 
 fn base(app: &AppContext, headers: &HeaderMap) -> String {
-    recibos::url_publica(app, headers)
+    url_publica(app, headers)
 }
 
 /// `GET /panel/recibos`.
@@ -183,67 +202,59 @@ async fn lista(
     Ok(html_ok(pagina_lista(&ctx, &d, aviso, &campos, &Errores::default(), &base(&app, &headers))))
 }
 
-/// `POST /panel/recibos/global`: the API's global invoice.
-async fn global(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
+/// `POST /panel/recibos/global`: the global invoice, as `POST /api/cfdi/global` stamps it.
+async fn global(State(app): State<AppContext>, headers: HeaderMap, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let body = json!({ "periodicidad": campos.valor("periodicidad"), "meses": campos.valor("meses"), "año": campos.valor("año") });
-    let bytes = axum::body::Bytes::from(body.to_string());
-    let respuesta = recibos::global::timbrar(state, Auth(caller), empresa, HeaderMap::new(), bytes).await;
+    let respuesta = async {
+        let caller = &ctx.sesion.caller;
+        let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+        let bytes = body.to_string();
+        let cuerpo: GlobalBody = super::cuerpo(body)?;
+        let solicitante = Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: None };
+        let answer =
+            recibos_consulta::timbrar_global(&app, &empresa_id, solicitante, &cuerpo, bytes.as_bytes()).await?;
+        match answer.error() {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+    .await;
     match respuesta {
-        Ok(r) if r.status().is_success() => Ok(redirigir(&format!("{RUTA}?hecho=global"))),
-        Ok(r) => {
-            let error = datos_error(r).await;
+        Ok(()) => Ok(redirigir(&format!("{RUTA}?hecho=global"))),
+        Err(error) => {
             let d = leer(&app, &ctx, &headers, None).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_lista(&ctx, &d, None, &campos, &errores, &base(&app, &headers))))
         }
-        Err(error) => {
-            let d = leer(&app, &ctx, &headers, None).await?;
-            let errores = Errores::de(error.0);
-            Ok(html_con(errores.status(), pagina_lista(&ctx, &d, None, &campos, &errores, &base(&app, &headers))))
-        }
     }
 }
 
-/// The error of an envelope answered with a non-success status.
-async fn datos_error(response: axum::response::Response) -> timbra_services::error::ApiError {
-    use http_body_util::BodyExt;
-    let status = response.status();
-    let bytes = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-    let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let code = timbra_services::error::Code::ALL
-        .iter()
-        .copied()
-        .find(|c| c.as_str() == texto(&value["error"], "code"))
-        .unwrap_or(timbra_services::error::Code::Internal);
-    let mut error = timbra_services::error::ApiError::new(code, texto(&value["error"], "message").to_owned());
-    error.details = value["error"]["details"].clone();
-    if error.details.is_null() {
-        error.details = json!({});
-    }
-    let _ = status;
-    error
-}
-
-/// `POST /panel/recibos/ajustes`: the company's settings through `PATCH /api/empresas/{id}`.
-async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let (_, caller, empresa) = ctx.para_api(&app)?;
+/// `POST /panel/recibos/ajustes`: the company's settings, as `PATCH /api/empresas/{id}` saves
+/// them.
+async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let dias =
         campos.valor("diasVigencia").map(|d| d.parse::<i64>().map(Value::from).unwrap_or(Value::String(d.to_owned())));
-    let body = json!({
-        "autofactura": { "slug": campos.valor("slug"), "diasVigencia": dias, "activa": campos.valor("activa").is_some() },
-        "facturaGlobal": { "automatica": campos.valor("automatica").is_some(), "periodicidad": campos.valor("periodicidadGlobal").unwrap_or("04") },
-    });
-    let cuerpo: empresas::UpdateEmpresaBody = super::cuerpo(body)?;
-    match empresas::update(State(app.clone()), Auth(caller), Path(empresa.0.clone()), Json(cuerpo)).await {
+    let cambio = empresas::Cambio {
+        autofactura: Some(
+            json!({ "slug": campos.valor("slug"), "diasVigencia": dias, "activa": campos.valor("activa").is_some() }),
+        ),
+        factura_global: Some(
+            json!({ "automatica": campos.valor("automatica").is_some(), "periodicidad": campos.valor("periodicidadGlobal").unwrap_or("04") }),
+        ),
+        ..empresas::Cambio::default()
+    };
+    let guardado = async {
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
+        empresas::actualizar(&app, &ctx.sesion.caller, &empresa_id, cambio).await
+    }
+    .await;
+    match guardado {
         Ok(_) => Ok(redirigir(&format!("{RUTA}?hecho=ajustes"))),
         Err(error) => {
             let d = leer(&app, &ctx, &headers, None).await?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_lista(&ctx, &d, None, &campos, &errores, &base(&app, &headers))))
         }
     }
@@ -258,44 +269,44 @@ async fn detalle(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    let r = datos(recibos::obtener(state, Auth(caller), empresa, headers.clone(), Path(id)).await?).await?;
-    let lineas = r["conceptos"].as_array().cloned().unwrap_or_default();
-    let txt = |v: &Value| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+    let empresa_id = ctx.empresa()?.id.clone();
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let r = recibos_consulta::obtener(&app, &empresa_id, &id, &url_publica(&app, &headers)).await?;
+    let lineas = recibos_consulta::lineas(&r);
     let contenido = html! {
         dl {
-            dt { "Folio" } dd { (texto(&r, "folio")) }
-            dt { "Fecha" } dd { (texto(&r, "fecha")) }
-            dt { "Estado" } dd { (estado(texto(&r, "status"))) }
-            dt { "Forma de pago" } dd { (texto(&r, "formaPago")) }
-            dt { "Subtotal" } dd { "$" (texto(&r, "subtotal")) }
-            dt { "Total" } dd { "$" (texto(&r, "total")) " " (texto(&r, "moneda")) }
-            dt { "Código de facturación" } dd { code { (texto(&r, "claveAutofactura")) } }
-            dt { "Vence" } dd { (texto(&r, "autofacturaVence")) }
-            @if let Some(cfdi) = r["cfdiId"].as_str() {
+            dt { "Folio" } dd { (r.folio) }
+            dt { "Fecha" } dd { (r.fecha) }
+            dt { "Estado" } dd { (estado(&r.status)) }
+            dt { "Forma de pago" } dd { (r.forma_pago) }
+            dt { "Subtotal" } dd { "$" (r.subtotal) }
+            dt { "Total" } dd { "$" (r.total) " " (r.moneda) }
+            dt { "Código de facturación" } dd { code { (r.clave_autofactura) } }
+            dt { "Vence" } dd { (r.autofactura_vence) }
+            @if let Some(cfdi) = &r.cfdi_id {
                 dt { "Factura" } dd { a href={ "/panel/facturas/" (cfdi) } { (cfdi) } }
             }
         }
         table.apilada {
             caption { "Conceptos (precios sin impuestos)" }
-            thead { tr { th scope="col" { "Descripción" } th scope="col" { "Cantidad" } th scope="col" { "Precio" } th scope="col" { "Importe" } } }
+            (encabezados(&[Columna::Texto("Descripción"), Columna::Texto("Cantidad"), Columna::Texto("Precio"), Columna::Texto("Importe")]))
             tbody {
                 @for l in &lineas {
                     tr {
-                        td data-titulo="Descripción" { (txt(&l["descripcion"])) }
-                        td data-titulo="Cantidad" { (txt(&l["cantidad"])) }
-                        td data-titulo="Precio" { (txt(&l["precioUnitario"])) }
-                        td data-titulo="Importe" { (txt(&l["importe"])) }
+                        td data-titulo="Descripción" { (l.descripcion) }
+                        td data-titulo="Cantidad" { (l.cantidad) }
+                        td data-titulo="Precio" { (l.precio_unitario) }
+                        td data-titulo="Importe" { (l.importe) }
                     }
                 }
             }
         }
-        @if let Some(url) = r["urlAutofactura"].as_str() {
+        @if let Some(url) = &r.url_autofactura {
             p { "Enlace de autofacturación: " a href=(url) { (url) } }
             (qr(url))
         } @else {
             p { "Configure la dirección de su página de autofacturación en " a href=(RUTA) { "Tickets" } " para imprimir el enlace y su QR." }
         }
     };
-    Ok(html_ok(pagina(&ctx, &format!("Ticket {}", texto(&r, "folio")), RUTA, contenido)))
+    Ok(html_ok(pagina(&ctx, &format!("Ticket {}", r.folio), RUTA, contenido)))
 }

@@ -2,14 +2,15 @@
 //! downloads and cancellation.
 //!
 //! The preview runs the stamping code's own preparation
-//! ([`preparar_factura`](crate::routes::cfdi::timbrar::preparar_factura): the cfdi crate's validation,
+//! ([`factura::preparar`](timbra_services::cfdi::factura::preparar): the cfdi crate's validation,
 //! tax and rounding rules) on the form as typed and shows the comprobante's totals, so what
-//! the person sees is what the stamp will carry; the browser does no arithmetic.
+//! the person sees is what the stamp will carry; the browser does no arithmetic. Stamping,
+//! the list, the detail, cancellation, e-mail and downloads call the services the API's
+//! `/api/cfdi` routes call, with the same permissions.
 
 use std::collections::HashMap;
 
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
@@ -17,14 +18,18 @@ use axum::routing::{get, post};
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
-use super::catalogos::Catalogo;
-use super::layout::{Contexto, Errores, caja_errores, contexto, csrf_oculto, error_api, pagina};
-use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos, pesos_de, redirigir, texto};
-use crate::envelope::{Path, Query as ApiQuery};
-use crate::extract::EmpresaHeader;
-use crate::routes::cfdi;
+use super::layout::{Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina};
+use super::{Accion, Campos, Pagina, Session, cuerpo, html_con, html_ok, pesos, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::consulta::{self, Concepto};
+use timbra_services::cfdi::credenciales::rfc3339;
+use timbra_services::cfdi::{archivos, cancelar as cancelacion, factura, hora_local};
 use timbra_services::context::AppContext;
+use timbra_services::scoped;
+use timbra_store::Paging;
+use timbra_store::cfdis::CfdiRow;
+use timbra_store::clientes::ClienteRow;
+use timbra_store::productos::ProductoRow;
 
 /// Routes of the invoices' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -173,7 +178,7 @@ fn entrada_linea(
     }
 }
 
-fn linea(n: usize, productos: &[Value], campos: &Campos, errores: &Errores) -> Markup {
+fn linea(n: usize, productos: &[ProductoRow], campos: &Campos, errores: &Errores) -> Markup {
     let valor = |name: &str| campos.todos(name).get(n - 1).copied().filter(|v| !v.is_empty());
     html! {
         fieldset.concepto {
@@ -184,12 +189,12 @@ fn linea(n: usize, productos: &[Value], campos: &Campos, errores: &Errores) -> M
                     select id={ "producto-" (n) } data-producto {
                         option value="" { "— Escriba los datos o elija un producto —" }
                         @for p in productos {
-                            option value=(texto(p, "id"))
-                                data-descripcion=(texto(p, "descripcion"))
-                                data-preciounitario=(p.get("precioUnitario").map(Value::to_string).unwrap_or_default())
-                                data-claveprodserv=(texto(p, "claveProdServ"))
-                                data-claveunidad=(texto(p, "claveUnidad"))
-                                data-tasaiva=(tasa_de_producto(p)) { (texto(p, "descripcion")) }
+                            option value=(p.id)
+                                data-descripcion=(p.descripcion)
+                                data-preciounitario=(p.precio_unitario.0.to_string())
+                                data-claveprodserv=(p.clave_prod_serv)
+                                data-claveunidad=(p.clave_unidad)
+                                data-tasaiva=(format!("{:.6}", p.iva_rate.0)) { (p.descripcion) }
                         }
                     }
                 }
@@ -208,15 +213,6 @@ fn linea(n: usize, productos: &[Value], campos: &Campos, errores: &Errores) -> M
     }
 }
 
-/// A product's IVA rate as the form's option value (`0.160000`).
-fn tasa_de_producto(producto: &Value) -> String {
-    let text = producto.get("ivaRate").map(Value::to_string).unwrap_or_default();
-    match text.trim_matches('"').parse::<rust_decimal::Decimal>() {
-        Ok(rate) => format!("{:.6}", rate),
-        Err(_) => "0.160000".to_owned(),
-    }
-}
-
 async fn pagina_nueva(
     app: &AppContext,
     ctx: &Contexto,
@@ -225,10 +221,14 @@ async fn pagina_nueva(
     previa: Markup,
 ) -> Result<Markup, super::Fallo> {
     let empresa = ctx.empresa()?;
-    let clientes = Catalogo::Clientes.listar(app, &ctx.sesion, &empresa.id, json!({ "pageSize": 100 })).await?;
-    let productos = Catalogo::Productos.listar(app, &ctx.sesion, &empresa.id, json!({ "pageSize": 100 })).await?;
-    let clientes = clientes.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-    let productos = productos.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    // The form offers the newest 100 customers and products (as `GET /api/clientes?pageSize=100`).
+    let cien = Paging { page: 1, page_size: 100 };
+    ctx.sesion.caller.authorize(app, &empresa.id, Permission::ClienteView).await?;
+    let (clientes, _): (Vec<ClienteRow>, i64) =
+        scoped::page::<timbra_services::clientes::Clientes>(app, &empresa.id, None, &cien).await?;
+    ctx.sesion.caller.authorize(app, &empresa.id, Permission::ProductoView).await?;
+    let (productos, _): (Vec<ProductoRow>, i64) =
+        scoped::page::<timbra_services::productos::Productos>(app, &empresa.id, None, &cien).await?;
     let lineas = campos.todos("descripcion").len().max(1);
     let cliente = campos.valor("clienteId");
     let contenido = html! {
@@ -249,8 +249,8 @@ async fn pagina_nueva(
                         select id="clienteId" name="clienteId" {
                             option value="" { "Público en general (XAXX010101000)" }
                             @for c in &clientes {
-                                option value=(texto(c, "id")) selected[Some(texto(c, "id")) == cliente] {
-                                    (texto(c, "razonSocial")) " (" (texto(c, "rfc")) ")"
+                                option value=(c.id) selected[Some(c.id.as_str()) == cliente] {
+                                    (c.razon_social) " (" (c.rfc) ")"
                                 }
                             }
                         }
@@ -291,13 +291,13 @@ async fn calcular(app: &AppContext, sesion: &Session, empresa_id: &str, campos: 
     let factura = async {
         sesion.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(cuerpo_factura(campos))?;
-        cfdi::timbrar::preparar_factura(app, empresa_id, body, app.clock.now()).await
+        factura::preparar(app, empresa_id, body, app.clock.now()).await
     }
     .await;
     let factura = match factura {
         Ok(factura) => factura,
         Err(error) => {
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             return html! {
                 p { "Aún no se puede calcular:" }
                 @if errores.con_prefijo("").is_empty() {
@@ -346,52 +346,43 @@ fn nombre_campo(campo: &str) -> String {
 }
 
 /// `POST /panel/facturas/vista-previa` (htmx, as the person types): the totals fragment.
-pub async fn vista_previa(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn vista_previa(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     Ok(html_ok(calcular(&app, &ctx.sesion, &empresa_id, &campos).await))
 }
 
-/// `POST /panel/facturas`: the API's stamping handler with the form as its body.
-pub async fn timbrar(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let body = Bytes::from(cuerpo_factura(&campos).to_string());
-    let answer = cfdi::timbrar::timbrar(
-        State(app.clone()),
-        crate::extract::Auth(ctx.sesion.caller.clone()),
-        EmpresaHeader(empresa_id.clone()),
-        HeaderMap::new(),
-        body,
-    )
+/// `POST /panel/facturas`: stamps the form's invoice as `POST /api/cfdi/timbrar` does.
+pub async fn timbrar(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
+    let result = async {
+        let caller = &ctx.sesion.caller;
+        let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+        let json = cuerpo_factura(&campos);
+        let bytes = json.to_string();
+        let solicitante = factura::Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: None };
+        factura::timbrar(&app, &empresa_id, solicitante, cuerpo(json)?, bytes.as_bytes()).await
+    }
     .await;
-    let result = match answer {
-        Ok(answer) => datos(answer).await,
-        Err(error) => Err(error),
-    };
     match result {
         Ok(timbrada) => {
-            Ok(redirigir(&format!("/panel/facturas/{}?aviso=factura-timbrada", texto(&timbrada, "cfdiId"))))
+            Ok(redirigir(&format!("/panel/facturas/{}?aviso=factura-timbrada", timbrada.cfdi_id().unwrap_or_default())))
         }
         Err(error) => {
             let previa = calcular(&app, &ctx.sesion, &empresa_id, &campos).await;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_nueva(&app, &ctx, &campos, &errores, previa).await?))
         }
     }
 }
 
-fn estado(factura: &Value) -> String {
-    let status = texto(factura, "status");
-    let base = match status {
+fn estado(factura: &CfdiRow) -> String {
+    let base = match factura.status.as_str() {
         "TIMBRADO_SANDBOX" => "Timbrada (pruebas)",
         "TIMBRADO" => "Timbrada",
         "CANCELADO" => "Cancelada",
         other => other,
     };
-    match factura.get("cancellationStatus").and_then(Value::as_str) {
+    match factura.estado_cancelacion.as_deref() {
         Some("SOLICITADA") => format!("{base} · cancelación solicitada"),
         Some("PENDIENTE") => format!("{base} · cancelación pendiente de aceptación del receptor"),
         Some("RECHAZADA") => format!("{base} · cancelación rechazada por el receptor"),
@@ -413,29 +404,26 @@ pub async fn lista(
     let empresa = ctx.empresa()?;
     let filtro = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
     let page = filtro("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let query = json!({
-        "page": page, "limit": 25, "tipo": "EMITIDA",
-        "status": filtro("status"), "search": filtro("search"), "desde": filtro("desde"), "hasta": filtro("hasta"),
-    });
     let resultado = async {
-        let params = ApiQuery(cuerpo(query)?);
-        datos(
-            cfdi::listar::list(
-                State(app.clone()),
-                crate::extract::Auth(ctx.sesion.caller.clone()),
-                EmpresaHeader(empresa.id.clone()),
-                params,
-            )
-            .await?,
-        )
-        .await
+        let access = ctx.sesion.caller.authorize(&app, &empresa.id, Permission::CfdiView).await?;
+        let offset = consulta::saltar(page, POR_PAGINA, POR_PAGINA)?;
+        let texto = |name: &str| filtro(name).map(str::to_owned);
+        let pedida = consulta::Consulta {
+            tipo: Some("EMITIDA".to_owned()),
+            status: texto("status"),
+            search: texto("search"),
+            desde: texto("desde"),
+            hasta: texto("hasta"),
+            ..consulta::Consulta::default()
+        };
+        let filtro = consulta::filtro(&pedida, consulta::ve_nomina(&ctx.sesion.caller, &access))?;
+        consulta::listar(&app, &empresa.id, &filtro, POR_PAGINA, offset).await
     }
     .await;
-    let (lista, error) = match resultado {
+    let ((facturas, total), error) = match resultado {
         Ok(lista) => (lista, None),
-        Err(error) => (Value::Null, Some(error)),
+        Err(error) => ((Vec::new(), 0), Some(error)),
     };
-    let facturas = lista.get("cfdis").and_then(Value::as_array).cloned().unwrap_or_default();
     let filtros: String = ["status", "search", "desde", "hasta"]
         .iter()
         .filter_map(|name| filtro(name).map(|v| format!("&{name}={}", urlencoding::encode(v))))
@@ -462,27 +450,24 @@ pub async fn lista(
         } @else {
             table.apilada {
                 caption { "Facturas emitidas" }
-                thead { tr {
-                    th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Serie y folio" } th scope="col" { "Fecha" }
-                    th scope="col" { "Receptor" } th.importe scope="col" { "Total" } th scope="col" { "Estado" }
-                } }
+                (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Serie y folio"), Columna::Texto("Fecha"), Columna::Texto("Receptor"), Columna::Importe("Total"), Columna::Texto("Estado")]))
                 tbody {
                     @for f in &facturas {
                         tr {
-                            td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (texto(f, "id")) } { (texto(f, "uuid")) } }
-                            td data-titulo="Serie y folio" { (texto(f, "serie")) "-" (texto(f, "folio")) }
-                            td data-titulo="Fecha" { (texto(f, "fecha").replace('T', " ")) }
-                            td data-titulo="Receptor" { (texto(f, "receptorNombre")) br; small { (texto(f, "receptorRfc")) } }
-                            td.importe data-titulo="Total" { (pesos_de(&f["total"])) }
+                            td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (f.id) } { (f.uuid) } }
+                            td data-titulo="Serie y folio" { (f.serie.as_deref().unwrap_or_default()) "-" (f.folio.as_deref().unwrap_or_default()) }
+                            td data-titulo="Fecha" { (fecha(f)) }
+                            td data-titulo="Receptor" { (f.receptor_nombre) br; small { (f.receptor_rfc) } }
+                            td.importe data-titulo="Total" { (pesos(f.total.0)) }
                             td data-titulo="Estado" { (estado(f)) }
                         }
                     }
                 }
             }
             nav.paginas aria-label="Páginas" {
-                span { (lista.get("total").and_then(Value::as_i64).unwrap_or(0)) " en total · página " (page) }
+                span { (total) " en total · página " (page) }
                 @if page > 1 { a href={ "/panel/facturas?page=" (page - 1) (filtros) } rel="prev" { "← Anterior" } }
-                @if lista.get("hasMore").and_then(Value::as_bool).unwrap_or(false) {
+                @if page * POR_PAGINA < total {
                     a href={ "/panel/facturas?page=" (page + 1) (filtros) } rel="next" { "Siguiente →" }
                 }
             }
@@ -491,18 +476,26 @@ pub async fn lista(
     Ok(html_ok(pagina(&ctx, "Facturas", "/panel/facturas", contenido)))
 }
 
-async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Value, crate::error::HttpError> {
+/// Invoices a page of the list shows.
+const POR_PAGINA: i64 = 25;
+
+/// The invoice's `Fecha` in the issuer's zone, as `AAAA-MM-DD HH:MM:SS±hh:mm`.
+fn fecha(factura: &CfdiRow) -> String {
+    rfc3339(hora_local(factura.fecha)).replace('T', " ")
+}
+
+/// An invoice of the current company with its lines, as `GET /api/cfdi/{id}` reads it.
+struct Factura {
+    fila: CfdiRow,
+    conceptos: Option<Vec<Concepto>>,
+}
+
+async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, timbra_services::error::ApiError> {
     let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
-    datos(
-        cfdi::obtener::get(
-            State(app.clone()),
-            crate::extract::Auth(ctx.sesion.caller.clone()),
-            EmpresaHeader(empresa_id),
-            Path(id.to_owned()),
-        )
-        .await?,
-    )
-    .await
+    let access = ctx.sesion.caller.authorize(app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = consulta::ve_nomina(&ctx.sesion.caller, &access);
+    let (fila, conceptos) = consulta::leer(app, &empresa_id, id, ve_nomina).await?;
+    Ok(Factura { fila, conceptos: consulta::conceptos(&conceptos) })
 }
 
 /// The e-mail sendings of invoice `id` (read after [`leer`] found it for the caller).
@@ -514,23 +507,28 @@ async fn correos_de(app: &AppContext, ctx: &Contexto, id: &str) -> Vec<timbra_st
 
 fn pagina_detalle(
     ctx: &Contexto,
-    f: &Value,
+    factura: &Factura,
     correos: &[timbra_store::correos::CorreoRow],
     campos: &Campos,
     errores: &Errores,
 ) -> Markup {
-    let id = texto(f, "id");
-    let vigente = matches!(texto(f, "status"), "TIMBRADO" | "TIMBRADO_SANDBOX")
-        && !matches!(f.get("cancellationStatus").and_then(Value::as_str), Some("SOLICITADA" | "PENDIENTE"));
+    let f = &factura.fila;
+    let id = f.id.as_str();
+    let vigente = matches!(f.status.as_str(), "TIMBRADO" | "TIMBRADO_SANDBOX")
+        && !matches!(f.estado_cancelacion.as_deref(), Some("SOLICITADA" | "PENDIENTE"));
+    let (serie, folio) = (f.serie.as_deref().unwrap_or_default(), f.folio.as_deref().unwrap_or_default());
+    let cifra = |c: &Option<timbra_services::cfdi::consulta::Cifra>| {
+        c.as_ref().map(|c| pesos_texto(&c.texto())).unwrap_or_default()
+    };
     let contenido = html! {
         dl.datos {
-            dt { "Folio fiscal (UUID)" } dd.uuid id="uuid" { (texto(f, "uuid")) }
-            dt { "Serie y folio" } dd { (texto(f, "serie")) "-" (texto(f, "folio")) }
-            dt { "Fecha" } dd { (texto(f, "fecha").replace('T', " ")) }
-            dt { "Receptor" } dd { (texto(f, "receptorNombre")) " (" (texto(f, "receptorRfc")) ")" }
-            dt { "Forma y método de pago" } dd { (texto(f, "formaPago")) " · " (texto(f, "metodoPago")) }
-            dt { "Subtotal" } dd { (pesos_de(&f["subtotal"])) }
-            dt { "Total" } dd { strong { (pesos_de(&f["total"])) } " " (texto(f, "moneda")) }
+            dt { "Folio fiscal (UUID)" } dd.uuid id="uuid" { (f.uuid) }
+            dt { "Serie y folio" } dd { (serie) "-" (folio) }
+            dt { "Fecha" } dd { (fecha(f)) }
+            dt { "Receptor" } dd { (f.receptor_nombre) " (" (f.receptor_rfc) ")" }
+            dt { "Forma y método de pago" } dd { (f.forma_pago.as_deref().unwrap_or_default()) " · " (f.metodo_pago.as_deref().unwrap_or_default()) }
+            dt { "Subtotal" } dd { (pesos(f.subtotal.0)) }
+            dt { "Total" } dd { strong { (pesos(f.total.0)) } " " (f.moneda) }
             dt { "Estado" } dd id="estado" { (estado(f)) }
         }
         p.acciones {
@@ -538,17 +536,17 @@ fn pagina_detalle(
             a.boton href={ "/panel/facturas/" (id) "/xml" } download { "Descargar XML" }
             button.secundario type="button" data-copiar="#uuid" { "Copiar UUID" }
         }
-        @if let Some(conceptos) = f.get("conceptos").and_then(Value::as_array) {
+        @if let Some(conceptos) = &factura.conceptos {
             table.apilada {
                 caption { "Conceptos" }
-                thead { tr { th scope="col" { "Descripción" } th scope="col" { "Cantidad" } th.importe scope="col" { "Precio unitario" } th.importe scope="col" { "Importe" } } }
+                (encabezados(&[Columna::Texto("Descripción"), Columna::Texto("Cantidad"), Columna::Importe("Precio unitario"), Columna::Importe("Importe")]))
                 tbody {
                     @for c in conceptos {
                         tr {
-                            td data-titulo="Descripción" { (texto(c, "descripcion")) }
-                            td data-titulo="Cantidad" { (c.get("cantidad").map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).unwrap_or_default()) }
-                            td.importe data-titulo="Precio unitario" { (pesos_de(c.get("valorUnitario").or(c.get("precioUnitario")).unwrap_or(&Value::Null))) }
-                            td.importe data-titulo="Importe" { (pesos_de(c.get("importe").unwrap_or(&Value::Null))) }
+                            td data-titulo="Descripción" { (c.descripcion) }
+                            td data-titulo="Cantidad" { (c.cantidad.as_ref().map(|v| v.texto()).unwrap_or_default()) }
+                            td.importe data-titulo="Precio unitario" { (cifra(&c.precio_unitario)) }
+                            td.importe data-titulo="Importe" { (cifra(&c.importe)) }
                         }
                     }
                 }
@@ -565,7 +563,7 @@ fn pagina_detalle(
             @if !correos.is_empty() {
                 table.apilada id="envios" {
                     caption { "Envíos por correo" }
-                    thead { tr { th scope="col" { "Fecha" } th scope="col" { "Motivo" } th scope="col" { "Para" } th scope="col" { "Estado" } th scope="col" { "Intentos" } th scope="col" { "Último error" } } }
+                    (encabezados(&[Columna::Texto("Fecha"), Columna::Texto("Motivo"), Columna::Texto("Para"), Columna::Texto("Estado"), Columna::Texto("Intentos"), Columna::Texto("Último error")]))
                     tbody {
                         @for c in correos {
                             tr {
@@ -595,7 +593,7 @@ fn pagina_detalle(
             }
         }
     };
-    let titulo = format!("Factura {}-{}", texto(f, "serie"), texto(f, "folio"));
+    let titulo = format!("Factura {serie}-{folio}");
     pagina(ctx, &titulo, "/panel/facturas", contenido)
 }
 
@@ -614,48 +612,35 @@ pub async fn detalle(
     Ok(html_ok(pagina_detalle(&ctx, &factura, &correos, &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/facturas/{id}/cancelar`: the API's cancellation.
-pub async fn cancelar(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let body = Bytes::from(campos.objeto(&["motivo", "folioSustitucion"]).to_string());
-    let result = cfdi::cancelar::cancelar(
-        State(app.clone()),
-        crate::extract::Auth(ctx.sesion.caller.clone()),
-        EmpresaHeader(empresa_id),
-        Path(id.clone()),
-        HeaderMap::new(),
-        body,
-    )
+/// `POST /panel/facturas/{id}/cancelar`: the cancellation, as `POST /api/cfdi/{id}/cancelar`
+/// does it.
+pub async fn cancelar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
+    let result = async {
+        let caller = &ctx.sesion.caller;
+        let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
+        // The invoice first: an id of another company is CANCEL_002 whatever the form says.
+        let fila = cancelacion::buscar(&app, &empresa_id, &id, consulta::ve_nomina(caller, &access)).await?;
+        let motivo = campos.valor("motivo").unwrap_or_default();
+        let sustitucion = campos.valor("folioSustitucion");
+        cancelacion::cancelar(&app, &empresa_id, &id, &fila, motivo, sustitucion, None, access.mode()).await
+    }
     .await;
     match result {
         Ok(_) => Ok(redirigir(&format!("/panel/facturas/{id}?aviso=factura-cancelada"))),
         Err(error) => {
             let factura = leer(&app, &ctx, &id).await?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             let correos = correos_de(&app, &ctx, &id).await;
             Ok(html_con(errores.status(), pagina_detalle(&ctx, &factura, &correos, &campos, &errores)))
         }
     }
 }
 
-/// `POST /panel/facturas/{id}/correo`: the API's `POST /api/cfdi/{id}/correo` (`para` as
-/// comma-separated addresses; empty: the customer's email).
-pub async fn enviar_correo(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+/// `POST /panel/facturas/{id}/correo`: queues the sending as `POST /api/cfdi/{id}/correo`
+/// does (`para` as comma-separated addresses; empty: the customer's email).
+pub async fn enviar_correo(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let para: Vec<String> = campos
         .valor("para")
         .unwrap_or_default()
@@ -664,27 +649,26 @@ pub async fn enviar_correo(
         .filter(|p| !p.is_empty())
         .map(str::to_owned)
         .collect();
-    let body = if para.is_empty() { serde_json::json!({}) } else { serde_json::json!({ "para": para }) };
-    let result = cfdi::correo::enviar(
-        State(app.clone()),
-        crate::extract::Auth(ctx.sesion.caller.clone()),
-        EmpresaHeader(empresa_id),
-        Path(id.clone()),
-        Bytes::from(body.to_string()),
-    )
+    let result = async {
+        let caller = &ctx.sesion.caller;
+        let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+        consulta::leer(&app, &empresa_id, &id, consulta::ve_nomina(caller, &access)).await?;
+        let para = (!para.is_empty()).then_some(para.as_slice());
+        timbra_services::correo::enviar(&app, &empresa_id, &id, para, None).await
+    }
     .await;
     match result {
         Ok(_) => Ok(redirigir(&format!("/panel/facturas/{id}?aviso=correo-encolado#correo"))),
         Err(error) => {
             let factura = leer(&app, &ctx, &id).await?;
             let correos = correos_de(&app, &ctx, &id).await;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_detalle(&ctx, &factura, &correos, &campos, &errores)))
         }
     }
 }
 
-async fn descarga(
+async fn archivo(
     app: AppContext,
     sesion: Session,
     headers: HeaderMap,
@@ -693,31 +677,32 @@ async fn descarga(
 ) -> Result<Response, super::Fallo> {
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let (state, caller, empresa, path) =
-        (State(app.clone()), ctx.sesion.caller.clone(), EmpresaHeader(empresa_id), Path(id));
-    Ok(if pdf {
-        cfdi::archivos::pdf(state, crate::extract::Auth(caller), empresa, path).await?
+    let access = ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = consulta::ve_nomina(&ctx.sesion.caller, &access);
+    let archivo = if pdf {
+        archivos::pdf_de(&app, &empresa_id, &id, ve_nomina).await?
     } else {
-        cfdi::archivos::xml(state, crate::extract::Auth(caller), empresa, path).await?
-    })
+        archivos::xml_de(&app, &empresa_id, &id, ve_nomina).await?
+    };
+    Ok(super::descarga(archivo)?)
 }
 
-/// `GET /panel/facturas/{id}/xml`: the API's XML download.
+/// `GET /panel/facturas/{id}/xml`: the XML download, as the API's.
 pub async fn descargar_xml(
     State(app): State<AppContext>,
     sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {
-    descarga(app, sesion, headers, id, false).await
+    archivo(app, sesion, headers, id, false).await
 }
 
-/// `GET /panel/facturas/{id}/pdf`: the API's PDF download.
+/// `GET /panel/facturas/{id}/pdf`: the PDF download, as the API's.
 pub async fn descargar_pdf(
     State(app): State<AppContext>,
     sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {
-    descarga(app, sesion, headers, id, true).await
+    archivo(app, sesion, headers, id, true).await
 }

@@ -12,15 +12,15 @@ use maud::{DOCTYPE, Markup, html};
 use serde_json::Value;
 use sha2::Digest;
 
-use super::{EMPRESA_COOKIE, Fallo, Session, csrf, datos, redirigir, texto, textos};
-use crate::routes;
+use super::{EMPRESA_COOKIE, Fallo, Session, csrf, redirigir, textos};
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
+use timbra_store::empresas::EmpresaRow;
 
-const CSS: &str = include_str!("../../assets/panel.css");
-const HTMX: &str = include_str!("../../assets/htmx.min.js");
-const PANEL_JS: &str = include_str!("../../assets/panel.js");
+const CSS: &str = include_str!("../assets/panel.css");
+const HTMX: &str = include_str!("../assets/htmx.min.js");
+const PANEL_JS: &str = include_str!("../assets/panel.js");
 
 /// A short digest of the static files, appended to their URLs so a long cache never serves an
 /// old copy after an upgrade.
@@ -68,8 +68,8 @@ pub struct EmpresaActual {
 pub struct Contexto {
     /// The session.
     pub sesion: Session,
-    /// The person's companies (the API's `GET /api/empresas` items).
-    pub empresas: Vec<Value>,
+    /// The person's companies (what `GET /api/empresas` lists).
+    pub empresas: Vec<EmpresaRow>,
     /// The company chosen (query `empresa`, else the cookie, else the first).
     pub empresa: Option<EmpresaActual>,
     /// A notice after a successful form (query `aviso`).
@@ -81,16 +81,6 @@ impl Contexto {
     pub fn empresa(&self) -> Result<&EmpresaActual, Fallo> {
         self.empresa.as_ref().ok_or_else(|| Fallo::Redirigir("/panel/empresas?aviso=sin-empresa".to_owned()))
     }
-
-    /// What an API handler of the current company takes: the state, the session's caller and
-    /// the company as its `x-empresa-id`.
-    pub fn para_api(
-        &self,
-        app: &AppContext,
-    ) -> Result<(State<AppContext>, timbra_services::auth::caller::Caller, crate::extract::EmpresaHeader), Fallo> {
-        let empresa = crate::extract::EmpresaHeader(self.empresa()?.id.clone());
-        Ok((State(app.clone()), self.sesion.caller.clone(), empresa))
-    }
 }
 
 /// Builds the context of a page. A company id given explicitly (`?empresa=`) that the person
@@ -101,15 +91,13 @@ pub async fn contexto(
     headers: &HeaderMap,
     params: &HashMap<String, String>,
 ) -> Result<Contexto, Fallo> {
-    let empresas =
-        datos(routes::empresas::list(State(app.clone()), crate::extract::Auth(sesion.caller.clone())).await?).await?;
-    let empresas = empresas.as_array().cloned().unwrap_or_default();
+    let empresas = timbra_services::empresas::list(app, &sesion.caller).await?;
     let pedida = params.get("empresa").map(String::as_str).filter(|id| !id.is_empty());
     let elegida = match pedida {
         Some(id) => Some(id.to_owned()),
         None => csrf::cookie(headers, EMPRESA_COOKIE)
-            .filter(|id| empresas.iter().any(|e| texto(e, "id") == *id))
-            .or_else(|| empresas.first().map(|e| texto(e, "id")))
+            .filter(|id| empresas.iter().any(|e| e.id == *id))
+            .or_else(|| empresas.first().map(|e| e.id.as_str()))
             .map(str::to_owned),
     };
     let empresa = match elegida {
@@ -226,8 +214,8 @@ pub fn pagina(ctx: &Contexto, titulo: &str, actual: &str, contenido: Markup) -> 
                             label for="empresa-elegida" { "Empresa" }
                             select id="empresa-elegida" name="id" {
                                 @for e in &ctx.empresas {
-                                    option value=(texto(e, "id")) selected[texto(e, "id") == empresa.id] {
-                                        (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")"
+                                    option value=(e.id) selected[e.id == empresa.id] {
+                                        (e.razon_social) " (" (e.rfc) ")"
                                     }
                                 }
                             }
@@ -296,11 +284,8 @@ impl Errores {
     /// The problems of `error` (`details.fields` by field path).
     pub fn de(error: ApiError) -> Self {
         let mut por_campo: HashMap<String, Vec<String>> = HashMap::new();
-        for problema in error.details.get("fields").and_then(Value::as_array).into_iter().flatten() {
-            por_campo
-                .entry(texto(problema, "field").to_owned())
-                .or_default()
-                .push(texto(problema, "message").to_owned());
+        for problema in error.field_problems() {
+            por_campo.entry(problema.field).or_default().push(problema.message);
         }
         Errores { error: Some(error), por_campo }
     }
@@ -485,17 +470,57 @@ pub fn csrf_oculto(sesion: &Session) -> Markup {
     html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
 }
 
-/// Paging links for a list answered as `{ items, total, page, totalPages }`.
-pub fn paginas(ruta: &str, q: Option<&str>, lista: &Value) -> Markup {
-    let page = lista.get("page").and_then(Value::as_i64).unwrap_or(1);
-    let total_pages = lista.get("totalPages").and_then(Value::as_i64).unwrap_or(1).max(1);
-    let total = lista.get("total").and_then(Value::as_i64).unwrap_or(0);
+/// A column of a list table.
+#[derive(Clone, Copy)]
+pub enum Columna {
+    /// Text.
+    Texto(&'static str),
+    /// Amounts (right-aligned, class `importe`).
+    Importe(&'static str),
+    /// Actions: the heading is for screen readers only.
+    Oculta(&'static str),
+}
+
+/// The heading row (`thead`) of a list table: one `th scope="col"` per column. The lists of
+/// every page share it, with [`paginas_de`] under them.
+pub fn encabezados(columnas: &[Columna]) -> Markup {
+    html! {
+        thead { tr {
+            @for columna in columnas {
+                @match columna {
+                    Columna::Texto(texto) => { th scope="col" { (texto) } }
+                    Columna::Importe(texto) => { th.importe scope="col" { (texto) } }
+                    Columna::Oculta(texto) => { th scope="col" { span.oculto { (texto) } } }
+                }
+            }
+        } }
+    }
+}
+
+/// Paging links of page `paging` of a list of `total` rows: "N en total · página P de T" and
+/// the previous and next pages (with the search `q` kept).
+pub fn paginas_de(ruta: &str, q: Option<&str>, total: i64, paging: timbra_store::Paging) -> Markup {
+    let page = paging.page;
+    let total_pages = ((total + paging.page_size - 1) / paging.page_size).max(1);
     let q = q.map(|q| format!("&q={}", urlencoding::encode(q))).unwrap_or_default();
     html! {
         nav.paginas aria-label="Páginas" {
             span { (total) " en total · página " (page) " de " (total_pages) }
             @if page > 1 { a href={ (ruta) "?page=" (page - 1) (q) } rel="prev" { "← Anterior" } }
             @if page < total_pages { a href={ (ruta) "?page=" (page + 1) (q) } rel="next" { "Siguiente →" } }
+        }
+    }
+}
+
+/// Paging links that do not count pages ("N en total · página P"), as the Buzón and the
+/// retentions show them.
+pub fn paginas_breves(ruta: &str, total: i64, paging: timbra_store::Paging) -> Markup {
+    let page = paging.page;
+    html! {
+        nav.paginas aria-label="Páginas" {
+            span { (total) " en total · página " (page) }
+            @if page > 1 { a href={ (ruta) "?page=" (page - 1) } rel="prev" { "← Anterior" } }
+            @if page * paging.page_size < total { a href={ (ruta) "?page=" (page + 1) } rel="next" { "Siguiente →" } }
         }
     }
 }

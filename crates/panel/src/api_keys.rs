@@ -1,7 +1,7 @@
 //! API keys: the person's keys by prefix, creation (the key shown once, with a copy button),
 //! narrowing to companies and scopes, revocation, and a key for AI agents (MCP) with the
-//! configuration snippet of a desktop assistant. Each action is the API's handler
-//! (`routes::api_keys`) called in process with the session.
+//! configuration snippet of a desktop assistant. Each action calls the services the API's
+//! `/api/api-keys` calls (`timbra_services::auth::api_keys`) with the session.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -10,15 +10,17 @@ use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use serde_json::{Value, json};
+use time::OffsetDateTime;
 
-use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina};
-use super::{Campos, Formulario, Pagina, cuerpo, datos, html_con, html_ok, redirigir, texto};
-use crate::envelope::{Json, Path};
-use crate::routes::api_keys;
+use super::layout::{
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina,
+};
+use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
+use timbra_services::auth::api_keys::{self, CreatedKey, KeyRequest};
 use timbra_services::auth::roles::{MCP_LIVE, Permission};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
+use timbra_store::users::KeyRow;
 
 /// Path of the keys' page.
 pub const RUTA: &str = "/panel/llaves";
@@ -58,10 +60,9 @@ fn formulario_agente(ctx: &Contexto) -> Markup {
                 fieldset {
                     legend { "Empresa" }
                     @for (i, e) in ctx.empresas.iter().enumerate() {
-                        @let id = texto(e, "id");
                         div {
-                            input type="radio" name="empresaIds" value=(id) id={ "agente-" (id) } checked[i == 0] required;
-                            label for={ "agente-" (id) } { (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")" }
+                            input type="radio" name="empresaIds" value=(e.id) id={ "agente-" (e.id) } checked[i == 0] required;
+                            label for={ "agente-" (e.id) } { (e.razon_social) " (" (e.rfc) ")" }
                         }
                     }
                 }
@@ -77,7 +78,7 @@ fn formulario_agente(ctx: &Contexto) -> Markup {
 
 /// The configuration of a desktop assistant for `key` on this server (`base`).
 fn configuracion_mcp(base: &str, key: &str) -> String {
-    let config = json!({ "mcpServers": { "timbra": {
+    let config = serde_json::json!({ "mcpServers": { "timbra": {
         "command": "timbra", "args": ["mcp", "--url", base], "env": { "TIMBRA_API_KEY": key } } } });
     serde_json::to_string_pretty(&config).unwrap_or_default()
 }
@@ -91,11 +92,20 @@ fn base(app: &AppContext, headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
-/// A date-time of the API (RFC 3339) as `AAAA-MM-DD HH:MM` UTC, or "—".
-pub(super) fn momento(value: &Value) -> String {
-    match value.as_str() {
-        Some(text) if text.len() >= 16 => format!("{} {} UTC", &text[..10], &text[11..16]),
-        Some(text) => text.to_owned(),
+/// An instant as `AAAA-MM-DD HH:MM UTC`, or "—".
+pub(super) fn momento(instante: Option<OffsetDateTime>) -> String {
+    match instante {
+        Some(at) => {
+            let at = at.to_offset(time::UtcOffset::UTC);
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+                at.year(),
+                u8::from(at.month()),
+                at.day(),
+                at.hour(),
+                at.minute()
+            )
+        }
         None => "—".to_owned(),
     }
 }
@@ -126,11 +136,11 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
                     legend { "Empresas" }
                     small { "Sin marcar ninguna, la llave abre todas sus empresas (también las futuras)." }
                     @for e in &ctx.empresas {
-                        @let id = texto(e, "id");
+                        @let id = e.id.as_str();
                         div {
                             input type="checkbox" name="empresaIds" value=(id) id={ "empresa-" (id) }
                                 checked[empresas_elegidas.contains(&id)];
-                            label for={ "empresa-" (id) } { (texto(e, "razonSocial")) " (" (texto(e, "rfc")) ")" }
+                            label for={ "empresa-" (id) } { (e.razon_social) " (" (e.rfc) ")" }
                         }
                     }
                     @for (_, problema) in problemas_de("empresaIds") { p.problemas { (problema) } }
@@ -155,33 +165,28 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
     }
 }
 
-fn tabla(ctx: &Contexto, llaves: &[Value]) -> Markup {
+fn tabla(ctx: &Contexto, llaves: &[KeyRow]) -> Markup {
     html! {
         @if llaves.is_empty() {
             p { "Aún no tiene llaves de API." }
         } @else {
             table.apilada {
                 caption { "Sus llaves (se muestra solo el prefijo; la llave completa no se guarda)" }
-                thead { tr {
-                    th scope="col" { "Nombre" } th scope="col" { "Prefijo" } th scope="col" { "Estado" }
-                    th scope="col" { "Último uso" } th scope="col" { "Vence" } th scope="col" { "Creada" }
-                    th scope="col" { span.oculto { "Acciones" } }
-                } }
+                (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Prefijo"), Columna::Texto("Estado"), Columna::Texto("Último uso"), Columna::Texto("Vence"), Columna::Texto("Creada"), Columna::Oculta("Acciones")]))
                 tbody {
                     @for llave in llaves {
-                        @let activa = llave.get("active").and_then(Value::as_bool).unwrap_or(false);
                         tr {
-                            td data-titulo="Nombre" { (texto(llave, "name")) }
-                            td data-titulo="Prefijo" { code { (texto(llave, "keyPrefix")) "…" } }
-                            td data-titulo="Estado" { @if activa { "Activa" } @else { "Revocada o vencida" } }
-                            td data-titulo="Último uso" { (momento(&llave["lastUsedAt"])) }
-                            td data-titulo="Vence" { @if llave["expiresAt"].is_null() { "No vence" } @else { (momento(&llave["expiresAt"])) } }
-                            td data-titulo="Creada" { (momento(&llave["createdAt"])) }
+                            td data-titulo="Nombre" { (llave.name) }
+                            td data-titulo="Prefijo" { code { (llave.key_prefix) "…" } }
+                            td data-titulo="Estado" { @if llave.active { "Activa" } @else { "Revocada o vencida" } }
+                            td data-titulo="Último uso" { (momento(llave.last_used_at)) }
+                            td data-titulo="Vence" { @if llave.expires_at.is_none() { "No vence" } @else { (momento(llave.expires_at)) } }
+                            td data-titulo="Creada" { (momento(Some(llave.created_at))) }
                             td {
-                                @if activa {
-                                    form.en-linea method="post" action={ "/panel/llaves/" (texto(llave, "id")) "/revocar" } {
+                                @if llave.active {
+                                    form.en-linea method="post" action={ "/panel/llaves/" (llave.id) "/revocar" } {
                                         (csrf_oculto(&ctx.sesion))
-                                        button.peligro type="submit" aria-label={ "Revocar la llave " (texto(llave, "name")) } { "Revocar" }
+                                        button.peligro type="submit" aria-label={ "Revocar la llave " (llave.name) } { "Revocar" }
                                     }
                                 }
                             }
@@ -193,17 +198,11 @@ fn tabla(ctx: &Contexto, llaves: &[Value]) -> Markup {
     }
 }
 
-async fn listar(app: &AppContext, ctx: &Contexto) -> Result<Vec<Value>, crate::error::HttpError> {
-    let llaves =
-        datos(api_keys::list(State(app.clone()), crate::extract::Auth(ctx.sesion.caller.clone())).await?).await?;
-    Ok(llaves.as_array().cloned().unwrap_or_default())
-}
-
 fn pagina_llaves(
     ctx: &Contexto,
     base: &str,
-    llaves: &[Value],
-    nueva: Option<&Value>,
+    llaves: &[KeyRow],
+    nueva: Option<&CreatedKey>,
     aviso: Option<&str>,
     campos: &Campos,
     errores: &Errores,
@@ -212,16 +211,16 @@ fn pagina_llaves(
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
         @if let Some(nueva) = nueva {
             section.aviso role="status" aria-labelledby="llave-creada" {
-                h2 id="llave-creada" { "Llave «" (texto(nueva, "name")) "» creada" }
+                h2 id="llave-creada" { "Llave «" (nueva.name) "» creada" }
                 p { strong { "Cópiela ahora: no se volverá a mostrar." } " Úsela en el encabezado "
                     code { "Authorization: Bearer …" } "." }
-                p.llave id="llave-nueva" { (texto(nueva, "key")) }
+                p.llave id="llave-nueva" { (nueva.key) }
                 button type="button" data-copiar="#llave-nueva" { "Copiar llave" }
                 details {
                     summary { "Para un asistente de IA (MCP)" }
                     p { "Conéctelo a " code { (base) "/mcp" } " con esta llave, o en un asistente de escritorio use "
                         code { "timbra mcp" } " con esta configuración:" }
-                    pre id="config-mcp" { (configuracion_mcp(base, texto(nueva, "key"))) }
+                    pre id="config-mcp" { (configuracion_mcp(base, &nueva.key)) }
                     button type="button" data-copiar="#config-mcp" { "Copiar configuración" }
                 }
             }
@@ -243,59 +242,47 @@ async fn lista(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let llaves = listar(&app, &ctx).await?;
-    let markup = pagina_llaves(
-        &ctx,
-        &base(&app, &headers),
-        &llaves,
-        None,
-        aviso(&params),
-        &Campos::default(),
-        &Errores::default(),
-    );
+    let llaves = api_keys::list(&app, &ctx.sesion.caller).await?;
+    let markup =
+        pagina_llaves(&ctx, &base(&app, &headers), &llaves, None, aviso(&params), &Campos::default(), &Errores::default());
     Ok(html_ok(markup))
 }
 
-/// The API's body of the form: name, expiry, companies and scopes (absent when none marked).
-fn cuerpo_de(campos: &Campos) -> Result<Value, crate::error::HttpError> {
-    let mut body = json!({ "name": campos.valor("name").unwrap_or_default() });
-    if let Some(dias) = campos.valor("expiresInDays") {
-        match dias.parse::<i64>() {
-            Ok(dias) => body["expiresInDays"] = json!(dias),
-            Err(_) => {
-                return Err(ApiError::fields(
-                    Code::ApiKey001,
-                    vec![FieldProblem::new("expiresInDays", "escriba un número entero de días, o déjelo vacío")],
-                )
-                .into());
-            }
-        }
-    }
-    let empresas: Vec<&str> = campos.todos("empresaIds").into_iter().filter(|v| !v.is_empty()).collect();
-    if !empresas.is_empty() {
-        body["empresaIds"] = json!(empresas);
-    }
-    let scopes: Vec<&str> = campos.todos("scopes").into_iter().filter(|v| !v.is_empty()).collect();
-    if !scopes.is_empty() {
-        body["scopes"] = json!(scopes);
-    }
-    Ok(body)
+/// What the form asks for: name, expiry, companies and scopes (absent when none marked).
+fn pedido(campos: &Campos) -> Result<KeyRequest, ApiError> {
+    let expires_in_days = match campos.valor("expiresInDays") {
+        None => None,
+        Some(dias) => Some(dias.parse::<i64>().map_err(|_| {
+            ApiError::fields(
+                Code::ApiKey001,
+                vec![FieldProblem::new("expiresInDays", "escriba un número entero de días, o déjelo vacío")],
+            )
+        })?),
+    };
+    let marcados = |name: &str| -> Option<Vec<String>> {
+        let valores: Vec<String> =
+            campos.todos(name).into_iter().filter(|v| !v.is_empty()).map(str::to_owned).collect();
+        (!valores.is_empty()).then_some(valores)
+    };
+    Ok(KeyRequest {
+        name: Some(campos.valor("name").unwrap_or_default().to_owned()),
+        expires_in_days,
+        empresa_ids: marcados("empresaIds"),
+        scopes: marcados("scopes"),
+        revoke_current: false,
+    })
 }
 
-/// `POST /panel/llaves`: the API's key creation; the page shows the key this once.
+/// `POST /panel/llaves`: creates the key as the API does; the page shows the key this once.
 async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let creada = async {
-        let body = cuerpo(cuerpo_de(&campos)?)?;
-        datos(
-            api_keys::create(State(app.clone()), Some(crate::extract::Auth(ctx.sesion.caller.clone())), Json(body))
-                .await?,
-        )
-        .await
-    }
-    .await;
-    let llaves = listar(&app, &ctx).await?;
+    let caller = &ctx.sesion.caller;
+    let creada = match pedido(&campos) {
+        Ok(pedido) => api_keys::create(&app, &caller.user_id, &caller.credential, pedido).await,
+        Err(error) => Err(error),
+    };
+    let llaves = api_keys::list(&app, caller).await?;
     let base = base(&app, &headers);
     match creada {
         Ok(nueva) => Ok(html_ok(pagina_llaves(
@@ -308,7 +295,7 @@ async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Fo
             &Errores::default(),
         ))),
         Err(error) => {
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_llaves(&ctx, &base, &llaves, None, None, &campos, &errores)))
         }
     }
@@ -316,7 +303,6 @@ async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Fo
 
 /// `POST /panel/llaves/{id}/revocar`.
 async fn revocar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, formulario: Formulario) -> Pagina {
-    api_keys::revoke_by_path(State(app.clone()), crate::extract::Auth(formulario.sesion.caller.clone()), Path(id))
-        .await?;
+    api_keys::revoke(&app, &formulario.sesion.caller, Some(id)).await?;
     Ok(redirigir(&format!("{RUTA}?hecho=revocada")))
 }

@@ -1,19 +1,20 @@
-//! Registration, login and logout pages, and `GET /`. They call the API's own account code
-//! (`routes::auth`): the same password rules, login throttle and session cookie.
+//! Registration, login and logout pages, and `GET /`. They call the account services the API
+//! calls (`timbra_services::auth::cuentas`): the same password rules, login throttle and
+//! session cookie.
 
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use serde_json::json;
 use std::collections::HashMap;
 
 use super::layout::{Errores, Tipo, caja_errores, campo, pagina_suelta};
-use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Session, csrf, cuerpo, html_con, leer_campos, redirigir};
-use crate::envelope::Json;
-use crate::routes::auth;
+use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Session, csrf, html_con, leer_campos, redirigir};
+use timbra_services::auth::caller::Credential;
+use timbra_services::auth::cuentas;
 use timbra_services::auth::secrets::random_token;
 use timbra_services::context::AppContext;
+use timbra_services::error::ApiError;
 
 /// `GET /`: the dashboard when logged in, else its login page (303 either way).
 pub async fn inicio(sesion: Option<Session>) -> Response {
@@ -51,6 +52,13 @@ fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
+}
+
+/// Opens a session for `user_id`: the `Set-Cookie` value that carries it, as the API's login
+/// sets it.
+async fn abrir_sesion(app: &AppContext, user_id: &str) -> Result<HeaderValue, ApiError> {
+    let token = cuentas::open_session(app, user_id).await?;
+    HeaderValue::from_str(&cuentas::session_cookie(app, &token)).map_err(|e| ApiError::internal("cookie", e))
 }
 
 /// Reads a pre-login form and checks its token against the `timbra_previo` cookie.
@@ -109,16 +117,16 @@ pub async fn entrar(State(app): State<AppContext>, request: Request) -> Pagina {
     let headers = request.headers().clone();
     let campos = formulario_previo(&app, request).await?;
     let email = campos.valor("email").map(str::to_owned);
-    match auth::check_credentials(&app, email.as_deref(), campos.valor("password")).await {
+    match cuentas::check_credentials(&app, email.as_deref(), campos.valor("password")).await {
         Ok(user) => {
-            let cookie = auth::open_session(&app, &user.id).await?;
+            let cookie = abrir_sesion(&app, &user.id).await?;
             let mut response = redirigir("/panel");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
         }
         Err(error) => {
             let (token, cookie) = previo(&app, &headers)?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             let status = errores.status();
             let markup = pagina_suelta("Entrar", form_entrar(&token, email.as_deref(), &errores));
             Ok(pagina_previa(status, markup, cookie, &errores))
@@ -152,25 +160,24 @@ pub async fn registro_form(State(app): State<AppContext>, headers: HeaderMap) ->
 pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagina {
     let headers = request.headers().clone();
     let campos = formulario_previo(&app, request).await?;
-    let body = cuerpo(json!({
-        "name": campos.valor("name").unwrap_or_default(),
-        "email": campos.valor("email").unwrap_or_default(),
-        "password": campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.as_str()).unwrap_or_default(),
-    }))?;
-    let creado = match auth::register(State(app.clone()), Json(body)).await {
-        Ok(answer) => super::datos(answer).await,
-        Err(error) => Err(error),
-    };
+    let password = campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.as_str()).unwrap_or_default();
+    let creado = cuentas::register(
+        &app,
+        Some(campos.valor("name").unwrap_or_default()),
+        Some(campos.valor("email").unwrap_or_default()),
+        Some(password),
+    )
+    .await;
     match creado {
         Ok(user) => {
-            let cookie = auth::open_session(&app, super::texto(&user, "id")).await?;
+            let cookie = abrir_sesion(&app, &user.id).await?;
             let mut response = redirigir("/panel/empresas?aviso=bienvenida");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
         }
         Err(error) => {
             let (token, cookie) = previo(&app, &headers)?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             let status = errores.status();
             let markup = pagina_suelta("Crear cuenta", form_registro(&token, &campos, &errores));
             Ok(pagina_previa(status, markup, cookie, &errores))
@@ -178,10 +185,12 @@ pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagin
     }
 }
 
-/// `POST /panel/salir`: closes the session (the API's logout) and clears the cookie.
+/// `POST /panel/salir`: closes the session (as the API's logout does) and clears the cookie.
 pub async fn salir(State(app): State<AppContext>, formulario: Formulario) -> Pagina {
-    auth::logout(State(app), crate::extract::Auth(formulario.sesion.caller)).await?;
+    if let Credential::Session { session_id } = &formulario.sesion.caller.credential {
+        cuentas::close_session(&app, session_id).await?;
+    }
     let mut response = redirigir("/panel/entrar?aviso=salida");
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(auth::CLEAR_SESSION_COOKIE));
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_static(cuentas::CLEAR_SESSION_COOKIE));
     Ok(response.into_response())
 }

@@ -1,24 +1,23 @@
 //! The Buzón: cancellation requests from suppliers waiting for this company's answer (with
 //! their deadline and accept/reject buttons), and received CFDI whose status at SAT changed.
-//! The page calls the API's own handlers (`routes::cancelaciones`) in process.
+//! The page calls the services the API's `/api/cancelaciones/pendientes` calls
+//! (`timbra_services::cfdi::receptor::solicitudes`).
 
 use std::collections::HashMap;
 
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::html;
-use serde_json::{Value, json};
+use timbra_store::Paging;
 
-use super::layout::{Contexto, Errores, caja_errores, contexto, csrf_oculto, error_api, pagina};
-use super::{Formulario, Pagina, Session, cuerpo, datos, html_con, pesos_de, redirigir, texto};
-use crate::envelope::{Path, Query as ApiQuery};
-use crate::extract::EmpresaHeader;
-use crate::routes::cancelaciones;
+use super::layout::{
+    Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina, paginas_breves,
+};
+use super::{Accion, Pagina, Session, fecha_hora, html_con, paging, paging_de, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
-use timbra_services::cfdi::receptor::estado_sat;
+use timbra_services::cfdi::receptor::{estado_sat, solicitudes};
 use timbra_services::context::AppContext;
 
 /// Routes of the Buzón.
@@ -26,36 +25,21 @@ pub fn rutas() -> Router<AppContext> {
     Router::new().route("/panel/buzon", get(buzon)).route("/panel/buzon/{uuid}", post(responder))
 }
 
-fn fecha(valor: &Value, campo: &str) -> String {
-    texto(valor, campo).replace('T', " ").chars().take(16).collect()
-}
-
-async fn pagina_buzon(app: &AppContext, ctx: &Contexto, page: i64, errores: &Errores) -> Pagina {
+async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores: &Errores) -> Pagina {
     let empresa = ctx.empresa()?;
     let resultado = async {
-        let params = ApiQuery(cuerpo(json!({ "page": page, "pageSize": 20 }))?);
-        datos(
-            cancelaciones::pendientes(
-                State(app.clone()),
-                crate::extract::Auth(ctx.sesion.caller.clone()),
-                EmpresaHeader(empresa.id.clone()),
-                params,
-            )
-            .await?,
-        )
-        .await
+        ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await?;
+        solicitudes::listar(app, &empresa.id, paging).await
     }
     .await;
-    let (lista, error) = match resultado {
+    let ((pendientes, total), error) = match resultado {
         Ok(lista) => (lista, None),
-        Err(error) => (Value::Null, Some(error)),
+        Err(error) => ((Vec::new(), 0), Some(error)),
     };
-    let pendientes = lista.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
     let cambiadas = match ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await {
         Ok(_) => estado_sat::recibidas_cambiadas(app, &empresa.id, 50).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };
-    let total_pages = lista.get("totalPages").and_then(Value::as_i64).unwrap_or(0);
     let contenido = html! {
         p { "Cuando un proveedor pide cancelar un comprobante que usted recibió, el SAT espera su respuesta "
             "durante tres días hábiles; si no responde, el SAT lo cancela (plazo vencido)." }
@@ -68,20 +52,17 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, page: i64, errores: &Err
             } @else {
                 table.apilada {
                     caption { "Solicitudes por responder" }
-                    thead { tr {
-                        th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Emisor" } th.importe scope="col" { "Total" }
-                        th scope="col" { "Solicitada" } th scope="col" { "Vence" } th scope="col" { "Respuesta" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Solicitada"), Columna::Texto("Vence"), Columna::Texto("Respuesta")]))
                     tbody {
                         @for s in &pendientes {
                             tr {
-                                td.uuid data-titulo="UUID" { (texto(s, "uuid")) }
-                                td data-titulo="Emisor" { (texto(s, "nombreEmisor")) br; small { (texto(s, "rfcEmisor")) } }
-                                td.importe data-titulo="Total" { (pesos_de(&s["total"])) }
-                                td data-titulo="Solicitada" { (fecha(s, "fechaSolicitud")) }
-                                td data-titulo="Vence" { strong { (fecha(s, "plazoVence")) } }
+                                td.uuid data-titulo="UUID" { (s.uuid) }
+                                td data-titulo="Emisor" { (s.nombre_emisor.as_deref().unwrap_or_default()) br; small { (s.rfc_emisor.as_deref().unwrap_or_default()) } }
+                                td.importe data-titulo="Total" { (s.total.as_deref().map(pesos_texto).unwrap_or_default()) }
+                                td data-titulo="Solicitada" { (fecha_hora(s.fecha_solicitud)) }
+                                td data-titulo="Vence" { strong { (fecha_hora(s.plazo_vence)) } }
                                 td data-titulo="Respuesta" {
-                                    form method="post" action={ "/panel/buzon/" (texto(s, "uuid")) } {
+                                    form method="post" action={ "/panel/buzon/" (s.uuid) } {
                                         (csrf_oculto(&ctx.sesion))
                                         button type="submit" name="respuesta" value="aceptar" { "Aceptar" }
                                         " "
@@ -92,11 +73,7 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, page: i64, errores: &Err
                         }
                     }
                 }
-                nav.paginas aria-label="Páginas" {
-                    span { (lista.get("total").and_then(Value::as_i64).unwrap_or(0)) " en total · página " (page) }
-                    @if page > 1 { a href={ "/panel/buzon?page=" (page - 1) } rel="prev" { "← Anterior" } }
-                    @if page < total_pages { a href={ "/panel/buzon?page=" (page + 1) } rel="next" { "Siguiente →" } }
-                }
+                (paginas_breves("/panel/buzon", total, paging))
             }
         }
         section aria-labelledby="cambiadas" {
@@ -106,16 +83,13 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, page: i64, errores: &Err
             } @else {
                 table.apilada {
                     caption { "Cambios de estado" }
-                    thead { tr {
-                        th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Emisor" } th.importe scope="col" { "Total" }
-                        th scope="col" { "Estado en el SAT" } th scope="col" { "Visto" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Estado en el SAT"), Columna::Texto("Visto")]))
                     tbody {
                         @for c in &cambiadas {
                             tr {
                                 td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (c.cfdi_id) } { (c.uuid) } }
                                 td data-titulo="Emisor" { (c.emisor_nombre) br; small { (c.emisor_rfc) } }
-                                td.importe data-titulo="Total" { (pesos_de(&Value::String(c.total.clone()))) }
+                                td.importe data-titulo="Total" { (pesos_texto(&c.total)) }
                                 td data-titulo="Estado en el SAT" {
                                     (c.estado) @if !c.estatus_cancelacion.is_empty() { " · " (c.estatus_cancelacion) }
                                 }
@@ -138,35 +112,23 @@ pub async fn buzon(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1);
-    pagina_buzon(&app, &ctx, page, &Errores::default()).await
+    pagina_buzon(&app, &ctx, paging(&params)?, &Errores::default()).await
 }
 
-/// `POST /panel/buzon/{uuid}`: the API's answer to the request.
-pub async fn responder(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(uuid): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+/// `POST /panel/buzon/{uuid}`: the answer to the request, as the API gives it.
+pub async fn responder(State(app): State<AppContext>, AxumPath(uuid): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let respuesta = campos.valor("respuesta").unwrap_or_default().to_owned();
-    let body = Bytes::from(json!({ "respuesta": respuesta }).to_string());
-    let result = cancelaciones::responder(
-        State(app.clone()),
-        crate::extract::Auth(ctx.sesion.caller.clone()),
-        EmpresaHeader(empresa_id),
-        Path(uuid),
-        body,
-    )
+    let result = async {
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
+        solicitudes::responder(&app, &empresa_id, &uuid, &respuesta).await
+    }
     .await;
     match result {
         Ok(_) => {
             let aviso = if respuesta == "aceptar" { "cancelacion-aceptada" } else { "cancelacion-rechazada" };
             Ok(redirigir(&format!("/panel/buzon?aviso={aviso}")))
         }
-        Err(error) => pagina_buzon(&app, &ctx, 1, &Errores::de(error.0)).await,
+        Err(error) => pagina_buzon(&app, &ctx, paging_de(1)?, &Errores::de(error)).await,
     }
 }

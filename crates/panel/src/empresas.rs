@@ -1,24 +1,31 @@
 //! The dashboard's home and the companies: list, create, switch, edit, members and roles, CSD
-//! and FIEL upload. Every action is the API's handler called in process.
+//! and FIEL upload. Every action calls the services the API's `/api/empresas` routes call
+//! (`timbra_services::{empresas, memberships}`, `cfdi::{credenciales, fiel}`), with the same
+//! permissions.
 
 use std::collections::HashMap;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use serde_json::{Value, json};
+use time::OffsetDateTime;
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
+    seleccion,
 };
-use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, redirigir, texto};
-use crate::envelope::{Json, Path};
-use crate::routes;
+use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, redirigir};
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::credenciales::{self, Guardado};
+use timbra_services::cfdi::fiel;
 use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
+use timbra_services::{empresas, memberships};
+use timbra_store::empresas::EmpresaRow;
+use timbra_store::fiel::FielGuardada;
+use timbra_store::memberships::MiembroRow;
 
 /// Routes of the companies' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -117,15 +124,15 @@ fn pagina_lista(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
         } @else {
             table {
                 caption { "Sus empresas" }
-                thead { tr { th scope="col" { "Razón social" } th scope="col" { "RFC" } th scope="col" { "Su rol" } th scope="col" { "CSD" } th scope="col" { "Modo" } } }
+                (encabezados(&[Columna::Texto("Razón social"), Columna::Texto("RFC"), Columna::Texto("Su rol"), Columna::Texto("CSD"), Columna::Texto("Modo")]))
                 tbody {
                     @for e in &ctx.empresas {
                         tr {
-                            td { a href={ "/panel/empresas/" (texto(e, "id")) } { (texto(e, "razonSocial")) } }
-                            td { (texto(e, "rfc")) }
-                            td { (texto(e, "role")) }
-                            td { @if e.get("csdConfigured").and_then(Value::as_bool).unwrap_or(false) { "Sí" } @else { "No" } }
-                            td { @if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) { "Pruebas" } @else { "Real" } }
+                            td { a href={ "/panel/empresas/" (e.id) } { (e.razon_social) } }
+                            td { (e.rfc) }
+                            td { (e.role) }
+                            td { @if e.csd_vigencia_fin.is_some() { "Sí" } @else { "No" } }
+                            td { @if e.sandbox { "Pruebas" } @else { "Real" } }
                         }
                     }
                 }
@@ -147,33 +154,35 @@ pub async fn lista(
     Ok(html_ok(pagina_lista(&ctx, &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/empresas`: the API's company creation; the new company becomes the current one.
+/// The form's text of field `name`, when filled in.
+fn texto(campos: &Campos, name: &str) -> Option<String> {
+    campos.valor(name).map(str::to_owned)
+}
+
+/// `POST /panel/empresas`: creates the company as `POST /api/empresas` does; the new company
+/// becomes the current one.
 pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let mut body = campos.objeto(&["rfc", "razonSocial", "regimenFiscal", "codigoPostal", "nombreComercial"]);
-    body["sandbox"] = Value::Bool(campos.valor("sandbox") != Some("false"));
-    let creada = match cuerpo(body) {
-        Ok(body) => {
-            match routes::empresas::create(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Json(body))
-                .await
-            {
-                Ok(answer) => datos(answer).await,
-                Err(error) => Err(error),
-            }
-        }
-        Err(error) => Err(error),
+    let fields = empresas::Campos {
+        rfc: texto(&campos, "rfc"),
+        razon_social: texto(&campos, "razonSocial"),
+        regimen_fiscal: texto(&campos, "regimenFiscal"),
+        codigo_postal: texto(&campos, "codigoPostal"),
+        nombre_comercial: texto(&campos, "nombreComercial"),
+        sandbox: Some(campos.valor("sandbox") != Some("false")),
+        ..empresas::Campos::default()
     };
-    match creada {
+    match empresas::create(&app, &sesion.caller, fields).await {
         Ok(empresa) => {
-            let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", texto(&empresa, "id")));
-            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, texto(&empresa, "id"), "Lax") {
+            let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", empresa.id));
+            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, &empresa.id, "Lax") {
                 response.headers_mut().insert(axum::http::header::SET_COOKIE, value);
             }
             Ok(response)
         }
         Err(error) => {
             let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_lista(&ctx, &campos, &errores)))
         }
     }
@@ -181,34 +190,20 @@ pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario
 
 /// What the company page shows besides the shell: the company, its FIEL status and members.
 struct Detalle {
-    empresa: Value,
-    fiel: Value,
-    miembros: Vec<Value>,
+    empresa: EmpresaRow,
+    fiel: Option<FielGuardada>,
+    /// Whether the stored FIEL's validity ended.
+    fiel_vencida: bool,
+    miembros: Vec<MiembroRow>,
 }
 
-async fn leer_detalle(app: &AppContext, sesion: &Session, id: &str) -> Result<Detalle, crate::error::HttpError> {
-    let empresa = datos(
-        routes::empresas::get(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Path(id.to_owned()))
-            .await?,
-    )
-    .await?;
-    let fiel = datos(
-        routes::fiel::estado(State(app.clone()), crate::extract::Auth(sesion.caller.clone()), Path(id.to_owned()))
-            .await?,
-    )
-    .await?;
-    // Members are listed to ADMINISTRADOR and up; lower roles see the page without them.
-    let miembros = match routes::memberships::list(
-        State(app.clone()),
-        crate::extract::Auth(sesion.caller.clone()),
-        Path(id.to_owned()),
-    )
-    .await
-    {
-        Ok(answer) => datos(answer).await?.as_array().cloned().unwrap_or_default(),
-        Err(_) => Vec::new(),
-    };
-    Ok(Detalle { empresa, fiel, miembros })
+async fn leer_detalle(app: &AppContext, sesion: &Session, id: &str) -> Result<Detalle, ApiError> {
+    sesion.caller.authorize(app, id, Permission::EmpresaView).await?;
+    let empresa = empresas::get(app, &sesion.caller, id).await?;
+    let fiel = fiel::guardada(app, id).await?;
+    let fiel_vencida = fiel.as_ref().is_some_and(|fiel| fiel.vigencia_fin <= app.clock.now());
+    let miembros = memberships::list(app, id).await.unwrap_or_default();
+    Ok(Detalle { empresa, fiel, fiel_vencida, miembros })
 }
 
 /// Which form of the company page failed, so its problems show beside it.
@@ -221,9 +216,22 @@ enum Seccion {
     Miembros,
 }
 
-fn fecha(value: &Value) -> String {
-    let text = value.as_str().unwrap_or_default();
-    text.get(..10).unwrap_or(text).to_owned()
+/// The day of an instant, `AAAA-MM-DD`.
+fn fecha(at: OffsetDateTime) -> String {
+    format!("{:04}-{:02}-{:02}", at.year(), u8::from(at.month()), at.day())
+}
+
+/// The stored value of the company form's field `name`.
+fn guardado(e: &EmpresaRow, name: &str) -> Option<String> {
+    match name {
+        "razonSocial" => Some(e.razon_social.clone()),
+        "regimenFiscal" => Some(e.regimen_fiscal.clone()),
+        "codigoPostal" => Some(e.codigo_postal.clone()),
+        "nombreComercial" => e.nombre_comercial.clone(),
+        "seriePredeterminada" => Some(e.serie_predeterminada.clone()),
+        "registroPatronal" => e.registro_patronal.clone(),
+        _ => None,
+    }
 }
 
 fn pagina_detalle(
@@ -235,21 +243,17 @@ fn pagina_detalle(
     resultado: Option<Markup>,
 ) -> Markup {
     let e = &detalle.empresa;
-    let id = texto(e, "id");
+    let id = e.id.as_str();
     let vacio = Errores::default();
     let err = |s: Seccion| if s == seccion { errores } else { &vacio };
     let valor = |s: Seccion, name: &str| -> Option<String> {
-        if s == seccion {
-            campos.valor(name).map(str::to_owned)
-        } else {
-            e.get(name).and_then(Value::as_str).map(str::to_owned)
-        }
+        if s == seccion { campos.valor(name).map(str::to_owned) } else { guardado(e, name) }
     };
     let contenido = html! {
         @if let Some(resultado) = resultado { (resultado) }
         section aria-labelledby="datos" {
             h2 id="datos" { "Datos fiscales" }
-            p { "RFC: " strong { (texto(e, "rfc")) } " · Su rol: " (texto(e, "role")) }
+            p { "RFC: " strong { (e.rfc) } " · Su rol: " (e.role) }
             (caja_errores(err(Seccion::Datos)))
             form method="post" action={ "/panel/empresas/" (id) } {
                 (csrf_oculto(&ctx.sesion))
@@ -261,17 +265,17 @@ fn pagina_detalle(
                 (campo("registroPatronal", "Registro patronal (IMSS)", Tipo::Texto, valor(Seccion::Datos, "registroPatronal").as_deref(), false, err(Seccion::Datos)))
                 (seleccion("sandbox", "Modo", &[("true", "Pruebas (sandbox)"), ("false", "Real (live)")],
                     Some(if seccion == Seccion::Datos { campos.valor("sandbox").unwrap_or("true") }
-                         else if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) { "true" } else { "false" }),
+                         else if e.sandbox { "true" } else { "false" }),
                     err(Seccion::Datos)))
                 button type="submit" { "Guardar cambios" }
             }
         }
         section aria-labelledby="csd" {
             h2 id="csd" { "Certificado de sello digital (CSD)" }
-            @if e.get("csdConfigured").and_then(Value::as_bool).unwrap_or(false) {
-                p { "Vigente hasta " strong { (fecha(&e["csdVigenciaFin"])) } "." }
+            @if let Some(fin) = e.csd_vigencia_fin {
+                p { "Vigente hasta " strong { (fecha(fin)) } "." }
             } @else {
-                p { "Sin CSD. " @if e.get("sandbox").and_then(Value::as_bool).unwrap_or(true) {
+                p { "Sin CSD. " @if e.sandbox {
                     "En modo pruebas no hace falta: el servicio usa un CSD de prueba para su RFC." } }
             }
             (caja_errores(err(Seccion::Csd)))
@@ -279,11 +283,11 @@ fn pagina_detalle(
         }
         section aria-labelledby="fiel" {
             h2 id="fiel" { "e.firma (FIEL)" }
-            @if detalle.fiel.get("configured").and_then(Value::as_bool).unwrap_or(false) {
+            @if let Some(fiel) = &detalle.fiel {
                 p {
-                    "No. de certificado " strong { (texto(&detalle.fiel, "noCertificado")) }
-                    ", vigente hasta " strong { (fecha(&detalle.fiel["vigenciaFin"])) }
-                    @if detalle.fiel.get("expired").and_then(Value::as_bool).unwrap_or(false) { " (vencida)" }
+                    "No. de certificado " strong { (fiel.no_certificado) }
+                    ", vigente hasta " strong { (fecha(fiel.vigencia_fin)) }
+                    @if detalle.fiel_vencida { " (vencida)" }
                     "."
                 }
             } @else {
@@ -297,28 +301,28 @@ fn pagina_detalle(
                 h2 id="miembros" { "Miembros y roles" }
                 table {
                     caption { "Personas con acceso a esta empresa" }
-                    thead { tr { th scope="col" { "Nombre" } th scope="col" { "Correo" } th scope="col" { "Rol" } th scope="col" { "Quitar" } } }
+                    (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Correo"), Columna::Texto("Rol"), Columna::Texto("Quitar")]))
                     tbody {
                         @for m in &detalle.miembros {
                             tr {
-                                td { (texto(m, "name")) }
-                                td { (texto(m, "email")) }
+                                td { (m.name) }
+                                td { (m.email) }
                                 td {
-                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (texto(m, "userId")) } {
+                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (m.user_id) } {
                                         (csrf_oculto(&ctx.sesion))
-                                        label.oculto for={ "rol-" (texto(m, "userId")) } { "Rol de " (texto(m, "email")) }
-                                        select id={ "rol-" (texto(m, "userId")) } name="role" {
+                                        label.oculto for={ "rol-" (m.user_id) } { "Rol de " (m.email) }
+                                        select id={ "rol-" (m.user_id) } name="role" {
                                             @for (value, text) in ROLES {
-                                                option value=(value) selected[*value == texto(m, "role")] { (text) }
+                                                option value=(value) selected[*value == m.role] { (text) }
                                             }
                                         }
                                         button type="submit" { "Cambiar rol" }
                                     }
                                 }
                                 td {
-                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (texto(m, "userId")) "/quitar" } {
+                                    form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (m.user_id) "/quitar" } {
                                         (csrf_oculto(&ctx.sesion))
-                                        button.peligro type="submit" aria-label={ "Quitar a " (texto(m, "email")) } { "Quitar" }
+                                        button.peligro type="submit" aria-label={ "Quitar a " (m.email) } { "Quitar" }
                                     }
                                 }
                             }
@@ -337,7 +341,7 @@ fn pagina_detalle(
             }
         }
     };
-    pagina(ctx, texto(e, "razonSocial"), "/panel/empresas", contenido)
+    pagina(ctx, &e.razon_social, "/panel/empresas", contenido)
 }
 
 fn form_certificado(ctx: &Contexto, action: &str, boton: &str, errores: &Errores) -> Markup {
@@ -394,7 +398,7 @@ pub async fn detalle(
     render_detalle(&app, sesion, &headers, &id, params.get("aviso").map(String::as_str), None, None).await
 }
 
-/// `POST /panel/empresas/{id}`: the API's company update.
+/// `POST /panel/empresas/{id}`: the company's update, as `PATCH /api/empresas/{id}` does it.
 pub async fn editar(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -402,87 +406,60 @@ pub async fn editar(
     formulario: Formulario,
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let mut body = campos.objeto(&[
-        "razonSocial",
-        "regimenFiscal",
-        "codigoPostal",
-        "nombreComercial",
-        "seriePredeterminada",
-        "registroPatronal",
-    ]);
-    body["sandbox"] = Value::Bool(campos.valor("sandbox") != Some("false"));
-    let result = match cuerpo(body) {
-        Ok(body) => routes::empresas::update(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            Path(id.clone()),
-            Json(body),
-        )
-        .await
-        .map(|_| ()),
-        Err(error) => Err(error),
+    let fields = empresas::Campos {
+        razon_social: texto(&campos, "razonSocial"),
+        regimen_fiscal: texto(&campos, "regimenFiscal"),
+        codigo_postal: texto(&campos, "codigoPostal"),
+        nombre_comercial: texto(&campos, "nombreComercial"),
+        serie_predeterminada: texto(&campos, "seriePredeterminada"),
+        registro_patronal: texto(&campos, "registroPatronal"),
+        sandbox: Some(campos.valor("sandbox") != Some("false")),
+        ..empresas::Campos::default()
     };
+    let result = async {
+        sesion.caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+        empresas::update(&app, &sesion.caller, &id, fields).await
+    }
+    .await;
     match result {
-        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=empresa-guardada"))),
+        Ok(_) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=empresa-guardada"))),
         Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Datos, campos, error.0)), None).await
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Datos, campos, error)), None).await
         }
     }
 }
 
-/// The outcome of a certificate upload in words: number and validity, or the error.
-fn resultado_certificado(que: &str, answer: &Value) -> Markup {
+/// The outcome of a certificate upload in words: number and validity.
+fn resultado_certificado(que: &str, guardado: &Guardado) -> Markup {
     html! {
         div.aviso role="status" {
             p { strong { (que) " guardado." } }
-            p { "No. de certificado: " strong { (texto(answer, "noCertificado")) } }
-            p { "Vigente hasta: " strong { (fecha(&answer["vigenciaFin"])) } }
+            p { "No. de certificado: " strong { (guardado.no_certificado) } }
+            p { "Vigente hasta: " strong { (fecha(guardado.vigencia_fin)) } }
         }
     }
 }
 
 async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Formulario, csd: bool) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let body = json!({
-        "cerBase64": campos.valor("cerBase64"),
-        "keyBase64": campos.valor("keyBase64"),
-        "password": campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty()),
-    });
-    let result = match cuerpo(body) {
-        Ok(body) => {
-            let answer: Result<Response, crate::error::HttpError> = if csd {
-                routes::certificados::subir(
-                    State(app.clone()),
-                    crate::extract::Auth(sesion.caller.clone()),
-                    Path(id.clone()),
-                    Json(body),
-                )
-                .await
-                .map(IntoResponse::into_response)
-            } else {
-                routes::fiel::subir(
-                    State(app.clone()),
-                    crate::extract::Auth(sesion.caller.clone()),
-                    Path(id.clone()),
-                    Json(body),
-                )
-                .await
-                .map(IntoResponse::into_response)
-            };
-            match answer {
-                Ok(answer) => datos(answer).await,
-                Err(error) => Err(error),
-            }
+    let (cer, key) = (texto(&campos, "cerBase64"), texto(&campos, "keyBase64"));
+    let password = campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+    let result = async {
+        sesion.caller.authorize(&app, &id, Permission::EmpresaCsd).await?;
+        if csd {
+            credenciales::subir_csd(&app, &id, cer, key, password).await
+        } else {
+            fiel::subir(&app, &id, cer, key, password).await
         }
-        Err(error) => Err(error),
-    };
+    }
+    .await;
     let seccion = if csd { Seccion::Csd } else { Seccion::Fiel };
     match result {
-        Ok(answer) => {
+        Ok(guardado) => {
             let que = if csd { "CSD" } else { "e.firma" };
-            render_detalle(&app, sesion, &headers, &id, None, None, Some(resultado_certificado(que, &answer))).await
+            render_detalle(&app, sesion, &headers, &id, None, None, Some(resultado_certificado(que, &guardado))).await
         }
-        Err(error) => render_detalle(&app, sesion, &headers, &id, None, Some((seccion, campos, error.0)), None).await,
+        Err(error) => render_detalle(&app, sesion, &headers, &id, None, Some((seccion, campos, error)), None).await,
     }
 }
 
@@ -506,7 +483,7 @@ pub async fn subir_fiel(
     subir(app, headers, id, formulario, false).await
 }
 
-/// `POST /panel/empresas/{id}/miembros`: the API's member addition.
+/// `POST /panel/empresas/{id}/miembros`: adds the member as the API does.
 pub async fn agregar_miembro(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -514,26 +491,22 @@ pub async fn agregar_miembro(
     formulario: Formulario,
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let result = match cuerpo(campos.objeto(&["email", "role"])) {
-        Ok(body) => routes::memberships::add(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            Path(id.clone()),
-            Json(body),
-        )
-        .await
-        .map(|_| ()),
-        Err(error) => Err(error),
-    };
+    let result = async {
+        let access = sesion.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let role = memberships::parse_role(campos.valor("role"))?;
+        let email = campos.valor("email").unwrap_or_default();
+        memberships::add(&app, access.role, &id, email, role).await.map(drop)
+    }
+    .await;
     match result {
         Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-agregado#miembros"))),
         Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
         }
     }
 }
 
-/// `POST /panel/empresas/{id}/miembros/{user_id}`: the API's role change.
+/// `POST /panel/empresas/{id}/miembros/{user_id}`: changes the role as the API does.
 pub async fn cambiar_miembro(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -541,26 +514,22 @@ pub async fn cambiar_miembro(
     formulario: Formulario,
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let result = match cuerpo(campos.objeto(&["role"])) {
-        Ok(body) => routes::memberships::update(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            Path((id.clone(), user_id)),
-            Json(body),
-        )
-        .await
-        .map(|_| ()),
-        Err(error) => Err(error),
-    };
+    let result = async {
+        let access = sesion.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let role = memberships::parse_role(campos.valor("role"))?;
+        memberships::change_role(&app, access.role, &id, &user_id, role).await.map(drop)
+    }
+    .await;
     match result {
         Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-guardado#miembros"))),
         Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
         }
     }
 }
 
-/// `POST /panel/empresas/{id}/miembros/{user_id}/quitar`: the API's member removal.
+/// `POST /panel/empresas/{id}/miembros/{user_id}/quitar`: removes the member as the API does
+/// (leaving a company oneself takes only a role in it).
 pub async fn quitar_miembro(
     State(app): State<AppContext>,
     headers: HeaderMap,
@@ -568,17 +537,17 @@ pub async fn quitar_miembro(
     formulario: Formulario,
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let result = routes::memberships::remove(
-        State(app.clone()),
-        crate::extract::Auth(sesion.caller.clone()),
-        Path((id.clone(), user_id)),
-    )
-    .await
-    .map(|_| ());
+    let result = async {
+        let permission =
+            if user_id == sesion.caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
+        let access = sesion.caller.authorize(&app, &id, permission).await?;
+        memberships::remove(&app, access.role, &id, &user_id).await
+    }
+    .await;
     match result {
         Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-quitado#miembros"))),
         Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error.0)), None).await
+            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
         }
     }
 }

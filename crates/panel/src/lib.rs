@@ -1,10 +1,10 @@
 //! The web dashboard under `/panel`: server-rendered pages (maud) with htmx, in Spanish, for the
 //! account owner and the accountants of each company.
 //!
-//! Pages call the API's own handlers and services in process (never over HTTP, never a second
-//! copy of a rule): a form becomes the API's JSON body, the handler answers its envelope, and
-//! the page renders `data` or the error's code in Spanish ([`textos`]) with the field problems
-//! beside the fields. Every page re-checks the caller's role in the company through
+//! Pages call the services the API's handlers call, with typed values (never over HTTP, never
+//! a handler in process, never a second copy of a rule): a form becomes the services' input,
+//! their typed outcome (rows of the store, the services' own structs) is rendered, and an
+//! error shows its code in Spanish ([`textos`]) with the field problems beside the fields. Every page re-checks the caller's role in the company through
 //! [`Caller::authorize`](timbra_services::auth::caller::Caller::authorize); a company the person does not
 //! belong to is a 404 page. Forms carry a CSRF token ([`csrf`]).
 
@@ -25,7 +25,6 @@ pub mod textos;
 pub mod webhooks;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -37,7 +36,7 @@ use maud::{Markup, html};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use timbra_services::auth::caller::{Caller, Credential};
+use timbra_services::auth::caller::{Caller, Credential, ModeSlot, Verified, authenticate};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 
@@ -92,12 +91,6 @@ pub enum Fallo {
 impl From<ApiError> for Fallo {
     fn from(error: ApiError) -> Self {
         Fallo::Api(error)
-    }
-}
-
-impl From<crate::error::HttpError> for Fallo {
-    fn from(error: crate::error::HttpError) -> Self {
-        Fallo::Api(error.0)
     }
 }
 
@@ -199,11 +192,16 @@ impl FromRequestParts<AppContext> for Session {
     type Rejection = Fallo;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppContext) -> Result<Self, Self::Rejection> {
-        let caller = match <crate::extract::Auth as FromRequestParts<AppContext>>::from_request_parts(parts, app).await
-        {
-            Ok(crate::extract::Auth(caller)) => caller,
-            Err(_) => return Err(Fallo::Redirigir(ENTRAR.to_owned())),
+        // The credential the router's middleware verified, or verified here when it did not.
+        let verified = match parts.extensions.remove::<Verified>() {
+            Some(Verified(verified)) => verified,
+            None => authenticate(app, &parts.headers).await,
         };
+        let Ok((user_id, credential)) = verified else {
+            return Err(Fallo::Redirigir(ENTRAR.to_owned()));
+        };
+        let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
+        let caller = Caller::new(user_id, credential, mode);
         let Credential::Session { session_id } = &caller.credential else {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };
@@ -265,6 +263,42 @@ impl FromRequest<AppContext> for Formulario {
     }
 }
 
+/// A form POST that acts on the current company: the form with its CSRF token checked, the
+/// page's context and the company's id. The form actions of every page start here, so the
+/// session, the token and the company are read once; the action then authorizes with the
+/// permission of the matching API route ([`Accion::autorizar`]).
+pub struct Accion {
+    /// The page's context (the person, their companies, the current one).
+    pub ctx: layout::Contexto,
+    /// The current company's id.
+    pub empresa_id: String,
+    /// The form's fields.
+    pub campos: Campos,
+}
+
+impl Accion {
+    /// The role check of `permission` in the current company, as the API's route does it.
+    pub async fn autorizar(
+        &self,
+        app: &AppContext,
+        permission: timbra_services::auth::roles::Permission,
+    ) -> Result<timbra_services::auth::caller::EmpresaAccess, ApiError> {
+        self.ctx.sesion.caller.authorize(app, &self.empresa_id, permission).await
+    }
+}
+
+impl FromRequest<AppContext> for Accion {
+    type Rejection = Fallo;
+
+    async fn from_request(request: Request, app: &AppContext) -> Result<Self, Self::Rejection> {
+        let headers = request.headers().clone();
+        let Formulario { sesion, campos } = Formulario::from_request(request, app).await?;
+        let ctx = layout::contexto(app, sesion, &headers, &std::collections::HashMap::new()).await?;
+        let empresa_id = ctx.empresa()?.id.clone();
+        Ok(Accion { ctx, empresa_id, campos })
+    }
+}
+
 /// Reads an urlencoded or multipart body into [`Campos`] (`_csrf` still in it).
 pub async fn leer_campos(headers: &HeaderMap, request: Request, app: &AppContext) -> Result<Campos, Fallo> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
@@ -318,26 +352,22 @@ fn form_urlencoded_pairs(bytes: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The API body type `T` from a JSON value built out of a form (REQUEST_001 when it does not fit).
-pub fn cuerpo<T: DeserializeOwned>(value: Value) -> Result<T, crate::error::HttpError> {
-    Ok(serde_json::from_value(value).map_err(|e| ApiError::new(Code::Request001, format!("invalid form: {e}")))?)
+/// The services' input `T` from a JSON value built out of a form, for inputs that are JSON
+/// documents in the services too (an invoice, a retention, a payroll calculation):
+/// REQUEST_001 when it does not fit.
+pub fn cuerpo<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
+    serde_json::from_value(value).map_err(|e| ApiError::new(Code::Request001, format!("invalid form: {e}")))
 }
 
-/// The `data` of an envelope answered by an API handler called in process.
-pub async fn datos(response: impl IntoResponse) -> Result<Value, crate::error::HttpError> {
-    let response = response.into_response();
-    let bytes = Body::new(response.into_body())
-        .collect()
-        .await
-        .map_err(|e| ApiError::internal("read handler answer", e))?
-        .to_bytes();
-    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| ApiError::internal("parse handler answer", e))?;
-    Ok(value.get_mut("data").map(Value::take).unwrap_or(Value::Null))
-}
-
-/// A string field of an API answer, or "".
-pub fn texto<'a>(value: &'a Value, field: &str) -> &'a str {
-    value.get(field).and_then(Value::as_str).unwrap_or_default()
+/// The answer of a file download ([`Descarga`](timbra_services::cfdi::archivos::Descarga): an
+/// attachment with the same headers as the API's).
+pub fn descarga(archivo: timbra_services::cfdi::archivos::Descarga) -> Result<Response, ApiError> {
+    let headers = archivo.headers()?;
+    let mut response = archivo.bytes.into_response();
+    for (name, value) in headers {
+        response.headers_mut().insert(name, value);
+    }
+    Ok(response)
 }
 
 /// An amount formatted as MXN: `$1,234.56` (two decimals, half away from zero; negative as
@@ -357,16 +387,33 @@ pub fn pesos(amount: rust_decimal::Decimal) -> String {
     format!("{signo}${agrupado}.{decimales}")
 }
 
-/// [`pesos`] of an API amount given as a JSON number or string; the text itself when it is not
-/// a decimal.
-pub fn pesos_de(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => number.to_string(),
-        _ => return String::new(),
-    };
-    text.parse::<rust_decimal::Decimal>().map_or(text, pesos)
+/// [`pesos`] of an amount stored as text; the text itself when it is not a decimal.
+pub fn pesos_texto(text: &str) -> String {
+    text.parse::<rust_decimal::Decimal>().map_or_else(|_| text.to_owned(), pesos)
 }
+
+/// An instant in its own offset as `AAAA-MM-DD HH:MM` (dates the services give in the
+/// issuer's zone, such as a cancellation request's deadline).
+pub fn fecha_hora(at: time::OffsetDateTime) -> String {
+    format!("{:04}-{:02}-{:02} {:02}:{:02}", at.year(), u8::from(at.month()), at.day(), at.hour(), at.minute())
+}
+
+/// The page of a listing a page asks for (query `page`, from 1; anything else is page 1), 20
+/// rows a page; REQUEST_001 for a page so far that its offset does not fit.
+pub fn paging(params: &std::collections::HashMap<String, String>) -> Result<timbra_store::Paging, ApiError> {
+    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1);
+    paging_de(page)
+}
+
+/// Page `page` of 20 rows; REQUEST_001 when its offset does not fit.
+pub fn paging_de(page: i64) -> Result<timbra_store::Paging, ApiError> {
+    timbra_store::Paging::new(page, POR_PAGINA).ok_or_else(|| {
+        ApiError::new(Code::Request001, format!("page {page} is beyond any listing; ask for a smaller page number"))
+    })
+}
+
+/// Rows on a page of the dashboard's lists.
+pub const POR_PAGINA: i64 = 20;
 
 #[cfg(test)]
 mod tests {

@@ -15,13 +15,15 @@ use serde_json::{Value, json};
 use sha2::Digest;
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, pagina, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
+    paginas_breves, seleccion,
 };
-use super::{Campos, Formulario, Pagina, html_con, pesos, redirigir};
+use super::{Accion, Campos, Pagina, html_con, paging, paging_de, pesos, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::{links, retenciones};
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
+use timbra_store::Paging;
 use timbra_store::retenciones::Filtro;
 
 /// Routes of the retentions page.
@@ -63,16 +65,22 @@ pub async fn lista(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).filter(|p| *p >= 1).unwrap_or(1);
-    pagina_retenciones(&app, &ctx, page, &Campos::default(), &Errores::default()).await
+    pagina_retenciones(&app, &ctx, paging(&params)?, &Campos::default(), &Errores::default()).await
 }
 
-async fn pagina_retenciones(app: &AppContext, ctx: &Contexto, page: i64, form: &Campos, errores: &Errores) -> Pagina {
+async fn pagina_retenciones(
+    app: &AppContext,
+    ctx: &Contexto,
+    paging: Paging,
+    form: &Campos,
+    errores: &Errores,
+) -> Pagina {
     let empresa = ctx.empresa()?;
     ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiView).await?;
     let (filas, total) = {
         let mut conn = app.db.conn().await?;
-        timbra_store::retenciones::listar(&mut conn, &empresa.id, &Filtro::default(), 20, (page - 1) * 20).await?
+        timbra_store::retenciones::listar(&mut conn, &empresa.id, &Filtro::default(), paging.page_size, paging.offset())
+            .await?
     };
     let secret = app.cfdi.link_secret()?;
     let now = app.clock.now().unix_timestamp();
@@ -88,11 +96,7 @@ async fn pagina_retenciones(app: &AppContext, ctx: &Contexto, page: i64, form: &
             } @else {
                 table.apilada {
                     caption { "Retenciones, la más reciente primero" }
-                    thead { tr {
-                        th scope="col" { "Folio" } th scope="col" { "Receptor" } th scope="col" { "Periodo" }
-                        th.importe scope="col" { "Operación" } th.importe scope="col" { "Retenido" }
-                        th scope="col" { "Estado" } th scope="col" { "Archivos" }
-                    } }
+                    (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Receptor"), Columna::Texto("Periodo"), Columna::Importe("Operación"), Columna::Importe("Retenido"), Columna::Texto("Estado"), Columna::Texto("Archivos")]))
                     tbody {
                         @for r in &filas {
                             tr {
@@ -112,11 +116,7 @@ async fn pagina_retenciones(app: &AppContext, ctx: &Contexto, page: i64, form: &
                         }
                     }
                 }
-                nav.paginas aria-label="Páginas" {
-                    span { (total) " en total · página " (page) }
-                    @if page > 1 { a href={ "/panel/retenciones?page=" (page - 1) } rel="prev" { "← Anterior" } }
-                    @if page * 20 < total { a href={ "/panel/retenciones?page=" (page + 1) } rel="next" { "Siguiente →" } }
-                }
+                (paginas_breves("/panel/retenciones", total, paging))
             }
         }
         section aria-labelledby="nueva" {
@@ -125,10 +125,10 @@ async fn pagina_retenciones(app: &AppContext, ctx: &Contexto, page: i64, form: &
                 p.aviso { "Su empresa está en modo real: la retención se timbra con su PAC, gasta un timbre y tiene validez fiscal." }
             }
             (caja_errores(errores))
-            @if let Some(problemas) = errores.error.as_ref().and_then(|e| e.details.get("problemas")).and_then(Value::as_array) {
+            @if let Some(problemas) = errores.error.as_ref().and_then(|e| e.problemas()) {
                 ul.problemas role="alert" {
-                    @for p in problemas {
-                        li { (p["campo"].as_str().unwrap_or_default()) ": " (p["mensaje"].as_str().unwrap_or_default()) }
+                    @for p in &problemas {
+                        li { (p.field) ": " (p.message) }
                     }
                 }
             }
@@ -217,10 +217,8 @@ fn cuerpo(campos: &Campos) -> Result<Value, ApiError> {
 }
 
 /// `POST /panel/retenciones`: stamps the form's retention, back to the list with a notice.
-pub async fn emitir(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+pub async fn emitir(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let resultado = async {
         let access = ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(&campos)?;
@@ -231,6 +229,6 @@ pub async fn emitir(State(app): State<AppContext>, headers: HeaderMap, formulari
     .await;
     match resultado {
         Ok(_) => Ok(redirigir("/panel/retenciones?aviso=retencion-timbrada")),
-        Err(error) => pagina_retenciones(&app, &ctx, 1, &campos, &Errores::de(error)).await,
+        Err(error) => pagina_retenciones(&app, &ctx, paging_de(1)?, &campos, &Errores::de(error)).await,
     }
 }

@@ -1,8 +1,9 @@
-//! Payroll: the gross-to-net calculator (the same handler as `POST /api/nomina/calcular`,
+//! Payroll: the gross-to-net calculator (the same calculation as `POST /api/nomina/calcular`,
 //! figures updated as the person types through htmx), employees (list with search, create,
 //! edit, deactivate and re-activate) and pay periods (list, create, calculate, stamp, the
-//! receipts with their XML and PDF). Each action is the API's handler (`routes::nomina`)
-//! called in process.
+//! receipts with their XML and PDF). Each action calls the services the API's `/api/nomina`
+//! routes call (`timbra_services::nomina`, `cfdi::nomina::timbrar_periodo`), with the same
+//! permissions.
 
 use std::collections::HashMap;
 
@@ -12,18 +13,29 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
+use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use super::layout::{
-    Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina, paginas, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, paginas_de,
+    seleccion,
 };
-use super::{Campos, Formulario, Pagina, Session, cuerpo, datos, html_con, html_ok, pesos_de, redirigir, texto};
-use crate::envelope::{Json, Path, Query as ApiQuery};
-use crate::extract::EmpresaHeader;
-use crate::routes::clientes::ListParams;
-use crate::routes::nomina::{calcular, empleados, periodos, recibos, timbrar};
+use super::{
+    Accion, Campos, Formulario, Pagina, Session, cuerpo, descarga, html_con, html_ok, paging, paging_de, pesos,
+    redirigir,
+};
+use timbra_nomina::ResultadoNomina;
+use timbra_services::auth::roles::Permission;
+use timbra_services::cfdi::archivos;
 use timbra_services::context::AppContext;
-use timbra_services::nomina::PeriodicidadPago;
+use timbra_services::error::ApiError;
+use timbra_services::nomina::empleados::{self, Clave, Empleados};
+use timbra_services::nomina::recibo::{self, ReciboOut};
+use timbra_services::nomina::{Empleado, PeriodicidadPago, periodos};
+use timbra_services::scoped;
+use timbra_services::validate::RawAmount;
+use timbra_store::Paging;
+use timbra_store::nomina::PeriodoRow;
 
 /// Path of the calculator (the payroll section's first page).
 pub const RUTA: &str = "/panel/nomina";
@@ -60,10 +72,6 @@ fn aviso(params: &HashMap<String, String>) -> Option<&'static str> {
         "timbrado" => "Timbrado terminado: vea el estado de cada recibo.",
         _ => return None,
     })
-}
-
-fn empresa_header(id: &str) -> EmpresaHeader {
-    EmpresaHeader(id.to_owned())
 }
 
 /// The section's own links (calculator, employees, periods).
@@ -121,17 +129,12 @@ fn cuerpo_calculo(campos: &Campos) -> Value {
 }
 
 /// An amount cell: MXN for people, the exact figure in `data-valor`.
-fn importe(campo: &str, value: &Value) -> Markup {
-    let exacto = match value {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => number.to_string(),
-        _ => String::new(),
-    };
-    html! { td.importe data-campo=(campo) data-valor=(exacto) { (pesos_de(value)) } }
+fn importe(campo: &str, value: Decimal) -> Markup {
+    html! { td.importe data-campo=(campo) data-valor=(value.to_string()) { (pesos(value)) } }
 }
 
 /// The calculator's answer: figures, or the problems (id `resultado`, swapped by htmx).
-fn resultado(resultado: Option<&Value>, errores: &Errores) -> Markup {
+fn resultado(resultado: Option<&ResultadoNomina>, errores: &Errores) -> Markup {
     html! {
         section id="resultado" aria-live="polite" aria-labelledby="resultado-titulo" {
             h2 id="resultado-titulo" { "Resultado" }
@@ -140,43 +143,43 @@ fn resultado(resultado: Option<&Value>, errores: &Errores) -> Markup {
                 p.problemas { code { (campo) } ": " (problema) }
             }
             @if let Some(r) = resultado {
-                @let p = &r["percepciones"];
-                @let d = &r["deducciones"];
-                @let o = &r["otrosPagos"];
-                @let g = &r["desglose"];
+                @let p = &r.percepciones;
+                @let d = &r.deducciones;
+                @let o = &r.otros_pagos;
+                @let g = &r.desglose;
                 table.totales {
                     caption { "Del bruto al neto" }
                     tbody {
-                        tr { th scope="row" { "Sueldo base" } (importe("sueldoBase", &p["sueldoBase"])) }
-                        tr { th scope="row" { "Percepciones gravadas" } (importe("totalGravado", &p["totalGravado"])) }
-                        tr { th scope="row" { "Percepciones exentas" } (importe("totalExento", &p["totalExento"])) }
-                        tr { th scope="row" { "Total percepciones" } (importe("totalPercepciones", &p["totalPercepciones"])) }
-                        tr { th scope="row" { "ISR según tarifa" } (importe("isrBruto", &d["isrBruto"])) }
-                        tr { th scope="row" { "Subsidio para el empleo aplicado" } (importe("subsidioAlEmpleo", &d["subsidioAlEmpleo"])) }
-                        tr { th scope="row" { "ISR retenido" } (importe("isrRetenido", &d["isrRetenido"])) }
-                        tr { th scope="row" { "Cuotas IMSS del trabajador" } (importe("imssEmpleado", &d["imssEmpleado"])) }
-                        tr { th scope="row" { "Total deducciones" } (importe("totalDeducciones", &d["totalDeducciones"])) }
-                        tr { th scope="row" { "Otros pagos" } (importe("totalOtrosPagos", &o["totalOtrosPagos"])) }
-                        tr.total { th scope="row" { "Neto a pagar" } (importe("netoAPagar", &r["netoAPagar"])) }
+                        tr { th scope="row" { "Sueldo base" } (importe("sueldoBase", p.sueldo_base)) }
+                        tr { th scope="row" { "Percepciones gravadas" } (importe("totalGravado", p.total_gravado)) }
+                        tr { th scope="row" { "Percepciones exentas" } (importe("totalExento", p.total_exento)) }
+                        tr { th scope="row" { "Total percepciones" } (importe("totalPercepciones", p.total_percepciones)) }
+                        tr { th scope="row" { "ISR según tarifa" } (importe("isrBruto", d.isr_bruto)) }
+                        tr { th scope="row" { "Subsidio para el empleo aplicado" } (importe("subsidioAlEmpleo", d.subsidio_al_empleo)) }
+                        tr { th scope="row" { "ISR retenido" } (importe("isrRetenido", d.isr_retenido)) }
+                        tr { th scope="row" { "Cuotas IMSS del trabajador" } (importe("imssEmpleado", d.imss_empleado)) }
+                        tr { th scope="row" { "Total deducciones" } (importe("totalDeducciones", d.total_deducciones)) }
+                        tr { th scope="row" { "Otros pagos" } (importe("totalOtrosPagos", o.total_otros_pagos)) }
+                        tr.total { th scope="row" { "Neto a pagar" } (importe("netoAPagar", r.neto_a_pagar)) }
                     }
                 }
                 details {
                     summary { "Cómo se calculó" }
                     table {
-                        caption { "Desglose (" (texto(g, "tarifaISR")) ", parámetros al " (texto(g, "fechaParametros")) ")" }
+                        caption { "Desglose (" (g.tarifa_isr) ", parámetros al " (g.fecha_parametros) ")" }
                         tbody {
-                            tr { th scope="row" { "Base gravable ISR" } (importe("baseGravableISR", &g["baseGravableISR"])) }
-                            tr { th scope="row" { "Tabla" } td { (texto(g, "tablaISR")) } }
-                            tr { th scope="row" { "Límite inferior" } (importe("limiteInferior", &g["limiteInferior"])) }
-                            tr { th scope="row" { "Excedente del límite inferior" } (importe("excedenteLimInf", &g["excedenteLimInf"])) }
-                            tr { th scope="row" { "Tasa marginal" } td { (texto(g, "rangoISR")) } }
-                            tr { th scope="row" { "ISR marginal" } (importe("isrMarginal", &g["isrMarginal"])) }
-                            tr { th scope="row" { "Cuota fija" } (importe("cuotaFija", &g["cuotaFija"])) }
-                            tr { th scope="row" { "Subsidio causado" } (importe("subsidioCausado", &g["subsidioCausado"])) }
-                            tr { th scope="row" { "Salario base de cotización" } (importe("salarioBaseCotizacion", &g["salarioBaseCotizacion"])) }
-                            tr { th scope="row" { "IMSS enfermedad y maternidad" } (importe("enfermedadYMaternidad", &g["imssDesglose"]["enfermedadYMaternidad"])) }
-                            tr { th scope="row" { "IMSS invalidez y vida" } (importe("invalidezYVida", &g["imssDesglose"]["invalidezYVida"])) }
-                            tr { th scope="row" { "IMSS cesantía y vejez" } (importe("cesantiaYVejez", &g["imssDesglose"]["cesantiaYVejez"])) }
+                            tr { th scope="row" { "Base gravable ISR" } (importe("baseGravableISR", g.base_gravable_isr)) }
+                            tr { th scope="row" { "Tabla" } td { (g.tabla_isr) } }
+                            tr { th scope="row" { "Límite inferior" } (importe("limiteInferior", g.limite_inferior)) }
+                            tr { th scope="row" { "Excedente del límite inferior" } (importe("excedenteLimInf", g.excedente_lim_inf)) }
+                            tr { th scope="row" { "Tasa marginal" } td { (g.rango_isr) } }
+                            tr { th scope="row" { "ISR marginal" } (importe("isrMarginal", g.isr_marginal)) }
+                            tr { th scope="row" { "Cuota fija" } (importe("cuotaFija", g.cuota_fija)) }
+                            tr { th scope="row" { "Subsidio causado" } (importe("subsidioCausado", g.subsidio_causado)) }
+                            tr { th scope="row" { "Salario base de cotización" } (importe("salarioBaseCotizacion", g.salario_base_cotizacion)) }
+                            tr { th scope="row" { "IMSS enfermedad y maternidad" } (importe("enfermedadYMaternidad", g.imss_desglose.enfermedad_y_maternidad)) }
+                            tr { th scope="row" { "IMSS invalidez y vida" } (importe("invalidezYVida", g.imss_desglose.invalidez_y_vida)) }
+                            tr { th scope="row" { "IMSS cesantía y vejez" } (importe("cesantiaYVejez", g.imss_desglose.cesantia_y_vejez)) }
                         }
                     }
                 }
@@ -187,7 +190,7 @@ fn resultado(resultado: Option<&Value>, errores: &Errores) -> Markup {
     }
 }
 
-fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&Value>, errores: &Errores) -> Markup {
+fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&ResultadoNomina>, errores: &Errores) -> Markup {
     let contenido = html! {
         (subnav(RUTA))
         p { "ISR (artículo 96 LISR), subsidio para el empleo y cuotas IMSS del trabajador con los parámetros vigentes a la fecha de pago: "
@@ -243,14 +246,15 @@ async fn calculadora(
     Ok(html_ok(pagina_calculadora(&ctx, &Campos::default(), None, &Errores::default())))
 }
 
-/// `POST /panel/nomina/calculadora`: the API's calculator; htmx gets the result section only
+/// `POST /panel/nomina/calculadora`: the calculation of `POST /api/nomina/calcular`; htmx gets
+/// the result section only
 /// (always 200, so htmx swaps the problems in too), a plain form the whole page.
 async fn calcular_form(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
     let Formulario { sesion, campos } = formulario;
-    let calculo = async { datos(calcular::calcular(Json(cuerpo(cuerpo_calculo(&campos))?)).await?).await }.await;
+    let calculo = cuerpo(cuerpo_calculo(&campos)).and_then(|body| timbra_services::nomina::calcular_neto(&body));
     let (calculo, errores) = match calculo {
         Ok(calculo) => (Some(calculo), Errores::default()),
-        Err(error) => (None, Errores::de(error.0)),
+        Err(error) => (None, Errores::de(error)),
     };
     if headers.contains_key("hx-request") {
         return Ok(html_ok(resultado(calculo.as_ref(), &errores)));
@@ -329,19 +333,47 @@ const CAMPOS_EMPLEADO: &[(&str, &str, bool, Entrada)] = &[
     ("cuentaBancaria", "Cuenta, tarjeta o CLABE", false, Entrada::Texto(Tipo::Texto, None)),
 ];
 
-/// What a field shows: what was typed (after a failure), else the stored value.
-fn valor_empleado(campos: &Campos, guardado: Option<&Value>, nombre: &str) -> Option<String> {
-    if !campos.0.is_empty() {
-        return campos.valor(nombre).map(str::to_owned);
-    }
-    match guardado?.get(nombre)? {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
+/// The stored value of the employee form's field `nombre`.
+fn guardado_empleado(e: &Empleado, nombre: &str) -> Option<String> {
+    let texto = |t: &str| Some(t.to_owned());
+    match nombre {
+        "numEmpleado" => texto(&e.num_empleado),
+        "nombre" => texto(&e.nombre),
+        "rfc" => texto(&e.rfc),
+        "curp" => texto(&e.curp),
+        "nss" => e.nss.clone(),
+        "codigoPostal" => texto(&e.codigo_postal),
+        "fechaInicioRelLaboral" => texto(&e.fecha_inicio_rel_laboral),
+        "salarioDiario" => Some(e.salario_diario.to_string()),
+        "salarioDiarioIntegrado" => Some(e.salario_diario_integrado.to_string()),
+        "periodicidad" => texto(&e.periodicidad),
+        "tipoContrato" => texto(&e.tipo_contrato),
+        "tipoJornada" => e.tipo_jornada.clone(),
+        "riesgoPuesto" => texto(&e.riesgo_puesto),
+        "claveEntFed" => texto(&e.clave_ent_fed),
+        "departamento" => e.departamento.clone(),
+        "puesto" => e.puesto.clone(),
+        "banco" => e.banco.clone(),
+        "cuentaBancaria" => e.cuenta_bancaria.clone(),
         _ => None,
     }
 }
 
-fn form_empleado(ctx: &Contexto, accion: &str, guardado: Option<&Value>, campos: &Campos, errores: &Errores) -> Markup {
+/// What a field shows: what was typed (after a failure), else the stored value.
+fn valor_empleado(campos: &Campos, guardado: Option<&Empleado>, nombre: &str) -> Option<String> {
+    if !campos.0.is_empty() {
+        return campos.valor(nombre).map(str::to_owned);
+    }
+    guardado_empleado(guardado?, nombre)
+}
+
+fn form_empleado(
+    ctx: &Contexto,
+    accion: &str,
+    guardado: Option<&Empleado>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
     html! {
         (caja_errores(errores))
         form method="post" action=(accion) {
@@ -360,22 +392,37 @@ fn form_empleado(ctx: &Contexto, accion: &str, guardado: Option<&Value>, campos:
     }
 }
 
-/// The API's employee body: on creation only the fields filled in; on edit every field, so
-/// an emptied optional field is cleared.
-fn cuerpo_empleado(campos: &Campos, edicion: bool) -> Value {
-    let mut body = serde_json::Map::new();
-    for (nombre, ..) in CAMPOS_EMPLEADO {
-        match campos.valor(nombre) {
-            Some(valor) => {
-                body.insert((*nombre).to_owned(), Value::String(valor.to_owned()));
-            }
-            None if edicion && campos.0.iter().any(|(k, _)| k == nombre) => {
-                body.insert((*nombre).to_owned(), Value::String(String::new()));
-            }
-            None => {}
-        }
+/// The employee's fields of the form: on creation only the fields filled in; on edit every
+/// field sent, so an emptied optional field is cleared.
+fn campos_empleado(campos: &Campos, edicion: bool) -> empleados::Campos {
+    let v = |nombre: &str| match campos.valor(nombre) {
+        Some(valor) => Some(valor.to_owned()),
+        None if edicion && campos.0.iter().any(|(k, _)| k == nombre) => Some(String::new()),
+        None => None,
+    };
+    let importe = |nombre: &str| v(nombre).map(|t| RawAmount::from_text(&t));
+    let clave = |nombre: &str| v(nombre).map(|t| Clave::texto(&t));
+    empleados::Campos {
+        num_empleado: v("numEmpleado"),
+        nombre: v("nombre"),
+        rfc: v("rfc"),
+        curp: v("curp"),
+        nss: v("nss"),
+        codigo_postal: v("codigoPostal"),
+        fecha_inicio_rel_laboral: v("fechaInicioRelLaboral"),
+        salario_diario: importe("salarioDiario"),
+        salario_diario_integrado: importe("salarioDiarioIntegrado"),
+        periodicidad: v("periodicidad"),
+        tipo_contrato: clave("tipoContrato"),
+        tipo_jornada: clave("tipoJornada"),
+        riesgo_puesto: clave("riesgoPuesto"),
+        clave_ent_fed: v("claveEntFed"),
+        departamento: v("departamento"),
+        puesto: v("puesto"),
+        banco: clave("banco"),
+        cuenta_bancaria: v("cuentaBancaria"),
+        ..empleados::Campos::default()
     }
-    Value::Object(body)
 }
 
 /// `GET /panel/nomina/empleados`.
@@ -388,19 +435,10 @@ async fn lista_empleados(
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let empresa = ctx.empresa()?;
     let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let consulta = ApiQuery(ListParams { page: Some(page), page_size: Some(20), q: q.map(str::to_owned) });
-    let lista = datos(
-        empleados::list(
-            State(app.clone()),
-            crate::extract::Auth(ctx.sesion.caller.clone()),
-            empresa_header(&empresa.id),
-            consulta,
-        )
-        .await?,
-    )
-    .await?;
-    let items = lista["items"].as_array().cloned().unwrap_or_default();
+    let paging = paging(&params)?;
+    ctx.sesion.caller.authorize(&app, &empresa.id, Permission::NominaView).await?;
+    let (filas, total) = scoped::page::<Empleados>(&app, &empresa.id, q, &paging).await?;
+    let items: Vec<Empleado> = filas.into_iter().map(Empleado::from).collect();
     let contenido = html! {
         (subnav(EMPLEADOS))
         @if let Some(aviso) = aviso(&params) { p.aviso role="status" { (aviso) } }
@@ -417,26 +455,23 @@ async fn lista_empleados(
         } @else {
             table.apilada {
                 caption { "Empleados de " (empresa.razon_social) }
-                thead { tr {
-                    th scope="col" { "Número" } th scope="col" { "Nombre" } th scope="col" { "RFC" }
-                    th scope="col" { "Periodicidad" } th.importe scope="col" { "Salario diario" } th scope="col" { "Estado" }
-                } }
+                (encabezados(&[Columna::Texto("Número"), Columna::Texto("Nombre"), Columna::Texto("RFC"), Columna::Texto("Periodicidad"), Columna::Importe("Salario diario"), Columna::Texto("Estado")]))
                 tbody {
                     @for e in &items {
                         tr {
-                            td data-titulo="Número" { (texto(e, "numEmpleado")) }
-                            td data-titulo="Nombre" { a href={ (EMPLEADOS) "/" (texto(e, "id")) } { (texto(e, "nombre")) } }
-                            td data-titulo="RFC" { (texto(e, "rfc")) }
-                            td data-titulo="Periodicidad" { (texto(e, "periodicidad")) }
-                            td.importe data-titulo="Salario diario" { (pesos_de(&e["salarioDiario"])) }
+                            td data-titulo="Número" { (e.num_empleado) }
+                            td data-titulo="Nombre" { a href={ (EMPLEADOS) "/" (e.id) } { (e.nombre) } }
+                            td data-titulo="RFC" { (e.rfc) }
+                            td data-titulo="Periodicidad" { (e.periodicidad) }
+                            td.importe data-titulo="Salario diario" { (pesos(e.salario_diario)) }
                             td data-titulo="Estado" {
-                                @if e["activo"].as_bool().unwrap_or(false) { "Activo" } @else { "Baja desde " (texto(e, "fechaBaja")) }
+                                @if e.activo { "Activo" } @else { "Baja desde " (e.fecha_baja.as_deref().unwrap_or_default()) }
                             }
                         }
                     }
                 }
             }
-            (paginas(EMPLEADOS, q, &lista))
+            (paginas_de(EMPLEADOS, q, total, paging))
         }
     };
     Ok(html_ok(pagina(&ctx, "Nómina: empleados", RUTA, contenido)))
@@ -462,52 +497,41 @@ async fn nuevo_empleado(
     Ok(html_ok(pagina_nuevo(&ctx, &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/nomina/empleados`: the API's employee creation.
-async fn crear_empleado(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+/// `POST /panel/nomina/empleados`: registers the employee as the API does.
+async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let creado = async {
-        let body = Json(cuerpo(cuerpo_empleado(&campos, false))?);
-        datos(
-            empleados::create(
-                State(app.clone()),
-                crate::extract::Auth(ctx.sesion.caller.clone()),
-                empresa_header(&empresa_id),
-                body,
-            )
-            .await?,
-        )
-        .await
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        scoped::create::<Empleados>(&app, &empresa_id, campos_empleado(&campos, false)).await
     }
     .await;
     match creado {
         Ok(_) => Ok(redirigir(&format!("{EMPLEADOS}?hecho=empleado-creado"))),
         Err(error) => {
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_nuevo(&ctx, &campos, &errores)))
         }
     }
 }
 
-async fn leer_empleado(
-    app: &AppContext,
-    sesion: &Session,
-    empresa_id: &str,
-    id: &str,
-) -> Result<Value, crate::error::HttpError> {
-    let (state, caller) = (State(app.clone()), sesion.caller.clone());
-    datos(empleados::get(state, crate::extract::Auth(caller), empresa_header(empresa_id), Path(id.to_owned())).await?)
-        .await
+async fn leer_empleado(app: &AppContext, sesion: &Session, empresa_id: &str, id: &str) -> Result<Empleado, ApiError> {
+    sesion.caller.authorize(app, empresa_id, Permission::NominaView).await?;
+    Ok(Empleado::from(scoped::get::<Empleados>(app, empresa_id, id).await?))
 }
 
-fn pagina_ficha(ctx: &Contexto, guardado: &Value, aviso: Option<&str>, campos: &Campos, errores: &Errores) -> Markup {
-    let base = format!("{EMPLEADOS}/{}", texto(guardado, "id"));
-    let activo = guardado["activo"].as_bool().unwrap_or(false);
+fn pagina_ficha(
+    ctx: &Contexto,
+    guardado: &Empleado,
+    aviso: Option<&str>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
+    let base = format!("{EMPLEADOS}/{}", guardado.id);
+    let activo = guardado.activo;
     let contenido = html! {
         (subnav(EMPLEADOS))
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
-        p { "Estado: " strong { @if activo { "Activo" } @else { "Baja desde " (texto(guardado, "fechaBaja")) } } }
+        p { "Estado: " strong { @if activo { "Activo" } @else { "Baja desde " (guardado.fecha_baja.as_deref().unwrap_or_default()) } } }
         (form_empleado(ctx, &base, Some(guardado), campos, errores))
         h2 { @if activo { "Dar de baja" } @else { "Reactivar" } }
         @if activo {
@@ -523,7 +547,7 @@ fn pagina_ficha(ctx: &Contexto, guardado: &Value, aviso: Option<&str>, campos: &
             }
         }
     };
-    pagina(ctx, &format!("Empleado {}", texto(guardado, "nombre")), RUTA, contenido)
+    pagina(ctx, &format!("Empleado {}", guardado.nombre), RUTA, contenido)
 }
 
 /// `GET /panel/nomina/empleados/{id}`.
@@ -540,58 +564,38 @@ async fn ficha_empleado(
     Ok(html_ok(pagina_ficha(&ctx, &guardado, aviso(&params), &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/nomina/empleados/{id}`: the API's update.
-async fn editar_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
+/// `POST /panel/nomina/empleados/{id}`: updates the employee as the API does.
+async fn editar_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
     let guardado = async {
-        let body = Json(cuerpo(cuerpo_empleado(&campos, true))?);
-        let (state, caller) = (State(app.clone()), ctx.sesion.caller.clone());
-        empleados::update(state, crate::extract::Auth(caller), empresa_header(&empresa_id), Path(id.clone()), body)
-            .await
-            .map(|_| ())
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        scoped::update::<Empleados>(&app, &empresa_id, &id, campos_empleado(&campos, true)).await
     }
     .await;
     match guardado {
-        Ok(()) => Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=empleado-guardado"))),
+        Ok(_) => Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=empleado-guardado"))),
         Err(error) => {
             let actual = leer_empleado(&app, &ctx.sesion, &empresa_id, &id).await?;
-            let errores = Errores::de(error.0);
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_ficha(&ctx, &actual, None, &campos, &errores)))
         }
     }
 }
 
-/// `POST /panel/nomina/empleados/{id}/baja`: the API's deactivation.
-async fn baja_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    empleados::delete(state, crate::extract::Auth(caller), empresa, Path(id.clone())).await?;
+/// `POST /panel/nomina/empleados/{id}/baja`: deactivates as `DELETE /api/nomina/empleados/{id}`.
+async fn baja_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    empleados::desactivar(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=baja")))
 }
 
-/// `POST /panel/nomina/empleados/{id}/alta`: the API's update with `activo: true`.
-async fn alta_empleado(
-    State(app): State<AppContext>,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    formulario: Formulario,
-) -> Pagina {
-    let ctx = contexto(&app, formulario.sesion, &headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    let body = Json(cuerpo(json!({ "activo": true }))?);
-    empleados::update(state, crate::extract::Auth(caller), empresa, Path(id.clone()), body).await?;
+/// `POST /panel/nomina/empleados/{id}/alta`: the update with `activo: true`, as the API's.
+async fn alta_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, .. } = accion;
+    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    let alta = empleados::Campos { activo: Some(true), ..empleados::Campos::default() };
+    scoped::update::<Empleados>(&app, &empresa_id, &id, alta).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=alta")))
 }
 
@@ -609,8 +613,26 @@ fn estado(status: &str) -> &str {
     }
 }
 
-fn pagina_periodos(ctx: &Contexto, lista: &Value, aviso: Option<&str>, campos: &Campos, errores: &Errores) -> Markup {
-    let items = lista["items"].as_array().cloned().unwrap_or_default();
+/// One page of the company's pay periods and how many there are.
+struct Periodos {
+    filas: Vec<PeriodoRow>,
+    total: i64,
+    paging: Paging,
+}
+
+/// A period's total, or "—" before it is calculated.
+fn total_nomina(p: &PeriodoRow) -> String {
+    p.total_nomina.as_ref().map_or_else(|| "—".to_owned(), |total| pesos(total.0))
+}
+
+fn pagina_periodos(
+    ctx: &Contexto,
+    lista: &Periodos,
+    aviso: Option<&str>,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
+    let items = &lista.filas;
     let contenido = html! {
         (subnav(PERIODOS))
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
@@ -619,24 +641,21 @@ fn pagina_periodos(ctx: &Contexto, lista: &Value, aviso: Option<&str>, campos: &
         } @else {
             table.apilada {
                 caption { "Periodos de pago, el más reciente primero" }
-                thead { tr {
-                    th scope="col" { "Periodo" } th scope="col" { "Periodicidad" } th scope="col" { "Pago" }
-                    th scope="col" { "Estado" } th.importe scope="col" { "Recibos" } th.importe scope="col" { "Total" }
-                } }
+                (encabezados(&[Columna::Texto("Periodo"), Columna::Texto("Periodicidad"), Columna::Texto("Pago"), Columna::Texto("Estado"), Columna::Importe("Recibos"), Columna::Importe("Total")]))
                 tbody {
-                    @for p in &items {
+                    @for p in items {
                         tr {
-                            td data-titulo="Periodo" { a href={ (PERIODOS) "/" (texto(p, "id")) } { (texto(p, "fechaInicio")) " a " (texto(p, "fechaFin")) } }
-                            td data-titulo="Periodicidad" { (texto(p, "periodicidad")) }
-                            td data-titulo="Pago" { (texto(p, "fechaPago")) }
-                            td data-titulo="Estado" { (estado(texto(p, "status"))) }
-                            td.importe data-titulo="Recibos" { (p["recibosCalculados"].as_i64().unwrap_or(0)) }
-                            td.importe data-titulo="Total" { @if p["totalNomina"].is_null() { "—" } @else { (pesos_de(&p["totalNomina"])) } }
+                            td data-titulo="Periodo" { a href={ (PERIODOS) "/" (p.id) } { (p.fecha_inicio) " a " (p.fecha_fin) } }
+                            td data-titulo="Periodicidad" { (p.periodicidad) }
+                            td data-titulo="Pago" { (p.fecha_pago) }
+                            td data-titulo="Estado" { (estado(&p.status)) }
+                            td.importe data-titulo="Recibos" { (p.recibos_calculados) }
+                            td.importe data-titulo="Total" { (total_nomina(p)) }
                         }
                     }
                 }
             }
-            (paginas(PERIODOS, None, lista))
+            (paginas_de(PERIODOS, None, lista.total, lista.paging))
         }
         section aria-labelledby="nuevo-periodo" {
             h2 id="nuevo-periodo" { "Nuevo periodo" }
@@ -662,19 +681,11 @@ async fn listar_periodos(
     app: &AppContext,
     sesion: &Session,
     empresa_id: &str,
-    page: i64,
-) -> Result<Value, crate::error::HttpError> {
-    let consulta = ApiQuery(periodos::PeriodoParams { page: Some(page), page_size: Some(20), status: None });
-    datos(
-        periodos::list(
-            State(app.clone()),
-            crate::extract::Auth(sesion.caller.clone()),
-            empresa_header(empresa_id),
-            consulta,
-        )
-        .await?,
-    )
-    .await
+    paging: Paging,
+) -> Result<Periodos, ApiError> {
+    sesion.caller.authorize(app, empresa_id, Permission::NominaView).await?;
+    let (filas, total) = periodos::listar(app, empresa_id, None, &paging).await?;
+    Ok(Periodos { filas, total, paging })
 }
 
 /// `GET /panel/nomina/periodos`.
@@ -686,40 +697,33 @@ async fn lista_periodos(
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let page = params.get("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
-    let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, page).await?;
+    let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, paging(&params)?).await?;
     Ok(html_ok(pagina_periodos(&ctx, &lista, aviso(&params), &Campos::default(), &Errores::default())))
 }
 
-/// `POST /panel/nomina/periodos`: the API's period creation (the days paid are the
+/// `POST /panel/nomina/periodos`: creates the period as the API does (the days paid are the
 /// periodicidad's).
-async fn crear_periodo(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let empresa_id = ctx.empresa()?.id.clone();
-    let mut body = campos.objeto(&["fechaInicio", "fechaFin", "fechaPago", "periodicidad"]);
-    if let Some(periodicidad) = campos.valor("periodicidad").and_then(PeriodicidadPago::parse) {
-        body["diasPagados"] = json!(periodicidad.dias());
-    }
+async fn crear_periodo(State(app): State<AppContext>, accion: Accion) -> Pagina {
+    let Accion { ctx, empresa_id, campos } = accion;
+    let texto = |nombre: &str| campos.valor(nombre).map(str::to_owned);
+    let nuevo = periodos::Campos {
+        fecha_inicio: texto("fechaInicio"),
+        fecha_fin: texto("fechaFin"),
+        fecha_pago: texto("fechaPago"),
+        periodicidad: texto("periodicidad"),
+        dias_pagados: campos.valor("periodicidad").and_then(PeriodicidadPago::parse).map(|p| json!(p.dias())),
+        ..periodos::Campos::default()
+    };
     let creado = async {
-        let body = Json(cuerpo(body)?);
-        datos(
-            periodos::create(
-                State(app.clone()),
-                crate::extract::Auth(ctx.sesion.caller.clone()),
-                empresa_header(&empresa_id),
-                body,
-            )
-            .await?,
-        )
-        .await
+        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        periodos::create(&app, &empresa_id, nuevo).await
     }
     .await;
     match creado {
-        Ok(periodo) => Ok(redirigir(&format!("{PERIODOS}/{}?hecho=periodo-creado", texto(&periodo, "id")))),
+        Ok(periodo) => Ok(redirigir(&format!("{PERIODOS}/{}?hecho=periodo-creado", periodo.id))),
         Err(error) => {
-            let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, 1).await?;
-            let errores = Errores::de(error.0);
+            let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, paging_de(1)?).await?;
+            let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_periodos(&ctx, &lista, None, &campos, &errores)))
         }
     }
@@ -734,25 +738,39 @@ async fn detalle_periodo(
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let (state, caller, empresa) = ctx.para_api(&app)?;
-    let p = datos(periodos::get(state, crate::extract::Auth(caller), empresa, Path(id.clone())).await?).await?;
-    Ok(html_ok(pagina_periodo(&ctx, &p, aviso(&params), &Errores::default())))
+    let periodo = leer_periodo(&app, &ctx, &id).await?;
+    Ok(html_ok(pagina_periodo(&ctx, &periodo, aviso(&params), &Errores::default())))
 }
 
-fn pagina_periodo(ctx: &Contexto, p: &Value, aviso: Option<&str>, errores: &Errores) -> Markup {
-    let base = format!("{PERIODOS}/{}", texto(p, "id"));
-    let status = texto(p, "status");
-    let recibos = p["recibos"].as_array().cloned().unwrap_or_default();
+/// A pay period with its receipts, as `GET /api/nomina/periodos/{id}` reads it.
+struct Periodo {
+    fila: PeriodoRow,
+    recibos: Vec<ReciboOut>,
+}
+
+async fn leer_periodo(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Periodo, ApiError> {
+    let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
+    ctx.sesion.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
+    let fila = periodos::leer(app, &empresa_id, id).await?;
+    let recibos = periodos::recibos(app, &empresa_id, id, None).await?;
+    Ok(Periodo { fila, recibos })
+}
+
+fn pagina_periodo(ctx: &Contexto, periodo: &Periodo, aviso: Option<&str>, errores: &Errores) -> Markup {
+    let p = &periodo.fila;
+    let base = format!("{PERIODOS}/{}", p.id);
+    let status = p.status.as_str();
+    let recibos = &periodo.recibos;
     let contenido = html! {
         (subnav(PERIODOS))
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
         (caja_errores(errores))
         dl.datos {
-            dt { "Periodicidad" } dd { (texto(p, "periodicidad")) " (" (p["diasPagados"].as_i64().unwrap_or(0)) " días pagados)" }
-            dt { "Fecha de pago" } dd { (texto(p, "fechaPago")) }
+            dt { "Periodicidad" } dd { (p.periodicidad) " (" (p.dias_pagados) " días pagados)" }
+            dt { "Fecha de pago" } dd { (p.fecha_pago) }
             dt { "Estado" } dd { (estado(status)) }
-            dt { "Recibos" } dd { (p["recibosCalculados"].as_i64().unwrap_or(0)) }
-            dt { "Total de la nómina" } dd { @if p["totalNomina"].is_null() { "—" } @else { (pesos_de(&p["totalNomina"])) } }
+            dt { "Recibos" } dd { (p.recibos_calculados) }
+            dt { "Total de la nómina" } dd { (total_nomina(p)) }
         }
         ul.acciones {
             @if matches!(status, "ABIERTO" | "CALCULADO") {
@@ -773,26 +791,23 @@ fn pagina_periodo(ctx: &Contexto, p: &Value, aviso: Option<&str>, errores: &Erro
         } @else {
             table.apilada {
                 caption { "Recibos" }
-                thead { tr {
-                    th scope="col" { "Empleado" } th scope="col" { "Estado" } th.importe scope="col" { "Días" }
-                    th.importe scope="col" { "Neto" } th scope="col" { "Folio fiscal (UUID)" } th scope="col" { "Archivos" }
-                } }
+                (encabezados(&[Columna::Texto("Empleado"), Columna::Texto("Estado"), Columna::Importe("Días"), Columna::Importe("Neto"), Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Archivos")]))
                 tbody {
-                    @for r in &recibos {
+                    @for r in recibos {
                         tr {
-                            td data-titulo="Empleado" { (texto(r, "numEmpleado")) " · " (texto(r, "empleadoNombre")) }
+                            td data-titulo="Empleado" { (r.num_empleado) " · " (r.empleado_nombre) }
                             td data-titulo="Estado" {
-                                (estado(texto(r, "status")))
-                                @if let Some(error) = r["detalleErrores"].as_str() { br; small { (error) } }
+                                (estado(&r.status))
+                                @if let Some(error) = &r.detalle_errores { br; small { (error) } }
                             }
-                            td.importe data-titulo="Días" { (r["diasPagados"].to_string()) }
-                            td.importe data-titulo="Neto" { (pesos_de(&r["total"])) }
-                            td.uuid data-titulo="UUID" { (texto(r, "uuid")) }
+                            td.importe data-titulo="Días" { (r.dias_pagados.to_string()) }
+                            td.importe data-titulo="Neto" { (pesos(r.total)) }
+                            td.uuid data-titulo="UUID" { (r.uuid.as_deref().unwrap_or_default()) }
                             td data-titulo="Archivos" {
-                                @if r["uuid"].is_string() {
-                                    a href={ "/panel/nomina/recibos/" (texto(r, "reciboId")) "/xml" } download { "XML" }
+                                @if r.uuid.is_some() {
+                                    a href={ "/panel/nomina/recibos/" (r.recibo_id) "/xml" } download { "XML" }
                                     " · "
-                                    a href={ "/panel/nomina/recibos/" (texto(r, "reciboId")) "/pdf" } download { "PDF" }
+                                    a href={ "/panel/nomina/recibos/" (r.recibo_id) "/pdf" } download { "PDF" }
                                 }
                             }
                         }
@@ -801,7 +816,7 @@ fn pagina_periodo(ctx: &Contexto, p: &Value, aviso: Option<&str>, errores: &Erro
             }
         }
     };
-    pagina(ctx, &format!("Periodo {} a {}", texto(p, "fechaInicio"), texto(p, "fechaFin")), RUTA, contenido)
+    pagina(ctx, &format!("Periodo {} a {}", p.fecha_inicio, p.fecha_fin), RUTA, contenido)
 }
 
 /// Runs a period action; its error is shown on the period's page.
@@ -813,20 +828,25 @@ async fn accion_periodo(
     timbrar_: bool,
 ) -> Pagina {
     let ctx = contexto(app, formulario.sesion, headers, &HashMap::new()).await?;
-    let (state, caller, empresa) = ctx.para_api(app)?;
-    let hecho = if timbrar_ {
-        timbrar::timbrar(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await.map(|_| "timbrado")
-    } else {
-        periodos::calcular(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await.map(|_| "calculado")
-    };
+    let empresa_id = ctx.empresa()?.id.clone();
+    let caller = &ctx.sesion.caller;
+    let hecho = async {
+        caller.authorize(app, &empresa_id, Permission::NominaManage).await?;
+        if timbrar_ {
+            timbra_services::cfdi::nomina::timbrar_periodo(app, &empresa_id, id, &caller.user_id)
+                .await
+                .map(|_| "timbrado")
+        } else {
+            timbra_services::nomina::calculo::calcular_periodo(app, &empresa_id, id).await.map(|_| "calculado")
+        }
+    }
+    .await;
     match hecho {
         Ok(hecho) => Ok(redirigir(&format!("{PERIODOS}/{id}?hecho={hecho}"))),
         Err(error) => {
-            let (state, caller, empresa) = ctx.para_api(app)?;
-            let p =
-                datos(periodos::get(state, crate::extract::Auth(caller), empresa, Path(id.to_owned())).await?).await?;
-            let errores = Errores::de(error.0);
-            Ok(html_con(errores.status(), pagina_periodo(&ctx, &p, None, &errores)))
+            let periodo = leer_periodo(app, &ctx, id).await?;
+            let errores = Errores::de(error);
+            Ok(html_con(errores.status(), pagina_periodo(&ctx, &periodo, None, &errores)))
         }
     }
 }
@@ -851,37 +871,37 @@ async fn timbrar_periodo(
     accion_periodo(&app, &headers, &id, formulario, true).await
 }
 
-/// The current company of a download (the same role check as every page).
-async fn empresa_de(
-    app: &AppContext,
-    sesion: Session,
-    headers: &HeaderMap,
-) -> Result<(Contexto, String), super::Fallo> {
+/// A receipt's stamped file (as `GET /api/nomina/recibos/{id}/xml` and `/pdf`), in the
+/// current company (the same role check as every page).
+async fn archivo_recibo(app: &AppContext, sesion: Session, headers: &HeaderMap, id: &str, pdf: bool) -> Pagina {
     let ctx = contexto(app, sesion, headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    Ok((ctx, empresa_id))
+    ctx.sesion.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
+    let cfdi_id = recibo::cfdi_del_recibo(app, &empresa_id, id).await?;
+    let archivo = if pdf {
+        archivos::pdf_de(app, &empresa_id, &cfdi_id, true).await?
+    } else {
+        archivos::xml_de(app, &empresa_id, &cfdi_id, true).await?
+    };
+    Ok(descarga(archivo)?)
 }
 
-/// `GET /panel/nomina/recibos/{id}/xml`: the API's file.
+/// `GET /panel/nomina/recibos/{id}/xml`.
 async fn recibo_xml(
     State(app): State<AppContext>,
     sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {
-    let (ctx, empresa_id) = empresa_de(&app, sesion, &headers).await?;
-    Ok(recibos::xml(State(app.clone()), crate::extract::Auth(ctx.sesion.caller), empresa_header(&empresa_id), Path(id))
-        .await?)
+    archivo_recibo(&app, sesion, &headers, &id, false).await
 }
 
-/// `GET /panel/nomina/recibos/{id}/pdf`: the API's file.
+/// `GET /panel/nomina/recibos/{id}/pdf`.
 async fn recibo_pdf(
     State(app): State<AppContext>,
     sesion: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {
-    let (ctx, empresa_id) = empresa_de(&app, sesion, &headers).await?;
-    Ok(recibos::pdf(State(app.clone()), crate::extract::Auth(ctx.sesion.caller), empresa_header(&empresa_id), Path(id))
-        .await?)
+    archivo_recibo(&app, sesion, &headers, &id, true).await
 }

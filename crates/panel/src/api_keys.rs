@@ -243,8 +243,15 @@ async fn lista(
 ) -> Pagina {
     let ctx = contexto(&app, sesion, &headers, &params).await?;
     let llaves = api_keys::list(&app, &ctx.sesion.caller).await?;
-    let markup =
-        pagina_llaves(&ctx, &base(&app, &headers), &llaves, None, aviso(&params), &Campos::default(), &Errores::default());
+    let markup = pagina_llaves(
+        &ctx,
+        &base(&app, &headers),
+        &llaves,
+        None,
+        aviso(&params),
+        &Campos::default(),
+        &Errores::default(),
+    );
     Ok(html_ok(markup))
 }
 

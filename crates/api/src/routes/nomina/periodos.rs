@@ -244,7 +244,11 @@ pub async fn ajustar(
     let Some(enviar) = body.enviar_correo else {
         // Another company's period is not there, whatever the body.
         load(&app, &empresa_id, &id).await?;
-        return Err(ApiError::new(Code::Request001, "send { \"enviarCorreo\": true } or false").into());
+        return Err(timbra_services::error::ApiError::new(
+            timbra_services::error::Code::Request001,
+            "send { \"enviarCorreo\": true } or false",
+        )
+        .into());
     };
     let row = periodos::ajustar_correo(&app, &empresa_id, &id, enviar).await?;
     Ok(ok(PeriodoOut::from(row)))

@@ -111,12 +111,16 @@ pub async fn readyz(State(app): State<AppContext>) -> Response {
 }
 
 /// Log output: `TIMBRA_LOG_FORMAT=json` writes one JSON object per line with the current
-/// span's fields (`span.request_id`); anything else, human-readable text. `TIMBRA_LOG` filters.
+/// span's fields (`span.request_id`); anything else, human-readable text, coloured only when
+/// stdout is a terminal. `TIMBRA_LOG` filters.
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIMBRA_LOG")
         .unwrap_or_else(|_| "info,sqlx=warn,tower_http=warn".into());
     let json = std::env::var("TIMBRA_LOG_FORMAT").is_ok_and(|format| format.eq_ignore_ascii_case("json"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Colour codes only for a person at a terminal: a log file, a pipe or a container's log
+    // collector gets plain text (issue 38).
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi);
     if json {
         builder.json().with_current_span(true).with_span_list(false).init();
     } else {

@@ -76,7 +76,11 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         Command::Mcp { url, api_key } => {
             // Standard output is the protocol: the log goes to standard error.
             let filter = tracing_subscriber::EnvFilter::try_from_env("TIMBRA_LOG").unwrap_or_else(|_| "warn".into());
-            tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+            tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .init();
             tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?

@@ -188,3 +188,31 @@ async fn json_logs_repeat_the_request_id_on_every_line_of_the_request() {
         }
     }
 }
+
+#[tokio::test]
+async fn text_logs_to_a_pipe_carry_no_colour_codes() {
+    let data = crate::harness::TempDir::new();
+    let port = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timbra"))
+        .arg("serve")
+        .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
+        .env("TIMBRA_DATA_DIR", &data.0)
+        .env_remove("TIMBRA_DATABASE_URL")
+        .env_remove("TIMBRA_LOG_FORMAT")
+        .env("TIMBRA_RATE_LIMIT", "false")
+        .env("TIMBRA_LOG", "info,timbra_server=debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    wait_for(30, "the server to listen", async || client.get(format!("{base}/healthz")).send().await.is_ok()).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut text).unwrap();
+    // A log collector or a file reads these lines: plain text, no ESC [ … m sequences.
+    assert!(!text.trim().is_empty(), "the server logged nothing at info");
+    assert!(!text.contains('\u{1b}'), "colour codes in a piped log: {text:?}");
+}

@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 use crate::observability;
 use crate::routes::{
     api_keys, auth, cancelaciones, catalogos, certificados, cfdi, clientes, docs, empresas, fiel, jobs, memberships,
-    nomina, productos, recibos, retenciones, timbres, webhooks,
+    nomina, productos, recibos, retenciones, sandbox, timbres, webhooks,
 };
 use timbra_services::auth::caller::{ModeSlot, Verified, authenticate, carries_credential};
 use timbra_services::context::AppContext;
@@ -135,6 +135,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cancelaciones::responder))
         .routes(routes!(cfdi::archivos::acuse))
         .routes(routes!(cfdi::archivos::descarga))
+        .routes(routes!(sandbox::certificado))
         .routes(routes!(timbres::get))
         .routes(routes!(timbres::recargar))
         .routes(routes!(webhooks::create, webhooks::list))

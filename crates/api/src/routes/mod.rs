@@ -16,5 +16,6 @@ pub mod nomina;
 pub mod productos;
 pub mod recibos;
 pub mod retenciones;
+pub mod sandbox;
 pub mod timbres;
 pub mod webhooks;

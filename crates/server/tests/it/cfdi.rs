@@ -148,6 +148,23 @@ async fn stamped_invoices_pass_sat_schema_cadena_and_both_seals() {
             timbra_cfdi::sello::verificar_timbre_xml(xml, &pac).unwrap();
         }
         sat_oracle(&files, &pac_cer, &dir.0);
+
+        // The certificate that signs sandbox timbres is public: anyone checks a sandbox stamp
+        // with it, e.g. `timbra cfdi verify --sat-cert`.
+        let publicado = app.client.get(format!("{}/api/sandbox/certificado", app.base)).send().await.unwrap();
+        assert_eq!(publicado.status(), 200);
+        assert_eq!(publicado.headers()["content-type"], "application/pkix-cert");
+        assert_eq!(publicado.headers()["x-no-certificado"], pac.no_certificado());
+        let publicado = publicado.bytes().await.unwrap();
+        assert_eq!(&publicado[..], &pac_cer[..], "the served certificate is the one that signs");
+        let cer = dir.0.join("sandbox.cer");
+        std::fs::write(&cer, &publicado).unwrap();
+        let verify = std::process::Command::new(env!("CARGO_BIN_EXE_timbra"))
+            .args(["cfdi", "verify", files[0].0.to_str().unwrap(), "--sat-cert", cer.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let salida = String::from_utf8_lossy(&verify.stdout);
+        assert!(salida.contains("timbre: ok"), "{salida}");
     })
     .await;
 }

@@ -18,6 +18,7 @@ use super::layout::{
 use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
 use timbra_services::auth::api_keys::{self, CreatedKey, KeyRequest};
 use timbra_services::auth::roles::{MCP_LIVE, Permission};
+use timbra_services::cfdi::recibos_consulta::url_publica;
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code, FieldProblem};
 use timbra_store::users::KeyRow;
@@ -81,15 +82,6 @@ fn configuracion_mcp(base: &str, key: &str) -> String {
     let config = serde_json::json!({ "mcpServers": { "timbra": {
         "command": "timbra", "args": ["mcp", "--url", base], "env": { "TIMBRA_API_KEY": key } } } });
     serde_json::to_string_pretty(&config).unwrap_or_default()
-}
-
-/// This server's address for the snippet: `TIMBRA_PUBLIC_URL`, else the request's Host.
-fn base(app: &AppContext, headers: &HeaderMap) -> String {
-    if let Some(url) = &app.config.public_url {
-        return url.clone();
-    }
-    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost:8080");
-    format!("http://{host}")
 }
 
 /// An instant as `AAAA-MM-DD HH:MM UTC`, or "—".
@@ -245,7 +237,7 @@ async fn lista(
     let llaves = api_keys::list(&app, &ctx.sesion.caller).await?;
     let markup = pagina_llaves(
         &ctx,
-        &base(&app, &headers),
+        &url_publica(&app, &headers),
         &llaves,
         None,
         aviso(&params),
@@ -290,7 +282,7 @@ async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Fo
         Err(error) => Err(error),
     };
     let llaves = api_keys::list(&app, caller).await?;
-    let base = base(&app, &headers);
+    let base = url_publica(&app, &headers);
     match creada {
         Ok(nueva) => Ok(html_ok(pagina_llaves(
             &ctx,

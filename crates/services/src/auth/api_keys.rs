@@ -156,10 +156,8 @@ pub async fn create(
 }
 
 fn scope_within(scope: &str, parent: &[String]) -> bool {
-    if scope == MCP_LIVE {
-        return parent.iter().any(|p| p == MCP_LIVE);
-    }
-    // A wanted scope is inside the parent's when every action it grants is granted by the parent.
+    // `mcp:live` grants no action of the table, so it is "within" any parent here; whether the
+    // parent names it is checked apart (it is never implied). A wanted scope is inside the parent's when every action it grants is granted by the parent.
     Permission::ALL
         .iter()
         .filter(|permission| permission.granted_by(scope))

@@ -64,7 +64,7 @@ pub async fn track(mut request: Request, next: Next) -> Response {
 
 /// `GET /metrics`: every metric in the OpenMetrics text format Prometheus scrapes.
 pub async fn metrics_text(State(app): State<AppContext>) -> Response {
-    let body = timbra_services::metrics::render(&app).await;
+    let body = timbra_services::metrics::render(&app.db, app.clock.now()).await;
     (
         [(
             header::CONTENT_TYPE,

@@ -17,8 +17,8 @@ use timbra_sim::{Falla, Sim};
 use time::Duration;
 
 use crate::comun::{
-    AHORA, CSD, FECHA, RFC_EMISOR, RFC_RECEPTOR, LIMITE_CONSULTA_CORTO, arrancar_con_consulta, arrancar_con_consulta_impaciente, cancelacion, factura, factura_valida,
-    respuesta_receptor,
+    AHORA, CSD, FECHA, LIMITE_CONSULTA_CORTO, RFC_EMISOR, RFC_RECEPTOR, arrancar_con_consulta,
+    arrancar_con_consulta_impaciente, cancelacion, factura, factura_valida, respuesta_receptor,
 };
 
 /// 2,000.00 + IVA = 2,320.00 for [`RFC_RECEPTOR`]: cancelling needs the receiver's acceptance.

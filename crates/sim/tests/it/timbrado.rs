@@ -7,7 +7,8 @@ use timbra_cfdi::sello;
 use timbra_pac::{Pac, PacError, timbrar_sin_duplicar};
 
 use crate::comun::{
-    self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, arrancar_con_limite, factura, factura_de, factura_valida,
+    self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, arrancar_con_limite, factura, factura_de,
+    factura_valida,
 };
 
 fn codigo(resultado: Result<timbra_pac::Timbrado, PacError>) -> String {

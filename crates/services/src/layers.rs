@@ -81,7 +81,7 @@ mod tests {
             }
         }
         let mut rest = code.as_str();
-        while let Some(at) = rest.find(|c: char| c == 'c' || c == 's') {
+        while let Some(at) = rest.find(['c', 's']) {
             let tail = &rest[at..];
             let boundary = rest[..at].chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
             if boundary && (tail.starts_with("crate::") || tail.starts_with("super::")) {

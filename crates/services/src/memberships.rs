@@ -5,7 +5,7 @@
 //! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO whose
 //! account is not deleted (EMPRESA_004).
 
-use timbra_store::memberships::{self, MiembroRow};
+use timbra_store::memberships::{self, MemberRow};
 
 use crate::auth::roles::Role;
 use crate::context::AppContext;
@@ -32,12 +32,12 @@ fn may_grant(actor: Role, role: Role) -> Result<(), ApiError> {
 }
 
 /// The company's members.
-pub async fn list(app: &AppContext, empresa_id: &str) -> Result<Vec<MiembroRow>, ApiError> {
+pub async fn list(app: &AppContext, empresa_id: &str) -> Result<Vec<MemberRow>, ApiError> {
     let mut conn = app.db.conn().await?;
     Ok(memberships::de_empresa(&mut conn, empresa_id).await?)
 }
 
-async fn member(app: &AppContext, empresa_id: &str, user_id: &str) -> Result<MiembroRow, ApiError> {
+async fn member(app: &AppContext, empresa_id: &str, user_id: &str) -> Result<MemberRow, ApiError> {
     list(app, empresa_id).await?.into_iter().find(|m| m.user_id == user_id).ok_or_else(|| ApiError::not_found("member"))
 }
 
@@ -48,7 +48,7 @@ pub async fn add(
     empresa_id: &str,
     email: &str,
     role: Role,
-) -> Result<MiembroRow, ApiError> {
+) -> Result<MemberRow, ApiError> {
     may_grant(actor, role)?;
     let email = email.trim().to_lowercase();
     let now = app.clock.now();
@@ -91,7 +91,7 @@ pub async fn change_role(
     empresa_id: &str,
     user_id: &str,
     role: Role,
-) -> Result<MiembroRow, ApiError> {
+) -> Result<MemberRow, ApiError> {
     may_grant(actor, role)?;
     let mut tx = app.db.begin().await?;
     let previous = current_role(&mut tx, empresa_id, user_id).await?;

@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 
 use super::cargar;
-use super::listar::{CfdiOut, cfdi_out};
+use super::list::{CfdiOut, cfdi_out};
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};

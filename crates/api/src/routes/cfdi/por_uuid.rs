@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::listar::cfdi_out;
+use super::list::cfdi_out;
 use super::recibidos::endpoint_sat;
 use crate::envelope::{Path, accepted, ok};
 use crate::error::HttpResult;

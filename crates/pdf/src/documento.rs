@@ -169,6 +169,7 @@ pub(crate) fn maquetar<'f>(
     comprobante: &Comprobante,
     timbrado: Timbrado<'_>,
     adornos: &Adornos<'_>,
+    sandbox: bool,
     lienzo: Lienzo<'f>,
 ) -> Lienzo<'f> {
     let mut m = Maqueta { lienzo, y: MARGEN, tabla: None, comprobante, uuid: &timbrado.tfd.uuid };
@@ -198,9 +199,9 @@ pub(crate) fn maquetar<'f>(
     if let Some(cce) = comprobante.comercio_exterior() {
         m.comercio_exterior(cce);
     }
-    m.sellos(&timbrado);
+    m.sellos(&timbrado, sandbox);
     let mut lienzo = m.lienzo;
-    pies(&mut lienzo, adornos.nota_pie);
+    pies(&mut lienzo, adornos.nota_pie, sandbox);
     lienzo
 }
 
@@ -959,14 +960,14 @@ impl Maqueta<'_, '_> {
         self.fin_tabla();
     }
 
-    fn sellos(&mut self, timbrado: &Timbrado<'_>) {
+    fn sellos(&mut self, timbrado: &Timbrado<'_>, sandbox: bool) {
         let c = self.comprobante;
         let tfd = timbrado.tfd;
         let x = MARGEN + QR_LADO + 12.0;
         let ancho = ANCHO_UTIL - QR_LADO - 12.0;
         let bloques = [
             ("Sello digital del CFDI", c.sello.trim().to_owned()),
-            ("Sello digital del SAT", tfd.sello_sat.trim().to_owned()),
+            (etiqueta_sello_sat(sandbox), tfd.sello_sat.trim().to_owned()),
             ("Cadena original del complemento de certificación digital del SAT", timbrado.cadena_tfd.to_owned()),
             (
                 "RFC del proveedor de certificación · No. de certificado del SAT · Fecha de certificación",
@@ -1115,8 +1116,17 @@ fn celdas_concepto(concepto: &Concepto) -> Vec<Vec<(String, Estilo)>> {
     ]
 }
 
-/// "Página i de n" and the legend on every page.
-fn pies(lienzo: &mut Lienzo<'_>, nota_pie: Option<&str>) {
+/// The label of the SAT seal's block: a sandbox timbre is sealed by timbra's test certificate.
+pub(crate) fn etiqueta_sello_sat(sandbox: bool) -> &'static str {
+    if sandbox {
+        "Sello digital del SAT: sello de pruebas (sandbox), no emitido por el SAT"
+    } else {
+        "Sello digital del SAT"
+    }
+}
+
+/// "Página i de n" and the legend on every page (and the sandbox mark on a test document's).
+fn pies(lienzo: &mut Lienzo<'_>, nota_pie: Option<&str>, sandbox: bool) {
     let total = lienzo.paginas.len();
     let estilo = Estilo::gris(6.5);
     let y = ALTO_PAGINA - MARGEN + 4.0;
@@ -1127,6 +1137,9 @@ fn pies(lienzo: &mut Lienzo<'_>, nota_pie: Option<&str>) {
     let paginas = std::mem::take(&mut lienzo.paginas);
     for (indice, ops) in paginas.into_iter().enumerate() {
         lienzo.paginas.push(ops);
+        if sandbox {
+            lienzo.marca_pruebas();
+        }
         if let Some(nota) = &nota {
             lienzo.texto(MARGEN, y - 12.0, ANCHO_UTIL, Alineacion::Izquierda, estilo, nota);
         }

@@ -69,6 +69,20 @@ pub struct Marca {
     pub notas: Option<String>,
 }
 
+/// The mark printed on every page of a sandbox document (a banner at the top, as text so
+/// `pdftotext` and a reader's search find it): a sandbox timbre is signed by timbra's own test
+/// certificate, never by SAT or a PAC, and its printed form must not pass for a real CFDI.
+pub const MARCA_PRUEBAS: &str = "PRUEBAS — SIN VALIDEZ FISCAL";
+
+/// What a sandbox document's QR code holds instead of SAT's verification URL: a QR pointing at
+/// SAT with a UUID SAT never issued would make a test document look verifiable.
+pub fn texto_qr_pruebas(uuid: &str) -> String {
+    format!(
+        "PRUEBAS - SIN VALIDEZ FISCAL. Documento de pruebas (sandbox) de timbra: no es un CFDI \
+         timbrado y no se verifica ante el SAT. Folio de pruebas {uuid}"
+    )
+}
+
 /// `#RRGGBB` as RGB; `None` for anything else.
 pub fn color_hex(texto: &str) -> Option<[u8; 3]> {
     let hex = texto.strip_prefix('#')?;
@@ -81,21 +95,27 @@ pub fn color_hex(texto: &str) -> Option<[u8; 3]> {
 
 /// Renders a stamped comprobante (its `Complemento` holds the TimbreFiscalDigital).
 pub fn render(comprobante: &Comprobante) -> Result<Vec<u8>, PdfError> {
-    render_con_marca(comprobante, &Marca::default())
+    render_con_marca(comprobante, &Marca::default(), false)
 }
 
-/// [`render`] with the issuer's branding.
-pub fn render_con_marca(comprobante: &Comprobante, marca: &Marca) -> Result<Vec<u8>, PdfError> {
+/// [`render`] with the issuer's branding. A `sandbox` document carries [`MARCA_PRUEBAS`] on
+/// every page, a QR of [`texto_qr_pruebas`] instead of SAT's verification URL (and no Carta
+/// Porte QR), and its SAT seal labelled as a test seal; a live one prints as SAT describes.
+pub fn render_con_marca(comprobante: &Comprobante, marca: &Marca, sandbox: bool) -> Result<Vec<u8>, PdfError> {
     let tfd = comprobante.timbre().ok_or(PdfError::SinTimbre)?;
     let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
-    let url = timbre::expresion_impresa(comprobante).map_err(|_| PdfError::SinTimbre)?;
+    let url = if sandbox {
+        texto_qr_pruebas(&tfd.uuid)
+    } else {
+        timbre::expresion_impresa(comprobante).map_err(|_| PdfError::SinTimbre)?
+    };
     // Level M as SAT's sample prints use; the URL (about 150 bytes) gives a version 7–8 symbol.
     let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
         .map_err(|error| PdfError::Qr(error.to_string()))?;
     let qr_lado = qr.width();
     let qr_modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
     let cadena_tfd = cadena::tfd_desde_modelo(tfd);
-    let qr_ccp = match url_carta_porte(comprobante) {
+    let qr_ccp = match url_carta_porte(comprobante).filter(|_| !sandbox) {
         None => None,
         Some(url) => {
             let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
@@ -116,7 +136,7 @@ pub fn render_con_marca(comprobante: &Comprobante, marca: &Marca) -> Result<Vec<
     };
     let adornos = documento::Adornos { logo, nota_pie: marca.nota_pie.as_deref(), notas: marca.notas.as_deref() };
     let lienzo = lienzo::Lienzo::new(fuentes, marca.color_primario);
-    let lienzo = documento::maquetar(comprobante, timbrado, &adornos, lienzo);
+    let lienzo = documento::maquetar(comprobante, timbrado, &adornos, sandbox, lienzo);
     let metadatos = Metadata::new()
         .title(format!("CFDI {}", tfd.uuid))
         .description(format!("Representación impresa del CFDI {} de {}", tfd.uuid, comprobante.emisor.rfc))
@@ -158,6 +178,11 @@ pub fn render_xml(xml: &str) -> Result<Vec<u8>, PdfError> {
     render(&parser::parsear(xml)?)
 }
 
+/// [`render_xml`] for a sandbox document (see [`render_con_marca`]).
+pub fn render_xml_sandbox(xml: &str) -> Result<Vec<u8>, PdfError> {
+    render_xml_con_marca(xml, &Marca::default(), true)
+}
+
 /// The QR code of `texto` (level M, as the invoices' QR) as an SVG document: dark modules as
 /// one path over a white square with a four-module quiet zone; `None` when it does not fit.
 /// The dashboard draws a ticket's self-invoicing link with it.
@@ -179,12 +204,13 @@ pub fn qr_svg(texto: &str) -> Option<String> {
 }
 
 /// [`render_xml`] with the issuer's branding (a CFDI de Retenciones prints without it: its
-/// layout has no logo or color yet).
-pub fn render_xml_con_marca(xml: &str, marca: &Marca) -> Result<Vec<u8>, PdfError> {
+/// layout has no logo or color yet), marked as a test document when `sandbox`.
+pub fn render_xml_con_marca(xml: &str, marca: &Marca, sandbox: bool) -> Result<Vec<u8>, PdfError> {
     if es_retencion(xml) {
-        return render_xml(xml);
+        let retencion = timbra_retenciones::parsear(xml).map_err(|e| PdfError::Retencion(e.to_string()))?;
+        return render_retencion_en(&retencion, sandbox);
     }
-    render_con_marca(&parser::parsear(xml)?, marca)
+    render_con_marca(&parser::parsear(xml)?, marca, sandbox)
 }
 
 /// Whether `xml`'s root element is a `Retenciones` (of any prefix).
@@ -201,15 +227,25 @@ fn es_retencion(xml: &str) -> bool {
 
 /// Renders a stamped CFDI de Retenciones 2.0 with the QR of [`url_retencion`].
 pub fn render_retencion(retencion: &timbra_retenciones::Retenciones) -> Result<Vec<u8>, PdfError> {
+    render_retencion_en(retencion, false)
+}
+
+/// [`render_retencion`], marked as a test document when `sandbox` (as [`render_con_marca`]).
+fn render_retencion_en(retencion: &timbra_retenciones::Retenciones, sandbox: bool) -> Result<Vec<u8>, PdfError> {
     let tfd = retencion.timbre().ok_or(PdfError::SinTimbre)?;
     let fuentes = fuentes::fuentes().ok_or(PdfError::Fuente)?;
-    let url = retencion::url_verificacion(retencion).ok_or(PdfError::SinTimbre)?;
+    let url = if sandbox {
+        texto_qr_pruebas(&tfd.uuid)
+    } else {
+        retencion::url_verificacion(retencion).ok_or(PdfError::SinTimbre)?
+    };
     let qr = QrCode::with_error_correction_level(url.as_bytes(), EcLevel::M)
         .map_err(|error| PdfError::Qr(error.to_string()))?;
     let lado = qr.width();
     let modulos = qr.to_colors().into_iter().map(|color| color == qrcode::Color::Dark).collect();
     let cadena_tfd = cadena::tfd_desde_modelo(tfd);
-    let lienzo = retencion::maquetar(retencion, &cadena_tfd, (lado, modulos), lienzo::Lienzo::new(fuentes, None));
+    let lienzo =
+        retencion::maquetar(retencion, &cadena_tfd, (lado, modulos), sandbox, lienzo::Lienzo::new(fuentes, None));
     let metadatos = Metadata::new()
         .title(format!("CFDI de Retenciones {}", tfd.uuid))
         .description(format!(

@@ -28,6 +28,9 @@ pub(crate) enum Tinta {
     /// A section bar's title: black on the default bar, white on the company's color.
     SobreBarra,
     Linea,
+    /// The sandbox mark's text and its band: a strong red on a pale one.
+    Pruebas,
+    PruebasFondo,
 }
 
 impl Tinta {
@@ -40,6 +43,8 @@ impl Tinta {
             (Tinta::Barra, Some([r, g, b])) => rgb::Color::new(r, g, b),
             (Tinta::SobreBarra, Some(_)) => rgb::Color::new(255, 255, 255),
             (Tinta::Linea, _) => rgb::Color::new(170, 170, 170),
+            (Tinta::Pruebas, _) => rgb::Color::new(190, 30, 30),
+            (Tinta::PruebasFondo, _) => rgb::Color::new(253, 226, 226),
         }
     }
 }
@@ -161,6 +166,16 @@ impl<'f> Lienzo<'f> {
 
     pub(crate) fn rect(&mut self, x: f32, y: f32, ancho: f32, alto: f32, tinta: Tinta) {
         self.actual().push(Op::Rect { x, y, ancho, alto, tinta });
+    }
+
+    /// [`crate::MARCA_PRUEBAS`] on the current page: a band across the top margin (above any
+    /// content, which starts at [`MARGEN`]) with the mark centred in it.
+    pub(crate) fn marca_pruebas(&mut self) {
+        let estilo = Estilo { tamano: 10.0, negrita: true, tinta: Tinta::Pruebas };
+        let texto = format!("{}  ·  documento de pruebas (sandbox), no es un CFDI", crate::MARCA_PRUEBAS);
+        self.rect(MARGEN, 10.0, ANCHO_PAGINA - 2.0 * MARGEN, 18.0, Tinta::PruebasFondo);
+        let x = (ANCHO_PAGINA - self.ancho(&texto, estilo)) / 2.0;
+        self.texto(x, 23.0, ANCHO_PAGINA, Alineacion::Izquierda, estilo, &texto);
     }
 
     /// A horizontal rule.

@@ -133,6 +133,7 @@ pub(crate) fn maquetar<'f>(
     r: &Retenciones,
     cadena_tfd: &str,
     qr: (usize, Vec<bool>),
+    sandbox: bool,
     lienzo: Lienzo<'f>,
 ) -> Lienzo<'f> {
     let mut h = Hoja { lienzo, y: MARGEN };
@@ -266,7 +267,7 @@ pub(crate) fn maquetar<'f>(
     let ancho = ANCHO_UTIL - QR_LADO - 12.0;
     let bloques = [
         ("Sello digital del emisor", r.sello.trim().to_owned()),
-        ("Sello digital del SAT", tfd.map(|t| t.sello_sat.trim().to_owned()).unwrap_or_default()),
+        (crate::documento::etiqueta_sello_sat(sandbox), tfd.map(|t| t.sello_sat.trim().to_owned()).unwrap_or_default()),
         ("Cadena original del complemento de certificación digital del SAT", cadena_tfd.to_owned()),
         (
             "RFC del proveedor de certificación · No. de certificado del SAT",
@@ -298,6 +299,9 @@ pub(crate) fn maquetar<'f>(
     let pie = ALTO_PAGINA - MARGEN + 4.0;
     for (indice, ops) in paginas.into_iter().enumerate() {
         lienzo.paginas.push(ops);
+        if sandbox {
+            lienzo.marca_pruebas();
+        }
         lienzo.linea(MARGEN, pie - 9.0, ANCHO_UTIL);
         lienzo.texto(
             MARGEN,

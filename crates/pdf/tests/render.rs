@@ -409,3 +409,76 @@ fn textos_raros_no_rompen_el_pdf() {
     let pdf = timbra_pdf::render_xml(&xml).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
 }
+
+/// A sandbox document carries the mark on every page, its QR names no SAT URL and its SAT seal
+/// is labelled as a test seal; the same XML rendered live has none of that (issue 38).
+#[test]
+fn sandbox_lleva_la_marca_en_cada_pagina_y_su_qr_no_apunta_al_sat() {
+    let conceptos = (1..=80)
+        .map(|i| {
+            NuevoConcepto::new(
+                "43211500",
+                Decimal::ONE,
+                "H87",
+                &format!("{LARGA} (partida {i})"),
+                Decimal::new(10_000, 2),
+                ObjetoImp::SiObjeto,
+            )
+        })
+        .collect();
+    let (comprobante, xml) = timbrar(nueva(conceptos));
+    let sandbox = timbra_pdf::render_xml_sandbox(&xml).unwrap();
+    let live = timbra_pdf::render_xml(&xml).unwrap();
+    if !hay("pdftotext") {
+        return;
+    }
+    let carpeta = temporal("sandbox");
+    let ruta = escribir_pdf(&carpeta, &sandbox);
+    let total_paginas = paginas(&ruta);
+    assert!(total_paginas >= 3, "80 long concepts on {total_paginas} pages");
+    for pagina in 1..=total_paginas {
+        let salida = Command::new("pdftotext")
+            .args(["-layout", "-f", &pagina.to_string(), "-l", &pagina.to_string()])
+            .arg(&ruta)
+            .arg("-")
+            .output()
+            .unwrap();
+        let texto = String::from_utf8(salida.stdout).unwrap();
+        assert!(texto.contains(timbra_pdf::MARCA_PRUEBAS), "page {pagina} lacks the sandbox mark:\n{texto}");
+    }
+    let texto = pdftotext(&ruta);
+    assert!(texto.contains("Sello digital del SAT: sello de pruebas (sandbox)"), "{texto}");
+    assert!(!texto.contains("sat.gob.mx"), "{texto}");
+
+    let ruta_live = carpeta.join("live.pdf");
+    std::fs::write(&ruta_live, &live).unwrap();
+    let texto_live = pdftotext(&ruta_live);
+    assert!(!texto_live.contains("PRUEBAS") && !texto_live.contains("sandbox"), "{texto_live}");
+    assert!(texto_live.contains("Sello digital del SAT"));
+
+    if !hay("zbarimg") || !hay("pdftoppm") {
+        return;
+    }
+    let qr = leer_qr(&ruta, total_paginas);
+    assert!(qr.starts_with("PRUEBAS - SIN VALIDEZ FISCAL") && qr.contains(UUID), "{qr}");
+    assert!(!qr.contains("sat.gob.mx") && !qr.contains("http"), "{qr}");
+    let total_qr = timbre::formato_total_qr(&comprobante.total);
+    assert_eq!(leer_qr(&ruta_live, paginas(&ruta_live)), url_esperada(&comprobante, &total_qr));
+    let _ = std::fs::remove_dir_all(carpeta);
+}
+
+#[test]
+fn pagos_y_nomina_de_sandbox_llevan_la_marca() {
+    let carpeta = temporal("sandbox-complementos");
+    for xml in
+        [include_str!("../../cfdi/tests/golden/P_pagos20.xml"), include_str!("../../cfdi/tests/golden/N_nomina12.xml")]
+    {
+        let pdf = timbra_pdf::render_xml_sandbox(xml).unwrap();
+        if !hay("pdftotext") {
+            return;
+        }
+        let texto = pdftotext(&escribir_pdf(&carpeta, &pdf));
+        assert!(texto.contains(timbra_pdf::MARCA_PRUEBAS) && !texto.contains("sat.gob.mx"), "{texto}");
+    }
+    let _ = std::fs::remove_dir_all(carpeta);
+}

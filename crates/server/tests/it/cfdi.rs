@@ -679,7 +679,8 @@ async fn the_pdf_is_rendered_on_first_download_with_the_invoices_own_data_and_qr
         let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words.contains("TRES MIL CUATROCIENTOS OCHENTA Y UN PESOS 16/100 M.N."), "{words}");
 
-        // The QR is SAT's verification URL of this very invoice.
+        // A live invoice's QR is SAT's verification URL of this very invoice; this sandbox one
+        // says it is a test and names no SAT URL (issue 38), and every page carries the mark.
         let comprobante = timbra_cfdi::parser::parsear(&xml).unwrap();
         let sello = &comprobante.sello;
         let expected = format!(
@@ -687,7 +688,9 @@ async fn the_pdf_is_rendered_on_first_download_with_the_invoices_own_data_and_qr
              &rr=XIQB891116QE4&tt=3481.16&fe={}",
             &sello[sello.len() - 8..]
         );
-        assert_eq!(qr_of(&file), expected);
+        assert_eq!(timbra_cfdi::timbre::expresion_impresa(&comprobante).unwrap(), expected);
+        assert_eq!(qr_of(&file), timbra_pdf::texto_qr_pruebas(&uuid));
+        assert!(text.contains(timbra_pdf::MARCA_PRUEBAS), "{text}");
 
         // Stored on first render: the signed link of the listing serves the same bytes, no login.
         let listed = app.get("/api/cfdi?includeDownloadUrls=true", &who).await.data(200).clone();

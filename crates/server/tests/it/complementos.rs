@@ -586,9 +586,12 @@ async fn the_pdf_prints_route_goods_vehicle_operator_export_data_and_the_carta_p
         "https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP={}&FechaOrig={}&FechaTimb={}",
         cp.id_ccp, cp.ubicaciones[0].fecha_hora_salida_llegada, tfd.fecha_timbrado
     );
+    // A live Carta Porte prints SAT's verificaccp QR beside the CFDI's; this sandbox one prints
+    // only the test QR (issue 38), no SAT URL.
+    assert_eq!(timbra_pdf::url_carta_porte(&comprobante).unwrap(), expected);
     let qrs = qrs_of(&file);
-    assert!(qrs.contains(&expected), "{expected} not among {qrs:?}");
-    assert!(qrs.iter().any(|q| q.contains(&format!("id={}", uuid_of(&stamped)))), "{qrs:?}");
+    assert_eq!(qrs, vec![timbra_pdf::texto_qr_pruebas(uuid_of(&stamped))], "{qrs:?}");
+    assert!(text.contains(timbra_pdf::MARCA_PRUEBAS));
 
     let dir = TempDir::new();
     let file = dir.0.join("export.pdf");

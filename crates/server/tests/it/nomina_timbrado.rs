@@ -624,3 +624,57 @@ async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancell
     })
     .await;
 }
+
+/// Issue 38: a sandbox invoice's PDF and a sandbox payroll receipt's PDF, downloaded over HTTP,
+/// carry the test mark (`pdftotext` reads it), their QR names no SAT URL, and their SAT seal is
+/// labelled as a test seal.
+#[tokio::test]
+async fn sandbox_pdfs_of_an_invoice_and_a_payroll_receipt_carry_the_test_mark() {
+    if std::process::Command::new("pdftotext").arg("-v").output().is_err() {
+        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils is required");
+        eprintln!("SKIPPED: poppler-utils not installed");
+        return;
+    }
+    each_backend(|app: TestApp| async move {
+        let who = empresa_nomina(&app, "marca-pruebas@example.com", Some("B5510768108")).await;
+        let cliente = app
+            .post(
+                "/api/clientes",
+                &who,
+                json!({ "rfc": "XIQB891116QE4", "razonSocial": "XIMENA QUIROZ BARRAGAN", "regimenFiscal": "626", "codigoPostal": "42501", "usoCfdi": "G03" }),
+            )
+            .await
+            .data(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let factura = crate::cfdi::timbrar(&app, &who, &crate::cfdi::factura(&cliente), None).await.data(201).clone();
+        let (periodo, _) = periodo_calculado(&app, &who, &["500.00"], &[]).await;
+        let nomina = timbrar(&app, &who, &periodo).await.data(201).clone();
+        let recibo = nomina["recibos"][0]["reciboId"].as_str().unwrap().to_owned();
+        let dir = TempDir::new();
+        for (nombre, ruta) in [
+            ("factura", format!("/api/cfdi/{}/pdf", factura["cfdiId"].as_str().unwrap())),
+            ("recibo", format!("/api/nomina/recibos/{recibo}/pdf")),
+        ] {
+            let pdf = app
+                .client
+                .get(format!("{}{ruta}", app.base))
+                .bearer_auth(who.key.as_deref().unwrap())
+                .header("x-empresa-id", who.empresa.as_deref().unwrap())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(pdf.status(), 200, "{ruta}");
+            let file = dir.0.join(format!("{nombre}.pdf"));
+            std::fs::write(&file, pdf.bytes().await.unwrap()).unwrap();
+            let (ok, text, err) =
+                crate::cfdi::sh("pdftotext", &["-layout", file.to_str().unwrap(), "-"], std::path::Path::new("."));
+            assert!(ok, "pdftotext: {err}");
+            let text = String::from_utf8(text).unwrap();
+            assert!(text.contains("PRUEBAS — SIN VALIDEZ FISCAL"), "{nombre}: no sandbox mark:\n{text}");
+            assert!(text.contains("sello de pruebas (sandbox)") && !text.contains("sat.gob.mx"), "{nombre}:\n{text}");
+        }
+    })
+    .await;
+}

@@ -383,7 +383,7 @@ async fn pdf(app: &TestApp, who: &As, id: &str, dir: &std::path::Path, name: &st
     path
 }
 
-/// SAT's retention verification URL for a stamped retention XML: the QR's content.
+/// SAT's retention verification URL for a stamped retention XML: a live retention's QR.
 fn url_esperada(xml: &str, receptor: &str) -> String {
     let documento = timbra_retenciones::parsear(xml).unwrap();
     let uuid = &documento.timbre().unwrap().uuid;
@@ -433,11 +433,16 @@ async fn a_retention_prints_with_sats_retention_qr_and_is_cancelled_without_acce
         ] {
             assert!(text.contains(expected), "{expected} missing from the PDF:\n{text}");
         }
-        assert_eq!(crate::cfdi::qr_of(&file), url_esperada(&xml_n, "&rr=XIQB891116QE4"));
+        // A live retention's QR is SAT's retention verification URL; this sandbox one says it is
+        // a test (issue 38) and the page carries the mark.
+        assert!(text.contains(timbra_pdf::MARCA_PRUEBAS), "{text}");
+        assert_eq!(crate::cfdi::qr_of(&file), timbra_pdf::texto_qr_pruebas(uuid));
+        let retencion_n = timbra_retenciones::parsear(&xml_n).unwrap();
+        assert_eq!(timbra_pdf::url_retencion(&retencion_n).unwrap(), url_esperada(&xml_n, "&rr=XIQB891116QE4"));
         // A foreign receiver is named by its tax id (`nr`), never an RFC.
         let (_, xml_e) = raw(&app, &format!("/api/retenciones/{id_e}/xml"), Some(&who)).await;
-        let file = pdf(&app, &who, id_e, &dir.0, "extranjero.pdf").await;
-        assert_eq!(crate::cfdi::qr_of(&file), url_esperada(&xml_e, "&nr=123456789"));
+        let retencion_e = timbra_retenciones::parsear(&xml_e).unwrap();
+        assert_eq!(timbra_pdf::url_retencion(&retencion_e).unwrap(), url_esperada(&xml_e, "&nr=123456789"));
 
         // Cancelled at once, without acceptance, whatever the amount (25,000 MXN).
         let cancelada = cancelar_retencion(&app, &who, id_n, json!({ "motivo": "02" })).await.data(200).clone();

@@ -20,18 +20,28 @@ pub async fn leer(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
 
 /// The stored PDF at `path`, rendered from its XML sibling (and stored) when it is not there
 /// yet, or when the issuer's branding changed since it was rendered (a CFDI it issued:
-/// `cfdi/{empresaId}/…/{cfdiId}.pdf`). Rendering runs on the blocking pool: it is CPU work of a
+/// `cfdi/{empresaId}/…/{cfdiId}.pdf`), or always for a sandbox CFDI (marked as a test
+/// document, `timbra_pdf::MARCA_PRUEBAS`). Rendering runs on the blocking pool: it is CPU work of a
 /// few milliseconds.
 pub async fn pdf(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
     let emitido = emitido(path);
-    let (marca, version) = match emitido {
+    let (marca, version, sandbox) = match emitido {
         Some((empresa_id, cfdi_id)) => {
             let (marca, version) = crate::marca::de_cfdi(app, empresa_id, cfdi_id).await?;
-            (marca, Some(version))
+            let mut conn = app.db.conn().await?;
+            // The API's UUID of a sandbox stamp is `SANDBOX-` + the XML's (the XML cannot tell).
+            let sandbox = timbra_store::cfdis::leer(&mut conn, empresa_id, cfdi_id)
+                .await?
+                .is_some_and(|(row, _)| row.uuid.starts_with("SANDBOX-"));
+            (marca, Some(version), sandbox)
         }
-        None => (timbra_pdf::Marca::default(), None),
+        None => (timbra_pdf::Marca::default(), None, false),
     };
     let vigente = match version {
+        // A sandbox PDF is rendered again on every request: one stored before sandbox PDFs
+        // carried their mark (issue 38) has the current branding version and would otherwise
+        // be served unmarked forever; rendering takes a few milliseconds.
+        _ if sandbox => false,
         // Before any branding (version 0) a PDF with no record is current.
         Some(version) => {
             let mut conn = app.db.conn().await?;
@@ -48,7 +58,7 @@ pub async fn pdf(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
     }
     let xml_path = format!("{}.xml", path.strip_suffix(".pdf").unwrap_or(path));
     let xml = String::from_utf8(leer(app, &xml_path).await?).map_err(|e| ApiError::internal("stored XML", e))?;
-    let bytes = tokio::task::spawn_blocking(move || timbra_pdf::render_xml_con_marca(&xml, &marca))
+    let bytes = tokio::task::spawn_blocking(move || timbra_pdf::render_xml_con_marca(&xml, &marca, sandbox))
         .await
         .map_err(|e| ApiError::internal("pdf task", e))?
         .map_err(|e| ApiError::internal("pdf render", e))?;

@@ -1,6 +1,7 @@
 //! The `jobs` table: durable background work, claimed by workers under a lease (the rules are
 //! the server's `jobs` module).
 
+use crate::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use crate::{AsExec, Backend, DbConn, DbResult, MultiInsert, Paging, Tx, sql, with_limit};
@@ -145,7 +146,7 @@ pub struct JobRow {
 /// A page of the company's jobs, newest first, optionally with one status, and how many match.
 pub async fn page(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: Option<&str>,
     paging: &Paging,
 ) -> DbResult<(Vec<JobRow>, i64)> {

@@ -135,7 +135,7 @@ pub struct PorExpirar {
     /// Id.
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// `NoCertificado`.
     pub no_certificado: String,
     /// RFC of the certificate.

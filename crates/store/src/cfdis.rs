@@ -481,7 +481,7 @@ pub struct PorVigilar {
     /// Id.
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.
@@ -587,7 +587,7 @@ pub async fn acuse_url(conn: &mut DbConn, empresa_id: &EmpresaId, id: &CfdiId) -
 #[derive(FromRow)]
 pub struct PorSeguir {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.

@@ -14,9 +14,9 @@ pub struct CorreoRow {
     /// Id (`envioId`).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The CFDI sent.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// Its UUID as the API shows it.
     pub uuid: String,
     /// TIMBRADO (the CFDI with its files) or CANCELACION (the notice).

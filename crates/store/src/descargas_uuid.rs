@@ -12,7 +12,7 @@ use crate::{AsExec, Tx};
 #[derive(Clone, Debug, FromRow)]
 pub struct Descarga {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The UUID asked for.
     pub uuid: String,
     /// RUNNING or DONE.

@@ -248,7 +248,7 @@ pub async fn ajustes_nomina(conn: &mut impl crate::AsExec, id: &EmpresaId) -> cr
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct EmpresaEmisora {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC.
     pub rfc: String,
     /// Legal name.

@@ -14,7 +14,7 @@ pub struct ExportacionRow {
     /// Its id (its job's: `jobId`).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The request as checked (JSON).
     pub filtro: String,
     /// PENDIENTE, EN_PROCESO, TERMINADO or FALLIDO.

@@ -2,7 +2,7 @@
 //! reservation while a live request waits for the PAC (the rules are the server's
 //! `idempotency` module).
 
-use crate::ids::EmpresaId;
+use crate::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use crate::{AsExec, DbResult, Tx, sql};
@@ -21,7 +21,7 @@ pub struct StoredAnswer {
     /// The operation that used the key (`cfdi.timbrar`, `cfdi.cancelar`, ...).
     pub operation: String,
     /// The invoice it acted on, for an operation on an existing one (a cancellation).
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
 }
 
 /// What the company stored under `key`.

@@ -81,6 +81,12 @@ macro_rules! ids {
             }
         }
 
+        impl From<&$name> for $name {
+            fn from(value: &$name) -> Self {
+                value.clone()
+            }
+        }
+
         impl From<$name> for String {
             fn from(value: $name) -> Self {
                 value.0
@@ -102,6 +108,12 @@ macro_rules! ids {
         impl PartialEq<String> for $name {
             fn eq(&self, other: &String) -> bool {
                 &self.0 == other
+            }
+        }
+
+        impl PartialEq<&$name> for $name {
+            fn eq(&self, other: &&$name) -> bool {
+                self.0 == other.0
             }
         }
 
@@ -231,4 +243,11 @@ ids! {
     ExportacionId;
     /// A download of one received CFDI by UUID (`descargas_uuid.id`).
     DescargaId;
+}
+
+/// A payment is a CFDI: its id in `pagos_doctos.pago_id` is its `cfdis` row's.
+impl From<&CfdiId> for PagoId {
+    fn from(cfdi_id: &CfdiId) -> Self {
+        Self(cfdi_id.0.clone())
+    }
 }

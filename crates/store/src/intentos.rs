@@ -3,7 +3,7 @@
 //! is explained, and an attempt whose outcome is unknown can be resolved (`cfdi::live`). An
 //! attempt that became an invoice has the invoice's id. Scoped by company.
 
-use crate::ids::EmpresaId;
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -26,7 +26,7 @@ pub struct Intento {
     /// Id (the invoice's, once stamped).
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Serie.
     pub serie: String,
     /// Folio spent.
@@ -186,7 +186,7 @@ pub struct IntentoRow {
     /// What went wrong, as recorded.
     pub error: Option<String>,
     /// The invoice it became.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// That invoice's UUID as the API shows it.
     pub uuid: Option<String>,
     /// When the folio was sent.

@@ -13,7 +13,7 @@ pub struct NewJobRow {
     /// Kind name.
     pub kind: &'static str,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload.
     pub payload: String,
     /// Runs allowed (at least 1).
@@ -49,7 +49,7 @@ pub struct ClaimedRow {
     /// Kind name.
     pub kind: String,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload as written.
     pub payload: String,
     /// This run's number, from 1.

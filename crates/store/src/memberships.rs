@@ -95,7 +95,7 @@ pub async fn quitar(tx: &mut Tx, empresa_id: &EmpresaId, user_id: &UserId) -> cr
 #[derive(sqlx::FromRow)]
 pub struct MiembroRow {
     /// `user_id`.
-    pub user_id: String,
+    pub user_id: UserId,
     /// `name`.
     pub name: String,
     /// `email`.

@@ -1,7 +1,7 @@
 //! The payroll tables of a company: `nomina_periodos` (pay periods) and `nomina_recibos` (one
 //! receipt per employee and period, written by the period's calculation).
 
-use crate::ids::{EmpresaId, PeriodoId, ReciboNominaId};
+use crate::ids::{CfdiId, EmpresaId, PeriodoId, ReciboNominaId};
 use time::OffsetDateTime;
 
 use crate::Paging;
@@ -12,7 +12,7 @@ use crate::{AsExec, DbConn, Money, MultiInsert, Tx, Value, with_limit};
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct PeriodoRow {
     /// Id.
-    pub id: String,
+    pub id: PeriodoId,
     /// First day, AAAA-MM-DD.
     pub fecha_inicio: String,
     /// Last day, AAAA-MM-DD.
@@ -246,9 +246,9 @@ pub async fn set_status_periodo(
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct ReciboRow {
     /// Id.
-    pub id: String,
+    pub id: ReciboNominaId,
     /// The period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// The employee's name when calculated.
@@ -286,7 +286,7 @@ pub struct ReciboRow {
     /// Why the last stamping attempt failed.
     pub detalle_errores: Option<String>,
     /// The stamped CFDI.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Its UUID as the API shows it.
     pub uuid: Option<String>,
     /// Storage path of the stamped CFDI's XML (its invoice row's `xml_url`).
@@ -461,7 +461,7 @@ pub struct PagoPrevio {
     /// The employee.
     pub empleado_id: String,
     /// The earlier period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// Its TotalPercepciones.
     pub total_percepciones: Money,
 }

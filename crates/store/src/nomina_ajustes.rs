@@ -1,7 +1,7 @@
 //! The annual ISR adjustment's rows (`nomina_ajustes_anuales`) and the stamped receipts of a
 //! year it reads.
 
-use crate::ids::EmpresaId;
+use crate::ids::{EmpresaId, PeriodoId};
 use time::OffsetDateTime;
 
 use crate::sql;
@@ -57,7 +57,7 @@ pub async fn recibos_timbrados(
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct AjusteRow {
     /// The target period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// Name.
@@ -92,7 +92,7 @@ pub struct NuevoAjuste {
     /// Id.
     pub id: String,
     /// The target period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// Name.

@@ -13,9 +13,9 @@ use crate::{AsExec, Money, MultiInsert, Tx};
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct ReciboFila {
     /// Id.
-    pub id: String,
+    pub id: ReciboNominaId,
     /// The period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// The employee's name when calculated.
@@ -168,10 +168,10 @@ pub async fn cancelado_por_cfdi(
 }
 
 /// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
-pub async fn por_cfdi(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<(String, String)>> {
+pub async fn por_cfdi(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<(ReciboNominaId, PeriodoId)>> {
     sql!(
         fetch_optional * tx,
-        (String, String),
+        (ReciboNominaId, PeriodoId),
         "SELECT id, periodo_id FROM nomina_recibos WHERE empresa_id = $1 AND (intento_id = $2 OR cfdi_id = $2)",
         empresa_id,
         cfdi_id

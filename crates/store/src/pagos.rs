@@ -20,7 +20,7 @@ pub const DEVUELTO: &str = "DEVUELTO";
 #[derive(FromRow)]
 pub struct Relacionado {
     /// Id.
-    pub id: String,
+    pub id: CfdiId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID in the XML.
@@ -286,7 +286,7 @@ pub async fn pagos_vigentes(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi
 #[derive(FromRow)]
 pub struct DoctoDePago {
     /// The invoice's id.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// The invoice's UUID as the API shows it.
     pub uuid: String,
     /// NumParcialidad.

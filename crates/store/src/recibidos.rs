@@ -53,7 +53,7 @@ pub async fn insertar(tx: &mut Tx, valores: Vec<Value>) -> crate::DbResult<bool>
 #[derive(Clone, Debug, FromRow)]
 pub struct Guardada {
     /// Id.
-    pub id: String,
+    pub id: CfdiId,
     /// COMPLETE, METADATA_ONLY or PERMANENT_METADATA_ONLY.
     pub xml_download_status: Option<String>,
     /// Background retries made.
@@ -86,7 +86,7 @@ pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &EmpresaId, id: &CfdiId) 
 pub async fn reintento_fallido(
     tx: &mut Tx,
     empresa_id: &EmpresaId,
-    id: &str,
+    id: &CfdiId,
     reintentos: i64,
     proximo: Option<OffsetDateTime>,
 ) -> crate::DbResult<u64> {
@@ -107,7 +107,7 @@ pub async fn reintento_fallido(
 pub async fn contar_reintento(
     conn: &mut impl AsExec,
     empresa_id: &EmpresaId,
-    id: &str,
+    id: &CfdiId,
     reintentos: i64,
 ) -> crate::DbResult<u64> {
     sql!(
@@ -123,7 +123,7 @@ pub async fn contar_reintento(
 #[derive(Clone, Debug, FromRow)]
 pub struct PorReintentar {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID.
     pub uuid_xml: String,
     /// COMPLETE once the XML arrived some other way.
@@ -133,7 +133,7 @@ pub struct PorReintentar {
 }
 
 /// The received row `id` (the retry job's payload names it; the row carries its company).
-pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<PorReintentar>> {
+pub async fn por_reintentar(conn: &mut impl AsExec, id: &CfdiId) -> crate::DbResult<Option<PorReintentar>> {
     sql!(
         fetch_optional * conn,
         PorReintentar,

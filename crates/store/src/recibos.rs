@@ -13,7 +13,7 @@ pub struct ReciboRow {
     /// Id.
     pub id: String,
     /// Company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Folio (the company's counter, or the caller's).
     pub folio: String,
     /// The sale's instant.
@@ -41,7 +41,7 @@ pub struct ReciboRow {
     /// The page refuses the code after this instant.
     pub vence: OffsetDateTime,
     /// The invoice (FACTURADO, GLOBAL).
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Branch.
     pub sucursal: Option<String>,
     /// Customer's e-mail.
@@ -95,7 +95,7 @@ pub fn valores(r: &ReciboRow) -> Vec<Value> {
     ]);
     vec![
         Value::Text(r.id.clone()),
-        Value::Text(r.empresa_id.clone()),
+        (&r.empresa_id).into(),
         Value::Text(r.folio.clone()),
         Value::Time(r.fecha),
         Value::Text(r.moneda.clone()),
@@ -109,7 +109,7 @@ pub fn valores(r: &ReciboRow) -> Vec<Value> {
         Value::Text(r.status.clone()),
         Value::Text(r.clave_autofactura.clone()),
         Value::Time(r.vence),
-        Value::OptText(r.cfdi_id.clone()),
+        r.cfdi_id.clone().into(),
         Value::OptText(r.sucursal.clone()),
         Value::OptText(r.email.clone()),
         Value::Text(search),

@@ -194,9 +194,9 @@ pub struct Lote {
     /// Its id (its job's).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Who sent it.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Bodies sent.
     pub total: i64,
     /// Index of the next body to stamp.

@@ -22,7 +22,7 @@ pub struct Sincronizacion {
     /// The job's id.
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Year asked.
     pub anio: i64,
     /// Month asked.

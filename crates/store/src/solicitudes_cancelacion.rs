@@ -25,7 +25,7 @@ pub struct SolicitudRow {
     /// Total: the received CFDI's, else what the request said.
     pub total: Option<Money>,
     /// The received CFDI stored in this company, when there is one.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Sandbox: the issuer's invoice.
     pub cfdi_emitido_id: Option<String>,
     /// When the request was made (or first seen, when the PAC gives no date).

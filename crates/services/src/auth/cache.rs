@@ -11,6 +11,7 @@
 //! its entries when one arrives, within milliseconds. While an instance is not listening (at
 //! start, or after its listening connection dropped) it trusts no entry at all.
 
+use timbra_store::ids::{EmpresaId, UserId};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -157,13 +158,13 @@ impl AuthCache {
     }
 
     /// The user's access to the company, if known and fresh (`Some(None)`: known non-member).
-    pub fn access(&self, user_id: &str, empresa_id: &str) -> Option<Option<Access>> {
-        self.access.get(self, &(user_id.to_owned(), empresa_id.to_owned()))
+    pub fn access(&self, user_id: &UserId, empresa_id: &EmpresaId) -> Option<Option<Access>> {
+        self.access.get(self, &(user_id.as_str().to_owned(), empresa_id.as_str().to_owned()))
     }
 
     /// Remembers an access answer read at `generation`.
-    pub fn remember_access(&self, user_id: &str, empresa_id: &str, generation: u64, access: Option<Access>) {
-        self.access.put((user_id.to_owned(), empresa_id.to_owned()), generation, access);
+    pub fn remember_access(&self, user_id: &UserId, empresa_id: &EmpresaId, generation: u64, access: Option<Access>) {
+        self.access.put((user_id.as_str().to_owned(), empresa_id.as_str().to_owned()), generation, access);
     }
 }
 
@@ -272,12 +273,12 @@ mod tests {
         let cache = AuthCache::default();
         let read_at = cache.generation();
         cache.remember_key("d", read_at, key("u1"));
-        cache.remember_access("u1", "e1", read_at, None);
+        cache.remember_access(&UserId::from("u1"), &EmpresaId::from("e1"), read_at, None);
         assert_eq!(cache.key("d").map(|k| k.user_id), Some("u1".into()));
-        assert!(matches!(cache.access("u1", "e1"), Some(None)));
+        assert!(matches!(cache.access(&UserId::from("u1"), &EmpresaId::from("e1")), Some(None)));
         cache.invalidate();
         assert!(cache.key("d").is_none());
-        assert!(cache.access("u1", "e1").is_none());
+        assert!(cache.access(&UserId::from("u1"), &EmpresaId::from("e1")).is_none());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the database, `timbra_store::cfdi_xml`, or the file storage for older ones) and the PDF,
 //! rendered from the XML on its first request and stored beside it.
 
+use timbra_store::ids::{CfdiId, EmpresaId};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult};
 use timbra_store::cfdi_xml;
@@ -26,7 +27,7 @@ pub async fn pdf(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
     let emitido = emitido(path);
     let (marca, version) = match emitido {
         Some((empresa_id, cfdi_id)) => {
-            let (marca, version) = crate::marca::de_cfdi(app, empresa_id, cfdi_id).await?;
+            let (marca, version) = crate::marca::de_cfdi(app, &EmpresaId::from(empresa_id), &CfdiId::from(cfdi_id)).await?;
             (marca, Some(version))
         }
         None => (timbra_pdf::Marca::default(), None),
@@ -127,7 +128,7 @@ pub fn nombre_de_descarga(name: &str) -> String {
 
 /// The stamped XML of the company's CFDI `id` (an invoice, a payment, a retention, a payroll
 /// receipt when `ve_nomina`), or NOT_FOUND.
-pub async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+pub async fn xml_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
     let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
     let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let bytes = leer(app, &path).await?;
@@ -136,7 +137,7 @@ pub async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: boo
 
 /// The PDF of the company's CFDI `id`, rendered from its XML on the first request (a payroll
 /// receipt when `ve_nomina`), or NOT_FOUND (also for a metadata-only CFDI: no XML, no PDF).
-pub async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+pub async fn pdf_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
     let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
     let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let path = crate::cfdi::links::ruta_pdf(&xml_path);

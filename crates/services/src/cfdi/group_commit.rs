@@ -28,6 +28,7 @@
 //!   failing stamp gets the error. This works the same on both backends (PostgreSQL aborts a
 //!   transaction on any failed statement, so a failed statement cannot simply be skipped).
 
+use timbra_store::ids::EmpresaId;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -69,7 +70,7 @@ pub const WAIT: std::time::Duration = std::time::Duration::from_millis(4);
 /// A sandbox stamp sealed and ready to be written.
 pub struct Sellado {
     /// The issuing company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The record fields that do not come from the comprobante.
     pub registro: Registro,
     /// The `mode` of the answer envelope.
@@ -384,7 +385,7 @@ async fn take_folios(tx: &mut Tx, batch: &[Sellado], repetidos: &[bool]) -> ApiR
         indices.sort_by_key(|&index| batch[index].folio_sellado);
         let count = i64::try_from(indices.len()).map_err(|e| ApiError::internal("group commit", e))?;
         let Some(now) = indices.iter().map(|&index| batch[index].now).max() else { continue };
-        let ultimo = timbra_store::folios::tomar(tx, empresa_id, true, serie, count, now).await?;
+        let ultimo = timbra_store::folios::tomar(tx, &EmpresaId::from(empresa_id), true, serie, count, now).await?;
         for (folio, index) in (ultimo - count + 1..).zip(indices) {
             folios[index] = Some(folio);
         }

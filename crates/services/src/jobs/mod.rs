@@ -13,6 +13,7 @@
 pub mod kinds;
 pub mod worker;
 
+use timbra_store::ids::EmpresaId;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -86,7 +87,7 @@ pub struct NewJob {
     /// The kind ([`Job::KIND`]).
     pub kind: &'static str,
     /// The company the work belongs to (shown to its administrators), or none for system work.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// What the kind needs to run (JSON).
     pub payload: Value,
     /// When it becomes due; `None` = now.
@@ -106,8 +107,8 @@ impl NewJob {
     }
 
     /// Belongs to a company.
-    pub fn for_empresa(mut self, empresa_id: &str) -> Self {
-        self.empresa_id = Some(empresa_id.to_owned());
+    pub fn for_empresa(mut self, empresa_id: &EmpresaId) -> Self {
+        self.empresa_id = Some(empresa_id.clone());
         self
     }
 
@@ -178,7 +179,7 @@ pub struct Claimed {
     /// Kind name.
     pub kind: String,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload as written.
     pub payload: String,
     /// This run's number, from 1.
@@ -346,7 +347,7 @@ pub struct QueueStats {
 /// the dashboard's jobs page (authorize first: job:view).
 pub async fn page(
     db: &Db,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: Option<&str>,
     paging: &timbra_store::Paging,
 ) -> Result<(Vec<timbra_store::jobs::JobRow>, i64), crate::error::ApiError> {

@@ -1,5 +1,6 @@
 //! The shared CRUD of company-scoped resources, through customers, products and employees.
 
+use timbra_store::ids::EmpresaId;
 use timbra_services::clientes::{self, Clientes};
 use timbra_services::error::{ApiError, Code};
 use timbra_services::nomina::empleados::{self, Empleados};
@@ -44,7 +45,7 @@ async fn customers_are_created_updated_listed_and_deleted_in_their_company() {
     assert_eq!((rows.len(), total), (1, 1));
 
     // Another company sees none of it.
-    assert_eq!(refused(scoped::get::<Clientes>(&app, "otra", &row.id).await).code, Code::NotFound);
+    assert_eq!(refused(scoped::get::<Clientes>(&app, &EmpresaId::from("otra"), &row.id).await).code, Code::NotFound);
 
     scoped::delete::<Clientes>(&app, &empresa, &row.id).await.unwrap();
     assert_eq!(refused(scoped::delete::<Clientes>(&app, &empresa, &row.id).await).code, Code::NotFound);

@@ -2,6 +2,7 @@
 //! delete), each action the shared CRUD of the services (`timbra_services::scoped`) that the
 //! API's `/api/clientes` and `/api/productos` call, with the same permissions.
 
+use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
 
 use axum::Router;
@@ -267,7 +268,7 @@ impl Catalogo {
         self,
         app: &AppContext,
         sesion: &Session,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         q: Option<&str>,
         paging: &Paging,
     ) -> Result<(Vec<Registro>, i64), ApiError> {
@@ -284,7 +285,7 @@ impl Catalogo {
         })
     }
 
-    async fn leer(self, app: &AppContext, sesion: &Session, empresa_id: &str, id: &str) -> Result<Registro, ApiError> {
+    async fn leer(self, app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, id: &str) -> Result<Registro, ApiError> {
         sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
         Ok(match self {
             Catalogo::Clientes => Registro::Cliente(scoped::get::<Clientes>(app, empresa_id, id).await?),
@@ -298,7 +299,7 @@ impl Catalogo {
         self,
         app: &AppContext,
         sesion: &Session,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         id: Option<&str>,
         campos: &Campos,
     ) -> Result<(), ApiError> {
@@ -340,7 +341,7 @@ impl Catalogo {
         }
     }
 
-    async fn borrar(self, app: &AppContext, sesion: &Session, empresa_id: &str, id: &str) -> Result<(), ApiError> {
+    async fn borrar(self, app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, id: &str) -> Result<(), ApiError> {
         sesion.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
         match self {
             Catalogo::Clientes => scoped::delete::<Clientes>(app, empresa_id, id).await,

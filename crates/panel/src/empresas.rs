@@ -3,6 +3,7 @@
 //! (`timbra_services::{empresas, memberships}`, `cfdi::{credenciales, fiel}`), with the same
 //! permissions.
 
+use timbra_store::ids::{EmpresaId, UserId};
 use std::collections::HashMap;
 
 use axum::Router;
@@ -175,7 +176,7 @@ pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario
     match empresas::create(&app, &sesion.caller, fields).await {
         Ok(empresa) => {
             let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", empresa.id));
-            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, &empresa.id, "Lax") {
+            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
                 response.headers_mut().insert(axum::http::header::SET_COOKIE, value);
             }
             Ok(response)
@@ -198,11 +199,11 @@ struct Detalle {
 }
 
 async fn leer_detalle(app: &AppContext, sesion: &Session, id: &str) -> Result<Detalle, ApiError> {
-    sesion.caller.authorize(app, id, Permission::EmpresaView).await?;
+    sesion.caller.authorize(app, &EmpresaId::from(id), Permission::EmpresaView).await?;
     let empresa = empresas::get(app, &sesion.caller, id).await?;
-    let fiel = fiel::guardada(app, id).await?;
+    let fiel = fiel::guardada(app, &EmpresaId::from(id)).await?;
     let fiel_vencida = fiel.as_ref().is_some_and(|fiel| fiel.vigencia_fin <= app.clock.now());
-    let miembros = memberships::list(app, id).await.unwrap_or_default();
+    let miembros = memberships::list(app, &EmpresaId::from(id)).await.unwrap_or_default();
     Ok(Detalle { empresa, fiel, fiel_vencida, miembros })
 }
 
@@ -417,7 +418,7 @@ pub async fn editar(
         ..empresas::Campos::default()
     };
     let result = async {
-        sesion.caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+        sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
         empresas::update(&app, &sesion.caller, &id, fields).await
     }
     .await;
@@ -445,11 +446,11 @@ async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Form
     let (cer, key) = (texto(&campos, "cerBase64"), texto(&campos, "keyBase64"));
     let password = campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
     let result = async {
-        sesion.caller.authorize(&app, &id, Permission::EmpresaCsd).await?;
+        sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaCsd).await?;
         if csd {
-            credenciales::subir_csd(&app, &id, cer, key, password).await
+            credenciales::subir_csd(&app, &EmpresaId::from(&id), cer, key, password).await
         } else {
-            fiel::subir(&app, &id, cer, key, password).await
+            fiel::subir(&app, &EmpresaId::from(&id), cer, key, password).await
         }
     }
     .await;
@@ -492,10 +493,10 @@ pub async fn agregar_miembro(
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let result = async {
-        let access = sesion.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
         let email = campos.valor("email").unwrap_or_default();
-        memberships::add(&app, access.role, &id, email, role).await.map(drop)
+        memberships::add(&app, access.role, &EmpresaId::from(&id), email, role).await.map(drop)
     }
     .await;
     match result {
@@ -515,9 +516,9 @@ pub async fn cambiar_miembro(
 ) -> Pagina {
     let Formulario { sesion, campos } = formulario;
     let result = async {
-        let access = sesion.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
-        memberships::change_role(&app, access.role, &id, &user_id, role).await.map(drop)
+        memberships::change_role(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id), role).await.map(drop)
     }
     .await;
     match result {
@@ -540,8 +541,8 @@ pub async fn quitar_miembro(
     let result = async {
         let permission =
             if user_id == sesion.caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
-        let access = sesion.caller.authorize(&app, &id, permission).await?;
-        memberships::remove(&app, access.role, &id, &user_id).await
+        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), permission).await?;
+        memberships::remove(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id)).await
     }
     .await;
     match result {

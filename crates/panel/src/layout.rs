@@ -2,6 +2,7 @@
 //! badge, the navigation, notices; plus the form pieces every page shares (fields with their
 //! problems beside them, the error box) and the embedded static files.
 
+use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -51,7 +52,7 @@ pub async fn estatico(AxumPath(archivo): AxumPath<String>) -> Response {
 #[derive(Clone, Debug)]
 pub struct EmpresaActual {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC.
     pub rfc: String,
     /// Legal name.
@@ -101,7 +102,7 @@ pub async fn contexto(
             .map(str::to_owned),
     };
     let empresa = match elegida {
-        Some(id) => Some(empresa_actual(app, &sesion, &id).await?),
+        Some(id) => Some(empresa_actual(app, &sesion, &EmpresaId::from(id)).await?),
         None => None,
     };
     let aviso = params.get("aviso").and_then(|clave| aviso(clave));
@@ -110,7 +111,7 @@ pub async fn contexto(
 
 /// The company `id` as the person may see it: the same role check as the API (404 page when
 /// they have no role there).
-pub async fn empresa_actual(app: &AppContext, sesion: &Session, id: &str) -> Result<EmpresaActual, Fallo> {
+pub async fn empresa_actual(app: &AppContext, sesion: &Session, id: &EmpresaId) -> Result<EmpresaActual, Fallo> {
     let access = sesion.caller.authorize(app, id, Permission::CfdiView).await?;
     let mut conn = app.db.conn().await?;
     let fila = timbra_store::empresas::leer(&mut conn, &sesion.caller.user_id, id)
@@ -533,9 +534,9 @@ pub async fn cambiar_empresa(
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, Fallo> {
     let id = params.get("id").cloned().unwrap_or_default();
-    let empresa = empresa_actual(&app, &sesion, &id).await?;
+    let empresa = empresa_actual(&app, &sesion, &EmpresaId::from(&id)).await?;
     let mut response = redirigir("/panel");
-    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, &empresa.id, "Lax") {
+    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     Ok(response)

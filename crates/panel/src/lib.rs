@@ -24,6 +24,7 @@ pub mod sesion;
 pub mod textos;
 pub mod webhooks;
 
+use timbra_store::ids::{EmpresaId, UserId};
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -201,7 +202,7 @@ impl FromRequestParts<AppContext> for Session {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };
         let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
-        let caller = Caller::new(user_id, credential, mode);
+        let caller = Caller::new(UserId::from(user_id), credential, mode);
         let Credential::Session { session_id } = &caller.credential else {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };
@@ -271,7 +272,7 @@ pub struct Accion {
     /// The page's context (the person, their companies, the current one).
     pub ctx: layout::Contexto,
     /// The current company's id.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The form's fields.
     pub campos: Campos,
 }

@@ -2,6 +2,7 @@
 //! calls (`timbra_services::auth::cuentas`): the same password rules, login throttle and
 //! session cookie.
 
+use timbra_store::ids::UserId;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -56,7 +57,7 @@ fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>
 
 /// Opens a session for `user_id`: the `Set-Cookie` value that carries it, as the API's login
 /// sets it.
-async fn abrir_sesion(app: &AppContext, user_id: &str) -> Result<HeaderValue, ApiError> {
+async fn abrir_sesion(app: &AppContext, user_id: &UserId) -> Result<HeaderValue, ApiError> {
     let token = cuentas::open_session(app, user_id).await?;
     HeaderValue::from_str(&cuentas::session_cookie(app, &token)).map_err(|e| ApiError::internal("cookie", e))
 }
@@ -119,7 +120,7 @@ pub async fn entrar(State(app): State<AppContext>, request: Request) -> Pagina {
     let email = campos.valor("email").map(str::to_owned);
     match cuentas::check_credentials(&app, email.as_deref(), campos.valor("password")).await {
         Ok(user) => {
-            let cookie = abrir_sesion(&app, &user.id).await?;
+            let cookie = abrir_sesion(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
@@ -170,7 +171,7 @@ pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagin
     .await;
     match creado {
         Ok(user) => {
-            let cookie = abrir_sesion(&app, &user.id).await?;
+            let cookie = abrir_sesion(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel/empresas?aviso=bienvenida");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)

@@ -5,6 +5,7 @@
 //! (`timbra_services::webhooks::endpoints`, `jobs::page`, `cfdi::recibidos::sincronizacion`),
 //! with the same permissions.
 
+use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
 
 use axum::Router;
@@ -146,7 +147,7 @@ fn secreto_nuevo(secret: &str) -> Markup {
 }
 
 /// The company's endpoints (the newest 100), for who may manage them.
-async fn listar(app: &AppContext, sesion: &Session, empresa_id: &str) -> Result<Vec<WebhookRow>, ApiError> {
+async fn listar(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId) -> Result<Vec<WebhookRow>, ApiError> {
     sesion.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
     // Endpoints are not searched.
     let (filas, _) = scoped::page::<Endpoints>(app, empresa_id, None, &Paging { page: 1, page_size: 100 }).await?;
@@ -256,7 +257,7 @@ struct Detalle {
 async fn leer(
     app: &AppContext,
     sesion: &Session,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     paging: Paging,
 ) -> Result<Detalle, ApiError> {
@@ -433,7 +434,7 @@ fn tipo_trabajo(kind: &str) -> String {
 
 /// The SAT synchronization of received invoices, when the person may see it (cfdi:descargar,
 /// as `GET /api/cfdi/sync-recibidos`) and it exists.
-async fn sincronizacion(app: &AppContext, sesion: &Session, empresa_id: &str) -> Option<sincronizacion::Estado> {
+async fn sincronizacion(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId) -> Option<sincronizacion::Estado> {
     sesion.caller.authorize(app, empresa_id, Permission::CfdiDescargar).await.ok()?;
     let empresa = recibidos::empresa(app, empresa_id).await.ok()?;
     let estado = sincronizacion::estado(app, &empresa.id).await.ok()?;

@@ -2,6 +2,7 @@
 //! The rules (how a key or session is verified, what a role may do) are
 //! `timbra_services::auth`; here they only meet the request.
 
+use timbra_store::ids::EmpresaId;
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 
@@ -42,14 +43,14 @@ impl OptionalFromRequestParts<AppContext> for Auth {
 
 /// The company chosen by the `x-empresa-id` header.
 #[derive(Clone, Debug)]
-pub struct EmpresaHeader(pub String);
+pub struct EmpresaHeader(pub EmpresaId);
 
 impl<S: Send + Sync> FromRequestParts<S> for EmpresaHeader {
     type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         match parts.headers.get("x-empresa-id").and_then(|value| value.to_str().ok()).map(str::trim) {
-            Some(id) if !id.is_empty() => Ok(EmpresaHeader(id.to_owned())),
+            Some(id) if !id.is_empty() => Ok(EmpresaHeader(EmpresaId::from(id))),
             _ => Err(ApiError::new(Code::Empresa003, "send the company id in the x-empresa-id header").into()),
         }
     }

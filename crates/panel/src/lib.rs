@@ -24,7 +24,7 @@ pub mod sesion;
 pub mod textos;
 pub mod webhooks;
 
-use timbra_store::ids::{EmpresaId, UserId};
+use timbra_store::ids::EmpresaId;
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -202,7 +202,7 @@ impl FromRequestParts<AppContext> for Session {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };
         let mode = parts.extensions.get::<ModeSlot>().cloned().unwrap_or_default();
-        let caller = Caller::new(UserId::from(user_id), credential, mode);
+        let caller = Caller::new(user_id, credential, mode);
         let Credential::Session { session_id } = &caller.credential else {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };

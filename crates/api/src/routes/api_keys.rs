@@ -1,5 +1,6 @@
 //! API keys: create (by session, by an existing key, or by email and password), list, revoke.
 
+use timbra_store::ids::UserId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -133,7 +134,7 @@ pub async fn create(
                 .into());
             }
             let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
-            (user.id, Credential::Session { session_id: String::new() })
+            (UserId::from(user.id), Credential::Session { session_id: String::new() })
         }
     };
     let request = api_keys::KeyRequest {

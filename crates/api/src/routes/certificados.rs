@@ -1,5 +1,6 @@
 //! CSD upload: `POST /api/empresas/{empresaId}/certificados`.
 
+use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -61,8 +62,8 @@ pub async fn subir(
     Path(empresa_id): Path<String>,
     Json(body): Json<CsdBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
+    caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
-    let guardado = credenciales::subir_csd(&app, &empresa_id, cer, key, password).await?;
+    let guardado = credenciales::subir_csd(&app, &EmpresaId::from(&empresa_id), cer, key, password).await?;
     Ok(created(CsdOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
 }

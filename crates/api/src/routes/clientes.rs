@@ -1,5 +1,6 @@
 //! Customers (clientes) of a company: create, list with search, get, update, delete.
 
+use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
@@ -131,7 +132,7 @@ pub async fn create(
 pub(crate) async fn crear(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     body: ClienteBody,
 ) -> HttpResult<ClienteOut> {
     caller.authorize(app, empresa_id, Permission::ClienteCreate).await?;
@@ -158,7 +159,7 @@ pub async fn list(
 pub(crate) async fn buscar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     params: ListParams,
 ) -> HttpResult<Page<ClienteOut>> {
     caller.authorize(app, empresa_id, Permission::ClienteView).await?;

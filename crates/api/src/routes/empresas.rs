@@ -1,6 +1,7 @@
 //! Companies: create, list, get, update, delete. The rules and the transactions live in
 //! `timbra_services::empresas`.
 
+use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -186,7 +187,7 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
         EmpresaOut {
             folio_actual: row.folio_actual,
             role: Role::parse(&row.role).unwrap_or(Role::Usuario),
-            id: row.id,
+            id: String::from(row.id),
             rfc: row.rfc,
             razon_social: row.razon_social,
             regimen_fiscal: row.regimen_fiscal,
@@ -301,7 +302,7 @@ pub async fn get(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &id, Permission::EmpresaView).await?;
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaView).await?;
     let out = empresa_out(empresas::get(&app, &caller, &id).await?);
     Ok(ok(con_ajustes(&app, out).await?))
 }
@@ -309,7 +310,7 @@ pub async fn get(
 /// The company's self-invoicing and global invoice settings (issue 31).
 async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<EmpresaOut> {
     let mut conn = app.db.conn().await?;
-    if let Some(ajustes) = timbra_store::recibos::ajustes(&mut conn, &out.id).await? {
+    if let Some(ajustes) = timbra_store::recibos::ajustes(&mut conn, &EmpresaId::from(&out.id)).await? {
         let (autofactura, global) = timbra_services::cfdi::recibos::ajustes_json(&ajustes);
         out.autofactura = Some(autofactura);
         out.factura_global = Some(global);
@@ -330,7 +331,7 @@ pub async fn update(
     Path(id): Path<String>,
     Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
     let correo = body.correo.take().map(|correo| timbra_services::correo::CambioAjustes {
         nombre_remitente: correo.nombre_remitente,
         responder_a: correo.responder_a,
@@ -358,7 +359,7 @@ pub async fn delete(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaDelete).await?;
     empresas::delete(&app, &id).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }
@@ -388,7 +389,7 @@ pub async fn put_logo(
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
     let json = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -404,7 +405,7 @@ pub async fn put_logo(
     } else {
         body.to_vec()
     };
-    timbra_services::marca::guardar_logo(&app, &id, &bytes).await?;
+    timbra_services::marca::guardar_logo(&app, &EmpresaId::from(&id), &bytes).await?;
     Ok(ok(serde_json::json!({ "logo": true })))
 }
 
@@ -420,8 +421,8 @@ pub async fn get_logo(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> HttpResult<axum::response::Response> {
-    caller.authorize(&app, &id, Permission::EmpresaView).await?;
-    let png = timbra_services::marca::logo(&app, &id)
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaView).await?;
+    let png = timbra_services::marca::logo(&app, &EmpresaId::from(&id))
         .await?
         .ok_or_else(|| timbra_services::error::ApiError::not_found("logo"))?;
     let mut response = png.into_response();
@@ -442,7 +443,7 @@ pub async fn delete_logo(
     Auth(caller): Auth,
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
-    timbra_services::marca::borrar_logo(&app, &id).await?;
+    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
+    timbra_services::marca::borrar_logo(&app, &EmpresaId::from(&id)).await?;
     Ok(ok(serde_json::json!({ "logo": false })))
 }

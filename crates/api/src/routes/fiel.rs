@@ -1,5 +1,6 @@
 //! FIEL upload and status: `POST /api/empresas/{empresaId}/fiel`, `GET /api/empresas/{empresaId}/fiel`.
 
+use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -55,9 +56,9 @@ pub async fn subir(
     Path(empresa_id): Path<String>,
     Json(body): Json<CsdBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
+    caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
-    let guardado = fiel::subir(&app, &empresa_id, cer, key, password).await?;
+    let guardado = fiel::subir(&app, &EmpresaId::from(&empresa_id), cer, key, password).await?;
     Ok(created(FielOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
 }
 
@@ -74,8 +75,8 @@ pub async fn estado(
     Auth(caller): Auth,
     Path(empresa_id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
-    let status = match fiel::guardada(&app, &empresa_id).await? {
+    caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::EmpresaView).await?;
+    let status = match fiel::guardada(&app, &EmpresaId::from(&empresa_id)).await? {
         Some(guardada) => FielStatus {
             configured: true,
             expired: guardada.vigencia_fin <= app.clock.now(),

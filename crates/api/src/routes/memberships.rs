@@ -3,6 +3,7 @@
 //! The rules (roles granted, the last PROPIETARIO) and the transactions live in
 //! `timbra_services::memberships`.
 
+use timbra_store::ids::{EmpresaId, UserId};
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -34,7 +35,7 @@ pub struct MiembroOut {
 
 impl From<MiembroRow> for MiembroOut {
     fn from(row: MiembroRow) -> Self {
-        Self { user_id: row.user_id, name: row.name, email: row.email, role: row.role, created_at: row.created_at }
+        Self { user_id: String::from(row.user_id), name: row.name, email: row.email, role: row.role, created_at: row.created_at }
     }
 }
 
@@ -54,7 +55,7 @@ pub struct RoleBody {
     role: Option<String>,
 }
 
-async fn members(app: &AppContext, empresa_id: &str) -> HttpResult<Vec<MiembroOut>> {
+async fn members(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Vec<MiembroOut>> {
     Ok(memberships::list(app, empresa_id).await?.into_iter().map(MiembroOut::from).collect())
 }
 
@@ -69,8 +70,8 @@ pub async fn list(
     Auth(caller): Auth,
     Path(empresa_id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
-    Ok(ok(members(&app, &empresa_id).await?))
+    caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::EmpresaView).await?;
+    Ok(ok(members(&app, &EmpresaId::from(&empresa_id)).await?))
 }
 
 /// Adds a registered user with a role (member:manage).
@@ -87,10 +88,10 @@ pub async fn add(
     Path(empresa_id): Path<String>,
     Json(body): Json<AddBody>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
+    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
     let email = body.email.unwrap_or_default();
-    let member = memberships::add(&app, access.role, &empresa_id, &email, role).await?;
+    let member = memberships::add(&app, access.role, &EmpresaId::from(&empresa_id), &email, role).await?;
     Ok(created(MiembroOut::from(member)))
 }
 
@@ -110,9 +111,9 @@ pub async fn update(
     Path((empresa_id, user_id)): Path<(String, String)>,
     Json(body): Json<RoleBody>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
+    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
-    let member = memberships::change_role(&app, access.role, &empresa_id, &user_id, role).await?;
+    let member = memberships::change_role(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id), role).await?;
     Ok(ok(MiembroOut::from(member)))
 }
 
@@ -131,7 +132,7 @@ pub async fn remove(
     Path((empresa_id, user_id)): Path<(String, String)>,
 ) -> HttpResult<impl IntoResponse> {
     let permission = if user_id == caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
-    let access = caller.authorize(&app, &empresa_id, permission).await?;
-    memberships::remove(&app, access.role, &empresa_id, &user_id).await?;
+    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), permission).await?;
+    memberships::remove(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id)).await?;
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
 }

@@ -1,5 +1,6 @@
 //! Webhooks end to end against a real receiver on loopback, with a driven clock.
 
+use timbra_store::ids::{CfdiId, WebhookId};
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
@@ -44,12 +45,12 @@ async fn emit(app: &TestApp, clock: &Clock, empresa: &str, event: Event) -> Stri
     id
 }
 
-async fn deliveries(app: &TestApp, who: &As, webhook_id: &str) -> Vec<Value> {
+async fn deliveries(app: &TestApp, who: &As, webhook_id: &WebhookId) -> Vec<Value> {
     app.get(&format!("/api/webhooks/{webhook_id}/deliveries"), who).await.data(200)["items"].as_array().unwrap().clone()
 }
 
 /// A `factura.timbrada` of invoice `cfdi_id` for 1,160.00.
-fn timbrada(cfdi_id: &str) -> Event {
+fn timbrada(cfdi_id: &CfdiId) -> Event {
     Event::FacturaTimbrada(FacturaTimbrada {
         cfdi_id: cfdi_id.into(),
         uuid: "SANDBOX-1".into(),

@@ -34,7 +34,7 @@ pub struct KeyInfo {
     /// The key's id.
     pub id: String,
     /// Its owner.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Companies it is narrowed to.
     pub empresa_ids: Option<Vec<String>>,
     /// Scopes it is narrowed to.

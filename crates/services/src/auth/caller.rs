@@ -248,7 +248,7 @@ pub fn carries_credential(headers: &HeaderMap) -> bool {
 /// rate-limit middleware (which must verify before it can pick the bucket) so the handler's
 /// [`Caller`] does not verify again.
 #[derive(Clone, Debug)]
-pub struct Verified(pub Result<(String, Credential), ApiError>);
+pub struct Verified(pub Result<(UserId, Credential), ApiError>);
 
 impl Credential {
     /// The id of the verified credential, naming its rate-limit bucket.
@@ -261,7 +261,7 @@ impl Credential {
 }
 
 /// Verifies the request's API key or session cookie: the user and how they authenticated.
-pub async fn authenticate(app: &AppContext, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
+pub async fn authenticate(app: &AppContext, headers: &HeaderMap) -> ApiResult<(UserId, Credential)> {
     let now = app.clock.now();
     if let Some(key) = bearer(headers) {
         let digest = sha256_hex(key);
@@ -289,7 +289,7 @@ pub async fn authenticate(app: &AppContext, headers: &HeaderMap) -> ApiResult<(S
         let mut conn = app.db.conn().await?;
         let user_id = timbra_store::users::session_user(&mut conn, &session_id, now).await?;
         return match user_id {
-            Some(user_id) => Ok((String::from(user_id), Credential::Session { session_id })),
+            Some(user_id) => Ok((user_id, Credential::Session { session_id })),
             None => Err(ApiError::new(Code::Auth001, "the session expired or was closed; log in again")),
         };
     }
@@ -312,7 +312,7 @@ async fn read_key(app: &AppContext, digest: &str) -> ApiResult<Option<KeyInfo>> 
         empresa_ids: list(row.empresa_ids, "key empresa_ids")?,
         scopes: list(row.scopes, "key scopes")?,
         id: row.id,
-        user_id: String::from(row.user_id),
+        user_id: row.user_id,
         expires_at: row.expires_at,
         revoked_at: row.revoked_at,
         last_used_at: row.last_used_at,

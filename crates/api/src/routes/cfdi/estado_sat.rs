@@ -1,6 +1,7 @@
 //! `GET /api/cfdi/{id}/estado-sat`: SAT's status of an invoice of the company, issued or
 //! received, stored on the record. The operation is `timbra_services::cfdi::receptor::estado_sat`.
 
+use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 
@@ -39,7 +40,7 @@ pub async fn estado_sat(
 pub(crate) async fn consultar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
 ) -> HttpResult<(EstadoSatOut, &'static str)> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiEstadoSat).await?;

@@ -1,5 +1,6 @@
 //! `GET /api/cfdi`: the company's invoices, filtered, searched and paged.
 
+use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
@@ -204,7 +205,7 @@ pub async fn list(
 pub(crate) async fn listar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     params: ListCfdiParams,
 ) -> HttpResult<CfdiPage> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;

@@ -20,6 +20,7 @@ pub mod timbrar;
 pub mod validar;
 pub mod zip;
 
+use timbra_store::ids::EmpresaId;
 use axum::response::Response;
 
 use crate::error::HttpResult;
@@ -46,7 +47,7 @@ pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> HttpRe
 /// new key (or none).
 pub(crate) async fn replayed(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&Key>,
     uso: Uso<'_>,
 ) -> HttpResult<Option<Response>> {
@@ -57,7 +58,7 @@ pub(crate) async fn replayed(
 /// with the MCP tools.
 pub(crate) async fn previa(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&Key>,
     uso: Uso<'_>,
 ) -> HttpResult<Option<idempotency::Answer>> {
@@ -73,7 +74,7 @@ pub(crate) use timbra_services::cfdi::consulta::ve_nomina;
 /// The company's invoice `id` with its lines' JSON ([`timbra_services::cfdi::consulta::leer`]).
 async fn cargar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     ve_nomina: bool,
 ) -> HttpResult<(timbra_store::cfdis::CfdiRow, String)> {

@@ -1,6 +1,7 @@
 //! `POST /api/cfdi/pagos/timbrar`: parses, authorizes and hands the payment CFDI (type P,
 //! Pagos 2.0) to the stamping pipeline, with the balances it moves (`cfdi::pagos`).
 
+use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -54,7 +55,7 @@ pub async fn timbrar_pago(
 pub(crate) async fn timbrar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<idempotency::Key>,
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {

@@ -1,6 +1,7 @@
 //! `POST /api/cfdi/timbrar`: parses, authorizes and hands the invoice to
 //! `timbra_services::cfdi::factura::timbrar` (built for its company, then the stamping pipeline).
 
+use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -52,7 +53,7 @@ pub async fn timbrar(
 pub(crate) async fn timbrar_factura(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<idempotency::Key>,
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {

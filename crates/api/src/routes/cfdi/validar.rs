@@ -5,6 +5,7 @@
 //! stored or charged (`services::cfdi::ensayo`). And the validator of any CFDI 4.0,
 //! `POST /api/cfdi/validar-xml` (`services::cfdi::validador`).
 
+use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
@@ -50,7 +51,7 @@ pub async fn validar(
 pub(crate) async fn validar_factura(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     bytes: &[u8],
 ) -> HttpResult<EnsayoOut> {
     caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;

@@ -1,6 +1,7 @@
 //! Incidences (incidencias) of a company's employees: record, list, get, and approve or reject
 //! once. Only APROBADA incidences dated within a period feed its calculation.
 
+use timbra_store::ids::IncidenciaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
@@ -256,7 +257,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let row = incidencias::get(&mut app.db.conn().await?, &empresa_id, &id)
+    let row = incidencias::get(&mut app.db.conn().await?, &empresa_id, &IncidenciaId::from(&id))
         .await?
         .ok_or_else(|| ApiError::not_found("incidence"))?;
     Ok(ok(IncidenciaOut::from(row)))

@@ -1,5 +1,6 @@
 //! Pay periods (SPEC "Payroll"): create, list, get with their receipts, and calculate.
 
+use timbra_store::ids::{EmpresaId, PeriodoId};
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
@@ -99,7 +100,7 @@ pub struct PeriodoOut {
 impl From<PeriodoRow> for PeriodoOut {
     fn from(row: PeriodoRow) -> Self {
         Self {
-            id: row.id,
+            id: String::from(row.id),
             status: row.status,
             fecha_inicio: row.fecha_inicio,
             fecha_fin: row.fecha_fin,
@@ -156,7 +157,7 @@ impl From<PeriodoBody> for periodos::Campos {
     }
 }
 
-async fn load(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<PeriodoRow> {
+async fn load(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> HttpResult<PeriodoRow> {
     Ok(periodos::leer(app, empresa_id, id).await?)
 }
 
@@ -271,5 +272,5 @@ pub async fn calcular(
     Path(id): Path<String>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    Ok(ok(calculo::calcular_periodo(&app, &empresa_id, &id).await?))
+    Ok(ok(calculo::calcular_periodo(&app, &empresa_id, &PeriodoId::from(&id)).await?))
 }

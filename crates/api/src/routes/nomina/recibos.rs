@@ -1,6 +1,7 @@
 //! `GET /api/nomina/recibos/{id}/xml` and `/pdf`: the stamped receipt's files, by receipt id
 //! (the same files as `/api/cfdi/{cfdiId}/xml` and `/pdf` of its CFDI).
 
+use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::Response;
 
@@ -13,7 +14,7 @@ use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
 
 /// The CFDI id of the company's stamped receipt `id`.
-async fn cfdi_del_recibo(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<String> {
+async fn cfdi_del_recibo(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> HttpResult<String> {
     Ok(timbra_services::nomina::recibo::cfdi_del_recibo(app, empresa_id, id).await?)
 }
 

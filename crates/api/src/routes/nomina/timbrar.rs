@@ -1,6 +1,7 @@
 //! `POST /api/nomina/periodos/{id}/timbrar`: stamps the period's calculated and pending
 //! receipts (`cfdi::nomina::timbrar_periodo`).
 
+use timbra_store::ids::PeriodoId;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 
@@ -33,6 +34,6 @@ pub async fn timbrar(
     Path(id): Path<String>,
 ) -> HttpResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let data = nomina::timbrar_periodo(&app, &empresa_id, &id, &caller.user_id).await?;
+    let data = nomina::timbrar_periodo(&app, &empresa_id, &PeriodoId::from(&id), &caller.user_id).await?;
     Ok(created(data).with_mode(access.mode()).into_response())
 }

@@ -9,9 +9,9 @@
 //! ticket or customer: an unknown code, another company's code and a malformed code get the
 //! same answer; an invoiced ticket says so without showing the invoice.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
@@ -235,7 +235,14 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
             let enviado_a = match datos.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
                 Some(email) => {
                     let para = [email.to_owned()];
-                    match timbra_services::correo::enviar(&app, &EmpresaId::from(&empresa.id), &CfdiId::from(&factura.cfdi_id), Some(&para), None).await
+                    match timbra_services::correo::enviar(
+                        &app,
+                        &EmpresaId::from(&empresa.id),
+                        &CfdiId::from(&factura.cfdi_id),
+                        Some(&para),
+                        None,
+                    )
+                    .await
                     {
                         Ok(_) => Some(email.to_owned()),
                         Err(error) => {

@@ -2,9 +2,9 @@
 //! The rules (how a key or session is verified, what a role may do) are
 //! `timbra_services::auth`; here they only meet the request.
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
+use timbra_store::ids::EmpresaId;
 
 use crate::error::HttpError;
 use timbra_services::auth::caller::{Caller, ModeSlot, Verified, authenticate, carries_credential};

@@ -2,8 +2,8 @@
 //! delete), each action the shared CRUD of the services (`timbra_services::scoped`) that the
 //! API's `/api/clientes` and `/api/productos` call, with the same permissions.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
@@ -285,7 +285,13 @@ impl Catalogo {
         })
     }
 
-    async fn leer(self, app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, id: &str) -> Result<Registro, ApiError> {
+    async fn leer(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &EmpresaId,
+        id: &str,
+    ) -> Result<Registro, ApiError> {
         sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
         Ok(match self {
             Catalogo::Clientes => Registro::Cliente(scoped::get::<Clientes>(app, empresa_id, id).await?),
@@ -341,7 +347,13 @@ impl Catalogo {
         }
     }
 
-    async fn borrar(self, app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, id: &str) -> Result<(), ApiError> {
+    async fn borrar(
+        self,
+        app: &AppContext,
+        sesion: &Session,
+        empresa_id: &EmpresaId,
+        id: &str,
+    ) -> Result<(), ApiError> {
         sesion.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
         match self {
             Catalogo::Clientes => scoped::delete::<Clientes>(app, empresa_id, id).await,

@@ -3,8 +3,8 @@
 //! (`timbra_services::{empresas, memberships}`, `cfdi::{credenciales, fiel}`), with the same
 //! permissions.
 
-use timbra_store::ids::{EmpresaId, UserId};
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, UserId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
@@ -518,7 +518,9 @@ pub async fn cambiar_miembro(
     let result = async {
         let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
-        memberships::change_role(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id), role).await.map(drop)
+        memberships::change_role(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id), role)
+            .await
+            .map(drop)
     }
     .await;
     match result {

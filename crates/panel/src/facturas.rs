@@ -8,8 +8,8 @@
 //! the list, the detail, cancellation, e-mail and downloads call the services the API's
 //! `/api/cfdi` routes call, with the same permissions.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::collections::HashMap;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};

@@ -2,9 +2,9 @@
 //! badge, the navigation, notices; plus the form pieces every page shares (fields with their
 //! problems beside them, the error box) and the embedded static files.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
 use std::sync::LazyLock;
+use timbra_store::ids::EmpresaId;
 
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};

@@ -24,7 +24,6 @@ pub mod sesion;
 pub mod textos;
 pub mod webhooks;
 
-use timbra_store::ids::EmpresaId;
 use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -36,6 +35,7 @@ use http_body_util::BodyExt;
 use maud::{Markup, html};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use timbra_store::ids::EmpresaId;
 
 use timbra_services::auth::caller::{Caller, Credential, ModeSlot, Verified, authenticate};
 use timbra_services::context::AppContext;

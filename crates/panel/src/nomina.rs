@@ -5,8 +5,8 @@
 //! routes call (`timbra_services::nomina`, `cfdi::nomina::timbrar_periodo`), with the same
 //! permissions.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
@@ -515,7 +515,12 @@ async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina
     }
 }
 
-async fn leer_empleado(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, id: &str) -> Result<Empleado, ApiError> {
+async fn leer_empleado(
+    app: &AppContext,
+    sesion: &Session,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<Empleado, ApiError> {
     sesion.caller.authorize(app, empresa_id, Permission::NominaView).await?;
     Ok(Empleado::from(scoped::get::<Empleados>(app, empresa_id, id).await?))
 }
@@ -838,7 +843,9 @@ async fn accion_periodo(
                 .await
                 .map(|_| "timbrado")
         } else {
-            timbra_services::nomina::calculo::calcular_periodo(app, &empresa_id, &PeriodoId::from(id)).await.map(|_| "calculado")
+            timbra_services::nomina::calculo::calcular_periodo(app, &empresa_id, &PeriodoId::from(id))
+                .await
+                .map(|_| "calculado")
         }
     }
     .await;

@@ -2,12 +2,12 @@
 //! calls (`timbra_services::auth::cuentas`): the same password rules, login throttle and
 //! session cookie.
 
-use timbra_store::ids::UserId;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use std::collections::HashMap;
+use timbra_store::ids::UserId;
 
 use super::layout::{Errores, Tipo, caja_errores, campo, pagina_suelta};
 use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Session, csrf, html_con, leer_campos, redirigir};

@@ -5,8 +5,8 @@
 //! (`timbra_services::webhooks::endpoints`, `jobs::page`, `cfdi::recibidos::sincronizacion`),
 //! with the same permissions.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};

@@ -2,10 +2,10 @@
 //! at once), the RFC unique per account (EMPRESA_002) and the API key's reach (a key narrowed
 //! to companies creates none: SCOPE_001; its scopes must grant empresa:create: SCOPE_002).
 
-use timbra_store::ids::EmpresaId;
 use rust_decimal::Decimal;
 use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 use timbra_store::empresas::{self, EmpresaRow};
+use timbra_store::ids::EmpresaId;
 use timbra_store::{Money, ids};
 
 use crate::auth::caller::{Caller, Credential};
@@ -195,7 +195,17 @@ pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result
         metodo_isr_extraordinario: &metodo,
         prima_riesgo: prima,
     };
-    match empresas::crear(&mut tx, &EmpresaId::from(&id), &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await {
+    match empresas::crear(
+        &mut tx,
+        &EmpresaId::from(&id),
+        &caller.user_id,
+        &rfc,
+        &datos,
+        Role::Propietario.as_str(),
+        now,
+    )
+    .await
+    {
         Err(error) if error.is_duplicate() => return Err(taken(&rfc)),
         other => other?,
     };
@@ -219,7 +229,9 @@ pub async fn list(app: &AppContext, caller: &Caller) -> Result<Vec<EmpresaRow>, 
 /// Company `id` with the caller's role (authorize first).
 pub async fn get(app: &AppContext, caller: &Caller, id: &str) -> Result<EmpresaRow, ApiError> {
     let mut conn = app.db.conn().await?;
-    empresas::leer(&mut conn, &caller.user_id, &EmpresaId::from(id)).await?.ok_or_else(|| ApiError::not_found("company"))
+    empresas::leer(&mut conn, &caller.user_id, &EmpresaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("company"))
 }
 
 /// Changes the fields `campos` sends (authorize first: empresa:edit).
@@ -313,9 +325,10 @@ pub async fn actualizar(app: &AppContext, caller: &Caller, id: &str, cambio: Cam
     let Cambio { campos, autofactura, factura_global, correo, pdf } = cambio;
     let ajustes = match (&autofactura, &factura_global) {
         (None, None) => None,
-        (autofactura, global) => {
-            Some(crate::cfdi::recibos::leer_ajustes(app, &EmpresaId::from(id), autofactura.as_ref(), global.as_ref()).await?)
-        }
+        (autofactura, global) => Some(
+            crate::cfdi::recibos::leer_ajustes(app, &EmpresaId::from(id), autofactura.as_ref(), global.as_ref())
+                .await?,
+        ),
     };
     if let Some(cambio) = &correo {
         crate::correo::revisar_ajustes(cambio)?;

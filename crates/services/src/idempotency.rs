@@ -17,9 +17,9 @@
 //! reservation becomes the answer on success and is removed on failure; one left by a process
 //! that died is given up after [`ABANDONED_AFTER`].
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde_json::json;
 use timbra_store::AsExec;

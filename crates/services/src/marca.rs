@@ -4,8 +4,8 @@
 //! stored PDF rendered with an older version is rendered again on its next download
 //! (`cfdi::archivos::pdf`).
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::io::Cursor;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use image::{DynamicImage, ImageFormat};
 use serde_json::json;
@@ -124,7 +124,11 @@ pub async fn guardar_pdf(app: &AppContext, empresa_id: &EmpresaId, cambio: Cambi
 
 /// The branding of company `empresa_id` for the PDF of its CFDI `cfdi_id` (with the CFDI's
 /// notes), and the version it is.
-pub async fn de_cfdi(app: &AppContext, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> ApiResult<(timbra_pdf::Marca, i64)> {
+pub async fn de_cfdi(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> ApiResult<(timbra_pdf::Marca, i64)> {
     let mut conn = app.db.conn().await?;
     let guardada = marca::leer(&mut conn, empresa_id).await?.unwrap_or_default();
     let notas = marca::notas(&mut conn, empresa_id, cfdi_id).await?;

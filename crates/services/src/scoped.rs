@@ -3,8 +3,8 @@
 //! in one transaction (a taken unique key is the resource's 409), and delete. A resource
 //! brings its fields, its rules and its two writes ([`Resource`]); the rest exists once.
 
-use timbra_store::ids::EmpresaId;
 use std::future::Future;
+use timbra_store::ids::EmpresaId;
 
 use timbra_store::scoped::{self as table, ScopedTable};
 use timbra_store::search::like_pattern;
@@ -113,7 +113,11 @@ pub async fn page<R: Resource>(
 }
 
 /// Creates a row with a new id and answers it as stored.
-pub async fn create<R: Resource>(app: &AppContext, empresa_id: &EmpresaId, fields: R::Fields) -> Result<Row<R>, ApiError> {
+pub async fn create<R: Resource>(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fields: R::Fields,
+) -> Result<Row<R>, ApiError> {
     create_as::<R>(app, empresa_id, &ids::new_id(), fields).await
 }
 

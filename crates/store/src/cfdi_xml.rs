@@ -57,7 +57,13 @@ pub const INSERT: &str = "INSERT INTO cfdi_xml (cfdi_id, empresa_id, path, xml_d
 pub const COLUMNS: usize = 5;
 
 /// A row of [`INSERT`], for a batch of stamps written with one statement.
-pub fn valores(cfdi_id: &CfdiId, empresa_id: &EmpresaId, path: &str, comprimido: Vec<u8>, now: OffsetDateTime) -> Vec<Value> {
+pub fn valores(
+    cfdi_id: &CfdiId,
+    empresa_id: &EmpresaId,
+    path: &str,
+    comprimido: Vec<u8>,
+    now: OffsetDateTime,
+) -> Vec<Value> {
     vec![cfdi_id.into(), empresa_id.into(), path.into(), comprimido.into(), now.into()]
 }
 

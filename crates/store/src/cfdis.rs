@@ -311,10 +311,16 @@ fn condiciones(backend: Backend, empresa_id: &EmpresaId, filtro: &Filtro) -> (St
 }
 
 /// One invoice of the company, with its `conceptos` JSON.
-pub async fn leer(conn: &mut DbConn, empresa_id: &EmpresaId, id: &CfdiId) -> crate::DbResult<Option<(CfdiRow, String)>> {
+pub async fn leer(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<(CfdiRow, String)>> {
     let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
     let Some(row) =
-        fetch_rows(conn, sql, vec![Arg::Text(id.as_str().to_owned()), Arg::Text(empresa_id.as_str().to_owned())]).await?.pop()
+        fetch_rows(conn, sql, vec![Arg::Text(id.as_str().to_owned()), Arg::Text(empresa_id.as_str().to_owned())])
+            .await?
+            .pop()
     else {
         return Ok(None);
     };
@@ -369,7 +375,11 @@ const POR_CANCELAR: &str = "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_ur
     FROM cfdis ";
 
 /// The invoice `id` of the company, as cancellation needs it.
-pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &EmpresaId, id: &CfdiId) -> crate::DbResult<Option<PorCancelar>> {
+pub async fn por_cancelar(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<PorCancelar>> {
     sql!(
         fetch_optional * conn,
         PorCancelar,
@@ -548,7 +558,11 @@ pub struct Cambiada {
 }
 
 /// The company's received invoices whose SAT status changed, latest change first.
-pub async fn recibidas_cambiadas(conn: &mut DbConn, empresa_id: &EmpresaId, limit: i64) -> crate::DbResult<Vec<Cambiada>> {
+pub async fn recibidas_cambiadas(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    limit: i64,
+) -> crate::DbResult<Vec<Cambiada>> {
     sql!(
         fetch_all * conn,
         Cambiada,
@@ -561,7 +575,11 @@ pub async fn recibidas_cambiadas(conn: &mut DbConn, empresa_id: &EmpresaId, limi
 }
 
 /// The status of the invoice the company issued with XML UUID `uuid_xml`.
-pub async fn status_emitida(conn: &mut DbConn, empresa_id: &EmpresaId, uuid_xml: &str) -> crate::DbResult<Option<String>> {
+pub async fn status_emitida(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    uuid_xml: &str,
+) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * conn,
         String,

@@ -129,7 +129,11 @@ pub async fn update(
 }
 
 /// Customer `id` of the company, as an invoice's receiver.
-pub async fn receptor(conn: &mut DbConn, empresa_id: &EmpresaId, id: &ClienteId) -> crate::DbResult<Option<ClienteReceptor>> {
+pub async fn receptor(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &ClienteId,
+) -> crate::DbResult<Option<ClienteReceptor>> {
     sql!(
         fetch_optional * conn,
         ClienteReceptor,

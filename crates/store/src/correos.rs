@@ -78,7 +78,11 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<Co
 }
 
 /// The sendings of the company's CFDI `cfdi_id`, oldest first.
-pub async fn de_cfdi(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Vec<CorreoRow>> {
+pub async fn de_cfdi(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<CorreoRow>> {
     sql!(
         fetch_all * conn,
         CorreoRow,

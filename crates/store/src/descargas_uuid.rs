@@ -24,7 +24,13 @@ pub struct Descarga {
 }
 
 /// Writes a RUNNING download (in the transaction that enqueues its job).
-pub async fn crear(tx: &mut Tx, id: &DescargaId, empresa_id: &EmpresaId, uuid: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn crear(
+    tx: &mut Tx,
+    id: &DescargaId,
+    empresa_id: &EmpresaId,
+    uuid: &str,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO descargas_uuid (id, empresa_id, uuid, estado, created_at, updated_at) VALUES ($1, $2, $3, 'RUNNING', $4, $4)",
@@ -46,7 +52,11 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<De
 }
 
 /// Download `id` of the company (another company's is "not found").
-pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &DescargaId) -> crate::DbResult<Option<Descarga>> {
+pub async fn de_empresa(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &DescargaId,
+) -> crate::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,

@@ -320,7 +320,11 @@ pub async fn todos_activos(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> cr
 }
 
 /// Employee `id` of the company.
-pub async fn empleado(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &EmpleadoId) -> crate::DbResult<Option<EmpleadoRow>> {
+pub async fn empleado(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &EmpleadoId,
+) -> crate::DbResult<Option<EmpleadoRow>> {
     sql!(
         fetch_optional * conn,
         EmpleadoRow,

@@ -168,7 +168,12 @@ pub async fn crear(
 }
 
 /// Replaces company `id`'s editable fields.
-pub async fn actualizar(conn: &mut DbConn, id: &EmpresaId, datos: &Datos<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn actualizar(
+    conn: &mut DbConn,
+    id: &EmpresaId,
+    datos: &Datos<'_>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \

@@ -98,7 +98,13 @@ pub fn deliveries_insert() -> MultiInsert {
 }
 
 /// Adds a pending delivery to a [`deliveries_insert`].
-pub fn push_delivery(insert: &mut MultiInsert, id: &DeliveryId, webhook_id: &WebhookId, event_id: &EventId, now: OffsetDateTime) {
+pub fn push_delivery(
+    insert: &mut MultiInsert,
+    id: &DeliveryId,
+    webhook_id: &WebhookId,
+    event_id: &EventId,
+    now: OffsetDateTime,
+) {
     insert.row(vec![
         id.into(),
         webhook_id.into(),

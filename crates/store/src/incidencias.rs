@@ -123,7 +123,11 @@ pub async fn insert(
 }
 
 /// The company's incidence `id`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &IncidenciaId) -> crate::DbResult<Option<IncidenciaRow>> {
+pub async fn get(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &IncidenciaId,
+) -> crate::DbResult<Option<IncidenciaRow>> {
     let select = format!("SELECT {CAMPOS}, {ESTADO} FROM incidencias WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }

@@ -83,7 +83,11 @@ pub async fn registrar_pdf(conn: &mut impl AsExec, path: &str, version: i64) -> 
 }
 
 /// The printed notes of the company's CFDI `cfdi_id`.
-pub async fn notas(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<String>> {
+pub async fn notas(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Option<String>> {
     let notas = sql!(
         scalar_optional * conn,
         Option<String>,

@@ -159,7 +159,11 @@ pub async fn traslapado(
 }
 
 /// The company's period `id`.
-pub async fn periodo(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &PeriodoId) -> crate::DbResult<Option<PeriodoRow>> {
+pub async fn periodo(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+) -> crate::DbResult<Option<PeriodoRow>> {
     let select = format!("SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, PeriodoRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -167,7 +171,11 @@ pub async fn periodo(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &Period
 /// The company's period `id`, locked for the rest of the transaction on PostgreSQL (SQLite's
 /// write transaction is exclusive already): two calculations of one period run one after the
 /// other.
-pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &EmpresaId, id: &PeriodoId) -> crate::DbResult<Option<PeriodoRow>> {
+pub async fn periodo_para_cambiar(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+) -> crate::DbResult<Option<PeriodoRow>> {
     // Touching the row takes its lock on PostgreSQL before it is read.
     sql!(execute * tx, "UPDATE nomina_periodos SET status = status WHERE id = $1 AND empresa_id = $2", id, empresa_id)?;
     periodo(tx, empresa_id, id).await
@@ -504,7 +512,11 @@ pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &EmpresaId, periodo_id
 }
 
 /// How many of period `periodo_id`'s receipts were stamped (stamped, or cancelled after).
-pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> crate::DbResult<i64> {
+pub async fn contar_timbrados(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> crate::DbResult<i64> {
     sql!(
         scalar_one * conn,
         i64,
@@ -516,7 +528,11 @@ pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &EmpresaId, pe
 }
 
 /// Period `periodo_id`'s receipts, by employee name.
-pub async fn recibos(conn: &mut impl AsExec, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> crate::DbResult<Vec<ReciboRow>> {
+pub async fn recibos(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> crate::DbResult<Vec<ReciboRow>> {
     let select = format!(
         "SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 ORDER BY empleado_nombre, id"
     );
@@ -524,7 +540,11 @@ pub async fn recibos(conn: &mut impl AsExec, empresa_id: &EmpresaId, periodo_id:
 }
 
 /// The company's receipt `id`.
-pub async fn recibo(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &ReciboNominaId) -> crate::DbResult<Option<ReciboRow>> {
+pub async fn recibo(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+) -> crate::DbResult<Option<ReciboRow>> {
     let select = format!("SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -567,7 +587,12 @@ pub async fn cambiar_lineas(
 }
 
 /// Sets period `id`'s total to the sum of its receipts' net pay (not cancelled).
-pub async fn recalcular_total(tx: &mut Tx, empresa_id: &EmpresaId, id: &PeriodoId, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn recalcular_total(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     let netos = sql!(
         fetch_all * tx,
         (Money,),

@@ -90,7 +90,12 @@ pub async fn marcar_pendiente(
 }
 
 /// Links receipt `id` to the live attempt about to be sent.
-pub async fn vincular_intento(tx: &mut Tx, empresa_id: &EmpresaId, id: &ReciboNominaId, intento_id: &IntentoId) -> crate::DbResult<u64> {
+pub async fn vincular_intento(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+    intento_id: &IntentoId,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET intento_id = $1 WHERE id = $2 AND empresa_id = $3",
@@ -141,7 +146,12 @@ pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> cr
 }
 
 /// Receipt `id` cancelled.
-pub async fn marcar_cancelado(tx: &mut Tx, empresa_id: &EmpresaId, id: &ReciboNominaId, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn marcar_cancelado(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3",
@@ -168,7 +178,11 @@ pub async fn cancelado_por_cfdi(
 }
 
 /// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
-pub async fn por_cfdi(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<(ReciboNominaId, PeriodoId)>> {
+pub async fn por_cfdi(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Option<(ReciboNominaId, PeriodoId)>> {
     sql!(
         fetch_optional * tx,
         (ReciboNominaId, PeriodoId),

@@ -54,7 +54,11 @@ pub struct Relacionado {
 }
 
 /// The company's issued invoice whose XML UUID is `uuid_xml` (upper case).
-pub async fn relacionado(conn: &mut DbConn, empresa_id: &EmpresaId, uuid_xml: &str) -> crate::DbResult<Option<Relacionado>> {
+pub async fn relacionado(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    uuid_xml: &str,
+) -> crate::DbResult<Option<Relacionado>> {
     sql!(
         fetch_optional * conn,
         Relacionado,
@@ -114,7 +118,12 @@ pub async fn mover(
 
 /// Takes the write lock of the balance row of a PPD invoice until `tx` ends (no row: not PPD,
 /// nothing to hold).
-pub async fn bloquear_saldo(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn bloquear_saldo(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET updated_at = $3 WHERE cfdi_id = $1 AND empresa_id = $2",
@@ -163,7 +172,12 @@ pub struct Aplicacion<'a> {
 }
 
 /// Records `a`, APLICADO.
-pub async fn aplicar(tx: &mut Tx, empresa_id: &EmpresaId, a: &Aplicacion<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn aplicar(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    a: &Aplicacion<'_>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO pagos_doctos (pago_id, cfdi_id, empresa_id, num_parcialidad, imp_saldo_ant, imp_pagado, \
@@ -192,7 +206,12 @@ struct Aplicada {
 /// DEVUELTO; the installment counter goes back only where the payment was the last one, so its
 /// replacement can take the same number. Nothing for an id that applied nothing (any other
 /// CFDI). Returns how many invoices got their amount back.
-pub async fn devolver(tx: &mut Tx, empresa_id: &EmpresaId, pago_id: &PagoId, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn devolver(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    pago_id: &PagoId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     let aplicadas = sql!(
         fetch_all * tx,
         Aplicada,
@@ -255,7 +274,11 @@ pub struct PagoAplicado {
 }
 
 /// The stamped, not cancelled payments applied to invoice `cfdi_id`, by installment.
-pub async fn pagos_de(conn: &mut DbConn, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Vec<PagoAplicado>> {
+pub async fn pagos_de(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<PagoAplicado>> {
     sql!(
         fetch_all * conn,
         PagoAplicado,
@@ -269,7 +292,11 @@ pub async fn pagos_de(conn: &mut DbConn, empresa_id: &EmpresaId, cfdi_id: &CfdiI
 
 /// A payment that holds an amount of an invoice: its UUID when stamped, else (live, waiting for
 /// the PAC) its attempt's id.
-pub async fn pagos_vigentes(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Vec<String>> {
+pub async fn pagos_vigentes(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -302,7 +329,11 @@ pub struct DoctoDePago {
 }
 
 /// The invoices payment `pago_id` applied to.
-pub async fn doctos_de(conn: &mut DbConn, empresa_id: &EmpresaId, pago_id: &PagoId) -> crate::DbResult<Vec<DoctoDePago>> {
+pub async fn doctos_de(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    pago_id: &PagoId,
+) -> crate::DbResult<Vec<DoctoDePago>> {
     sql!(
         fetch_all * conn,
         DoctoDePago,

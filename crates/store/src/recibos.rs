@@ -273,7 +273,12 @@ pub async fn marcar(
 
 /// The tickets of invoice `cfdi_id` go back to ABIERTO (the invoice was cancelled, or the PAC
 /// refused it); how many.
-pub async fn devolver(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn devolver(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE recibos SET status = 'ABIERTO', cfdi_id = NULL, updated_at = $1 WHERE empresa_id = $2 AND cfdi_id = $3 \

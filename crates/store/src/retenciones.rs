@@ -178,7 +178,11 @@ pub async fn listar(
 }
 
 /// Retention `id` of the company (another company's is "not found").
-pub async fn leer(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &CfdiId) -> crate::DbResult<Option<RetencionRow>> {
+pub async fn leer(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<RetencionRow>> {
     sql!(
         fetch_optional * conn,
         RetencionRow,

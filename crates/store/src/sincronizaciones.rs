@@ -116,7 +116,10 @@ pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::
 }
 
 /// When the company's last successful synchronization ended.
-pub async fn ultima_terminada(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<OffsetDateTime>> {
+pub async fn ultima_terminada(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+) -> crate::DbResult<Option<OffsetDateTime>> {
     Ok(sql!(
         scalar_optional * conn,
         Option<OffsetDateTime>,

@@ -132,7 +132,11 @@ macro_rules! select_deliveries {
 }
 
 /// Delivery `id`, when its endpoint is the company's.
-pub async fn entrega(conn: &mut DbConn, empresa_id: &EmpresaId, id: &DeliveryId) -> crate::DbResult<Option<DeliveryRow>> {
+pub async fn entrega(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &DeliveryId,
+) -> crate::DbResult<Option<DeliveryRow>> {
     sql!(
         fetch_optional * conn,
         DeliveryRow,

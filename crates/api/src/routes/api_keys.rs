@@ -1,10 +1,10 @@
 //! API keys: create (by session, by an existing key, or by email and password), list, revoke.
 
-use timbra_store::ids::UserId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::UserId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 

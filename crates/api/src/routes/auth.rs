@@ -1,12 +1,12 @@
 //! Accounts: register, log in (session cookie), log out, delete the account. The rules and
 //! the storage are `timbra_services::auth::cuentas`; here the session travels in a cookie.
 
-use timbra_store::ids::UserId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::UserId;
 use utoipa::ToSchema;
 
 use crate::envelope::{Json, created, ok};

@@ -1,10 +1,10 @@
 //! CSD upload: `POST /api/empresas/{empresaId}/certificados`.
 
-use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 

@@ -1,9 +1,9 @@
 //! Customers (clientes) of a company: create, list with search, get, update, delete.
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 

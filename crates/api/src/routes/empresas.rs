@@ -1,11 +1,11 @@
 //! Companies: create, list, get, update, delete. The rules and the transactions live in
 //! `timbra_services::empresas`.
 
-use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 

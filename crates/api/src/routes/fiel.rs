@@ -1,10 +1,10 @@
 //! FIEL upload and status: `POST /api/empresas/{empresaId}/fiel`, `GET /api/empresas/{empresaId}/fiel`.
 
-use timbra_store::ids::EmpresaId;
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::Serialize;
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 

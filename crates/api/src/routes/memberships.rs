@@ -3,11 +3,11 @@
 //! The rules (roles granted, the last PROPIETARIO) and the transactions live in
 //! `timbra_services::memberships`.
 
-use timbra_store::ids::{EmpresaId, UserId};
 use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -35,7 +35,13 @@ pub struct MiembroOut {
 
 impl From<MiembroRow> for MiembroOut {
     fn from(row: MiembroRow) -> Self {
-        Self { user_id: String::from(row.user_id), name: row.name, email: row.email, role: row.role, created_at: row.created_at }
+        Self {
+            user_id: String::from(row.user_id),
+            name: row.name,
+            email: row.email,
+            role: row.role,
+            created_at: row.created_at,
+        }
     }
 }
 
@@ -113,7 +119,9 @@ pub async fn update(
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
-    let member = memberships::change_role(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id), role).await?;
+    let member =
+        memberships::change_role(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id), role)
+            .await?;
     Ok(ok(MiembroOut::from(member)))
 }
 

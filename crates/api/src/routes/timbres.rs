@@ -2,10 +2,10 @@
 //! operators only, `cfdi::timbres`). Sandbox stamping consumes nothing; live stamping one per
 //! stamp.
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use crate::envelope::{Json, created, ok};

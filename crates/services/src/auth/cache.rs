@@ -11,12 +11,12 @@
 //! its entries when one arrives, within milliseconds. While an instance is not listening (at
 //! start, or after its listening connection dropped) it trusts no entry at all.
 
-use timbra_store::ids::{EmpresaId, UserId};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EmpresaId, UserId};
 
 use time::OffsetDateTime;
 

@@ -1,9 +1,9 @@
 //! Who is calling: an API key (`Authorization: Bearer`) or a session cookie, and what they may
 //! do in a company.
 
-use timbra_store::ids::{EmpresaId, UserId};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EmpresaId, UserId};
 
 use http::{HeaderMap, header};
 use time::OffsetDateTime;

@@ -1,8 +1,8 @@
 //! Accounts: register, check a password (with the login throttle), open and close sessions,
 //! delete an account. The HTTP side only carries the token in a cookie.
 
-use timbra_store::ids::UserId;
 use timbra_store::ids;
+use timbra_store::ids::UserId;
 use timbra_store::users;
 
 use crate::auth::caller::SESSION_COOKIE;

@@ -2,10 +2,10 @@
 //! the database, `timbra_store::cfdi_xml`, or the file storage for older ones) and the PDF,
 //! rendered from the XML on its first request and stored beside it.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult};
 use timbra_store::cfdi_xml;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 /// A stored file: a stamped XML from the database, anything else (PDFs, acuses, XML stamped
 /// before the table existed) from the file storage.
@@ -27,7 +27,8 @@ pub async fn pdf(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
     let emitido = emitido(path);
     let (marca, version) = match emitido {
         Some((empresa_id, cfdi_id)) => {
-            let (marca, version) = crate::marca::de_cfdi(app, &EmpresaId::from(empresa_id), &CfdiId::from(cfdi_id)).await?;
+            let (marca, version) =
+                crate::marca::de_cfdi(app, &EmpresaId::from(empresa_id), &CfdiId::from(cfdi_id)).await?;
             (marca, Some(version))
         }
         None => (timbra_pdf::Marca::default(), None),

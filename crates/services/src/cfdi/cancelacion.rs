@@ -8,8 +8,8 @@
 //! waits for the receiver) keep the invoice TIMBRADO; SIN_ACEPTACION, ACEPTADA and
 //! PLAZO_VENCIDO make it CANCELADO; RECHAZADA keeps it TIMBRADO and allows a new request.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde_json::json;
 use time::OffsetDateTime;
@@ -125,7 +125,13 @@ pub async fn registrar(
     };
     cfdis::registrar_cancelacion(tx, empresa_id, datos.cfdi_id, &cancelacion).await?;
     if estado.cancelado() {
-        (tipo_de(datos.tipo_comprobante)?.al_cancelar)(tx, &EmpresaId::from(empresa_id.as_str()), &CfdiId::from(datos.cfdi_id.as_str()), now).await?;
+        (tipo_de(datos.tipo_comprobante)?.al_cancelar)(
+            tx,
+            &EmpresaId::from(empresa_id.as_str()),
+            &CfdiId::from(datos.cfdi_id.as_str()),
+            now,
+        )
+        .await?;
         crate::correo::aviso_de_cancelacion(tx, now, empresa_id, datos.cfdi_id).await?;
     }
     let data = Cancelacion {
@@ -381,7 +387,8 @@ pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>
     let Movimiento { empresa_id, cfdi_id, uuid, motivo, tipo_comprobante, anterior, nuevo } = *movimiento;
     let tipo = tipo_de(tipo_comprobante)?;
     let movidas =
-        cfdis::avanzar_cancelacion(tx, cfdi_id.as_str(), anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now).await?;
+        cfdis::avanzar_cancelacion(tx, cfdi_id.as_str(), anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now)
+            .await?;
     if movidas != 1 {
         return Ok(false);
     }

@@ -4,9 +4,9 @@
 //! Idempotency-Key held meanwhile, SAT's status read, and the state recorded
 //! (`cancelacion::registrar`) with its answer stored under the key, in one transaction.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use serde::Serialize;
 use serde_json::json;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use utoipa::ToSchema;
 
 use timbra_store::cfdis::PorCancelar;
@@ -38,7 +38,12 @@ pub struct CancelacionOut {
 /// The invoice `id` of `empresa_id` to cancel, or CANCEL_002 (an id of another company is not
 /// found), CANCEL_003 for a received one. `ve_nomina`: whether the caller may see payroll (a
 /// payroll receipt is not found for who may not).
-pub async fn buscar(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> Result<PorCancelar, ApiError> {
+pub async fn buscar(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> Result<PorCancelar, ApiError> {
     let no_encontrada = || ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company"));
     let cfdi_id = CfdiId::from(id);
     let fila = timbra_store::cfdis::por_cancelar(&mut app.db.conn().await?, empresa_id, &cfdi_id)
@@ -100,8 +105,15 @@ pub async fn cancelar(
         if estado == EstadoCancelacion::Pendiente {
             // SAT sets no deadline for a request that follows a rejection.
             let tras_rechazo = fila.estado_cancelacion.as_deref() == Some(EstadoCancelacion::Rechazada.as_str());
-            crate::cfdi::receptor::solicitudes::solicitar_sandbox(&mut tx, now, empresa_id, &CfdiId::from(id), fila, tras_rechazo)
-                .await?;
+            crate::cfdi::receptor::solicitudes::solicitar_sandbox(
+                &mut tx,
+                now,
+                empresa_id,
+                &CfdiId::from(id),
+                fila,
+                tras_rechazo,
+            )
+            .await?;
         }
         let answer = respuesta(id, &fila.uuid, &fila.status, estado, None, mode);
         return cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, false).await;

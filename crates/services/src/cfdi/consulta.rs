@@ -3,8 +3,8 @@
 //! [`Concepto`]). `GET /api/cfdi`, `GET /api/cfdi/{id}` and the dashboard's invoices call
 //! these; who may see payroll receipts (type N) is [`ve_nomina`].
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use serde::Deserialize;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use crate::auth::caller::{Caller, EmpresaAccess};

@@ -10,10 +10,10 @@
 //! unheard. Only what exists is kept: a customer created or a CSD stored a moment ago (perhaps
 //! by another instance) is read from the database.
 
-use timbra_store::ids::{ClienteId, EmpresaId};
 use crate::auth::cache::Memo;
 use crate::context::AppContext;
 use crate::error::ApiResult;
+use timbra_store::ids::{ClienteId, EmpresaId};
 use timbra_store::{DbConn, clientes, empresas};
 
 use timbra_store::clientes::ClienteReceptor;

@@ -2,8 +2,8 @@
 //! and password encrypted at rest, generating a test CSD for sandbox companies, and keeping
 //! opened credentials in memory (decrypting a SAT key costs milliseconds; a seal far less).
 
-use timbra_store::ids::EmpresaId;
 use std::sync::Arc;
+use timbra_store::ids::EmpresaId;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

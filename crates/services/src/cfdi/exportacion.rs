@@ -13,9 +13,9 @@
 //! upload when configured) without being read into memory: what the process holds is a page of
 //! rows and a few files, whatever the period holds.
 
-use timbra_store::ids::{EmpresaId, ExportacionId};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use timbra_store::ids::{EmpresaId, ExportacionId};
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;

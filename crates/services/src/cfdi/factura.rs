@@ -3,8 +3,8 @@
 //! /api/cfdi/validar` share it, so their totals are the stamp's), then stamped through the
 //! pipeline ([`timbrar`]: `POST /api/cfdi/timbrar` and the dashboard's stamp form).
 
-use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use sha2::Digest;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::cfdi::pipeline;

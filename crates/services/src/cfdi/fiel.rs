@@ -2,8 +2,8 @@
 //! rest (table `fiel`, one per company), its status, and opening it for SAT's descarga masiva
 //! with the codes SPEC.md gives (MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT).
 
-use timbra_store::ids::EmpresaId;
 use timbra_credentials::{CertificateKind, Credential};
+use timbra_store::ids::EmpresaId;
 
 use crate::cfdi::credenciales::{ReglasSubida, Subida, rfc3339};
 use crate::context::AppContext;

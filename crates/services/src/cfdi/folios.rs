@@ -9,10 +9,10 @@
 //! predecessor failed or lost its Idempotency-Key, another process stamped, the wait timed
 //! out) the writer seals again with the folio the stamp did get, as it would without this.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use timbra_store::ids::EmpresaId;
 
 use tokio::sync::Notify;
 
@@ -73,7 +73,10 @@ impl Folios {
     /// (another process may have moved the counter ahead).
     pub fn por_leer(&self, empresa_id: &EmpresaId, serie: &str) -> bool {
         let colas = bloquear(&self.colas);
-        colas.get(empresa_id.as_str()).and_then(|series| series.get(serie)).is_none_or(|cola| !bloquear(&cola.estado).conocido)
+        colas
+            .get(empresa_id.as_str())
+            .and_then(|series| series.get(serie))
+            .is_none_or(|cola| !bloquear(&cola.estado).conocido)
     }
 
     /// The next folio of the company's `serie`. `actual` is the counter as just read from the
@@ -83,7 +86,12 @@ impl Folios {
             let mut colas = bloquear(&self.colas);
             match colas.get(empresa_id.as_str()).and_then(|series| series.get(serie)) {
                 Some(cola) => cola.clone(),
-                None => colas.entry(empresa_id.as_str().to_owned()).or_default().entry(serie.to_owned()).or_default().clone(),
+                None => colas
+                    .entry(empresa_id.as_str().to_owned())
+                    .or_default()
+                    .entry(serie.to_owned())
+                    .or_default()
+                    .clone(),
             }
         };
         let folio = {

@@ -28,10 +28,10 @@
 //!   failing stamp gets the error. This works the same on both backends (PostgreSQL aborts a
 //!   transaction on any failed statement, so a failed statement cannot simply be skipped).
 
-use timbra_store::ids::EmpresaId;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use timbra_store::ids::EmpresaId;
 
 use crate::idempotency::Answer;
 use http::StatusCode;

@@ -16,9 +16,9 @@
 //! says what happened: Finkok answers a resent, already stamped XML with 307 and the original
 //! stamp. A new folio is never spent while an earlier attempt might have stamped.
 
-use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use std::sync::Arc;
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 
 use crate::idempotency::Answer;
 use serde_json::json;
@@ -222,7 +222,14 @@ async fn resolver(
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
                 if let Some(efectos) = tipo_guardado(intento)?.efectos_guardados {
-                    efectos.devolver(&mut tx, &EmpresaId::from(intento.empresa_id.as_str()), &CfdiId::from(&intento.id), now).await?;
+                    efectos
+                        .devolver(
+                            &mut tx,
+                            &EmpresaId::from(intento.empresa_id.as_str()),
+                            &CfdiId::from(&intento.id),
+                            now,
+                        )
+                        .await?;
                 }
                 if let Some(clave) = &clave {
                     idempotency::release(&mut tx, &intento.empresa_id, clave).await?;

@@ -14,9 +14,9 @@
 //! the receipt's update and event in the stamp's transaction through the pipeline's one
 //! stamp-time hook ([`EfectosRecibo`], a `pipeline::Efectos`).
 
-use timbra_store::ids::{CfdiId, EmpresaId, IntentoId, PeriodoId, ReciboNominaId, UserId};
 use std::collections::HashMap;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, IntentoId, PeriodoId, ReciboNominaId, UserId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -447,7 +447,11 @@ fn preparar_uno(
     fecha_local: OffsetDateTime,
 ) -> Result<Listo, ErrorRecibo> {
     let (recibo_id, empleado_nombre) = (fila.id.clone(), fila.empleado_nombre.clone());
-    let falla = |error| ErrorRecibo { recibo_id: recibo_id.as_str().to_owned(), empleado_nombre: empleado_nombre.clone(), error };
+    let falla = |error| ErrorRecibo {
+        recibo_id: recibo_id.as_str().to_owned(),
+        empleado_nombre: empleado_nombre.clone(),
+        error,
+    };
     let recibo = ReciboParaTimbrar::de(fila).map_err(falla)?;
     let comprobante = revisar(&recibo)
         .and_then(|()| comprobante(catalogos, empresa, registro_patronal, &recibo, fecha))
@@ -763,7 +767,8 @@ async fn live(
             let mut conn = app.db.conn().await?;
             let pendiente = intentos::pendiente_por_hash(&mut conn, &empresa.id, &peticion.request_hash).await?;
             drop(conn);
-            let intento_id = pendiente.map_or_else(|| IntentoId::from(registro.cfdi_id.as_str()), |intento| IntentoId::from(intento.id));
+            let intento_id = pendiente
+                .map_or_else(|| IntentoId::from(registro.cfdi_id.as_str()), |intento| IntentoId::from(intento.id));
             let mut tx = app.db.begin().await?;
             db::vincular_intento(&mut tx, &empresa.id, &ReciboNominaId::from(&recibo.id), &intento_id).await?;
             tx.commit().await?;
@@ -772,7 +777,8 @@ async fn live(
         match pipeline::timbrar_con_registro(app, &peticion, Arc::new(comprobante), registro, Some(efectos)).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
-                let fila = timbra_store::nomina::recibo(&mut conn, &empresa.id, &ReciboNominaId::from(&recibo.id)).await?;
+                let fila =
+                    timbra_store::nomina::recibo(&mut conn, &empresa.id, &ReciboNominaId::from(&recibo.id)).await?;
                 match fila {
                     Some(fila) if fila.cfdi_id.is_some() && fila.uuid.is_some() => timbrados.push(ReciboTimbradoOut {
                         recibo_id: recibo.id.clone(),
@@ -842,7 +848,13 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     // The receipt follows its CFDI.
     al_cancelar: |tx, empresa_id, cfdi_id, now| {
         Box::pin(async move {
-            timbra_store::nomina_timbrado::cancelado_por_cfdi(tx, &EmpresaId::from(empresa_id), &CfdiId::from(cfdi_id), now).await?;
+            timbra_store::nomina_timbrado::cancelado_por_cfdi(
+                tx,
+                &EmpresaId::from(empresa_id),
+                &CfdiId::from(cfdi_id),
+                now,
+            )
+            .await?;
             Ok(())
         })
     },
@@ -900,7 +912,9 @@ impl EfectosRecibo {
         // written with the stamp, so an acknowledged receipt never loses its e-mail.
         let mut con_correo: Vec<(&str, &str)> = Vec::new();
         for (empresa_id, periodo_id, _) in &periodos {
-            if timbra_store::nomina::enviar_correo(tx, &EmpresaId::from(*empresa_id), &PeriodoId::from(periodo_id)).await? {
+            if timbra_store::nomina::enviar_correo(tx, &EmpresaId::from(*empresa_id), &PeriodoId::from(periodo_id))
+                .await?
+            {
                 con_correo.push((empresa_id, periodo_id));
             }
         }
@@ -925,11 +939,18 @@ impl EfectosRecibo {
         for (empresa_id, periodo_id, now) in periodos {
             match &self.lote {
                 Some(tanda) if !tanda.ultima => {
-                    timbra_store::nomina::set_status_periodo(tx, &EmpresaId::from(empresa_id), &PeriodoId::from(&periodo_id), "TIMBRADO_PARCIAL", now)
-                        .await?;
+                    timbra_store::nomina::set_status_periodo(
+                        tx,
+                        &EmpresaId::from(empresa_id),
+                        &PeriodoId::from(&periodo_id),
+                        "TIMBRADO_PARCIAL",
+                        now,
+                    )
+                    .await?;
                 }
                 _ => {
-                    db::actualizar_status_periodo(tx, &EmpresaId::from(empresa_id), &PeriodoId::from(&periodo_id), now).await?;
+                    db::actualizar_status_periodo(tx, &EmpresaId::from(empresa_id), &PeriodoId::from(&periodo_id), now)
+                        .await?;
                 }
             }
         }
@@ -1056,9 +1077,16 @@ pub async fn cancelar_recibo(
         let path = super::cancelacion::guardar_acuse(app, empresa_id, cfdi_id.as_str(), &fila, acuse.clone()).await?;
         (timbra_store::estados::EstadoCancelacion::SinAceptacion, acuse, path)
     } else {
-        let solicitada =
-            super::cancelacion::solicitar(app, empresa_id, cfdi_id.as_str(), &fila, &motivo, sustitucion.as_deref(), now)
-                .await?;
+        let solicitada = super::cancelacion::solicitar(
+            app,
+            empresa_id,
+            cfdi_id.as_str(),
+            &fila,
+            &motivo,
+            sustitucion.as_deref(),
+            now,
+        )
+        .await?;
         (solicitada.estado, solicitada.acuse, solicitada.acuse_path)
     };
     let mut tx = app.db.begin().await?;

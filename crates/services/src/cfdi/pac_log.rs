@@ -6,9 +6,9 @@
 //! The line never carries XML, credentials or the PAC's raw answer: only codes and the
 //! one-line summary of [`summary`].
 
-use timbra_store::ids::EmpresaId;
 use std::future::Future;
 use std::time::Instant;
+use timbra_store::ids::EmpresaId;
 
 use timbra_pac::{Cancelacion, EstadoSat, PacError, Timbrado};
 

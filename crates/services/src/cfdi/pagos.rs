@@ -16,9 +16,9 @@
 //! omitted with a single document. `monto` must equal Σ impPagado ÷ equivalenciaDR to the
 //! centavo (rounded or truncated).
 
-use timbra_store::ids::{CfdiId, EmpresaId, PagoId};
 use std::collections::HashSet;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, PagoId};
 
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::{Deserialize, Serialize};
@@ -826,7 +826,13 @@ impl Efectos for EfectosPago {
         Box::pin(async move { self.aplicar_en(tx, &PagoId::from(cfdi_id), now).await })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         EFECTOS_GUARDADOS.devolver(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -839,7 +845,13 @@ pub(super) struct PagoGuardado;
 pub(super) static EFECTOS_GUARDADOS: PagoGuardado = PagoGuardado;
 
 impl Efectos for PagoGuardado {
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         Box::pin(devolver(tx, empresa_id, cfdi_id, now))
     }
 }
@@ -924,7 +936,12 @@ pub struct Cobranza {
 }
 
 /// The payments side of invoice `id` (empty for invoices that are neither PPD nor payments).
-pub async fn cobranza(app: &AppContext, empresa_id: &EmpresaId, id: &str, tipo_comprobante: &str) -> ApiResult<Cobranza> {
+pub async fn cobranza(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    tipo_comprobante: &str,
+) -> ApiResult<Cobranza> {
     let mut conn = app.db.conn().await?;
     if tipo_comprobante == "P" {
         let doctos = db::doctos_de(&mut conn, empresa_id, &PagoId::from(id)).await?;
@@ -946,7 +963,9 @@ pub async fn cobranza(app: &AppContext, empresa_id: &EmpresaId, id: &str, tipo_c
             ..Cobranza::default()
         });
     }
-    let Some(saldo) = db::saldo(&mut conn, empresa_id, &CfdiId::from(id)).await? else { return Ok(Cobranza::default()) };
+    let Some(saldo) = db::saldo(&mut conn, empresa_id, &CfdiId::from(id)).await? else {
+        return Ok(Cobranza::default());
+    };
     let pagos = db::pagos_de(&mut conn, empresa_id, &CfdiId::from(id)).await?;
     Ok(Cobranza {
         saldo_insoluto: Some(centavos(saldo.saldo_insoluto.0)),

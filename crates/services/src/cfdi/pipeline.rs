@@ -31,10 +31,10 @@
 //! prediction missed, and writes the invoice rows, their XML and their type's persist effects
 //! ([`Efectos::al_persistir`]: the receipts, their events) in the caller's transaction.
 
-use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 
 use crate::idempotency::Answer;
 use http::StatusCode;

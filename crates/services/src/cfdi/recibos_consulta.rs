@@ -4,9 +4,9 @@
 //! its body ([`timbrar_global`]). `GET /api/recibos`, `GET /api/recibos/{id}`,
 //! `POST /api/cfdi/global` and the dashboard's tickets call these.
 
-use timbra_store::ids::{EmpresaId, ReciboId};
 use serde::Serialize;
 use sha2::Digest;
+use timbra_store::ids::{EmpresaId, ReciboId};
 use utoipa::ToSchema;
 
 use crate::cfdi::consulta::Cifra;

@@ -5,9 +5,9 @@
 //!
 //! A new document type is one module with its `TIPO` and one line in [`TIPOS`].
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use timbra_pac::Servicio;
 use timbra_store::Tx;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use super::documento::{Sellable, leer_comprobante};
@@ -43,7 +43,12 @@ impl TipoDocumento {
 }
 
 /// Nothing to undo.
-pub fn sin_efectos<'a>(_tx: &'a mut Tx, _empresa_id: &'a EmpresaId, _cfdi_id: &'a CfdiId, _now: OffsetDateTime) -> Hecho<'a> {
+pub fn sin_efectos<'a>(
+    _tx: &'a mut Tx,
+    _empresa_id: &'a EmpresaId,
+    _cfdi_id: &'a CfdiId,
+    _now: OffsetDateTime,
+) -> Hecho<'a> {
     Box::pin(async { Ok(()) })
 }
 

@@ -12,9 +12,9 @@
 //! job in the stamp's own transaction. A cancellation notice goes to the addresses of the CFDI's
 //! last sending ([`aviso_de_cancelacion`], in the transaction that records the cancellation).
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::sync::Arc;
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use lettre::message::header::{ContentTransferEncoding, ContentType};
 use lettre::message::{Attachment, Body, Mailbox, MultiPart};
@@ -256,7 +256,13 @@ impl Efectos for ConCorreo {
         })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         match &self.interior {
             Some(interior) => interior.devolver(tx, empresa_id, cfdi_id, now),
             None => Box::pin(async { Ok(()) }),
@@ -291,7 +297,12 @@ pub async fn al_persistir_timbre(
 
 /// In the transaction that records SAT's cancellation of CFDI `cfdi_id`: a notice to the
 /// addresses of its last sending, when it was sent by e-mail.
-pub async fn aviso_de_cancelacion(tx: &mut Tx, now: OffsetDateTime, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> ApiResult<()> {
+pub async fn aviso_de_cancelacion(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> ApiResult<()> {
     let Some((para, cc)) = correos::ultimo_envio(tx, empresa_id, cfdi_id).await? else { return Ok(()) };
     let para: Vec<String> = serde_json::from_str(&para).unwrap_or_default();
     let cc: Vec<String> = serde_json::from_str(&cc).unwrap_or_default();

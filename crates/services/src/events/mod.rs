@@ -4,8 +4,8 @@
 
 pub mod payloads;
 
-use timbra_store::ids::{DeliveryId, EmpresaId, EventId, WebhookId};
 use std::collections::HashMap;
+use timbra_store::ids::{DeliveryId, EmpresaId, EventId, WebhookId};
 
 pub use payloads::Event;
 use serde::Serialize;
@@ -76,7 +76,12 @@ impl Serialize for EventType {
 /// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
 /// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
-pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &EmpresaId, event: &Event) -> timbra_store::DbResult<String> {
+pub async fn emit(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &EmpresaId,
+    event: &Event,
+) -> timbra_store::DbResult<String> {
     let event_id = record(tx, now, empresa_id, event).await?;
     let event = event.event_type();
     let subscribers = store_events::subscribers(tx, empresa_id).await?;
@@ -188,7 +193,13 @@ pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[
             if subscribed(webhook.events.as_deref(), event) {
                 let id = ids::new_id();
                 let now = emission.now;
-                store_events::push_delivery(&mut deliveries, &DeliveryId::from(&id), &WebhookId::from(&webhook.id), &EventId::from(event_id), now);
+                store_events::push_delivery(
+                    &mut deliveries,
+                    &DeliveryId::from(&id),
+                    &WebhookId::from(&webhook.id),
+                    &EventId::from(event_id),
+                    now,
+                );
                 let payload = crate::webhooks::delivery::Payload { delivery_id: id };
                 jobs.push((now, NewJob::of::<Deliver>(&payload).for_empresa(emission.empresa_id)));
             }

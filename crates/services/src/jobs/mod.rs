@@ -13,10 +13,10 @@
 pub mod kinds;
 pub mod worker;
 
-use timbra_store::ids::EmpresaId;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
+use timbra_store::ids::EmpresaId;
 
 use serde_json::Value;
 use time::OffsetDateTime;

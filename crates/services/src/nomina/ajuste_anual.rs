@@ -14,8 +14,8 @@
 //! another period whose receipts are not stamped) replaces the previous one: its lines are
 //! taken out of the previous target's receipts first.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -145,7 +145,12 @@ fn lineas_de(row: &ReciboRow) -> ApiResult<LineasRecibo> {
 }
 
 /// Takes a previous adjustment's lines out of receipt `row`, restoring its totals.
-async fn quitar_ajuste(tx: &mut Tx, empresa_id: &EmpresaId, row: &ReciboRow, now: time::OffsetDateTime) -> ApiResult<()> {
+async fn quitar_ajuste(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    row: &ReciboRow,
+    now: time::OffsetDateTime,
+) -> ApiResult<()> {
     let mut lineas = lineas_de(row)?;
     let retenido: Decimal =
         lineas.deducciones.iter().filter(|d| d.concepto == CONCEPTO_ISR_AJUSTE).map(|d| d.importe).sum();
@@ -348,8 +353,15 @@ pub async fn aplicar(app: &AppContext, empresa_id: &EmpresaId, campos: Campos) -
                                 isr_retenido: Money(dos(recibo.isr_retenido.0 + retener)),
                                 neto: Money(dos(recibo.neto.0 - retener)),
                             };
-                            nomina::cambiar_lineas(&mut tx, empresa_id, recibo.id.as_str(), &json(&lineas)?, &totales, now)
-                                .await?;
+                            nomina::cambiar_lineas(
+                                &mut tx,
+                                empresa_id,
+                                recibo.id.as_str(),
+                                &json(&lineas)?,
+                                &totales,
+                                now,
+                            )
+                            .await?;
                         }
                     }
                     (Saldo::AFavor { saldo, importe, remanente, anio }, Some(recibo)) => {
@@ -377,8 +389,15 @@ pub async fn aplicar(app: &AppContext, empresa_id: &EmpresaId, campos: Campos) -
                                 isr_retenido: recibo.isr_retenido,
                                 neto: Money(dos(recibo.neto.0 + importe)),
                             };
-                            nomina::cambiar_lineas(&mut tx, empresa_id, recibo.id.as_str(), &json(&lineas)?, &totales, now)
-                                .await?;
+                            nomina::cambiar_lineas(
+                                &mut tx,
+                                empresa_id,
+                                recibo.id.as_str(),
+                                &json(&lineas)?,
+                                &totales,
+                                now,
+                            )
+                            .await?;
                         }
                     }
                     (Saldo::ACargo { saldo, .. }, None) => {
@@ -418,5 +437,9 @@ pub async fn consultar(app: &AppContext, empresa_id: &EmpresaId, ejercicio: &str
     let mut conn = app.db.conn().await?;
     let rows = nomina_ajustes::del_ejercicio(&mut conn, empresa_id, i64::from(anio)).await?;
     let periodo_id = rows.first().map(|r| r.periodo_id.clone());
-    Ok(AjusteAnual { ejercicio: anio, periodo_id: periodo_id.map(String::from), items: rows.into_iter().map(AjusteEmpleado::from).collect() })
+    Ok(AjusteAnual {
+        ejercicio: anio,
+        periodo_id: periodo_id.map(String::from),
+        items: rows.into_iter().map(AjusteEmpleado::from).collect(),
+    })
 }

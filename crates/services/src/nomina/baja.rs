@@ -4,9 +4,9 @@
 //! TipoNomina E and, with perceptions 022, 023 or 025, the SeparacionIndemnizacion node), and
 //! the employee deactivated at `fecha`, in one transaction with the `nomina.calculada` event.
 
-use timbra_store::ids::{EmpleadoId, EmpresaId};
 use rust_decimal::Decimal;
 use serde::Serialize;
+use timbra_store::ids::{EmpleadoId, EmpresaId};
 use utoipa::ToSchema;
 
 use super::calculo::Calculado;
@@ -75,7 +75,12 @@ fn dos(mut valor: Decimal) -> Decimal {
 /// # Errors
 /// NOT_FOUND no such employee in the company; NOMINA_001 bad fields, a fecha before the hire
 /// date, an employee already inactive.
-pub async fn dar_de_baja(app: &AppContext, empresa_id: &EmpresaId, empleado_id: &str, campos: Campos) -> ApiResult<Baja> {
+pub async fn dar_de_baja(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    empleado_id: &str,
+    campos: Campos,
+) -> ApiResult<Baja> {
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     let row = database::empleados::empleado(&mut tx, empresa_id, &EmpleadoId::from(empleado_id))

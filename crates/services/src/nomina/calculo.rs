@@ -3,9 +3,9 @@
 //! `POST /api/nomina/calcular` (`timbra_nomina::periodo` builds that very body). The receipts,
 //! the period's new status and the `nomina.calculada` event are written in one transaction.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -248,7 +248,11 @@ fn json<T: Serialize>(valor: &T) -> ApiResult<String> {
 ///
 /// # Errors
 /// NOT_FOUND for a period of another company; NOMINA_003 once a receipt is stamped.
-pub async fn calcular_periodo(app: &AppContext, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> ApiResult<Calculado> {
+pub async fn calcular_periodo(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> ApiResult<Calculado> {
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     let row = nomina::periodo_para_cambiar(&mut tx, empresa_id, periodo_id)
@@ -298,7 +302,8 @@ pub async fn calcular_periodo(app: &AppContext, empresa_id: &EmpresaId, periodo_
     }
     // Two decimals even when nobody is paid (0.00, not 0).
     total_nomina.rescale(2);
-    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now).await?;
+    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now)
+        .await?;
     let evento = NominaCalculada { periodo_id: periodo_id.as_str().to_owned(), recibos_calculados, total_nomina };
     events::emit(&mut tx, now, empresa_id, &Event::NominaCalculada(evento)).await?;
     tx.commit().await?;

@@ -1,13 +1,13 @@
 //! Employees (empleados) of a company: their rules over the shared CRUD of [`crate::scoped`],
 //! and deactivation (records are never deleted).
 
-use timbra_store::ids::{EmpleadoId, EmpresaId};
 use serde::{Deserialize, Deserializer};
 use timbra_cfdi::tipos::{CampoTexto, Esquema, Persona, Rfc};
 use timbra_nomina::catalogos;
 use timbra_nomina::identificadores::{validar_curp, validar_nss};
 use timbra_store::empleados::{self, EmpleadoRow};
 use timbra_store::empleados_movimientos;
+use timbra_store::ids::{EmpleadoId, EmpresaId};
 use timbra_store::{AsExec, DbResult, Tx};
 use time::{OffsetDateTime, UtcOffset};
 
@@ -592,14 +592,26 @@ impl Resource for Empleados {
         check_unique(tx, empresa_id, valid, id).await
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let insertados = empleados::insert(tx, empresa_id, id, &valid.datos(), now).await?;
         let alta = movimiento(id, "ALTA", &valid.fecha_inicio_rel_laboral, valid, None);
         registrar_movimiento(tx, empresa_id, &alta, now).await?;
         Ok(insertados)
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let antes = empleados::empleado(&mut *tx, empresa_id, &EmpleadoId::from(id)).await?;
         let cambiados = empleados::update(tx, empresa_id, id, &valid.datos(), now).await?;
         let Some(antes) = antes else { return Ok(cambiados) };

@@ -16,8 +16,8 @@
 //! listed in `omitidos`; when nobody is owed anything the calculation is refused with
 //! NOMINA_035 (409) naming the first period.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -291,7 +291,12 @@ fn recibos_aguinaldo(
 ///
 /// # Errors
 /// NOMINA_035 when a second AGUINALDO period of the year owes nobody anything.
-pub(crate) async fn calcular(mut tx: Tx, app: &AppContext, empresa_id: &EmpresaId, row: PeriodoRow) -> ApiResult<Calculado> {
+pub(crate) async fn calcular(
+    mut tx: Tx,
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    row: PeriodoRow,
+) -> ApiResult<Calculado> {
     let now = app.clock.now();
     let fecha = |texto: &str| {
         leer_fecha(texto).ok_or_else(|| ApiError::internal("nomina_periodos date", format!("{} {texto:?}", row.id)))
@@ -365,7 +370,8 @@ pub(crate) async fn escribir(
     total_nomina.rescale(2);
     let recibos_calculados = i64::try_from(recibos.len()).unwrap_or(i64::MAX);
     nomina::insert_recibos(&mut tx, empresa_id, periodo_id, recibos, now).await?;
-    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now).await?;
+    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now)
+        .await?;
     let evento = NominaCalculada { periodo_id: periodo_id.as_str().to_owned(), recibos_calculados, total_nomina };
     events::emit(&mut tx, now, empresa_id, &Event::NominaCalculada(evento)).await?;
     tx.commit().await?;

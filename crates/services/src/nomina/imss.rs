@@ -12,8 +12,8 @@
 //!   branches plus the month's share of the bimonthly ones (retiro, CEAV, INFONAVIT); `porRamo`
 //!   names each branch and whether it is bimonthly.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use rust_decimal::Decimal;
 use serde::Serialize;

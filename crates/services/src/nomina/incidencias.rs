@@ -2,12 +2,12 @@
 //! employee (INCIDENCIA_001, every problem at once), then approved or rejected once
 //! (INCIDENCIA_002). Only APROBADA incidences dated within a period feed its calculation.
 
-use timbra_store::ids::{EmpresaId, IncidenciaId};
 use rust_decimal::Decimal;
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
 use timbra_nomina::catalogos;
 use timbra_store::empleados::Empleados;
 use timbra_store::ids;
+use timbra_store::ids::{EmpresaId, IncidenciaId};
 use timbra_store::incidencias::{self, IncidenciaRow};
 use timbra_store::{Money, scoped};
 
@@ -304,7 +304,9 @@ pub async fn create(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> R
         exento: valid.exento.map(Money),
     };
     incidencias::insert(&mut tx, empresa_id, &id, &datos, app.clock.now()).await?;
-    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(&id)).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(&id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     tx.commit().await?;
     Ok(row)
 }
@@ -318,7 +320,9 @@ pub async fn decide(
 ) -> Result<IncidenciaRow, ApiError> {
     let mut tx = app.db.begin().await?;
     // Another company's id is not found, whatever the body says.
-    let current = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id)).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let current = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     let status = status.map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if status != "APROBADA" && status != "RECHAZADA" {
         return Err(ApiError::fields(
@@ -335,7 +339,9 @@ pub async fn decide(
             ),
         ));
     }
-    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id)).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     tx.commit().await?;
     Ok(row)
 }

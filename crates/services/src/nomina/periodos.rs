@@ -7,9 +7,9 @@
 //! no fixed days (each receipt carries its own) and covers every active employee whatever
 //! their periodicidad; its fechaInicio and fechaFin default to fechaPago.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use timbra_nomina::Parametros;
 use timbra_store::ids;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 use timbra_store::nomina::{self, NuevoPeriodo, PeriodoRow};
 
 use crate::context::AppContext;
@@ -380,7 +380,9 @@ pub async fn ajustar_correo(
     if nomina::set_enviar_correo(&mut conn, empresa_id, id, enviar, app.clock.now()).await? == 0 {
         return Err(ApiError::not_found("payroll period"));
     }
-    nomina::periodo(&mut conn, empresa_id, &PeriodoId::from(id)).await?.ok_or_else(|| ApiError::not_found("payroll period"))
+    nomina::periodo(&mut conn, empresa_id, &PeriodoId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))
 }
 
 async fn crear(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> Result<PeriodoRow, ApiError> {
@@ -425,7 +427,9 @@ async fn crear(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> Result
         ));
     }
     nomina::insert_periodo(&mut tx, empresa_id, &id, &nuevo, app.clock.now()).await?;
-    let row = nomina::periodo(&mut tx, empresa_id, &PeriodoId::from(&id)).await?.ok_or_else(|| ApiError::not_found("payroll period"))?;
+    let row = nomina::periodo(&mut tx, empresa_id, &PeriodoId::from(&id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))?;
     tx.commit().await?;
     Ok(row)
 }

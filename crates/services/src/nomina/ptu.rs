@@ -5,8 +5,8 @@
 //! with one receipt per participating employee (Percepcion 003, 15 UMA exempt, ISR by the
 //! company's method), CALCULADO, written with `nomina.calculada` in one transaction.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use rust_decimal::Decimal;
 use serde::Serialize;

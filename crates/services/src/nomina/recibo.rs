@@ -6,9 +6,9 @@
 //! with the subsidy caused, incapacidades), `empleado` an [`Empleado`] as calculated,
 //! `calculo` a `timbra_nomina::ResultadoNomina`, `entrada` the calculator's body.
 
-use timbra_store::ids::{EmpresaId, ReciboNominaId};
 use rust_decimal::Decimal;
 use serde::Serialize;
+use timbra_store::ids::{EmpresaId, ReciboNominaId};
 use utoipa::ToSchema;
 
 use super::Empleado;
@@ -106,7 +106,11 @@ impl ReciboOut {
 /// The CFDI of the company's payroll receipt `id` (`GET /api/nomina/recibos/{id}/xml`, `/pdf`
 /// and the dashboard's downloads): NOT_FOUND for another company's receipt, or one not
 /// stamped yet.
-pub async fn cfdi_del_recibo(app: &crate::context::AppContext, empresa_id: &EmpresaId, id: &str) -> Result<String, ApiError> {
+pub async fn cfdi_del_recibo(
+    app: &crate::context::AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<String, ApiError> {
     let recibo = {
         let mut conn = app.db.conn().await?;
         timbra_store::nomina::recibo(&mut conn, empresa_id, &ReciboNominaId::from(id)).await?

@@ -1,8 +1,8 @@
 //! Delivering one event to one endpoint: a signed POST, a 2xx within the timeout or a retry at
 //! 1 min, 5 min, 30 min, 2 h and 24 h, then `failed`.
 
-use timbra_store::ids::{EventId, WebhookId};
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EventId, WebhookId};
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -76,7 +76,8 @@ impl Job for Deliver {
         if !target.active && target.event_type != crate::events::EventType::WebhookPing.as_str() {
             return Attempt::fail("the webhook is disabled");
         }
-        let body = match envelope(&EventId::from(&target.event_id), &target.event_type, target.created_at, &target.data) {
+        let body = match envelope(&EventId::from(&target.event_id), &target.event_type, target.created_at, &target.data)
+        {
             Ok(body) => body,
             Err(error) => return Attempt::fail(error),
         };

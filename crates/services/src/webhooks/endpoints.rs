@@ -142,7 +142,13 @@ impl Resource for Endpoints {
         })
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let nuevo = NuevoWebhook {
             id,
             empresa_id,
@@ -155,7 +161,13 @@ impl Resource for Endpoints {
         store::crear(tx, &nuevo, now).await
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let (events, description) = (valid.events.as_deref(), valid.description.as_deref());
         store::actualizar(tx, empresa_id, id, &valid.url, events, description, valid.active, now).await
     }
@@ -167,7 +179,11 @@ pub fn events(row: &WebhookRow) -> Option<Vec<String>> {
     row.events.as_deref().and_then(|json| serde_json::from_str(json).ok())
 }
 
-pub async fn create(app: &AppContext, empresa_id: &EmpresaId, fields: Fields) -> Result<(WebhookRow, String), ApiError> {
+pub async fn create(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fields: Fields,
+) -> Result<(WebhookRow, String), ApiError> {
     let id = ids::new_id();
     let secret = crate::webhooks::new_secret();
     let written = Written { fields, new: Some((id.clone(), secret.clone())) };
@@ -176,16 +192,25 @@ pub async fn create(app: &AppContext, empresa_id: &EmpresaId, fields: Fields) ->
 }
 
 /// Changes endpoint `id`'s fields that are sent.
-pub async fn update(app: &AppContext, empresa_id: &EmpresaId, id: &str, fields: Fields) -> Result<WebhookRow, ApiError> {
+pub async fn update(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    fields: Fields,
+) -> Result<WebhookRow, ApiError> {
     scoped::update::<Endpoints>(app, empresa_id, id, Written { fields, new: None }).await
 }
 
 /// Replaces endpoint `id`'s secret at once (the old one stops signing); answers the endpoint and
 /// its new clear secret.
-pub async fn rotate_secret(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<(WebhookRow, String), ApiError> {
+pub async fn rotate_secret(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<(WebhookRow, String), ApiError> {
     let secret = crate::webhooks::new_secret();
-    let stored =
-        crate::webhooks::seal_secret(app.cfdi.master()?, &WebhookId::from(id), &secret).map_err(|e| ApiError::internal("seal", e))?;
+    let stored = crate::webhooks::seal_secret(app.cfdi.master()?, &WebhookId::from(id), &secret)
+        .map_err(|e| ApiError::internal("seal", e))?;
     let mut tx = app.db.begin().await?;
     if store::cambiar_secreto(&mut tx, empresa_id, id, &stored, app.clock.now()).await? == 0 {
         return Err(ApiError::not_found("webhook"));
@@ -221,7 +246,8 @@ pub async fn ping(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<
     let mut tx = app.db.begin().await?;
     let ping = Ping { webhook_id: webhook.id.clone(), message: "test event from timbra".into() };
     let event_id = events::record(&mut tx, now, empresa_id, &Event::WebhookPing(ping)).await?;
-    let delivery_id = events::deliver(&mut tx, now, empresa_id, &WebhookId::from(&webhook.id), &EventId::from(&event_id)).await?;
+    let delivery_id =
+        events::deliver(&mut tx, now, empresa_id, &WebhookId::from(&webhook.id), &EventId::from(&event_id)).await?;
     tx.commit().await?;
     delivery(app, empresa_id, &delivery_id).await
 }
@@ -233,7 +259,14 @@ pub async fn redeliver(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Re
     scoped::get::<Endpoints>(app, empresa_id, &original.webhook_id).await?;
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let delivery_id = events::deliver(&mut tx, now, empresa_id, &WebhookId::from(&original.webhook_id), &EventId::from(&original.event_id)).await?;
+    let delivery_id = events::deliver(
+        &mut tx,
+        now,
+        empresa_id,
+        &WebhookId::from(&original.webhook_id),
+        &EventId::from(&original.event_id),
+    )
+    .await?;
     tx.commit().await?;
     delivery(app, empresa_id, &delivery_id).await
 }

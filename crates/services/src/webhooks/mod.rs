@@ -6,9 +6,9 @@ pub mod red;
 
 pub use red::is_public;
 
-use timbra_store::ids::WebhookId;
 use std::net::IpAddr;
 use std::time::Duration;
+use timbra_store::ids::WebhookId;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

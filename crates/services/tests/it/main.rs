@@ -5,9 +5,9 @@
 
 mod scoped;
 
-use timbra_store::ids::{EmpresaId, UserId};
 use timbra_services::config::Config;
 use timbra_services::context::AppContext;
+use timbra_store::ids::{EmpresaId, UserId};
 use timbra_store::{Db, empresas, users};
 
 /// A fresh database in its own folder under the system's temporary one, with one user and one

@@ -1,12 +1,12 @@
 //! The shared CRUD of company-scoped resources, through customers, products and employees.
 
-use timbra_store::ids::EmpresaId;
 use timbra_services::clientes::{self, Clientes};
 use timbra_services::error::{ApiError, Code};
 use timbra_services::nomina::empleados::{self, Empleados};
 use timbra_services::productos::{self, Productos};
 use timbra_services::scoped;
 use timbra_store::Paging;
+use timbra_store::ids::EmpresaId;
 
 /// The error of an operation that had to refuse.
 fn refused<T>(outcome: Result<T, ApiError>) -> ApiError {

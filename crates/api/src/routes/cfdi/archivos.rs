@@ -1,10 +1,10 @@
 //! Files of an invoice: the stamped XML, the PDF (rendered on its first download), SAT's
 //! cancellation acuse, and any of them through a signed link.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use super::cargar;
 use crate::envelope::Path;
@@ -58,7 +58,12 @@ pub async fn xml(
 
 /// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt when
 /// `ve_nomina`).
-pub(crate) async fn xml_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+pub(crate) async fn xml_de(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     respuesta(archivos::xml_de(app, empresa_id, id, ve_nomina).await?)
 }
 
@@ -83,7 +88,12 @@ pub async fn pdf(
 
 /// The PDF download of the company's CFDI `id` (rendered from its XML on the first request; a
 /// payroll receipt when `ve_nomina`).
-pub(crate) async fn pdf_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+pub(crate) async fn pdf_de(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     respuesta(archivos::pdf_de(app, empresa_id, id, ve_nomina).await?)
 }
 

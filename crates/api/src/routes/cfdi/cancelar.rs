@@ -3,12 +3,12 @@
 //! when SAT says so, and a durable job follows any state that is not final. The operation is
 //! `timbra_services::cfdi::cancelar`; here the request is authorized and read.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use utoipa::ToSchema;
 
 use super::parse_body;

@@ -2,11 +2,11 @@
 //! the webhooks' schedule) and `GET /api/cfdi/{id}/correos` lists them. The operation is
 //! `timbra_services::correo`; here the request is authorized and read.
 
-use timbra_store::ids::CfdiId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::CfdiId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -93,7 +93,8 @@ pub async fn enviar(
     cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let body: CorreoBody =
         if body.iter().all(u8::is_ascii_whitespace) { CorreoBody::default() } else { parse_body(&body)? };
-    let encolado = correo::enviar(&app, &empresa_id, &CfdiId::from(&id), body.para.as_deref(), body.cc.as_deref()).await?;
+    let encolado =
+        correo::enviar(&app, &empresa_id, &CfdiId::from(&id), body.para.as_deref(), body.cc.as_deref()).await?;
     Ok(accepted(EnvioOut { envio_id: encolado.envio_id, para: encolado.para }))
 }
 

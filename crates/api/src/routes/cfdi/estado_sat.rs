@@ -1,9 +1,9 @@
 //! `GET /api/cfdi/{id}/estado-sat`: SAT's status of an invoice of the company, issued or
 //! received, stored on the record. The operation is `timbra_services::cfdi::receptor::estado_sat`.
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
+use timbra_store::ids::EmpresaId;
 
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;

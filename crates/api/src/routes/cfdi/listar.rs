@@ -1,10 +1,10 @@
 //! `GET /api/cfdi`: the company's invoices, filtered, searched and paged.
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use utoipa::{IntoParams, ToSchema};
 
 use super::MAX_LIMIT;

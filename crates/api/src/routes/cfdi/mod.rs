@@ -20,8 +20,8 @@ pub mod timbrar;
 pub mod validar;
 pub mod zip;
 
-use timbra_store::ids::EmpresaId;
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use crate::error::HttpResult;
 use timbra_services::context::AppContext;

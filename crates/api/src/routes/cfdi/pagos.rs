@@ -1,12 +1,12 @@
 //! `POST /api/cfdi/pagos/timbrar`: parses, authorizes and hands the payment CFDI (type P,
 //! Pagos 2.0) to the stamping pipeline, with the balances it moves (`cfdi::pagos`).
 
-use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use sha2::Digest;
+use timbra_store::ids::EmpresaId;
 
 use super::parse_body;
 use crate::error::HttpResult;

@@ -1,12 +1,12 @@
 //! `POST /api/cfdi/descargar-por-uuid` and `GET /api/cfdi/descargar-por-uuid/{jobId}`: one
 //! received invoice by UUID. The work is `cfdi::recibidos::por_uuid`.
 
-use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use super::listar::cfdi_out;
@@ -59,7 +59,12 @@ pub struct DescargaOut {
 
 /// Renders a download's outcome with fresh links (the synchronous answer and the job's are
 /// the same `data`).
-async fn data(app: &AppContext, empresa_id: &EmpresaId, descargado: Descargado, ve_nomina: bool) -> HttpResult<DescargaOut> {
+async fn data(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    descargado: Descargado,
+    ve_nomina: bool,
+) -> HttpResult<DescargaOut> {
     let (row, conceptos) = super::cargar(app, empresa_id, descargado.cfdi_id.as_str(), ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let mut out = cfdi_out(row, links);
@@ -83,7 +88,12 @@ async fn data(app: &AppContext, empresa_id: &EmpresaId, descargado: Descargado, 
 
 /// The answer of a download; a payroll receipt (type N) is shown only to a caller with
 /// `nomina:view`.
-async fn responder(app: &AppContext, empresa_id: &EmpresaId, respuesta: Respuesta, ve_nomina: bool) -> HttpResult<Response> {
+async fn responder(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    respuesta: Respuesta,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     Ok(match salida(app, empresa_id, respuesta, ve_nomina).await? {
         Ok(descarga) => ok(descarga).into_response(),
         Err(en_curso) => accepted(en_curso).into_response(),

@@ -1,11 +1,11 @@
 //! `POST /api/cfdi/sync-recibidos` (start synchronizing a month of received invoices) and
 //! `GET /api/cfdi/sync-recibidos` (its status). The work is `cfdi::recibidos::sincronizacion`.
 
-use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use crate::envelope::ok;

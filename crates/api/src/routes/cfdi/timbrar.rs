@@ -1,11 +1,11 @@
 //! `POST /api/cfdi/timbrar`: parses, authorizes and hands the invoice to
 //! `timbra_services::cfdi::factura::timbrar` (built for its company, then the stamping pipeline).
 
-use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use super::parse_body;
 use crate::error::HttpResult;

@@ -5,12 +5,12 @@
 //! stored or charged (`services::cfdi::ensayo`). And the validator of any CFDI 4.0,
 //! `POST /api/cfdi/validar-xml` (`services::cfdi::validador`).
 
-use timbra_store::ids::EmpresaId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use timbra_cfdi::validacion;
+use timbra_store::ids::EmpresaId;
 
 use super::parse_body;
 use crate::envelope::ok;

@@ -1,10 +1,10 @@
 //! `POST /api/nomina/periodos/{id}/cancelar`: cancels one stamped receipt of the period
 //! (`cfdi::nomina::cancelar_recibo`, with the invoices' cancellation rules).
 
-use timbra_store::ids::PeriodoId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::PeriodoId;
 
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;

@@ -1,11 +1,11 @@
 //! Incidences (incidencias) of a company's employees: record, list, get, and approve or reject
 //! once. Only APROBADA incidences dated within a period feed its calculation.
 
-use timbra_store::ids::IncidenciaId;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::IncidenciaId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 

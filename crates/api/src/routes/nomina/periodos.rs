@@ -1,10 +1,10 @@
 //! Pay periods (SPEC "Payroll"): create, list, get with their receipts, and calculate.
 
-use timbra_store::ids::{EmpresaId, PeriodoId};
 use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::{EmpresaId, PeriodoId};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 

@@ -1,9 +1,9 @@
 //! `GET /api/nomina/recibos/{id}/xml` and `/pdf`: the stamped receipt's files, by receipt id
 //! (the same files as `/api/cfdi/{cfdiId}/xml` and `/pdf` of its CFDI).
 
-use timbra_store::ids::EmpresaId;
 use axum::extract::State;
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use crate::envelope::Path;
 use crate::error::HttpResult;

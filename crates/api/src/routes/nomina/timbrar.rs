@@ -1,9 +1,9 @@
 //! `POST /api/nomina/periodos/{id}/timbrar`: stamps the period's calculated and pending
 //! receipts (`cfdi::nomina::timbrar_periodo`).
 
-use timbra_store::ids::PeriodoId;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::PeriodoId;
 
 use crate::envelope::{Path, created};
 use crate::error::HttpResult;

@@ -5,12 +5,12 @@
 
 pub mod global;
 
-use timbra_store::ids::{EmpresaId, ReciboId};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use timbra_store::ids::{EmpresaId, ReciboId};
 use utoipa::IntoParams;
 
 use crate::envelope::{Page, Path, Query, created, ok, parse_paging};
@@ -155,7 +155,8 @@ pub async fn cancelar(
     let now = app.clock.now();
     let row = {
         let mut tx = app.db.begin().await?;
-        let row = db::get(&mut tx, &empresa_id, &ReciboId::from(&id)).await?.ok_or_else(|| ApiError::not_found("ticket"))?;
+        let row =
+            db::get(&mut tx, &empresa_id, &ReciboId::from(&id)).await?.ok_or_else(|| ApiError::not_found("ticket"))?;
         if db::cancelar(&mut tx, &empresa_id, &ReciboId::from(&id), now).await? == 0 {
             return Err(ApiError::new(
                 Code::Recibo003,

@@ -3,11 +3,11 @@
 //! at once, live sends the signed request to the PAC's retention service, whose `1201` is the
 //! cancellation. The operation is `timbra_services::cfdi::cancelar`.
 
-use timbra_store::ids::CfdiId;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use timbra_store::ids::CfdiId;
 
 use crate::envelope::Path;
 use crate::error::HttpResult;
@@ -43,7 +43,8 @@ pub async fn cancelar(
 ) -> HttpResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &CfdiId::from(&id))).await?
+    if let Some(replayed) =
+        replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &CfdiId::from(&id))).await?
     {
         return Ok(replayed);
     }

@@ -8,8 +8,8 @@
 //! (the invoice, or the sandbox issuer's invoice of a received UUID) and SAT's rules
 //! ([`super::cancelable`]), with `fuente: "sandbox"`.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -413,7 +413,11 @@ pub struct RecibidaCambiada {
 }
 
 /// The company's received CFDI whose SAT status changed, latest first (at most `limite`).
-pub async fn recibidas_cambiadas(app: &AppContext, empresa_id: &EmpresaId, limite: i64) -> ApiResult<Vec<RecibidaCambiada>> {
+pub async fn recibidas_cambiadas(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    limite: i64,
+) -> ApiResult<Vec<RecibidaCambiada>> {
     let mut conn = app.db.conn().await?;
     let filas = cfdis::recibidas_cambiadas(&mut conn, empresa_id, limite).await?;
     Ok(filas

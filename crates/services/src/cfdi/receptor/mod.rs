@@ -11,8 +11,8 @@
 pub mod estado_sat;
 pub mod solicitudes;
 
-use timbra_store::ids::EmpresaId;
 use timbra_store::cfdis::PorCancelar;
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use super::plazos::{self, Cancelable, DatosRegla};
@@ -61,7 +61,11 @@ pub async fn notas_de_credito_vigentes(
 
 /// Sandbox (SAT's rule): an invoice related by credit notes that are not cancelled is "No
 /// cancelable"; CANCEL_003 names them.
-pub async fn exigir_sin_notas_de_credito(app: &AppContext, empresa_id: &EmpresaId, fila: &PorCancelar) -> ApiResult<()> {
+pub async fn exigir_sin_notas_de_credito(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fila: &PorCancelar,
+) -> ApiResult<()> {
     let notas = notas_de_credito_vigentes(app, empresa_id, fila).await?;
     if notas.is_empty() {
         return Ok(());

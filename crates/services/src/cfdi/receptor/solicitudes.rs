@@ -14,8 +14,8 @@
 //! with no answer, [`VencerPlazo`] cancels it when the three business days pass (PLAZO_VENCIDO),
 //! except a request after a rejection, which SAT leaves without an automatic deadline.
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::collections::HashSet;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -305,7 +305,12 @@ fn estatus_tras(respuesta: Respuesta) -> &'static str {
 /// # Errors
 /// CANCELACION_003 another word; CANCELACION_001 no request waits (also a malformed UUID);
 /// CANCELACION_002 answered before; CFDI_002/CFDI_003 the CSD (live); LIVE_001, PAC_001/PAC_002.
-pub async fn responder(app: &AppContext, empresa_id: &EmpresaId, uuid: &str, respuesta: &str) -> ApiResult<RespuestaOut> {
+pub async fn responder(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    uuid: &str,
+    respuesta: &str,
+) -> ApiResult<RespuestaOut> {
     let (respuesta, palabra) = respuesta_de(respuesta)?;
     let uuid = uuid.trim().to_uppercase();
     let uuid = uuid.strip_prefix("SANDBOX-").unwrap_or(&uuid).to_owned();

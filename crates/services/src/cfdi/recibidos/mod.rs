@@ -19,8 +19,8 @@ pub mod cuota;
 pub mod por_uuid;
 pub mod sincronizacion;
 
-use timbra_store::ids::{CfdiId, EmpresaId};
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use timbra_sat::{
     ClienteSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, Paquete, SatError,

@@ -18,9 +18,9 @@
 //! When the XML arrives (by a retry, a new download or a sync) the row is completed with the
 //! same id and `cfdi.xml_disponible` is emitted in that transaction.
 
-use timbra_store::ids::{CfdiId, DescargaId, EmpresaId};
 use serde::{Deserialize, Serialize};
 use timbra_sat::SatError;
+use timbra_store::ids::{CfdiId, DescargaId, EmpresaId};
 use time::OffsetDateTime;
 
 use super::{Empresa, cuota};

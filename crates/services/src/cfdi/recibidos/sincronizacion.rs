@@ -16,10 +16,10 @@
 //! RUNNING (a job is working or waiting for SAT between polls), FAILED (the last one ended with
 //! an error: its code and message are shown; synchronizing again starts a new one).
 
-use timbra_store::ids::EmpresaId;
 use serde::{Deserialize, Serialize};
 pub use timbra_sat::Servicio;
 use timbra_sat::{EstadoComprobante, Periodo, SatError, SolicitudRecibidos, TipoSolicitud};
+use timbra_store::ids::EmpresaId;
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::{Empresa, cuota};

@@ -18,9 +18,9 @@
 //!   and each of its tickets is written again in a transaction of its own, with the checks that
 //!   give the failing one its RECIBO_001.
 
-use timbra_store::ids::EmpresaId;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use timbra_store::ids::EmpresaId;
 
 use timbra_store::recibos::{self as db, ReciboRow};
 use timbra_store::{Db, MultiInsert};

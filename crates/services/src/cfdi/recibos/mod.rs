@@ -8,8 +8,8 @@
 //! the customer paid, to the centavo), so the invoice made from it — a self-invoice built
 //! from the same lines, or its concept in a global invoice — agrees with it.
 
-use timbra_store::ids::{CfdiId, ClienteId, EmpresaId, UserId};
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, ClienteId, EmpresaId, UserId};
 
 pub mod escritor;
 
@@ -692,7 +692,13 @@ impl Efectos for EfectosGlobal {
         Box::pin(emitir_globales(tx, escritos))
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -705,7 +711,13 @@ impl Efectos for GlobalGuardado {
         Box::pin(emitir_globales(tx, escritos))
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -714,14 +726,25 @@ impl Efectos for GlobalGuardado {
 struct AutofacturaGuardada;
 
 impl Efectos for AutofacturaGuardada {
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
 
 /// A cancelled (or refused) invoice's tickets go back to ABIERTO: a global invoice's to be
 /// included in another, a self-invoice's to be invoiced again.
-pub fn al_cancelar<'a>(tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+pub fn al_cancelar<'a>(
+    tx: &'a mut Tx,
+    empresa_id: &'a EmpresaId,
+    cfdi_id: &'a CfdiId,
+    now: OffsetDateTime,
+) -> Hecho<'a> {
     Box::pin(async move {
         db::devolver(tx, empresa_id, cfdi_id, now).await?;
         Ok(())
@@ -957,7 +980,13 @@ impl Efectos for EfectosAutofactura {
         })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a EmpresaId, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }

@@ -11,9 +11,9 @@
 //! the stamp already made back instead of a second one, and an unknown outcome is resent from
 //! its kept attempt.
 
-use timbra_store::ids::{EmpresaId, UserId};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use timbra_store::ids::{EmpresaId, UserId};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

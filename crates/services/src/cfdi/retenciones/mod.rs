@@ -14,9 +14,9 @@
 
 pub mod lote;
 
-use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use std::any::Any;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 
 use rust_decimal::Decimal;
 use serde_json::{Value, json};

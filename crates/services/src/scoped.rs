@@ -130,7 +130,7 @@ pub async fn create_as<R: Resource>(
 ) -> Result<Row<R>, ApiError> {
     let valid = R::check(app, fields, None).await?;
     let mut tx = app.db.begin().await?;
-    R::check_stored(&mut tx, &EmpresaId::from(empresa_id.as_str()), id, &valid).await?;
+    R::check_stored(&mut tx, empresa_id, id, &valid).await?;
     let inserted = R::insert(&mut tx, empresa_id, id, &valid, app.clock.now()).await;
     written::<R>(inserted, &valid)?;
     let row = get_in::<R>(&mut tx, empresa_id, id).await?;
@@ -148,7 +148,7 @@ pub async fn update<R: Resource>(
     let current = get::<R>(app, empresa_id, id).await?;
     let valid = R::check(app, fields, Some(current)).await?;
     let mut tx = app.db.begin().await?;
-    R::check_stored(&mut tx, &EmpresaId::from(empresa_id.as_str()), id, &valid).await?;
+    R::check_stored(&mut tx, empresa_id, id, &valid).await?;
     let updated = R::update(&mut tx, empresa_id, id, &valid, app.clock.now()).await;
     written::<R>(updated, &valid)?;
     let row = get_in::<R>(&mut tx, empresa_id, id).await?;

@@ -300,10 +300,10 @@ pub(crate) async fn listar(app: &AppContext, caller: &Caller) -> HttpResult<Vec<
 pub async fn get(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaView).await?;
-    let out = empresa_out(empresas::get(&app, &caller, &id).await?);
+    caller.authorize(&app, &id, Permission::EmpresaView).await?;
+    let out = empresa_out(empresas::get(&app, &caller, id.as_str()).await?);
     Ok(ok(con_ajustes(&app, out).await?))
 }
 
@@ -328,10 +328,10 @@ async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<Empres
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
     Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
     let correo = body.correo.take().map(|correo| timbra_services::correo::CambioAjustes {
         nombre_remitente: correo.nombre_remitente,
         responder_a: correo.responder_a,
@@ -343,7 +343,7 @@ pub async fn update(
         .map(|pdf| timbra_services::marca::CambioPdf { color_primario: pdf.color_primario, nota_pie: pdf.nota_pie });
     let (autofactura, factura_global) = (body.autofactura.take(), body.factura_global.take());
     let cambio = empresas::Cambio { campos: body.into(), autofactura, factura_global, correo, pdf };
-    let row = empresas::actualizar(&app, &caller, &id, cambio).await?;
+    let row = empresas::actualizar(&app, &caller, id.as_str(), cambio).await?;
     Ok(ok(con_ajustes(&app, empresa_out(row)).await?))
 }
 
@@ -357,10 +357,10 @@ pub async fn update(
 pub async fn delete(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaDelete).await?;
-    empresas::delete(&app, &id).await?;
+    caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
+    empresas::delete(&app, id.as_str()).await?;
     Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
 }
 
@@ -385,11 +385,11 @@ pub struct LogoBody {
 pub async fn put_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
     let json = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -405,7 +405,7 @@ pub async fn put_logo(
     } else {
         body.to_vec()
     };
-    timbra_services::marca::guardar_logo(&app, &EmpresaId::from(&id), &bytes).await?;
+    timbra_services::marca::guardar_logo(&app, &id, &bytes).await?;
     Ok(ok(serde_json::json!({ "logo": true })))
 }
 
@@ -419,10 +419,10 @@ pub async fn put_logo(
 pub async fn get_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<axum::response::Response> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaView).await?;
-    let png = timbra_services::marca::logo(&app, &EmpresaId::from(&id))
+    caller.authorize(&app, &id, Permission::EmpresaView).await?;
+    let png = timbra_services::marca::logo(&app, &id)
         .await?
         .ok_or_else(|| timbra_services::error::ApiError::not_found("logo"))?;
     let mut response = png.into_response();
@@ -441,9 +441,9 @@ pub async fn get_logo(
 pub async fn delete_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
-    timbra_services::marca::borrar_logo(&app, &EmpresaId::from(&id)).await?;
+    caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+    timbra_services::marca::borrar_logo(&app, &id).await?;
     Ok(ok(serde_json::json!({ "logo": false })))
 }

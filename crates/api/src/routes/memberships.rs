@@ -74,10 +74,10 @@ async fn members(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Vec<Mie
 pub async fn list(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::EmpresaView).await?;
-    Ok(ok(members(&app, &EmpresaId::from(&empresa_id)).await?))
+    caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
+    Ok(ok(members(&app, &empresa_id).await?))
 }
 
 /// Adds a registered user with a role (member:manage).
@@ -91,13 +91,13 @@ pub async fn list(
 pub async fn add(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
     Json(body): Json<AddBody>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::MemberManage).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
     let email = body.email.unwrap_or_default();
-    let member = memberships::add(&app, access.role, &EmpresaId::from(&empresa_id), &email, role).await?;
+    let member = memberships::add(&app, access.role, &empresa_id, &email, role).await?;
     Ok(created(MiembroOut::from(member)))
 }
 
@@ -114,14 +114,12 @@ pub async fn add(
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path((empresa_id, user_id)): Path<(String, String)>,
+    Path((empresa_id, user_id)): Path<(EmpresaId, UserId)>,
     Json(body): Json<RoleBody>,
 ) -> HttpResult<impl IntoResponse> {
-    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), Permission::MemberManage).await?;
+    let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
-    let member =
-        memberships::change_role(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id), role)
-            .await?;
+    let member = memberships::change_role(&app, access.role, &empresa_id, &user_id, role).await?;
     Ok(ok(MiembroOut::from(member)))
 }
 
@@ -137,10 +135,10 @@ pub async fn update(
 pub async fn remove(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path((empresa_id, user_id)): Path<(String, String)>,
+    Path((empresa_id, user_id)): Path<(EmpresaId, UserId)>,
 ) -> HttpResult<impl IntoResponse> {
     let permission = if user_id == caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
-    let access = caller.authorize(&app, &EmpresaId::from(&empresa_id), permission).await?;
-    memberships::remove(&app, access.role, &EmpresaId::from(&empresa_id), &UserId::from(&user_id)).await?;
+    let access = caller.authorize(&app, &empresa_id, permission).await?;
+    memberships::remove(&app, access.role, &empresa_id, &user_id).await?;
     Ok(ok(serde_json::json!({ "removed": true, "userId": user_id })))
 }

@@ -125,13 +125,7 @@ pub async fn registrar(
     };
     cfdis::registrar_cancelacion(tx, empresa_id, datos.cfdi_id, &cancelacion).await?;
     if estado.cancelado() {
-        (tipo_de(datos.tipo_comprobante)?.al_cancelar)(
-            tx,
-            &EmpresaId::from(empresa_id.as_str()),
-            &CfdiId::from(datos.cfdi_id.as_str()),
-            now,
-        )
-        .await?;
+        (tipo_de(datos.tipo_comprobante)?.al_cancelar)(tx, empresa_id, datos.cfdi_id, now).await?;
         crate::correo::aviso_de_cancelacion(tx, now, empresa_id, datos.cfdi_id).await?;
     }
     let data = Cancelacion {
@@ -395,7 +389,7 @@ pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>
     if nuevo.cancelado() {
         // What the type holds goes back with the CANCELADO it becomes (a payment's amounts, a
         // payroll receipt's status).
-        (tipo.al_cancelar)(tx, &EmpresaId::from(empresa_id.as_str()), &CfdiId::from(cfdi_id.as_str()), now).await?;
+        (tipo.al_cancelar)(tx, empresa_id, cfdi_id, now).await?;
         crate::correo::aviso_de_cancelacion(tx, now, empresa_id, cfdi_id).await?;
     }
     let data = Cancelacion {

@@ -848,13 +848,7 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
     // The receipt follows its CFDI.
     al_cancelar: |tx, empresa_id, cfdi_id, now| {
         Box::pin(async move {
-            timbra_store::nomina_timbrado::cancelado_por_cfdi(
-                tx,
-                &EmpresaId::from(empresa_id),
-                &CfdiId::from(cfdi_id),
-                now,
-            )
-            .await?;
+            timbra_store::nomina_timbrado::cancelado_por_cfdi(tx, empresa_id, cfdi_id, now).await?;
             Ok(())
         })
     },

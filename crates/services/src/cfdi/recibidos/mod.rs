@@ -48,7 +48,7 @@ pub struct Empresa {
 pub async fn empresa(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Empresa> {
     let mut conn = app.db.conn().await?;
     let emisora = db::empresas::emisora(&mut conn, empresa_id).await?;
-    Ok(Empresa { id: EmpresaId::from(String::from(emisora.id)), rfc: emisora.rfc })
+    Ok(Empresa { id: emisora.id, rfc: emisora.rfc })
 }
 
 /// A descarga masiva client signing with the company's FIEL (MISSING_FIEL, FIEL_EXPIRED,
@@ -397,5 +397,5 @@ pub async fn guardar_metadatos(
         now,
     });
     valores.extend(db::recibidos::extra(db::recibidos::METADATA_ONLY, 0, Some(proximo), None, None));
-    Ok(db::recibidos::insertar(tx, valores).await?.then_some(CfdiId::from(String::from(cfdi_id))))
+    Ok(db::recibidos::insertar(tx, valores).await?.then_some(cfdi_id))
 }

@@ -80,6 +80,14 @@ impl<T> Page<T> {
         let total_pages = if total == 0 { 0 } else { (total + paging.page_size - 1) / paging.page_size };
         Self { items, total, page: paging.page, page_size: paging.page_size, total_pages }
     }
+
+    /// Wraps one page of stored rows, each answered as `T`.
+    pub fn from_rows<R>(rows: Vec<R>, total: i64, paging: Paging) -> Self
+    where
+        T: From<R>,
+    {
+        Self::new(rows.into_iter().map(T::from).collect(), total, paging)
+    }
 }
 
 /// Rows before `page` (from 1) of `page_size` rows; REQUEST_001 when the number does not fit

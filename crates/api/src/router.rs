@@ -114,7 +114,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         .routes(routes!(cfdi::validar::validar))
         .routes(routes!(cfdi::validar::validar_pago))
         .routes(routes!(cfdi::validar::validar_xml))
-        .routes(routes!(cfdi::listar::list))
+        .routes(routes!(cfdi::list::list))
         .routes(routes!(recibos::global::timbrar))
         // Static segments before `/cfdi/{id}` (axum prefers them anyway; kept in this order to read).
         .routes(routes!(cfdi::intentos::intentos))
@@ -152,7 +152,7 @@ pub fn api_routes() -> OpenApiRouter<AppContext> {
         // Static segments before `/retenciones/{id}`.
         .routes(routes!(retenciones::lote::crear))
         .routes(routes!(retenciones::lote::estado))
-        .routes(routes!(retenciones::listar::listar))
+        .routes(routes!(retenciones::list::list))
         .routes(routes!(retenciones::obtener::obtener))
         .routes(routes!(retenciones::obtener::xml))
         .routes(routes!(retenciones::obtener::pdf))

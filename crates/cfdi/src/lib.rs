@@ -28,6 +28,10 @@ pub mod tipos;
 pub mod validacion;
 
 pub use complementos::{carta_porte, comercio_exterior, implocal, nomina, pagos, tfd};
-pub use model::*;
+pub use model::{
+    ACuentaTerceros, CfdiRelacionados, Complemento, Comprobante, Concepto, Emisor, Impuestos, ImpuestosConcepto,
+    InformacionGlobal, NS_CFDI, NS_XSI, Parte, Receptor, Retencion, RetencionComprobante, Traslado,
+    TrasladoComprobante, XSD_CFDI, XmlCrudo,
+};
 pub use numero::Numero;
 pub use tipos::{CodigoPostal, Importe, Rfc, TextoSat};

@@ -6,16 +6,16 @@
 use std::collections::{BTreeSet, HashMap};
 
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
+use axum::extract::{Path as AxumPath, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 use time::OffsetDateTime;
 
 use super::layout::{
-    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, listado, pagina,
 };
-use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
+use super::{Campos, Formulario, Pagina, Vista, html_con, html_ok, redirigir};
 use timbra_services::auth::api_keys::{self, CreatedKey, KeyRequest};
 use timbra_services::auth::roles::{MCP_LIVE, Permission};
 use timbra_services::cfdi::recibos_consulta::url_publica;
@@ -55,7 +55,7 @@ fn formulario_agente(ctx: &Contexto) -> Markup {
                 "En una empresa en modo live, timbrar y cancelar por MCP gastan timbres y son actos fiscales reales: "
                 "solo con el permiso " code { (MCP_LIVE) } ", que ninguna otra opción incluye." }
             form method="post" action=(RUTA) {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 input type="hidden" name="name" value="Agente MCP";
                 @for alcance in ALCANCES_AGENTE { input type="hidden" name="scopes" value=(alcance); }
                 fieldset {
@@ -119,7 +119,7 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
             h2 id="nueva-llave" { "Nueva llave" }
             (caja_errores(errores))
             form method="post" action=(RUTA) {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (campo_con("name", "Nombre", Tipo::Texto, campos.valor("name"), true, errores,
                     Some("Para reconocerla después, p. ej. «ERP producción»")))
                 (campo_con("expiresInDays", "Vence en (días)", Tipo::Texto, campos.valor("expiresInDays"), false, errores,
@@ -157,43 +157,40 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
     }
 }
 
-fn tabla(ctx: &Contexto, llaves: &[KeyRow]) -> Markup {
+fn tabla(ctx: &Contexto, keys: &[KeyRow]) -> Markup {
     html! {
-        @if llaves.is_empty() {
-            p { "Aún no tiene llaves de API." }
-        } @else {
-            table.apilada {
-                caption { "Sus llaves (se muestra solo el prefijo; la llave completa no se guarda)" }
-                (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Prefijo"), Columna::Texto("Estado"), Columna::Texto("Último uso"), Columna::Texto("Vence"), Columna::Texto("Creada"), Columna::Oculta("Acciones")]))
-                tbody {
-                    @for llave in llaves {
-                        tr {
-                            td data-titulo="Nombre" { (llave.name) }
-                            td data-titulo="Prefijo" { code { (llave.key_prefix) "…" } }
-                            td data-titulo="Estado" { @if llave.active { "Activa" } @else { "Revocada o vencida" } }
-                            td data-titulo="Último uso" { (momento(llave.last_used_at)) }
-                            td data-titulo="Vence" { @if llave.expires_at.is_none() { "No vence" } @else { (momento(llave.expires_at)) } }
-                            td data-titulo="Creada" { (momento(Some(llave.created_at))) }
-                            td {
-                                @if llave.active {
-                                    form.en-linea method="post" action={ "/panel/llaves/" (llave.id) "/revocar" } {
-                                        (csrf_oculto(&ctx.sesion))
-                                        button.peligro type="submit" aria-label={ "Revocar la llave " (llave.name) } { "Revocar" }
-                                    }
-                                }
+        (listado(
+            keys,
+            html! { "Aún no tiene llaves de API." },
+            html! { "Sus llaves (se muestra solo el prefijo; la llave completa no se guarda)" },
+            &[Columna::Texto("Nombre"), Columna::Texto("Prefijo"), Columna::Texto("Estado"), Columna::Texto("Último uso"), Columna::Texto("Vence"), Columna::Texto("Creada"), Columna::Oculta("Acciones")],
+            |key| html! {
+                tr {
+                    td data-titulo="Nombre" { (key.name) }
+                    td data-titulo="Prefijo" { code { (key.key_prefix) "…" } }
+                    td data-titulo="Estado" { @if key.active { "Activa" } @else { "Revocada o vencida" } }
+                    td data-titulo="Último uso" { (momento(key.last_used_at)) }
+                    td data-titulo="Vence" { @if key.expires_at.is_none() { "No vence" } @else { (momento(key.expires_at)) } }
+                    td data-titulo="Creada" { (momento(Some(key.created_at))) }
+                    td {
+                        @if key.active {
+                            form.en-linea method="post" action={ "/panel/llaves/" (key.id) "/revocar" } {
+                                (csrf_oculto(&ctx.session))
+                                button.peligro type="submit" aria-label={ "Revocar la llave " (key.name) } { "Revocar" }
                             }
                         }
                     }
                 }
-            }
-        }
+            },
+            None,
+        ))
     }
 }
 
-fn pagina_llaves(
+fn keys_page(
     ctx: &Contexto,
     base: &str,
-    llaves: &[KeyRow],
+    keys: &[KeyRow],
     nueva: Option<&CreatedKey>,
     aviso: Option<&str>,
     campos: &Campos,
@@ -219,7 +216,7 @@ fn pagina_llaves(
         }
         p { "Las llaves abren la API (" a href="/llms-full.txt" { "guía" } ") en nombre de usted, con su rol en cada empresa; "
             "puede limitarlas a algunas empresas y permisos." }
-        (tabla(ctx, llaves))
+        (tabla(ctx, keys))
         (formulario(ctx, campos, errores))
         (formulario_agente(ctx))
     };
@@ -227,18 +224,13 @@ fn pagina_llaves(
 }
 
 /// `GET /panel/llaves`.
-async fn lista(
-    State(app): State<AppContext>,
-    sesion: super::Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
-    let llaves = api_keys::list(&app, &ctx.sesion.caller).await?;
-    let markup = pagina_llaves(
+async fn lista(State(app): State<AppContext>, headers: HeaderMap, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
+    let keys = api_keys::list(&app, &ctx.session.caller).await?;
+    let markup = keys_page(
         &ctx,
         &url_publica(&app, &headers),
-        &llaves,
+        &keys,
         None,
         aviso(&params),
         &Campos::default(),
@@ -274,34 +266,28 @@ fn pedido(campos: &Campos) -> Result<KeyRequest, ApiError> {
 
 /// `POST /panel/llaves`: creates the key as the API does; the page shows the key this once.
 async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
-    let caller = &ctx.sesion.caller;
+    let Formulario { session, campos } = formulario;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
+    let caller = &ctx.session.caller;
     let creada = match pedido(&campos) {
         Ok(pedido) => api_keys::create(&app, &caller.user_id, &caller.credential, pedido).await,
         Err(error) => Err(error),
     };
-    let llaves = api_keys::list(&app, caller).await?;
+    let keys = api_keys::list(&app, caller).await?;
     let base = url_publica(&app, &headers);
     match creada {
-        Ok(nueva) => Ok(html_ok(pagina_llaves(
-            &ctx,
-            &base,
-            &llaves,
-            Some(&nueva),
-            None,
-            &Campos::default(),
-            &Errores::default(),
-        ))),
+        Ok(nueva) => {
+            Ok(html_ok(keys_page(&ctx, &base, &keys, Some(&nueva), None, &Campos::default(), &Errores::default())))
+        }
         Err(error) => {
             let errores = Errores::de(error);
-            Ok(html_con(errores.status(), pagina_llaves(&ctx, &base, &llaves, None, None, &campos, &errores)))
+            Ok(html_con(errores.status(), keys_page(&ctx, &base, &keys, None, None, &campos, &errores)))
         }
     }
 }
 
 /// `POST /panel/llaves/{id}/revocar`.
 async fn revocar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, formulario: Formulario) -> Pagina {
-    api_keys::revoke(&app, &formulario.sesion.caller, Some(id)).await?;
+    api_keys::revoke(&app, &formulario.session.caller, Some(id)).await?;
     Ok(redirigir(&format!("{RUTA}?hecho=revocada")))
 }

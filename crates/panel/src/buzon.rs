@@ -3,19 +3,16 @@
 //! The page calls the services the API's `/api/cancelaciones/pendientes` calls
 //! (`timbra_services::cfdi::receptor::solicitudes`).
 
-use std::collections::HashMap;
-
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path as AxumPath, State};
 use axum::routing::{get, post};
 use maud::html;
 use timbra_store::Paging;
 
 use super::layout::{
-    Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina, paginas_breves,
+    Columna, Contexto, Errores, caja_errores, csrf_oculto, error_api, listado, pagina, paginas_breves,
 };
-use super::{Accion, Pagina, Session, fecha_hora, html_con, paging, paging_de, pesos_texto, redirigir};
+use super::{Accion, Pagina, Vista, fecha_hora, html_con, paging, paging_de, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::receptor::{estado_sat, solicitudes};
 use timbra_services::context::AppContext;
@@ -28,7 +25,7 @@ pub fn rutas() -> Router<AppContext> {
 async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores: &Errores) -> Pagina {
     let empresa = ctx.empresa()?;
     let resultado = async {
-        ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await?;
+        ctx.session.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await?;
         solicitudes::listar(app, &empresa.id, paging).await
     }
     .await;
@@ -36,7 +33,7 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores:
         Ok(lista) => (lista, None),
         Err(error) => ((Vec::new(), 0), Some(error)),
     };
-    let cambiadas = match ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await {
+    let cambiadas = match ctx.session.caller.authorize(app, &empresa.id, Permission::CfdiEstadoSat).await {
         Ok(_) => estado_sat::recibidas_cambiadas(app, &empresa.id, 50).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };
@@ -47,71 +44,59 @@ async fn pagina_buzon(app: &AppContext, ctx: &Contexto, paging: Paging, errores:
         @if let Some(error) = &error { (error_api(error)) }
         section aria-labelledby="pendientes" {
             h2 id="pendientes" { "Solicitudes de cancelación pendientes" }
-            @if pendientes.is_empty() {
-                p { "No hay solicitudes pendientes de su respuesta." }
-            } @else {
-                table.apilada {
-                    caption { "Solicitudes por responder" }
-                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Solicitada"), Columna::Texto("Vence"), Columna::Texto("Respuesta")]))
-                    tbody {
-                        @for s in &pendientes {
-                            tr {
-                                td.uuid data-titulo="UUID" { (s.uuid) }
-                                td data-titulo="Emisor" { (s.nombre_emisor.as_deref().unwrap_or_default()) br; small { (s.rfc_emisor.as_deref().unwrap_or_default()) } }
-                                td.importe data-titulo="Total" { (s.total.as_deref().map(pesos_texto).unwrap_or_default()) }
-                                td data-titulo="Solicitada" { (fecha_hora(s.fecha_solicitud)) }
-                                td data-titulo="Vence" { strong { (fecha_hora(s.plazo_vence)) } }
-                                td data-titulo="Respuesta" {
-                                    form method="post" action={ "/panel/buzon/" (s.uuid) } {
-                                        (csrf_oculto(&ctx.sesion))
-                                        button type="submit" name="respuesta" value="aceptar" { "Aceptar" }
-                                        " "
-                                        button.peligro type="submit" name="respuesta" value="rechazar" { "Rechazar" }
-                                    }
-                                }
+            (listado(
+                &pendientes[..],
+                html! { "No hay solicitudes pendientes de su respuesta." },
+                html! { "Solicitudes por responder" },
+                &[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Solicitada"), Columna::Texto("Vence"), Columna::Texto("Respuesta")],
+                |s| html! {
+                    tr {
+                        td.uuid data-titulo="UUID" { (s.uuid) }
+                        td data-titulo="Emisor" { (s.nombre_emisor.as_deref().unwrap_or_default()) br; small { (s.rfc_emisor.as_deref().unwrap_or_default()) } }
+                        td.importe data-titulo="Total" { (s.total.as_deref().map(pesos_texto).unwrap_or_default()) }
+                        td data-titulo="Solicitada" { (fecha_hora(s.fecha_solicitud)) }
+                        td data-titulo="Vence" { strong { (fecha_hora(s.plazo_vence)) } }
+                        td data-titulo="Respuesta" {
+                            form method="post" action={ "/panel/buzon/" (s.uuid) } {
+                                (csrf_oculto(&ctx.session))
+                                button type="submit" name="respuesta" value="aceptar" { "Aceptar" }
+                                " "
+                                button.peligro type="submit" name="respuesta" value="rechazar" { "Rechazar" }
                             }
                         }
                     }
-                }
-                (paginas_breves("/panel/buzon", total, paging))
-            }
+                },
+                Some(paginas_breves("/panel/buzon", total, paging)),
+            ))
         }
         section aria-labelledby="cambiadas" {
             h2 id="cambiadas" { "Comprobantes recibidos cuyo estado cambió en el SAT" }
-            @if cambiadas.is_empty() {
-                p { "Ningún comprobante recibido cambió de estado." }
-            } @else {
-                table.apilada {
-                    caption { "Cambios de estado" }
-                    (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Estado en el SAT"), Columna::Texto("Visto")]))
-                    tbody {
-                        @for c in &cambiadas {
-                            tr {
-                                td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (c.cfdi_id) } { (c.uuid) } }
-                                td data-titulo="Emisor" { (c.emisor_nombre) br; small { (c.emisor_rfc) } }
-                                td.importe data-titulo="Total" { (pesos_texto(&c.total)) }
-                                td data-titulo="Estado en el SAT" {
-                                    (c.estado) @if !c.estatus_cancelacion.is_empty() { " · " (c.estatus_cancelacion) }
-                                }
-                                td data-titulo="Visto" { (c.cambiado_en.clone().unwrap_or_default().replace('T', " ").chars().take(16).collect::<String>()) }
-                            }
+            (listado(
+                &cambiadas[..],
+                html! { "Ningún comprobante recibido cambió de estado." },
+                html! { "Cambios de estado" },
+                &[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Emisor"), Columna::Importe("Total"), Columna::Texto("Estado en el SAT"), Columna::Texto("Visto")],
+                |c| html! {
+                    tr {
+                        td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (c.cfdi_id) } { (c.uuid) } }
+                        td data-titulo="Emisor" { (c.emisor_nombre) br; small { (c.emisor_rfc) } }
+                        td.importe data-titulo="Total" { (pesos_texto(&c.total)) }
+                        td data-titulo="Estado en el SAT" {
+                            (c.estado) @if !c.estatus_cancelacion.is_empty() { " · " (c.estatus_cancelacion) }
                         }
+                        td data-titulo="Visto" { (c.cambiado_en.clone().unwrap_or_default().replace('T', " ").chars().take(16).collect::<String>()) }
                     }
-                }
-            }
+                },
+                None,
+            ))
         }
     };
     Ok(html_con(errores.status(), pagina(ctx, "Buzón", "/panel/buzon", contenido)))
 }
 
 /// `GET /panel/buzon`.
-pub async fn buzon(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn buzon(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     pagina_buzon(&app, &ctx, paging(&params)?, &Errores::default()).await
 }
 
@@ -120,7 +105,7 @@ pub async fn responder(State(app): State<AppContext>, AxumPath(uuid): AxumPath<S
     let Accion { ctx, empresa_id, campos } = accion;
     let respuesta = campos.valor("respuesta").unwrap_or_default().to_owned();
     let result = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
         solicitudes::responder(&app, &empresa_id, &uuid, &respuesta).await
     }
     .await;

@@ -7,15 +7,14 @@ use timbra_store::ids::EmpresaId;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 
 use super::layout::{
-    Columna, Contexto, Errores, Sugerencias, Tipo, caja_errores, campo_sugerido, contexto, csrf_oculto, encabezados,
+    Columna, Contexto, Errores, Sugerencias, Tipo, busqueda, caja_errores, campo_sugerido, csrf_oculto, listado,
     pagina, paginas_de,
 };
-use super::{Accion, Campos, Pagina, Session, html_con, html_ok, paging, pesos, redirigir};
+use super::{Accion, Campos, Pagina, Session, Vista, html_con, html_ok, paging, pesos, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::clientes::{self, Clientes};
 use timbra_services::context::AppContext;
@@ -33,11 +32,11 @@ pub fn rutas() -> Router<AppContext> {
     for catalogo in [Catalogo::Clientes, Catalogo::Productos] {
         let c = catalogo;
         router = router
-            .route(c.ruta(), get(move |a, s, h, q| lista(c, a, s, h, q)).post(move |a, f| crear(c, a, f)))
-            .route(&format!("{}/nuevo", c.ruta()), get(move |a, s, h, q| nuevo(c, a, s, h, q)))
+            .route(c.ruta(), get(move |a, v| lista(c, a, v)).post(move |a, f| crear(c, a, f)))
+            .route(&format!("{}/nuevo", c.ruta()), get(move |v| nuevo(c, v)))
             .route(
                 &format!("{}/{{id}}", c.ruta()),
-                get(move |a, s, h, p, q| ficha(c, a, s, h, p, q)).post(move |a, p, f| editar(c, a, p, f)),
+                get(move |a, v, p| ficha(c, a, v, p)).post(move |a, p, f| editar(c, a, p, f)),
             )
             .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, p, f| borrar(c, a, p, f)));
     }
@@ -52,7 +51,7 @@ const MAX_SUGERENCIAS: usize = 20;
 /// person: it answers SAT's public catalogs, nothing of a company.
 async fn sugerencias(
     State(app): State<AppContext>,
-    _sesion: Session,
+    _session: Session,
     AxumPath(catalogo): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
@@ -267,12 +266,12 @@ impl Catalogo {
     async fn listar(
         self,
         app: &AppContext,
-        sesion: &Session,
+        session: &Session,
         empresa_id: &EmpresaId,
         q: Option<&str>,
         paging: &Paging,
     ) -> Result<(Vec<Registro>, i64), ApiError> {
-        sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
+        session.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
         Ok(match self {
             Catalogo::Clientes => {
                 let (filas, total) = scoped::page::<Clientes>(app, empresa_id, q, paging).await?;
@@ -288,11 +287,11 @@ impl Catalogo {
     async fn leer(
         self,
         app: &AppContext,
-        sesion: &Session,
+        session: &Session,
         empresa_id: &EmpresaId,
         id: &str,
     ) -> Result<Registro, ApiError> {
-        sesion.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
+        session.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
         Ok(match self {
             Catalogo::Clientes => Registro::Cliente(scoped::get::<Clientes>(app, empresa_id, id).await?),
             Catalogo::Productos => Registro::Producto(scoped::get::<Productos>(app, empresa_id, id).await?),
@@ -304,13 +303,13 @@ impl Catalogo {
     async fn guardar(
         self,
         app: &AppContext,
-        sesion: &Session,
+        session: &Session,
         empresa_id: &EmpresaId,
         id: Option<&str>,
         campos: &Campos,
     ) -> Result<(), ApiError> {
         let permiso = if id.is_some() { self.permisos()[2] } else { self.permisos()[1] };
-        sesion.caller.authorize(app, empresa_id, permiso).await?;
+        session.caller.authorize(app, empresa_id, permiso).await?;
         let texto = |nombre: &str| campos.valor(nombre).map(str::to_owned);
         match self {
             Catalogo::Clientes => {
@@ -350,11 +349,11 @@ impl Catalogo {
     async fn borrar(
         self,
         app: &AppContext,
-        sesion: &Session,
+        session: &Session,
         empresa_id: &EmpresaId,
         id: &str,
     ) -> Result<(), ApiError> {
-        sesion.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
+        session.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
         match self {
             Catalogo::Clientes => scoped::delete::<Clientes>(app, empresa_id, id).await,
             Catalogo::Productos => scoped::delete::<Productos>(app, empresa_id, id).await,
@@ -464,7 +463,7 @@ fn formulario(
     html! {
         (caja_errores(errores))
         form method="post" action=(accion) {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             @for c in catalogo.campos() {
                 (campo_sugerido(c.nombre, c.etiqueta, c.tipo, valor_de(campos, guardado, c.nombre).as_deref(), c.requerido, errores, c.ayuda, c.sugerencias))
             }
@@ -473,49 +472,29 @@ fn formulario(
     }
 }
 
-async fn lista(
-    catalogo: Catalogo,
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn lista(catalogo: Catalogo, State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa = ctx.empresa()?;
     let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
     let paging = paging(&params)?;
-    let (items, total) = catalogo.listar(&app, &ctx.sesion, &empresa.id, q, &paging).await?;
+    let (items, total) = catalogo.listar(&app, &ctx.session, &empresa.id, q, &paging).await?;
     let contenido = html! {
         p { a.boton href={ (catalogo.ruta()) "/nuevo" } { "Nuevo " (catalogo.singular()) } }
-        form.busqueda method="get" action=(catalogo.ruta()) role="search" {
-            div.campo {
-                label for="q" { (catalogo.busqueda()) }
-                input id="q" name="q" type="search" value=[q];
-            }
-            button type="submit" { "Buscar" }
-        }
-        @if items.is_empty() {
-            p { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay registros." } }
-        } @else {
-            table.apilada {
-                caption { (catalogo.titulo()) " de " (empresa.razon_social) }
-                (encabezados(catalogo.encabezados()))
-                tbody { @for item in &items { (item.fila(catalogo.ruta())) } }
-            }
-            (paginas_de(catalogo.ruta(), q, total, paging))
-        }
+        (busqueda(catalogo.ruta(), catalogo.busqueda(), q))
+        (listado(
+            &items[..],
+            html! { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay registros." } },
+            html! { (catalogo.titulo()) " de " (empresa.razon_social) },
+            catalogo.encabezados(),
+            |item| item.fila(catalogo.ruta()),
+            Some(paginas_de(catalogo.ruta(), q, total, paging)),
+        ))
     };
     Ok(html_ok(pagina(&ctx, catalogo.titulo(), catalogo.ruta(), contenido)))
 }
 
-async fn nuevo(
-    catalogo: Catalogo,
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn nuevo(catalogo: Catalogo, vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     ctx.empresa()?;
     let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &Campos::default(), &Errores::default());
     Ok(html_ok(pagina(&ctx, &format!("Nuevo {}", catalogo.singular()), catalogo.ruta(), contenido)))
@@ -523,7 +502,7 @@ async fn nuevo(
 
 async fn crear(catalogo: Catalogo, State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
-    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, None, &campos).await {
+    match catalogo.guardar(&app, &ctx.session, &empresa_id, None, &campos).await {
         Ok(()) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
             let errores = Errores::de(error);
@@ -541,7 +520,7 @@ fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Registro, campos:
         (formulario(catalogo, ctx, &accion, Some(guardado), campos, errores))
         h2 { "Eliminar" }
         form method="post" action={ (accion) "/borrar" } {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             p { "Las facturas ya emitidas conservan sus datos." }
             button.peligro type="submit" { "Eliminar " (catalogo.singular()) }
         }
@@ -552,14 +531,12 @@ fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Registro, campos:
 async fn ficha(
     catalogo: Catalogo,
     State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
+    vista: Vista,
     AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let ctx = vista.ctx;
     let empresa_id = ctx.empresa()?.id.clone();
-    let guardado = catalogo.leer(&app, &ctx.sesion, &empresa_id, &id).await?;
+    let guardado = catalogo.leer(&app, &ctx.session, &empresa_id, &id).await?;
     Ok(html_ok(pagina_ficha(catalogo, &ctx, &guardado, &Campos::default(), &Errores::default())))
 }
 
@@ -570,10 +547,10 @@ async fn editar(
     accion: Accion,
 ) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
-    match catalogo.guardar(&app, &ctx.sesion, &empresa_id, Some(&id), &campos).await {
+    match catalogo.guardar(&app, &ctx.session, &empresa_id, Some(&id), &campos).await {
         Ok(()) => Ok(redirigir(&format!("{}?aviso={}-guardado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
-            let guardado = catalogo.leer(&app, &ctx.sesion, &empresa_id, &id).await?;
+            let guardado = catalogo.leer(&app, &ctx.session, &empresa_id, &id).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_ficha(catalogo, &ctx, &guardado, &campos, &errores)))
         }
@@ -587,6 +564,6 @@ async fn borrar(
     accion: Accion,
 ) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    catalogo.borrar(&app, &ctx.sesion, &empresa_id, &id).await?;
+    catalogo.borrar(&app, &ctx.session, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{}?aviso={}-borrado", catalogo.ruta(), catalogo.singular())))
 }

@@ -40,7 +40,7 @@ fn firma(clave: &[u8; 32], proposito: &str, valor: &str) -> String {
 }
 
 /// The token of the session with this stored id.
-pub fn token_de_sesion(app: &AppContext, session_id: &str) -> Result<String, ApiError> {
+pub fn session_token(app: &AppContext, session_id: &str) -> Result<String, ApiError> {
     Ok(firma(&clave(app)?, "session", session_id))
 }
 

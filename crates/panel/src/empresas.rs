@@ -17,7 +17,7 @@ use super::layout::{
     Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
     seleccion,
 };
-use super::{Campos, Formulario, Pagina, Session, html_con, html_ok, redirigir};
+use super::{Campos, Formulario, Pagina, Session, Vista, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::credenciales::{self, Guardado};
 use timbra_services::cfdi::fiel;
@@ -26,7 +26,7 @@ use timbra_services::error::ApiError;
 use timbra_services::{empresas, memberships};
 use timbra_store::empresas::EmpresaRow;
 use timbra_store::fiel::FielGuardada;
-use timbra_store::memberships::MiembroRow;
+use timbra_store::memberships::MemberRow;
 
 /// Routes of the companies' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -35,9 +35,9 @@ pub fn rutas() -> Router<AppContext> {
         .route("/panel/empresas/{id}", get(detalle).post(editar))
         .route("/panel/empresas/{id}/csd", post(subir_csd))
         .route("/panel/empresas/{id}/fiel", post(subir_fiel))
-        .route("/panel/empresas/{id}/miembros", post(agregar_miembro))
-        .route("/panel/empresas/{id}/miembros/{user_id}", post(cambiar_miembro))
-        .route("/panel/empresas/{id}/miembros/{user_id}/quitar", post(quitar_miembro))
+        .route("/panel/empresas/{id}/miembros", post(add_member))
+        .route("/panel/empresas/{id}/miembros/{user_id}", post(change_member))
+        .route("/panel/empresas/{id}/miembros/{user_id}/quitar", post(remove_member))
 }
 
 /// Regímenes fiscales offered in the forms (c_RegimenFiscal; the API checks the code against
@@ -63,13 +63,8 @@ const ROLES: &[(&str, &str)] = &[
 ];
 
 /// `GET /panel`: the home page of the current company.
-pub async fn tablero(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn tablero(vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     let Some(empresa) = &ctx.empresa else {
         return Ok(redirigir("/panel/empresas?aviso=sin-empresa"));
     };
@@ -103,7 +98,7 @@ fn form_crear(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
             h2 id="nueva" { "Nueva empresa" }
             (caja_errores(errores))
             form method="post" action="/panel/empresas" {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (campo("rfc", "RFC", Tipo::Texto, campos.valor("rfc"), true, errores))
                 (campo_con("razonSocial", "Razón social", Tipo::Texto, campos.valor("razonSocial"), true, errores,
                     Some("Como en la Constancia de Situación Fiscal, sin «S.A. de C.V.»")))
@@ -145,13 +140,8 @@ fn pagina_lista(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
 }
 
 /// `GET /panel/empresas`.
-pub async fn lista(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn lista(vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     Ok(html_ok(pagina_lista(&ctx, &Campos::default(), &Errores::default())))
 }
 
@@ -163,7 +153,7 @@ fn texto(campos: &Campos, name: &str) -> Option<String> {
 /// `POST /panel/empresas`: creates the company as `POST /api/empresas` does; the new company
 /// becomes the current one.
 pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let fields = empresas::Campos {
         rfc: texto(&campos, "rfc"),
         razon_social: texto(&campos, "razonSocial"),
@@ -173,7 +163,7 @@ pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario
         sandbox: Some(campos.valor("sandbox") != Some("false")),
         ..empresas::Campos::default()
     };
-    match empresas::create(&app, &sesion.caller, fields).await {
+    match empresas::create(&app, &session.caller, fields).await {
         Ok(empresa) => {
             let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", empresa.id));
             if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
@@ -182,7 +172,7 @@ pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario
             Ok(response)
         }
         Err(error) => {
-            let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+            let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_lista(&ctx, &campos, &errores)))
         }
@@ -195,16 +185,16 @@ struct Detalle {
     fiel: Option<FielGuardada>,
     /// Whether the stored FIEL's validity ended.
     fiel_vencida: bool,
-    miembros: Vec<MiembroRow>,
+    members: Vec<MemberRow>,
 }
 
-async fn leer_detalle(app: &AppContext, sesion: &Session, id: &str) -> Result<Detalle, ApiError> {
-    sesion.caller.authorize(app, &EmpresaId::from(id), Permission::EmpresaView).await?;
-    let empresa = empresas::get(app, &sesion.caller, id).await?;
+async fn leer_detalle(app: &AppContext, session: &Session, id: &str) -> Result<Detalle, ApiError> {
+    session.caller.authorize(app, &EmpresaId::from(id), Permission::EmpresaView).await?;
+    let empresa = empresas::get(app, &session.caller, id).await?;
     let fiel = fiel::guardada(app, &EmpresaId::from(id)).await?;
     let fiel_vencida = fiel.as_ref().is_some_and(|fiel| fiel.vigencia_fin <= app.clock.now());
-    let miembros = memberships::list(app, &EmpresaId::from(id)).await.unwrap_or_default();
-    Ok(Detalle { empresa, fiel, fiel_vencida, miembros })
+    let members = memberships::list(app, &EmpresaId::from(id)).await.unwrap_or_default();
+    Ok(Detalle { empresa, fiel, fiel_vencida, members })
 }
 
 /// Which form of the company page failed, so its problems show beside it.
@@ -214,7 +204,7 @@ enum Seccion {
     Datos,
     Csd,
     Fiel,
-    Miembros,
+    Members,
 }
 
 /// The day of an instant, `AAAA-MM-DD`.
@@ -257,7 +247,7 @@ fn pagina_detalle(
             p { "RFC: " strong { (e.rfc) } " · Su rol: " (e.role) }
             (caja_errores(err(Seccion::Datos)))
             form method="post" action={ "/panel/empresas/" (id) } {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (campo("razonSocial", "Razón social", Tipo::Texto, valor(Seccion::Datos, "razonSocial").as_deref(), true, err(Seccion::Datos)))
                 (seleccion("regimenFiscal", "Régimen fiscal", REGIMENES, valor(Seccion::Datos, "regimenFiscal").as_deref(), err(Seccion::Datos)))
                 (campo("codigoPostal", "Código postal", Tipo::Texto, valor(Seccion::Datos, "codigoPostal").as_deref(), true, err(Seccion::Datos)))
@@ -297,20 +287,20 @@ fn pagina_detalle(
             (caja_errores(err(Seccion::Fiel)))
             (form_certificado(ctx, &format!("/panel/empresas/{id}/fiel"), "Subir e.firma", err(Seccion::Fiel)))
         }
-        @if !detalle.miembros.is_empty() {
+        @if !detalle.members.is_empty() {
             section aria-labelledby="miembros" {
                 h2 id="miembros" { "Miembros y roles" }
                 table {
                     caption { "Personas con acceso a esta empresa" }
                     (encabezados(&[Columna::Texto("Nombre"), Columna::Texto("Correo"), Columna::Texto("Rol"), Columna::Texto("Quitar")]))
                     tbody {
-                        @for m in &detalle.miembros {
+                        @for m in &detalle.members {
                             tr {
                                 td { (m.name) }
                                 td { (m.email) }
                                 td {
                                     form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (m.user_id) } {
-                                        (csrf_oculto(&ctx.sesion))
+                                        (csrf_oculto(&ctx.session))
                                         label.oculto for={ "rol-" (m.user_id) } { "Rol de " (m.email) }
                                         select id={ "rol-" (m.user_id) } name="role" {
                                             @for (value, text) in ROLES {
@@ -322,7 +312,7 @@ fn pagina_detalle(
                                 }
                                 td {
                                     form.en-linea method="post" action={ "/panel/empresas/" (id) "/miembros/" (m.user_id) "/quitar" } {
-                                        (csrf_oculto(&ctx.sesion))
+                                        (csrf_oculto(&ctx.session))
                                         button.peligro type="submit" aria-label={ "Quitar a " (m.email) } { "Quitar" }
                                     }
                                 }
@@ -331,12 +321,12 @@ fn pagina_detalle(
                     }
                 }
                 h3 { "Agregar miembro" }
-                (caja_errores(err(Seccion::Miembros)))
+                (caja_errores(err(Seccion::Members)))
                 form method="post" action={ "/panel/empresas/" (id) "/miembros" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     (campo("email", "Correo de un usuario registrado", Tipo::Correo,
-                        if seccion == Seccion::Miembros { campos.valor("email") } else { None }, true, err(Seccion::Miembros)))
-                    (seleccion("role", "Rol", ROLES, Some("CONTADOR"), err(Seccion::Miembros)))
+                        if seccion == Seccion::Members { campos.valor("email") } else { None }, true, err(Seccion::Members)))
+                    (seleccion("role", "Rol", ROLES, Some("CONTADOR"), err(Seccion::Members)))
                     button type="submit" { "Agregar" }
                 }
             }
@@ -348,7 +338,7 @@ fn pagina_detalle(
 fn form_certificado(ctx: &Contexto, action: &str, boton: &str, errores: &Errores) -> Markup {
     html! {
         form method="post" action=(action) enctype="multipart/form-data" {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             (campo("cerBase64", "Archivo .cer", Tipo::Archivo, None, true, errores))
             (campo("keyBase64", "Archivo .key", Tipo::Archivo, None, true, errores))
             (campo("password", "Contraseña de la llave privada", Tipo::Clave, None, true, errores))
@@ -359,7 +349,7 @@ fn form_certificado(ctx: &Contexto, action: &str, boton: &str, errores: &Errores
 
 async fn render_detalle(
     app: &AppContext,
-    sesion: Session,
+    session: Session,
     headers: &HeaderMap,
     id: &str,
     aviso: Option<&str>,
@@ -370,8 +360,8 @@ async fn render_detalle(
     if let Some(aviso) = aviso {
         params.insert("aviso".to_owned(), aviso.to_owned());
     }
-    let detalle = leer_detalle(app, &sesion, id).await?;
-    let ctx = contexto(app, sesion, headers, &params).await?;
+    let detalle = leer_detalle(app, &session, id).await?;
+    let ctx = contexto(app, session, headers, &params).await?;
     Ok(match fallo {
         Some((seccion, campos, error)) => {
             let errores = Errores::de(error);
@@ -391,12 +381,12 @@ async fn render_detalle(
 /// `GET /panel/empresas/{id}`.
 pub async fn detalle(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    render_detalle(&app, sesion, &headers, &id, params.get("aviso").map(String::as_str), None, None).await
+    render_detalle(&app, session, &headers, &id, params.get("aviso").map(String::as_str), None, None).await
 }
 
 /// `POST /panel/empresas/{id}`: the company's update, as `PATCH /api/empresas/{id}` does it.
@@ -406,7 +396,7 @@ pub async fn editar(
     AxumPath(id): AxumPath<String>,
     formulario: Formulario,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let fields = empresas::Campos {
         razon_social: texto(&campos, "razonSocial"),
         regimen_fiscal: texto(&campos, "regimenFiscal"),
@@ -418,14 +408,14 @@ pub async fn editar(
         ..empresas::Campos::default()
     };
     let result = async {
-        sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
-        empresas::update(&app, &sesion.caller, &id, fields).await
+        session.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
+        empresas::update(&app, &session.caller, &id, fields).await
     }
     .await;
     match result {
         Ok(_) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=empresa-guardada"))),
         Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Datos, campos, error)), None).await
+            render_detalle(&app, session, &headers, &id, None, Some((Seccion::Datos, campos, error)), None).await
         }
     }
 }
@@ -442,11 +432,11 @@ fn resultado_certificado(que: &str, guardado: &Guardado) -> Markup {
 }
 
 async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Formulario, csd: bool) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let (cer, key) = (texto(&campos, "cerBase64"), texto(&campos, "keyBase64"));
     let password = campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
     let result = async {
-        sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaCsd).await?;
+        session.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaCsd).await?;
         if csd {
             credenciales::subir_csd(&app, &EmpresaId::from(&id), cer, key, password).await
         } else {
@@ -458,9 +448,9 @@ async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Form
     match result {
         Ok(guardado) => {
             let que = if csd { "CSD" } else { "e.firma" };
-            render_detalle(&app, sesion, &headers, &id, None, None, Some(resultado_certificado(que, &guardado))).await
+            render_detalle(&app, session, &headers, &id, None, None, Some(resultado_certificado(que, &guardado))).await
         }
-        Err(error) => render_detalle(&app, sesion, &headers, &id, None, Some((seccion, campos, error)), None).await,
+        Err(error) => render_detalle(&app, session, &headers, &id, None, Some((seccion, campos, error)), None).await,
     }
 }
 
@@ -484,73 +474,77 @@ pub async fn subir_fiel(
     subir(app, headers, id, formulario, false).await
 }
 
+/// The answer of a form of the members' section: back to the section with the notice `aviso`
+/// when `result` is done, else the company's page again with the form and its problem.
+async fn after_members_form(
+    app: &AppContext,
+    session: Session,
+    headers: &HeaderMap,
+    id: &str,
+    campos: Campos,
+    result: Result<(), ApiError>,
+    aviso: &str,
+) -> Pagina {
+    match result {
+        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso={aviso}#miembros"))),
+        Err(error) => {
+            render_detalle(app, session, headers, id, None, Some((Seccion::Members, campos, error)), None).await
+        }
+    }
+}
+
 /// `POST /panel/empresas/{id}/miembros`: adds the member as the API does.
-pub async fn agregar_miembro(
+pub async fn add_member(
     State(app): State<AppContext>,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
     formulario: Formulario,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let result = async {
-        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
         let email = campos.valor("email").unwrap_or_default();
         memberships::add(&app, access.role, &EmpresaId::from(&id), email, role).await.map(drop)
     }
     .await;
-    match result {
-        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-agregado#miembros"))),
-        Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
-        }
-    }
+    after_members_form(&app, session, &headers, &id, campos, result, "miembro-agregado").await
 }
 
 /// `POST /panel/empresas/{id}/miembros/{user_id}`: changes the role as the API does.
-pub async fn cambiar_miembro(
+pub async fn change_member(
     State(app): State<AppContext>,
     headers: HeaderMap,
     AxumPath((id, user_id)): AxumPath<(String, String)>,
     formulario: Formulario,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let result = async {
-        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
         memberships::change_role(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id), role)
             .await
             .map(drop)
     }
     .await;
-    match result {
-        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-guardado#miembros"))),
-        Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
-        }
-    }
+    after_members_form(&app, session, &headers, &id, campos, result, "miembro-guardado").await
 }
 
 /// `POST /panel/empresas/{id}/miembros/{user_id}/quitar`: removes the member as the API does
 /// (leaving a company oneself takes only a role in it).
-pub async fn quitar_miembro(
+pub async fn remove_member(
     State(app): State<AppContext>,
     headers: HeaderMap,
     AxumPath((id, user_id)): AxumPath<(String, String)>,
     formulario: Formulario,
 ) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let result = async {
         let permission =
-            if user_id == sesion.caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
-        let access = sesion.caller.authorize(&app, &EmpresaId::from(&id), permission).await?;
+            if user_id == session.caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), permission).await?;
         memberships::remove(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id)).await
     }
     .await;
-    match result {
-        Ok(()) => Ok(redirigir(&format!("/panel/empresas/{id}?aviso=miembro-quitado#miembros"))),
-        Err(error) => {
-            render_detalle(&app, sesion, &headers, &id, None, Some((Seccion::Miembros, campos, error)), None).await
-        }
-    }
+    after_members_form(&app, session, &headers, &id, campos, result, "miembro-quitado").await
 }

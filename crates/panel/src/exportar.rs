@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::routing::get;
 use maud::{Markup, html};
 
 use super::layout::{Contexto, Errores, Tipo, caja_errores, campo, contexto, csrf_oculto, pagina, seleccion};
-use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
+use super::{Campos, Formulario, Pagina, Vista, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::exportacion::{self, Estado, Pedido};
 use timbra_services::context::AppContext;
@@ -29,13 +29,8 @@ const TIPOS: &[(&str, &str)] =
 const RECIENTES: i64 = 10;
 
 /// `GET /panel/exportar`.
-pub async fn ver(
-    State(app): State<AppContext>,
-    sesion: super::Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn ver(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     pagina_exportar(&app, &ctx, &Campos::default(), &Errores::default()).await
 }
 
@@ -99,7 +94,7 @@ fn estado(status: &str) -> &'static str {
 
 async fn pagina_exportar(app: &AppContext, ctx: &Contexto, form: &Campos, errores: &Errores) -> Pagina {
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiDescargar).await?;
+    ctx.session.caller.authorize(app, &empresa.id, Permission::CfdiDescargar).await?;
     let exportaciones = exportacion::recientes(app, &empresa.id, RECIENTES).await?;
     let hoy = timbra_services::cfdi::hora_local(app.clock.now()).date();
     let primero = hoy.replace_day(1).unwrap_or(hoy).to_string();
@@ -111,7 +106,7 @@ async fn pagina_exportar(app: &AppContext, ctx: &Contexto, form: &Campos, errore
             h2 id="nueva-exportacion" { "Exportar" }
             (caja_errores(errores))
             form method="post" action="/panel/exportar" {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (campo("desde", "Desde (AAAA-MM-DD)", Tipo::Texto, Some(form.valor("desde").unwrap_or(&primero)), true, errores))
                 (campo("hasta", "Hasta (AAAA-MM-DD, incluido)", Tipo::Texto, Some(form.valor("hasta").unwrap_or(&hoy.to_string())), true, errores))
                 (seleccion("tipo", "Comprobantes", TIPOS, form.valor("tipo"), errores))
@@ -130,21 +125,21 @@ async fn pagina_exportar(app: &AppContext, ctx: &Contexto, form: &Campos, errore
 }
 
 /// `GET /panel/exportar/lista`: the list alone (htmx polling).
-pub async fn lista(State(app): State<AppContext>, sesion: super::Session, headers: HeaderMap) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+pub async fn lista(State(app): State<AppContext>, session: super::Session, headers: HeaderMap) -> Pagina {
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(&app, &empresa.id, Permission::CfdiDescargar).await?;
+    ctx.session.caller.authorize(&app, &empresa.id, Permission::CfdiDescargar).await?;
     let exportaciones = exportacion::recientes(&app, &empresa.id, RECIENTES).await?;
     Ok(html_ok(tabla(&exportaciones)))
 }
 
 /// `POST /panel/exportar`: queues the export, back to the page where it shows.
 pub async fn pedir(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let Formulario { session, campos } = formulario;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let resultado = async {
-        let caller = &ctx.sesion.caller;
+        let caller = &ctx.session.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiDescargar).await?;
         let valor = |nombre: &str| campos.valor(nombre).map(str::to_owned).filter(|v| !v.trim().is_empty());
         let pedido = Pedido {

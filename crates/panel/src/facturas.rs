@@ -12,15 +12,17 @@ use std::collections::HashMap;
 use timbra_store::ids::{CfdiId, EmpresaId};
 
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
+use axum::extract::{Path as AxumPath, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
-use super::layout::{Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, pagina};
-use super::{Accion, Campos, Pagina, Session, cuerpo, html_con, html_ok, pesos, pesos_texto, redirigir};
+use super::layout::{
+    Columna, Contexto, Errores, caja_errores, contexto, csrf_oculto, encabezados, error_api, listado, pagina,
+};
+use super::{Accion, Campos, Pagina, Session, Vista, cuerpo, html_con, html_ok, pesos, pesos_texto, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::consulta::{self, Concepto};
 use timbra_services::cfdi::credenciales::rfc3339;
@@ -224,10 +226,10 @@ async fn pagina_nueva(
     let empresa = ctx.empresa()?;
     // The form offers the newest 100 customers and products (as `GET /api/clientes?pageSize=100`).
     let cien = Paging { page: 1, page_size: 100 };
-    ctx.sesion.caller.authorize(app, &empresa.id, Permission::ClienteView).await?;
+    ctx.session.caller.authorize(app, &empresa.id, Permission::ClienteView).await?;
     let (clientes, _): (Vec<ClienteRow>, i64) =
         scoped::page::<timbra_services::clientes::Clientes>(app, &empresa.id, None, &cien).await?;
-    ctx.sesion.caller.authorize(app, &empresa.id, Permission::ProductoView).await?;
+    ctx.session.caller.authorize(app, &empresa.id, Permission::ProductoView).await?;
     let (productos, _): (Vec<ProductoRow>, i64) =
         scoped::page::<timbra_services::productos::Productos>(app, &empresa.id, None, &cien).await?;
     let lineas = campos.todos("descripcion").len().max(1);
@@ -241,7 +243,7 @@ async fn pagina_nueva(
         }
         form id="factura" method="post" action="/panel/facturas"
             hx-post="/panel/facturas/vista-previa" hx-trigger="input delay:400ms, change" hx-target="#totales" hx-swap="innerHTML" {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             fieldset {
                 legend { "Receptor y pago" }
                 div.linea {
@@ -276,21 +278,16 @@ async fn pagina_nueva(
 }
 
 /// `GET /panel/facturas/nueva`.
-pub async fn nueva(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn nueva(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     let previa = html! { p { "Escriba los conceptos: los totales se calculan al escribir." } };
     Ok(html_ok(pagina_nueva(&app, &ctx, &Campos::default(), &Errores::default(), previa).await?))
 }
 
 /// The totals of the comprobante the form would stamp, or what keeps it from being built.
-async fn calcular(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId, campos: &Campos) -> Markup {
+async fn calcular(app: &AppContext, session: &Session, empresa_id: &EmpresaId, campos: &Campos) -> Markup {
     let factura = async {
-        sesion.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
+        session.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(cuerpo_factura(campos))?;
         factura::preparar(app, empresa_id, body, app.clock.now()).await
     }
@@ -349,14 +346,14 @@ fn nombre_campo(campo: &str) -> String {
 /// `POST /panel/facturas/vista-previa` (htmx, as the person types): the totals fragment.
 pub async fn vista_previa(State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
-    Ok(html_ok(calcular(&app, &ctx.sesion, &empresa_id, &campos).await))
+    Ok(html_ok(calcular(&app, &ctx.session, &empresa_id, &campos).await))
 }
 
 /// `POST /panel/facturas`: stamps the form's invoice as `POST /api/cfdi/timbrar` does.
 pub async fn timbrar(State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let result = async {
-        let caller = &ctx.sesion.caller;
+        let caller = &ctx.session.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         let json = cuerpo_factura(&campos);
         let bytes = json.to_string();
@@ -369,7 +366,7 @@ pub async fn timbrar(State(app): State<AppContext>, accion: Accion) -> Pagina {
             Ok(redirigir(&format!("/panel/facturas/{}?aviso=factura-timbrada", timbrada.cfdi_id().unwrap_or_default())))
         }
         Err(error) => {
-            let previa = calcular(&app, &ctx.sesion, &empresa_id, &campos).await;
+            let previa = calcular(&app, &ctx.session, &empresa_id, &campos).await;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_nueva(&app, &ctx, &campos, &errores, previa).await?))
         }
@@ -395,18 +392,13 @@ fn estado(factura: &CfdiRow) -> String {
 }
 
 /// `GET /panel/facturas`: the list with filters and search.
-pub async fn lista(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn lista(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa = ctx.empresa()?;
     let filtro = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
     let page = filtro("page").and_then(|p| p.parse::<i64>().ok()).unwrap_or(1);
     let resultado = async {
-        let access = ctx.sesion.caller.authorize(&app, &empresa.id, Permission::CfdiView).await?;
+        let access = ctx.session.caller.authorize(&app, &empresa.id, Permission::CfdiView).await?;
         let offset = consulta::saltar(page, POR_PAGINA, POR_PAGINA)?;
         let texto = |name: &str| filtro(name).map(str::to_owned);
         let pedida = consulta::Consulta {
@@ -417,7 +409,7 @@ pub async fn lista(
             hasta: texto("hasta"),
             ..consulta::Consulta::default()
         };
-        let filtro = consulta::filtro(&pedida, consulta::ve_nomina(&ctx.sesion.caller, &access))?;
+        let filtro = consulta::filtro(&pedida, consulta::ve_nomina(&ctx.session.caller, &access))?;
         consulta::listar(&app, &empresa.id, &filtro, POR_PAGINA, offset).await
     }
     .await;
@@ -446,33 +438,31 @@ pub async fn lista(
             button type="submit" { "Filtrar" }
         }
         @if let Some(error) = &error { (error_api(error)) }
-        @if facturas.is_empty() {
-            p { "No hay facturas con estos filtros." }
-        } @else {
-            table.apilada {
-                caption { "Facturas emitidas" }
-                (encabezados(&[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Serie y folio"), Columna::Texto("Fecha"), Columna::Texto("Receptor"), Columna::Importe("Total"), Columna::Texto("Estado")]))
-                tbody {
-                    @for f in &facturas {
-                        tr {
-                            td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (f.id) } { (f.uuid) } }
-                            td data-titulo="Serie y folio" { (f.serie.as_deref().unwrap_or_default()) "-" (f.folio.as_deref().unwrap_or_default()) }
-                            td data-titulo="Fecha" { (fecha(f)) }
-                            td data-titulo="Receptor" { (f.receptor_nombre) br; small { (f.receptor_rfc) } }
-                            td.importe data-titulo="Total" { (pesos(f.total.0)) }
-                            td data-titulo="Estado" { (estado(f)) }
-                        }
+        (listado(
+            &facturas[..],
+            html! { "No hay facturas con estos filtros." },
+            html! { "Facturas emitidas" },
+            &[Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Serie y folio"), Columna::Texto("Fecha"), Columna::Texto("Receptor"), Columna::Importe("Total"), Columna::Texto("Estado")],
+            |f| html! {
+                tr {
+                    td.uuid data-titulo="UUID" { a href={ "/panel/facturas/" (f.id) } { (f.uuid) } }
+                    td data-titulo="Serie y folio" { (f.serie.as_deref().unwrap_or_default()) "-" (f.folio.as_deref().unwrap_or_default()) }
+                    td data-titulo="Fecha" { (fecha(f)) }
+                    td data-titulo="Receptor" { (f.receptor_nombre) br; small { (f.receptor_rfc) } }
+                    td.importe data-titulo="Total" { (pesos(f.total.0)) }
+                    td data-titulo="Estado" { (estado(f)) }
+                }
+            },
+            Some(html! {
+                nav.paginas aria-label="Páginas" {
+                    span { (total) " en total · página " (page) }
+                    @if page > 1 { a href={ "/panel/facturas?page=" (page - 1) (filtros) } rel="prev" { "← Anterior" } }
+                    @if page * POR_PAGINA < total {
+                        a href={ "/panel/facturas?page=" (page + 1) (filtros) } rel="next" { "Siguiente →" }
                     }
                 }
-            }
-            nav.paginas aria-label="Páginas" {
-                span { (total) " en total · página " (page) }
-                @if page > 1 { a href={ "/panel/facturas?page=" (page - 1) (filtros) } rel="prev" { "← Anterior" } }
-                @if page * POR_PAGINA < total {
-                    a href={ "/panel/facturas?page=" (page + 1) (filtros) } rel="next" { "Siguiente →" }
-                }
-            }
-        }
+            }),
+        ))
     };
     Ok(html_ok(pagina(&ctx, "Facturas", "/panel/facturas", contenido)))
 }
@@ -493,8 +483,8 @@ struct Factura {
 
 async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, timbra_services::error::ApiError> {
     let empresa_id = ctx.empresa.as_ref().map_or_else(|| EmpresaId::from(""), |e| e.id.clone());
-    let access = ctx.sesion.caller.authorize(app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = consulta::ve_nomina(&ctx.sesion.caller, &access);
+    let access = ctx.session.caller.authorize(app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = consulta::ve_nomina(&ctx.session.caller, &access);
     let (fila, conceptos) = consulta::leer(app, &empresa_id, id, ve_nomina).await?;
     Ok(Factura { fila, conceptos: consulta::conceptos(&conceptos) })
 }
@@ -556,7 +546,7 @@ fn pagina_detalle(
         section aria-labelledby="correo" {
             h2 id="correo" { "Enviar por correo" }
             form method="post" action={ "/panel/facturas/" (id) "/correo" } {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (super::layout::campo("para", "Para (vacío: el correo del cliente; varias direcciones separadas por comas)",
                     super::layout::Tipo::Texto, campos.valor("para"), false, errores))
                 button type="submit" { @if correos.is_empty() { "Enviar XML y PDF" } @else { "Reenviar XML y PDF" } }
@@ -585,7 +575,7 @@ fn pagina_detalle(
                 h2 id="cancelar" { "Cancelar factura" }
                 (caja_errores(errores))
                 form method="post" action={ "/panel/facturas/" (id) "/cancelar" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     (super::layout::seleccion("motivo", "Motivo de cancelación", MOTIVOS, campos.valor("motivo"), errores))
                     (super::layout::campo("folioSustitucion", "Folio fiscal que la sustituye (solo motivo 01)",
                         super::layout::Tipo::Texto, campos.valor("folioSustitucion"), false, errores))
@@ -599,14 +589,8 @@ fn pagina_detalle(
 }
 
 /// `GET /panel/facturas/{id}`: the invoice with its full UUID, downloads and cancellation.
-pub async fn detalle(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn detalle(State(app): State<AppContext>, vista: Vista, AxumPath(id): AxumPath<String>) -> Pagina {
+    let ctx = vista.ctx;
     ctx.empresa()?;
     let factura = leer(&app, &ctx, &id).await?;
     let correos = correos_de(&app, &ctx, &id).await;
@@ -618,7 +602,7 @@ pub async fn detalle(
 pub async fn cancelar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let result = async {
-        let caller = &ctx.sesion.caller;
+        let caller = &ctx.session.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
         // The invoice first: an id of another company is CANCEL_002 whatever the form says.
         let fila = cancelacion::buscar(&app, &empresa_id, &id, consulta::ve_nomina(caller, &access)).await?;
@@ -651,7 +635,7 @@ pub async fn enviar_correo(State(app): State<AppContext>, AxumPath(id): AxumPath
         .map(str::to_owned)
         .collect();
     let result = async {
-        let caller = &ctx.sesion.caller;
+        let caller = &ctx.session.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         consulta::leer(&app, &empresa_id, &id, consulta::ve_nomina(caller, &access)).await?;
         let para = (!para.is_empty()).then_some(para.as_slice());
@@ -671,15 +655,15 @@ pub async fn enviar_correo(State(app): State<AppContext>, AxumPath(id): AxumPath
 
 async fn archivo(
     app: AppContext,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     id: String,
     pdf: bool,
 ) -> Result<Response, super::Fallo> {
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let access = ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
-    let ve_nomina = consulta::ve_nomina(&ctx.sesion.caller, &access);
+    let access = ctx.session.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    let ve_nomina = consulta::ve_nomina(&ctx.session.caller, &access);
     let archivo = if pdf {
         archivos::pdf_de(&app, &empresa_id, &id, ve_nomina).await?
     } else {
@@ -691,19 +675,19 @@ async fn archivo(
 /// `GET /panel/facturas/{id}/xml`: the XML download, as the API's.
 pub async fn descargar_xml(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {
-    archivo(app, sesion, headers, id, false).await
+    archivo(app, session, headers, id, false).await
 }
 
 /// `GET /panel/facturas/{id}/pdf`: the PDF download, as the API's.
 pub async fn descargar_pdf(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Pagina {
-    archivo(app, sesion, headers, id, true).await
+    archivo(app, session, headers, id, true).await
 }

@@ -68,7 +68,7 @@ pub struct EmpresaActual {
 /// Everything the shell needs: the person, their companies, the current one, the notice.
 pub struct Contexto {
     /// The session.
-    pub sesion: Session,
+    pub session: Session,
     /// The person's companies (what `GET /api/empresas` lists).
     pub empresas: Vec<EmpresaRow>,
     /// The company chosen (query `empresa`, else the cookie, else the first).
@@ -88,11 +88,11 @@ impl Contexto {
 /// does not belong to is a 404; a stale cookie is ignored.
 pub async fn contexto(
     app: &AppContext,
-    sesion: Session,
+    session: Session,
     headers: &HeaderMap,
     params: &HashMap<String, String>,
 ) -> Result<Contexto, Fallo> {
-    let empresas = timbra_services::empresas::list(app, &sesion.caller).await?;
+    let empresas = timbra_services::empresas::list(app, &session.caller).await?;
     let pedida = params.get("empresa").map(String::as_str).filter(|id| !id.is_empty());
     let elegida = match pedida {
         Some(id) => Some(id.to_owned()),
@@ -102,19 +102,19 @@ pub async fn contexto(
             .map(str::to_owned),
     };
     let empresa = match elegida {
-        Some(id) => Some(empresa_actual(app, &sesion, &EmpresaId::from(id)).await?),
+        Some(id) => Some(empresa_actual(app, &session, &EmpresaId::from(id)).await?),
         None => None,
     };
     let aviso = params.get("aviso").and_then(|clave| aviso(clave));
-    Ok(Contexto { sesion, empresas, empresa, aviso })
+    Ok(Contexto { session, empresas, empresa, aviso })
 }
 
 /// The company `id` as the person may see it: the same role check as the API (404 page when
 /// they have no role there).
-pub async fn empresa_actual(app: &AppContext, sesion: &Session, id: &EmpresaId) -> Result<EmpresaActual, Fallo> {
-    let access = sesion.caller.authorize(app, id, Permission::CfdiView).await?;
+pub async fn empresa_actual(app: &AppContext, session: &Session, id: &EmpresaId) -> Result<EmpresaActual, Fallo> {
+    let access = session.caller.authorize(app, id, Permission::CfdiView).await?;
     let mut conn = app.db.conn().await?;
-    let fila = timbra_store::empresas::leer(&mut conn, &sesion.caller.user_id, id)
+    let fila = timbra_store::empresas::leer(&mut conn, &session.caller.user_id, id)
         .await?
         .ok_or_else(|| ApiError::new(Code::NotFound, "company not found"))?;
     let saldo = timbra_store::timbres::saldo(&mut conn, id).await?;
@@ -201,7 +201,7 @@ fn cabeza(titulo: &str) -> Markup {
 /// A page of a logged-in person: header, navigation, notice, content. `actual` is the path of
 /// the navigation entry to mark.
 pub fn pagina(ctx: &Contexto, titulo: &str, actual: &str, contenido: Markup) -> Markup {
-    let csrf_header = format!(r#"{{"X-CSRF-Token": "{}"}}"#, ctx.sesion.csrf);
+    let csrf_header = format!(r#"{{"X-CSRF-Token": "{}"}}"#, ctx.session.csrf);
     html! {
         (DOCTYPE)
         html lang="es-MX" {
@@ -230,8 +230,8 @@ pub fn pagina(ctx: &Contexto, titulo: &str, actual: &str, contenido: Markup) -> 
                         }
                     }
                     form.salir method="post" action="/panel/salir" {
-                        input type="hidden" name=(csrf::CAMPO) value=(ctx.sesion.csrf);
-                        span.quien { (ctx.sesion.email) }
+                        input type="hidden" name=(csrf::CAMPO) value=(ctx.session.csrf);
+                        span.quien { (ctx.session.email) }
                         button type="submit" { "Salir" }
                     }
                 }
@@ -467,8 +467,8 @@ pub fn seleccion(
 }
 
 /// The hidden CSRF field of a form.
-pub fn csrf_oculto(sesion: &Session) -> Markup {
-    html! { input type="hidden" name=(csrf::CAMPO) value=(sesion.csrf); }
+pub fn csrf_oculto(session: &Session) -> Markup {
+    html! { input type="hidden" name=(csrf::CAMPO) value=(session.csrf); }
 }
 
 /// A column of a list table.
@@ -495,6 +495,44 @@ pub fn encabezados(columnas: &[Columna]) -> Markup {
                 }
             }
         } }
+    }
+}
+
+/// A list of `filas`: the line `vacia` when there are none, else their table (stacked on
+/// narrow screens) with its caption, its heading row ([`encabezados`]), one row each
+/// (`fila`), and `pie` under it (the page links). The lists of every page share it.
+pub fn listado<T>(
+    filas: &[T],
+    vacia: Markup,
+    caption: Markup,
+    columnas: &[Columna],
+    fila: impl Fn(&T) -> Markup,
+    pie: Option<Markup>,
+) -> Markup {
+    html! {
+        @if filas.is_empty() {
+            p { (vacia) }
+        } @else {
+            table.apilada {
+                caption { (caption) }
+                (encabezados(columnas))
+                tbody { @for f in filas { (fila(f)) } }
+            }
+            @if let Some(pie) = pie { (pie) }
+        }
+    }
+}
+
+/// The search form of a list at `ruta`: one search field `q` labelled `etiqueta`.
+pub fn busqueda(ruta: &str, etiqueta: &str, q: Option<&str>) -> Markup {
+    html! {
+        form.busqueda method="get" action=(ruta) role="search" {
+            div.campo {
+                label for="q" { (etiqueta) }
+                input id="q" name="q" type="search" value=[q];
+            }
+            button type="submit" { "Buscar" }
+        }
     }
 }
 
@@ -530,11 +568,11 @@ pub fn paginas_breves(ruta: &str, total: i64, paging: timbra_store::Paging) -> M
 /// as every page) and goes back to the dashboard.
 pub async fn cambiar_empresa(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, Fallo> {
     let id = params.get("id").cloned().unwrap_or_default();
-    let empresa = empresa_actual(&app, &sesion, &EmpresaId::from(&id)).await?;
+    let empresa = empresa_actual(&app, &session, &EmpresaId::from(&id)).await?;
     let mut response = redirigir("/panel");
     if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
         response.headers_mut().insert(header::SET_COOKIE, value);

@@ -20,7 +20,7 @@ pub mod marca;
 pub mod nomina;
 pub mod recibos;
 pub mod retenciones;
-pub mod sesion;
+pub mod session;
 pub mod textos;
 pub mod webhooks;
 
@@ -47,11 +47,11 @@ pub const EMPRESA_COOKIE: &str = "timbra_empresa";
 /// The dashboard's routes (mounted by `router::build`, outside the OpenAPI table).
 pub fn router() -> Router<AppContext> {
     Router::new()
-        .route("/", get(sesion::inicio))
+        .route("/", get(session::inicio))
         .route("/panel", get(empresas::tablero))
-        .route("/panel/entrar", get(sesion::entrar_form).post(sesion::entrar))
-        .route("/panel/registro", get(sesion::registro_form).post(sesion::registrar))
-        .route("/panel/salir", post(sesion::salir))
+        .route("/panel/entrar", get(session::entrar_form).post(session::entrar))
+        .route("/panel/registro", get(session::registro_form).post(session::registrar))
+        .route("/panel/salir", post(session::salir))
         .route("/panel/estatico/{archivo}", get(layout::estatico))
         .route("/panel/empresa", get(layout::cambiar_empresa))
         .merge(empresas::rutas())
@@ -206,7 +206,7 @@ impl FromRequestParts<AppContext> for Session {
         let Credential::Session { session_id } = &caller.credential else {
             return Err(Fallo::Redirigir(ENTRAR.to_owned()));
         };
-        let csrf = csrf::token_de_sesion(app, session_id)?;
+        let csrf = csrf::session_token(app, session_id)?;
         let email = {
             let mut conn = app.db.conn().await?;
             timbra_store::users::email(&mut conn, &caller.user_id).await?
@@ -247,7 +247,7 @@ impl Campos {
 /// `X-CSRF-Token`, which htmx sends); without one the answer is the 403 page.
 pub struct Formulario {
     /// Who sent it.
-    pub sesion: Session,
+    pub session: Session,
     /// What they sent.
     pub campos: Campos,
 }
@@ -257,10 +257,10 @@ impl FromRequest<AppContext> for Formulario {
 
     async fn from_request(request: Request, app: &AppContext) -> Result<Self, Self::Rejection> {
         let (mut parts, body) = request.into_parts();
-        let sesion = Session::from_request_parts(&mut parts, app).await?;
+        let session = Session::from_request_parts(&mut parts, app).await?;
         let campos = leer_campos(&parts.headers, Request::from_parts(parts.clone(), body), app).await?;
-        let campos = csrf::comprobar(&parts.headers, campos, &sesion.csrf)?;
-        Ok(Formulario { sesion, campos })
+        let campos = csrf::comprobar(&parts.headers, campos, &session.csrf)?;
+        Ok(Formulario { session, campos })
     }
 }
 
@@ -284,7 +284,7 @@ impl Accion {
         app: &AppContext,
         permission: timbra_services::auth::roles::Permission,
     ) -> Result<timbra_services::auth::caller::EmpresaAccess, ApiError> {
-        self.ctx.sesion.caller.authorize(app, &self.empresa_id, permission).await
+        self.ctx.session.caller.authorize(app, &self.empresa_id, permission).await
     }
 }
 
@@ -293,10 +293,36 @@ impl FromRequest<AppContext> for Accion {
 
     async fn from_request(request: Request, app: &AppContext) -> Result<Self, Self::Rejection> {
         let headers = request.headers().clone();
-        let Formulario { sesion, campos } = Formulario::from_request(request, app).await?;
-        let ctx = layout::contexto(app, sesion, &headers, &std::collections::HashMap::new()).await?;
+        let Formulario { session, campos } = Formulario::from_request(request, app).await?;
+        let ctx = layout::contexto(app, session, &headers, &std::collections::HashMap::new()).await?;
         let empresa_id = ctx.empresa()?.id.clone();
         Ok(Accion { ctx, empresa_id, campos })
+    }
+}
+
+/// A page read by a logged-in person: the page's context (the person, their companies, the
+/// current one, the notice the query names) and the query. The pages of every area start
+/// here, as their form actions start at [`Accion`].
+pub struct Vista {
+    /// The page's context.
+    pub ctx: layout::Contexto,
+    /// The query (`empresa`, `aviso`, `page`, filters).
+    pub params: std::collections::HashMap<String, String>,
+}
+
+impl FromRequestParts<AppContext> for Vista {
+    type Rejection = Fallo;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppContext) -> Result<Self, Self::Rejection> {
+        let session = Session::from_request_parts(parts, app).await?;
+        let axum::extract::Query(params) =
+            axum::extract::Query::<std::collections::HashMap<String, String>>::from_request_parts(parts, app)
+                .await
+                .map_err(|e| {
+                    ApiError::new(Code::Request001, format!("the query could not be read: {}", e.body_text()))
+                })?;
+        let ctx = layout::contexto(app, session, &parts.headers, &params).await?;
+        Ok(Vista { ctx, params })
     }
 }
 

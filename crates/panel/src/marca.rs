@@ -15,7 +15,7 @@ use base64::Engine;
 use maud::{Markup, html};
 
 use super::layout::{Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, pagina};
-use super::{Campos, Formulario, Pagina, html_con, html_ok, redirigir};
+use super::{Campos, Formulario, Pagina, Vista, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
@@ -43,19 +43,14 @@ fn imagen(color: &str, nota: &str) -> Markup {
 }
 
 /// `GET /panel/marca`.
-pub async fn ver(
-    State(app): State<AppContext>,
-    sesion: super::Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn ver(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     pagina_marca(&app, &ctx, None, &Errores::default()).await
 }
 
 async fn pagina_marca(app: &AppContext, ctx: &Contexto, form: Option<&Campos>, errores: &Errores) -> Pagina {
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(app, &empresa.id, Permission::EmpresaView).await?;
+    ctx.session.caller.authorize(app, &empresa.id, Permission::EmpresaView).await?;
     let guardada = marca::de_empresa(app, &empresa.id).await?;
     let color = form
         .and_then(|f| f.valor("colorPrimario"))
@@ -73,7 +68,7 @@ async fn pagina_marca(app: &AppContext, ctx: &Contexto, form: Option<&Campos>, e
                 h2 id="ajustes-marca" { "Marca" }
                 (caja_errores(errores))
                 form method="post" action="/panel/marca" enctype="multipart/form-data" {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     (campo_con("logo", "Logotipo (PNG o JPEG, hasta 1 MB)", Tipo::Archivo, None, false, errores,
                         Some(if guardada.logo_png.is_some() { "Ya tiene un logotipo; suba otro para reemplazarlo." } else { "Aún no tiene logotipo." })))
                     @if guardada.logo_png.is_some() {
@@ -110,13 +105,13 @@ async fn pagina_marca(app: &AppContext, ctx: &Contexto, form: Option<&Campos>, e
 /// `GET /panel/marca/vista`: the preview image for the values typed (htmx).
 pub async fn vista(
     State(app): State<AppContext>,
-    sesion: super::Session,
+    session: super::Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(&app, &empresa.id, Permission::EmpresaView).await?;
+    ctx.session.caller.authorize(&app, &empresa.id, Permission::EmpresaView).await?;
     let valor = |nombre: &str| params.get(nombre).map(String::as_str).unwrap_or_default();
     Ok(html_ok(imagen(valor("colorPrimario"), valor("notaPie"))))
 }
@@ -125,13 +120,13 @@ pub async fn vista(
 /// and the color and note of the query (the service renders it).
 pub async fn vista_svg(
     State(app): State<AppContext>,
-    sesion: super::Session,
+    session: super::Session,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(&app, &empresa.id, Permission::EmpresaView).await?;
+    ctx.session.caller.authorize(&app, &empresa.id, Permission::EmpresaView).await?;
     let guardada = marca::de_empresa(&app, &empresa.id).await?;
     let valor = |nombre: &str| params.get(nombre).map(String::as_str).unwrap_or_default();
     let svg = marca::vista_previa_svg(
@@ -155,11 +150,11 @@ pub async fn vista_svg(
 
 /// `POST /panel/marca`: the logo (replaced or removed), color and note, then back to the page.
 pub async fn guardar(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let Formulario { session, campos } = formulario;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
     let resultado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
         let cambio = CambioPdf {
             color_primario: Some(campos.valor("colorPrimario").unwrap_or_default().to_owned()),
             nota_pie: Some(campos.valor("notaPie").unwrap_or_default().to_owned()),

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
+use axum::extract::{Path as AxumPath, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -18,11 +18,11 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use super::layout::{
-    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, paginas_de,
-    seleccion,
+    Columna, Contexto, Errores, Tipo, busqueda, caja_errores, campo_con, contexto, csrf_oculto, listado, pagina,
+    paginas_de, seleccion,
 };
 use super::{
-    Accion, Campos, Formulario, Pagina, Session, cuerpo, descarga, html_con, html_ok, paging, paging_de, pesos,
+    Accion, Campos, Formulario, Pagina, Session, Vista, cuerpo, descarga, html_con, html_ok, paging, paging_de, pesos,
     redirigir,
 };
 use timbra_nomina::ResultadoNomina;
@@ -199,7 +199,7 @@ fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&Resultad
         form id="calculadora" method="post" action="/panel/nomina/calculadora"
             hx-post="/panel/nomina/calculadora" hx-trigger="submit, input delay:400ms, change"
             hx-target="#resultado" hx-swap="outerHTML" {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             div.linea {
                 (campo_con("salarioDiario", "Salario diario", Tipo::Importe, campos.valor("salarioDiario"), true, errores, None))
                 (campo_con("salarioDiarioIntegrado", "Salario diario integrado", Tipo::Importe, campos.valor("salarioDiarioIntegrado"), true, errores,
@@ -237,13 +237,8 @@ fn pagina_calculadora(ctx: &Contexto, campos: &Campos, calculo: Option<&Resultad
 }
 
 /// `GET /panel/nomina`: the calculator.
-async fn calculadora(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn calculadora(vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     Ok(html_ok(pagina_calculadora(&ctx, &Campos::default(), None, &Errores::default())))
 }
 
@@ -251,7 +246,7 @@ async fn calculadora(
 /// the result section only
 /// (always 200, so htmx swaps the problems in too), a plain form the whole page.
 async fn calcular_form(State(app): State<AppContext>, headers: HeaderMap, formulario: Formulario) -> Pagina {
-    let Formulario { sesion, campos } = formulario;
+    let Formulario { session, campos } = formulario;
     let calculo = cuerpo(cuerpo_calculo(&campos)).and_then(|body| timbra_services::nomina::calcular_neto(&body));
     let (calculo, errores) = match calculo {
         Ok(calculo) => (Some(calculo), Errores::default()),
@@ -260,7 +255,7 @@ async fn calcular_form(State(app): State<AppContext>, headers: HeaderMap, formul
     if headers.contains_key("hx-request") {
         return Ok(html_ok(resultado(calculo.as_ref(), &errores)));
     }
-    let ctx = contexto(&app, sesion, &headers, &HashMap::new()).await?;
+    let ctx = contexto(&app, session, &headers, &HashMap::new()).await?;
     Ok(html_con(errores.status(), pagina_calculadora(&ctx, &campos, calculo.as_ref(), &errores)))
 }
 
@@ -378,7 +373,7 @@ fn form_empleado(
     html! {
         (caja_errores(errores))
         form method="post" action=(accion) {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             div.linea {
                 @for (nombre, etiqueta, requerido, entrada) in CAMPOS_EMPLEADO {
                     @let valor = valor_empleado(campos, guardado, nombre);
@@ -427,53 +422,38 @@ fn campos_empleado(campos: &Campos, edicion: bool) -> empleados::Campos {
 }
 
 /// `GET /panel/nomina/empleados`.
-async fn lista_empleados(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn lista_empleados(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa = ctx.empresa()?;
     let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
     let paging = paging(&params)?;
-    ctx.sesion.caller.authorize(&app, &empresa.id, Permission::NominaView).await?;
+    ctx.session.caller.authorize(&app, &empresa.id, Permission::NominaView).await?;
     let (filas, total) = scoped::page::<Empleados>(&app, &empresa.id, q, &paging).await?;
     let items: Vec<Empleado> = filas.into_iter().map(Empleado::from).collect();
     let contenido = html! {
         (subnav(EMPLEADOS))
         @if let Some(aviso) = aviso(&params) { p.aviso role="status" { (aviso) } }
         p { a.boton href="/panel/nomina/empleados/nuevo" { "Registrar empleado" } }
-        form.busqueda method="get" action=(EMPLEADOS) role="search" {
-            div.campo {
-                label for="q" { "Buscar por número, nombre, RFC o CURP" }
-                input id="q" name="q" type="search" value=[q];
-            }
-            button type="submit" { "Buscar" }
-        }
-        @if items.is_empty() {
-            p { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay empleados." } }
-        } @else {
-            table.apilada {
-                caption { "Empleados de " (empresa.razon_social) }
-                (encabezados(&[Columna::Texto("Número"), Columna::Texto("Nombre"), Columna::Texto("RFC"), Columna::Texto("Periodicidad"), Columna::Importe("Salario diario"), Columna::Texto("Estado")]))
-                tbody {
-                    @for e in &items {
-                        tr {
-                            td data-titulo="Número" { (e.num_empleado) }
-                            td data-titulo="Nombre" { a href={ (EMPLEADOS) "/" (e.id) } { (e.nombre) } }
-                            td data-titulo="RFC" { (e.rfc) }
-                            td data-titulo="Periodicidad" { (e.periodicidad) }
-                            td.importe data-titulo="Salario diario" { (pesos(e.salario_diario)) }
-                            td data-titulo="Estado" {
-                                @if e.activo { "Activo" } @else { "Baja desde " (e.fecha_baja.as_deref().unwrap_or_default()) }
-                            }
-                        }
+        (busqueda(EMPLEADOS, "Buscar por número, nombre, RFC o CURP", q))
+        (listado(
+            &items[..],
+            html! { @if q.is_some() { "Nada coincide con la búsqueda." } @else { "Aún no hay empleados." } },
+            html! { "Empleados de " (empresa.razon_social) },
+            &[Columna::Texto("Número"), Columna::Texto("Nombre"), Columna::Texto("RFC"), Columna::Texto("Periodicidad"), Columna::Importe("Salario diario"), Columna::Texto("Estado")],
+            |e| html! {
+                tr {
+                    td data-titulo="Número" { (e.num_empleado) }
+                    td data-titulo="Nombre" { a href={ (EMPLEADOS) "/" (e.id) } { (e.nombre) } }
+                    td data-titulo="RFC" { (e.rfc) }
+                    td data-titulo="Periodicidad" { (e.periodicidad) }
+                    td.importe data-titulo="Salario diario" { (pesos(e.salario_diario)) }
+                    td data-titulo="Estado" {
+                        @if e.activo { "Activo" } @else { "Baja desde " (e.fecha_baja.as_deref().unwrap_or_default()) }
                     }
                 }
-            }
-            (paginas_de(EMPLEADOS, q, total, paging))
-        }
+            },
+            Some(paginas_de(EMPLEADOS, q, total, paging)),
+        ))
     };
     Ok(html_ok(pagina(&ctx, "Nómina: empleados", RUTA, contenido)))
 }
@@ -487,13 +467,8 @@ fn pagina_nuevo(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
 }
 
 /// `GET /panel/nomina/empleados/nuevo`.
-async fn nuevo_empleado(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn nuevo_empleado(vista: Vista) -> Pagina {
+    let ctx = vista.ctx;
     ctx.empresa()?;
     Ok(html_ok(pagina_nuevo(&ctx, &Campos::default(), &Errores::default())))
 }
@@ -502,7 +477,7 @@ async fn nuevo_empleado(
 async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let creado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
         scoped::create::<Empleados>(&app, &empresa_id, campos_empleado(&campos, false)).await
     }
     .await;
@@ -517,11 +492,11 @@ async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina
 
 async fn leer_empleado(
     app: &AppContext,
-    sesion: &Session,
+    session: &Session,
     empresa_id: &EmpresaId,
     id: &str,
 ) -> Result<Empleado, ApiError> {
-    sesion.caller.authorize(app, empresa_id, Permission::NominaView).await?;
+    session.caller.authorize(app, empresa_id, Permission::NominaView).await?;
     Ok(Empleado::from(scoped::get::<Empleados>(app, empresa_id, id).await?))
 }
 
@@ -542,13 +517,13 @@ fn pagina_ficha(
         h2 { @if activo { "Dar de baja" } @else { "Reactivar" } }
         @if activo {
             form method="post" action={ (base) "/baja" } {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 p { "Deja de recibir recibos desde hoy; el registro y sus recibos se conservan." }
                 button.peligro type="submit" { "Dar de baja" }
             }
         } @else {
             form method="post" action={ (base) "/alta" } {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 button type="submit" { "Reactivar empleado" }
             }
         }
@@ -557,16 +532,10 @@ fn pagina_ficha(
 }
 
 /// `GET /panel/nomina/empleados/{id}`.
-async fn ficha_empleado(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn ficha_empleado(State(app): State<AppContext>, vista: Vista, AxumPath(id): AxumPath<String>) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa_id = ctx.empresa()?.id.clone();
-    let guardado = leer_empleado(&app, &ctx.sesion, &empresa_id, &id).await?;
+    let guardado = leer_empleado(&app, &ctx.session, &empresa_id, &id).await?;
     Ok(html_ok(pagina_ficha(&ctx, &guardado, aviso(&params), &Campos::default(), &Errores::default())))
 }
 
@@ -574,14 +543,14 @@ async fn ficha_empleado(
 async fn editar_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let guardado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
         scoped::update::<Empleados>(&app, &empresa_id, &id, campos_empleado(&campos, true)).await
     }
     .await;
     match guardado {
         Ok(_) => Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=empleado-guardado"))),
         Err(error) => {
-            let actual = leer_empleado(&app, &ctx.sesion, &empresa_id, &id).await?;
+            let actual = leer_empleado(&app, &ctx.session, &empresa_id, &id).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_ficha(&ctx, &actual, None, &campos, &errores)))
         }
@@ -591,7 +560,7 @@ async fn editar_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<S
 /// `POST /panel/nomina/empleados/{id}/baja`: deactivates as `DELETE /api/nomina/empleados/{id}`.
 async fn baja_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
     empleados::desactivar(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=baja")))
 }
@@ -599,7 +568,7 @@ async fn baja_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<Str
 /// `POST /panel/nomina/empleados/{id}/alta`: the update with `activo: true`, as the API's.
 async fn alta_empleado(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
     let alta = empleados::Campos { activo: Some(true), ..empleados::Campos::default() };
     scoped::update::<Empleados>(&app, &empresa_id, &id, alta).await?;
     Ok(redirigir(&format!("{EMPLEADOS}/{id}?hecho=alta")))
@@ -642,32 +611,28 @@ fn pagina_periodos(
     let contenido = html! {
         (subnav(PERIODOS))
         @if let Some(aviso) = aviso { p.aviso role="status" { (aviso) } }
-        @if items.is_empty() {
-            p { "Aún no hay periodos de pago." }
-        } @else {
-            table.apilada {
-                caption { "Periodos de pago, el más reciente primero" }
-                (encabezados(&[Columna::Texto("Periodo"), Columna::Texto("Periodicidad"), Columna::Texto("Pago"), Columna::Texto("Estado"), Columna::Importe("Recibos"), Columna::Importe("Total")]))
-                tbody {
-                    @for p in items {
-                        tr {
-                            td data-titulo="Periodo" { a href={ (PERIODOS) "/" (p.id) } { (p.fecha_inicio) " a " (p.fecha_fin) } }
-                            td data-titulo="Periodicidad" { (p.periodicidad) }
-                            td data-titulo="Pago" { (p.fecha_pago) }
-                            td data-titulo="Estado" { (estado(&p.status)) }
-                            td.importe data-titulo="Recibos" { (p.recibos_calculados) }
-                            td.importe data-titulo="Total" { (total_nomina(p)) }
-                        }
-                    }
+        (listado(
+            &items[..],
+            html! { "Aún no hay periodos de pago." },
+            html! { "Periodos de pago, el más reciente primero" },
+            &[Columna::Texto("Periodo"), Columna::Texto("Periodicidad"), Columna::Texto("Pago"), Columna::Texto("Estado"), Columna::Importe("Recibos"), Columna::Importe("Total")],
+            |p| html! {
+                tr {
+                    td data-titulo="Periodo" { a href={ (PERIODOS) "/" (p.id) } { (p.fecha_inicio) " a " (p.fecha_fin) } }
+                    td data-titulo="Periodicidad" { (p.periodicidad) }
+                    td data-titulo="Pago" { (p.fecha_pago) }
+                    td data-titulo="Estado" { (estado(&p.status)) }
+                    td.importe data-titulo="Recibos" { (p.recibos_calculados) }
+                    td.importe data-titulo="Total" { (total_nomina(p)) }
                 }
-            }
-            (paginas_de(PERIODOS, None, lista.total, lista.paging))
-        }
+            },
+            Some(paginas_de(PERIODOS, None, lista.total, lista.paging)),
+        ))
         section aria-labelledby="nuevo-periodo" {
             h2 id="nuevo-periodo" { "Nuevo periodo" }
             (caja_errores(errores))
             form method="post" action=(PERIODOS) {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 div.linea {
                     (seleccion("periodicidad", "Periodicidad", PERIODICIDADES, campos.valor("periodicidad"), errores))
                     (campo_con("fechaInicio", "Primer día", Tipo::Texto, campos.valor("fechaInicio"), true, errores, Some("AAAA-MM-DD")))
@@ -685,25 +650,20 @@ fn pagina_periodos(
 
 async fn listar_periodos(
     app: &AppContext,
-    sesion: &Session,
+    session: &Session,
     empresa_id: &EmpresaId,
     paging: Paging,
 ) -> Result<Periodos, ApiError> {
-    sesion.caller.authorize(app, empresa_id, Permission::NominaView).await?;
+    session.caller.authorize(app, empresa_id, Permission::NominaView).await?;
     let (filas, total) = periodos::listar(app, empresa_id, None, &paging).await?;
     Ok(Periodos { filas, total, paging })
 }
 
 /// `GET /panel/nomina/periodos`.
-async fn lista_periodos(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn lista_periodos(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa_id = ctx.empresa()?.id.clone();
-    let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, paging(&params)?).await?;
+    let lista = listar_periodos(&app, &ctx.session, &empresa_id, paging(&params)?).await?;
     Ok(html_ok(pagina_periodos(&ctx, &lista, aviso(&params), &Campos::default(), &Errores::default())))
 }
 
@@ -721,14 +681,14 @@ async fn crear_periodo(State(app): State<AppContext>, accion: Accion) -> Pagina 
         ..periodos::Campos::default()
     };
     let creado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
         periodos::create(&app, &empresa_id, nuevo).await
     }
     .await;
     match creado {
         Ok(periodo) => Ok(redirigir(&format!("{PERIODOS}/{}?hecho=periodo-creado", periodo.id))),
         Err(error) => {
-            let lista = listar_periodos(&app, &ctx.sesion, &empresa_id, paging_de(1)?).await?;
+            let lista = listar_periodos(&app, &ctx.session, &empresa_id, paging_de(1)?).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_periodos(&ctx, &lista, None, &campos, &errores)))
         }
@@ -736,14 +696,8 @@ async fn crear_periodo(State(app): State<AppContext>, accion: Accion) -> Pagina 
 }
 
 /// `GET /panel/nomina/periodos/{id}`: the period, its actions and its receipts.
-async fn detalle_periodo(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn detalle_periodo(State(app): State<AppContext>, vista: Vista, AxumPath(id): AxumPath<String>) -> Pagina {
+    let Vista { ctx, params } = vista;
     let periodo = leer_periodo(&app, &ctx, &id).await?;
     Ok(html_ok(pagina_periodo(&ctx, &periodo, aviso(&params), &Errores::default())))
 }
@@ -756,7 +710,7 @@ struct Periodo {
 
 async fn leer_periodo(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Periodo, ApiError> {
     let empresa_id = ctx.empresa.as_ref().map_or_else(|| EmpresaId::from(""), |e| e.id.clone());
-    ctx.sesion.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
+    ctx.session.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
     let fila = periodos::leer(app, &empresa_id, id).await?;
     let recibos = periodos::recibos(app, &empresa_id, id, None).await?;
     Ok(Periodo { fila, recibos })
@@ -781,46 +735,43 @@ fn pagina_periodo(ctx: &Contexto, periodo: &Periodo, aviso: Option<&str>, errore
         ul.acciones {
             @if matches!(status, "ABIERTO" | "CALCULADO") {
                 li { form.en-linea method="post" action={ (base) "/calcular" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     button type="submit" { @if status == "ABIERTO" { "Calcular" } @else { "Volver a calcular" } }
                 } }
             }
             @if matches!(status, "CALCULADO" | "TIMBRADO_PARCIAL") {
                 li { form.en-linea method="post" action={ (base) "/timbrar" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     button type="submit" { "Timbrar recibos" }
                 } }
             }
         }
-        @if recibos.is_empty() {
-            p { "Sin recibos: calcule el periodo para generarlos con los empleados activos de esta periodicidad." }
-        } @else {
-            table.apilada {
-                caption { "Recibos" }
-                (encabezados(&[Columna::Texto("Empleado"), Columna::Texto("Estado"), Columna::Importe("Días"), Columna::Importe("Neto"), Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Archivos")]))
-                tbody {
-                    @for r in recibos {
-                        tr {
-                            td data-titulo="Empleado" { (r.num_empleado) " · " (r.empleado_nombre) }
-                            td data-titulo="Estado" {
-                                (estado(&r.status))
-                                @if let Some(error) = &r.detalle_errores { br; small { (error) } }
-                            }
-                            td.importe data-titulo="Días" { (r.dias_pagados.to_string()) }
-                            td.importe data-titulo="Neto" { (pesos(r.total)) }
-                            td.uuid data-titulo="UUID" { (r.uuid.as_deref().unwrap_or_default()) }
-                            td data-titulo="Archivos" {
-                                @if r.uuid.is_some() {
-                                    a href={ "/panel/nomina/recibos/" (r.recibo_id) "/xml" } download { "XML" }
-                                    " · "
-                                    a href={ "/panel/nomina/recibos/" (r.recibo_id) "/pdf" } download { "PDF" }
-                                }
-                            }
+        (listado(
+            &recibos[..],
+            html! { "Sin recibos: calcule el periodo para generarlos con los empleados activos de esta periodicidad." },
+            html! { "Recibos" },
+            &[Columna::Texto("Empleado"), Columna::Texto("Estado"), Columna::Importe("Días"), Columna::Importe("Neto"), Columna::Texto("Folio fiscal (UUID)"), Columna::Texto("Archivos")],
+            |r| html! {
+                tr {
+                    td data-titulo="Empleado" { (r.num_empleado) " · " (r.empleado_nombre) }
+                    td data-titulo="Estado" {
+                        (estado(&r.status))
+                        @if let Some(error) = &r.detalle_errores { br; small { (error) } }
+                    }
+                    td.importe data-titulo="Días" { (r.dias_pagados.to_string()) }
+                    td.importe data-titulo="Neto" { (pesos(r.total)) }
+                    td.uuid data-titulo="UUID" { (r.uuid.as_deref().unwrap_or_default()) }
+                    td data-titulo="Archivos" {
+                        @if r.uuid.is_some() {
+                            a href={ "/panel/nomina/recibos/" (r.recibo_id) "/xml" } download { "XML" }
+                            " · "
+                            a href={ "/panel/nomina/recibos/" (r.recibo_id) "/pdf" } download { "PDF" }
                         }
                     }
                 }
-            }
-        }
+            },
+            None,
+        ))
     };
     pagina(ctx, &format!("Periodo {} a {}", p.fecha_inicio, p.fecha_fin), RUTA, contenido)
 }
@@ -833,9 +784,9 @@ async fn accion_periodo(
     formulario: Formulario,
     timbrar_: bool,
 ) -> Pagina {
-    let ctx = contexto(app, formulario.sesion, headers, &HashMap::new()).await?;
+    let ctx = contexto(app, formulario.session, headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    let caller = &ctx.sesion.caller;
+    let caller = &ctx.session.caller;
     let hecho = async {
         caller.authorize(app, &empresa_id, Permission::NominaManage).await?;
         if timbrar_ {
@@ -881,10 +832,10 @@ async fn timbrar_periodo(
 
 /// A receipt's stamped file (as `GET /api/nomina/recibos/{id}/xml` and `/pdf`), in the
 /// current company (the same role check as every page).
-async fn archivo_recibo(app: &AppContext, sesion: Session, headers: &HeaderMap, id: &str, pdf: bool) -> Pagina {
-    let ctx = contexto(app, sesion, headers, &HashMap::new()).await?;
+async fn archivo_recibo(app: &AppContext, session: Session, headers: &HeaderMap, id: &str, pdf: bool) -> Pagina {
+    let ctx = contexto(app, session, headers, &HashMap::new()).await?;
     let empresa_id = ctx.empresa()?.id.clone();
-    ctx.sesion.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
+    ctx.session.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
     let cfdi_id = recibo::cfdi_del_recibo(app, &empresa_id, id).await?;
     let archivo = if pdf {
         archivos::pdf_de(app, &empresa_id, &cfdi_id, true).await?
@@ -897,19 +848,19 @@ async fn archivo_recibo(app: &AppContext, sesion: Session, headers: &HeaderMap, 
 /// `GET /panel/nomina/recibos/{id}/xml`.
 async fn recibo_xml(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {
-    archivo_recibo(&app, sesion, &headers, &id, false).await
+    archivo_recibo(&app, session, &headers, &id, false).await
 }
 
 /// `GET /panel/nomina/recibos/{id}/pdf`.
 async fn recibo_pdf(
     State(app): State<AppContext>,
-    sesion: Session,
+    session: Session,
     headers: HeaderMap,
     AxumPath(id): AxumPath<String>,
 ) -> Result<Response, super::Fallo> {
-    archivo_recibo(&app, sesion, &headers, &id, true).await
+    archivo_recibo(&app, session, &headers, &id, true).await
 }

@@ -6,19 +6,17 @@
 //! (`timbra_services::cfdi::recibos_consulta`, `empresas::actualizar`), with the same
 //! permissions.
 
-use std::collections::HashMap;
-
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
+use axum::extract::{Path as AxumPath, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use maud::{Markup, PreEscaped, html};
 use serde_json::{Value, json};
 
 use super::layout::{
-    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, csrf_oculto, encabezados, listado, pagina, seleccion,
 };
-use super::{Accion, Campos, Pagina, html_con, html_ok, redirigir};
+use super::{Accion, Campos, Pagina, Vista, html_con, html_ok, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::factura::Solicitante;
 use timbra_services::cfdi::recibos::GlobalBody;
@@ -73,7 +71,7 @@ async fn leer(
     status: Option<String>,
 ) -> Result<Datos, super::Fallo> {
     let empresa = ctx.empresa()?;
-    let caller = &ctx.sesion.caller;
+    let caller = &ctx.session.caller;
     caller.authorize(app, &empresa.id, Permission::CfdiView).await?;
     let consulta = Consulta { status, ..Consulta::default() };
     let paging = Paging { page: 1, page_size: 100 };
@@ -115,30 +113,27 @@ fn pagina_lista(
             (seleccion("status", "Estado", &[("", "Todos"), ("ABIERTO", "Abiertos"), ("FACTURADO", "Facturados"), ("GLOBAL", "En factura global"), ("CANCELADO", "Cancelados")], campos.valor("status"), &Errores::default()))
             button type="submit" { "Filtrar" }
         }
-        @if items.is_empty() {
-            p { "No hay tickets." }
-        } @else {
-            table.apilada {
-                caption { "Tickets (" (d.total) ")" }
-                (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Fecha"), Columna::Texto("Total"), Columna::Texto("Estado"), Columna::Texto("Código")]))
-                tbody {
-                    @for r in items {
-                        tr {
-                            td data-titulo="Folio" { a href={ (RUTA) "/" (r.id) } { (r.folio) } }
-                            td data-titulo="Fecha" { (r.fecha) }
-                            td data-titulo="Total" { "$" (r.total) " " (r.moneda) }
-                            td data-titulo="Estado" { (estado(&r.status)) }
-                            td data-titulo="Código" { code { (r.clave_autofactura) } }
-                        }
-                    }
+        (listado(
+            &items[..],
+            html! { "No hay tickets." },
+            html! { "Tickets (" (d.total) ")" },
+            &[Columna::Texto("Folio"), Columna::Texto("Fecha"), Columna::Texto("Total"), Columna::Texto("Estado"), Columna::Texto("Código")],
+            |r| html! {
+                tr {
+                    td data-titulo="Folio" { a href={ (RUTA) "/" (r.id) } { (r.folio) } }
+                    td data-titulo="Fecha" { (r.fecha) }
+                    td data-titulo="Total" { "$" (r.total) " " (r.moneda) }
+                    td data-titulo="Estado" { (estado(&r.status)) }
+                    td data-titulo="Código" { code { (r.clave_autofactura) } }
                 }
-            }
-        }
+            },
+            None,
+        ))
         section aria-labelledby="global" {
             h2 id="global" { "Factura global" }
             p { "Timbra una factura a PUBLICO EN GENERAL con los tickets abiertos del periodo." }
             form method="post" action="/panel/recibos/global" {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (seleccion("periodicidad", "Periodicidad", &periodicidades, Some(&valor("periodicidad", "04")), errores))
                 (campo_con("meses", "Mes (01 a 12; 13 a 18 bimestres)", Tipo::Texto, Some(&valor("meses", &mes)), true, errores, None))
                 (campo_con("año", "Año", Tipo::Texto, Some(&valor("año", &ano)), true, errores, None))
@@ -148,7 +143,7 @@ fn pagina_lista(
         section aria-labelledby="ajustes" {
             h2 id="ajustes" { "Autofacturación y factura global automática" }
             form method="post" action="/panel/recibos/ajustes" {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (campo_con("slug", "Dirección de su página", Tipo::Texto, Some(slug), false, errores, Some("Letras minúsculas, números y guiones: /autofactura/mi-tienda")))
                 (campo_con("diasVigencia", "Días para facturar un ticket", Tipo::Texto,
                     af.and_then(|a| a.autofactura_dias_vigencia).map(|d| d.to_string()).as_deref(), false, errores, Some("Vacío: hasta el fin del mes del ticket")))
@@ -184,13 +179,8 @@ fn base(app: &AppContext, headers: &HeaderMap) -> String {
 }
 
 /// `GET /panel/recibos`.
-async fn lista(
-    State(app): State<AppContext>,
-    sesion: super::Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn lista(State(app): State<AppContext>, headers: HeaderMap, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let status = params.get("status").filter(|s| !s.is_empty()).cloned();
     let d = leer(&app, &ctx, &headers, status.clone()).await?;
     let aviso = match params.get("hecho").map(String::as_str) {
@@ -207,7 +197,7 @@ async fn global(State(app): State<AppContext>, headers: HeaderMap, accion: Accio
     let Accion { ctx, empresa_id, campos } = accion;
     let body = json!({ "periodicidad": campos.valor("periodicidad"), "meses": campos.valor("meses"), "año": campos.valor("año") });
     let respuesta = async {
-        let caller = &ctx.sesion.caller;
+        let caller = &ctx.session.caller;
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         let bytes = body.to_string();
         let cuerpo: GlobalBody = super::cuerpo(body)?;
@@ -246,8 +236,8 @@ async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, accion: Acci
         ..empresas::Cambio::default()
     };
     let guardado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
-        empresas::actualizar(&app, &ctx.sesion.caller, empresa_id.as_str(), cambio).await
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
+        empresas::actualizar(&app, &ctx.session.caller, empresa_id.as_str(), cambio).await
     }
     .await;
     match guardado {
@@ -263,14 +253,13 @@ async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, accion: Acci
 /// `GET /panel/recibos/{id}`.
 async fn detalle(
     State(app): State<AppContext>,
-    sesion: super::Session,
     headers: HeaderMap,
+    vista: Vista,
     AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+    let ctx = vista.ctx;
     let empresa_id = ctx.empresa()?.id.clone();
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let r = recibos_consulta::obtener(&app, &empresa_id, &id, &url_publica(&app, &headers)).await?;
     let lineas = recibos_consulta::lineas(&r);
     let contenido = html! {

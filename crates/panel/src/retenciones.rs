@@ -3,11 +3,8 @@
 //! period). The page calls the services and the store directly (no API handler in process):
 //! `timbra_services::cfdi::retenciones::timbrar` stamps as `POST /api/retenciones/timbrar` does.
 
-use std::collections::HashMap;
-
 use axum::Router;
-use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::extract::State;
 use axum::routing::get;
 use maud::html;
 use rust_decimal::Decimal;
@@ -15,10 +12,10 @@ use serde_json::{Value, json};
 use sha2::Digest;
 
 use super::layout::{
-    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, contexto, csrf_oculto, encabezados, pagina,
-    paginas_breves, seleccion,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo, campo_con, csrf_oculto, listado, pagina, paginas_breves,
+    seleccion,
 };
-use super::{Accion, Campos, Pagina, html_con, paging, paging_de, pesos, redirigir};
+use super::{Accion, Campos, Pagina, Vista, html_con, paging, paging_de, pesos, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::{links, retenciones};
 use timbra_services::context::AppContext;
@@ -58,13 +55,8 @@ const MESES: &[(&str, &str)] = &[
 ];
 
 /// `GET /panel/retenciones`.
-pub async fn lista(
-    State(app): State<AppContext>,
-    sesion: super::Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+pub async fn lista(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     pagina_retenciones(&app, &ctx, paging(&params)?, &Campos::default(), &Errores::default()).await
 }
 
@@ -76,7 +68,7 @@ async fn pagina_retenciones(
     errores: &Errores,
 ) -> Pagina {
     let empresa = ctx.empresa()?;
-    ctx.sesion.caller.authorize(app, &empresa.id, Permission::CfdiView).await?;
+    ctx.session.caller.authorize(app, &empresa.id, Permission::CfdiView).await?;
     let (filas, total) = {
         let mut conn = app.db.conn().await?;
         timbra_store::retenciones::listar(&mut conn, &empresa.id, &Filtro::default(), paging.page_size, paging.offset())
@@ -91,33 +83,29 @@ async fn pagina_retenciones(
             "que su empresa retuvo a otros en un periodo. Se cancelan sin aceptación del receptor." }
         section aria-labelledby="emitidas" {
             h2 id="emitidas" { "Retenciones emitidas" }
-            @if filas.is_empty() {
-                p { "Aún no hay retenciones." }
-            } @else {
-                table.apilada {
-                    caption { "Retenciones, la más reciente primero" }
-                    (encabezados(&[Columna::Texto("Folio"), Columna::Texto("Receptor"), Columna::Texto("Periodo"), Columna::Importe("Operación"), Columna::Importe("Retenido"), Columna::Texto("Estado"), Columna::Texto("Archivos")]))
-                    tbody {
-                        @for r in &filas {
-                            tr {
-                                td data-titulo="Folio" { (r.folio_int.clone().unwrap_or_default()) br; small.uuid { (r.uuid) } }
-                                td data-titulo="Receptor" { (r.receptor_nombre) br; small { (r.receptor_rfc.clone().unwrap_or_else(|| r.nacionalidad.clone())) } }
-                                td data-titulo="Periodo" { (format!("{:02}–{:02}/{}", r.mes_ini, r.mes_fin, r.ejercicio)) }
-                                td.importe data-titulo="Operación" { (pesos(r.monto_tot_operacion.0)) }
-                                td.importe data-titulo="Retenido" { (pesos(r.monto_tot_ret.0)) }
-                                td data-titulo="Estado" { (r.status) }
-                                td data-titulo="Archivos" {
-                                    @if let Some(xml) = &r.xml_url {
-                                        a href=(links::url(&secret, xml, now)) { "XML" } " · "
-                                        a href=(links::url(&secret, &links::ruta_pdf(xml), now)) { "PDF" }
-                                    }
-                                }
+            (listado(
+                &filas[..],
+                html! { "Aún no hay retenciones." },
+                html! { "Retenciones, la más reciente primero" },
+                &[Columna::Texto("Folio"), Columna::Texto("Receptor"), Columna::Texto("Periodo"), Columna::Importe("Operación"), Columna::Importe("Retenido"), Columna::Texto("Estado"), Columna::Texto("Archivos")],
+                |r| html! {
+                    tr {
+                        td data-titulo="Folio" { (r.folio_int.clone().unwrap_or_default()) br; small.uuid { (r.uuid) } }
+                        td data-titulo="Receptor" { (r.receptor_nombre) br; small { (r.receptor_rfc.clone().unwrap_or_else(|| r.nacionalidad.clone())) } }
+                        td data-titulo="Periodo" { (format!("{:02}–{:02}/{}", r.mes_ini, r.mes_fin, r.ejercicio)) }
+                        td.importe data-titulo="Operación" { (pesos(r.monto_tot_operacion.0)) }
+                        td.importe data-titulo="Retenido" { (pesos(r.monto_tot_ret.0)) }
+                        td data-titulo="Estado" { (r.status) }
+                        td data-titulo="Archivos" {
+                            @if let Some(xml) = &r.xml_url {
+                                a href=(links::url(&secret, xml, now)) { "XML" } " · "
+                                a href=(links::url(&secret, &links::ruta_pdf(xml), now)) { "PDF" }
                             }
                         }
                     }
-                }
-                (paginas_breves("/panel/retenciones", total, paging))
-            }
+                },
+                Some(paginas_breves("/panel/retenciones", total, paging)),
+            ))
         }
         section aria-labelledby="nueva" {
             h2 id="nueva" { "Emitir una retención" }
@@ -133,7 +121,7 @@ async fn pagina_retenciones(
                 }
             }
             form method="post" action="/panel/retenciones" {
-                (csrf_oculto(&ctx.sesion))
+                (csrf_oculto(&ctx.session))
                 (seleccion("cveRetenc", "Tipo de retención", CLAVES, form.valor("cveRetenc"), errores))
                 (campo_con("descRetenc", "Descripción (obligatoria con «25 · Otro»)", Tipo::Texto, form.valor("descRetenc"), false, errores, None))
                 (campo("rfcR", "RFC del receptor", Tipo::Texto, form.valor("rfcR"), true, errores))
@@ -220,11 +208,11 @@ fn cuerpo(campos: &Campos) -> Result<Value, ApiError> {
 pub async fn emitir(State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let resultado = async {
-        let access = ctx.sesion.caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+        let access = ctx.session.caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(&campos)?;
         // A double submission of the same form is the same request (a live retry resends it).
         let hash = hex::encode(sha2::Sha256::digest(body.to_string().as_bytes()));
-        retenciones::timbrar(&app, &empresa_id, &ctx.sesion.caller.user_id, access.mode(), None, body, hash).await
+        retenciones::timbrar(&app, &empresa_id, &ctx.session.caller.user_id, access.mode(), None, body, hash).await
     }
     .await;
     match resultado {

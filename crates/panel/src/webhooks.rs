@@ -9,16 +9,15 @@ use std::collections::HashMap;
 use timbra_store::ids::EmpresaId;
 
 use axum::Router;
-use axum::extract::{Path as AxumPath, Query, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path as AxumPath, State};
 use axum::routing::{get, post};
 use maud::{Markup, html};
 
 use super::api_keys::momento;
 use super::layout::{
-    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, contexto, csrf_oculto, encabezados, pagina, paginas_de,
+    Columna, Contexto, Errores, Tipo, caja_errores, campo_con, csrf_oculto, encabezados, listado, pagina, paginas_de,
 };
-use super::{Accion, Campos, Pagina, Session, html_con, html_ok, paging, paging_de, redirigir};
+use super::{Accion, Campos, Pagina, Session, Vista, html_con, html_ok, paging, paging_de, redirigir};
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::recibidos::{self, sincronizacion};
 use timbra_services::context::AppContext;
@@ -32,7 +31,7 @@ use timbra_store::webhooks::{DeliveryRow, WebhookRow};
 /// Path of the endpoints' page.
 pub const RUTA: &str = "/panel/webhooks";
 /// Path of the jobs' page.
-pub const TRABAJOS: &str = "/panel/trabajos";
+pub const JOBS: &str = "/panel/trabajos";
 
 /// Routes of the webhooks' and jobs' pages.
 pub fn rutas() -> Router<AppContext> {
@@ -43,7 +42,7 @@ pub fn rutas() -> Router<AppContext> {
         .route("/panel/webhooks/{id}/secreto", post(rotar))
         .route("/panel/webhooks/{id}/probar", post(probar))
         .route("/panel/webhooks/entregas/{id}/reenviar", post(reenviar))
-        .route(TRABAJOS, get(trabajos))
+        .route(JOBS, get(jobs))
 }
 
 /// The notice of a finished action (query `hecho`).
@@ -91,7 +90,7 @@ fn formulario(
     html! {
         (caja_errores(errores))
         form method="post" action=(accion) {
-            (csrf_oculto(&ctx.sesion))
+            (csrf_oculto(&ctx.session))
             (campo_con("url", "URL que recibe los eventos", Tipo::Texto, valor("url").as_deref(), true, errores,
                 Some("https:// pública; timbra firma cada envío con X-Service-Signature")))
             fieldset {
@@ -147,8 +146,8 @@ fn secreto_nuevo(secret: &str) -> Markup {
 }
 
 /// The company's endpoints (the newest 100), for who may manage them.
-async fn listar(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId) -> Result<Vec<WebhookRow>, ApiError> {
-    sesion.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
+async fn listar(app: &AppContext, session: &Session, empresa_id: &EmpresaId) -> Result<Vec<WebhookRow>, ApiError> {
+    session.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
     // Endpoints are not searched.
     let (filas, _) = scoped::page::<Endpoints>(app, empresa_id, None, &Paging { page: 1, page_size: 100 }).await?;
     Ok(filas)
@@ -170,24 +169,21 @@ fn pagina_lista(
         }
         p { "timbra avisa a sus sistemas por HTTP cuando ocurre un evento (factura timbrada, cancelada, nómina…). "
             "Los envíos fallidos se reintentan; vea cada entrega en la página del endpoint." }
-        @if endpoints.is_empty() {
-            p { "Aún no hay endpoints." }
-        } @else {
-            table.apilada {
-                caption { "Endpoints" }
-                (encabezados(&[Columna::Texto("URL"), Columna::Texto("Eventos"), Columna::Texto("Estado"), Columna::Texto("Descripción")]))
-                tbody {
-                    @for e in endpoints {
-                        tr {
-                            td data-titulo="URL" { a.uuid href={ (RUTA) "/" (e.id) } { (e.url) } }
-                            td data-titulo="Eventos" { (eventos(e)) }
-                            td data-titulo="Estado" { @if e.active { "Activo" } @else { "Pausado" } }
-                            td data-titulo="Descripción" { (e.description.as_deref().unwrap_or_default()) }
-                        }
-                    }
+        (listado(
+            endpoints,
+            html! { "Aún no hay endpoints." },
+            html! { "Endpoints" },
+            &[Columna::Texto("URL"), Columna::Texto("Eventos"), Columna::Texto("Estado"), Columna::Texto("Descripción")],
+            |e| html! {
+                tr {
+                    td data-titulo="URL" { a.uuid href={ (RUTA) "/" (e.id) } { (e.url) } }
+                    td data-titulo="Eventos" { (eventos(e)) }
+                    td data-titulo="Estado" { @if e.active { "Activo" } @else { "Pausado" } }
+                    td data-titulo="Descripción" { (e.description.as_deref().unwrap_or_default()) }
                 }
-            }
-        }
+            },
+            None,
+        ))
         section aria-labelledby="nuevo-endpoint" {
             h2 id="nuevo-endpoint" { "Nuevo endpoint" }
             (formulario(ctx, RUTA, None, campos, errores))
@@ -204,15 +200,10 @@ fn eventos(endpoint: &WebhookRow) -> String {
 }
 
 /// `GET /panel/webhooks`.
-async fn lista(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn lista(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa_id = ctx.empresa()?.id.clone();
-    let endpoints = listar(&app, &ctx.sesion, &empresa_id).await?;
+    let endpoints = listar(&app, &ctx.session, &empresa_id).await?;
     Ok(html_ok(pagina_lista(&ctx, &endpoints, aviso(&params), None, &Campos::default(), &Errores::default())))
 }
 
@@ -221,11 +212,11 @@ async fn lista(
 async fn crear(State(app): State<AppContext>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let creado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
         endpoints::create(&app, &empresa_id, campos_de(&campos)).await
     }
     .await;
-    let endpoints = listar(&app, &ctx.sesion, &empresa_id).await?;
+    let endpoints = listar(&app, &ctx.session, &empresa_id).await?;
     match creado {
         Ok(nuevo) => {
             Ok(html_ok(pagina_lista(&ctx, &endpoints, None, Some(&nuevo), &Campos::default(), &Errores::default())))
@@ -256,12 +247,12 @@ struct Detalle {
 
 async fn leer(
     app: &AppContext,
-    sesion: &Session,
+    session: &Session,
     empresa_id: &EmpresaId,
     id: &str,
     paging: Paging,
 ) -> Result<Detalle, ApiError> {
-    sesion.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
+    session.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
     let webhook = scoped::get::<Endpoints>(app, empresa_id, id).await?;
     let (entregas, total) = endpoints::deliveries(app, empresa_id, id, &paging).await?;
     Ok(Detalle { webhook, entregas, total, paging })
@@ -287,15 +278,15 @@ fn pagina_detalle(
             h2 id="acciones-webhook" { "Acciones" }
             ul.acciones {
                 li { form.en-linea method="post" action={ (base) "/probar" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     button type="submit" { "Enviar evento de prueba" }
                 } }
                 li { form.en-linea method="post" action={ (base) "/secreto" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     button.secundario type="submit" { "Cambiar secreto" }
                 } }
                 li { form.en-linea method="post" action={ (base) "/borrar" } {
-                    (csrf_oculto(&ctx.sesion))
+                    (csrf_oculto(&ctx.session))
                     button.peligro type="submit" { "Eliminar endpoint" }
                 } }
             }
@@ -303,37 +294,33 @@ fn pagina_detalle(
         }
         section aria-labelledby="entregas" {
             h2 id="entregas" { "Entregas" }
-            @if entregas.is_empty() {
-                p { "Aún no hay entregas a este endpoint." }
-            } @else {
-                table.apilada {
-                    caption { "Registro de entregas, la más reciente primero" }
-                    (encabezados(&[Columna::Texto("Evento"), Columna::Texto("Estado"), Columna::Texto("Respuesta"), Columna::Texto("Intentos"), Columna::Texto("Siguiente intento"), Columna::Texto("Creada"), Columna::Oculta("Acciones")]))
-                    tbody {
-                        @for e in entregas {
-                            tr {
-                                td data-titulo="Evento" { code { (e.event_type) } }
-                                td data-titulo="Estado" { (estado_entrega(&e.status)) }
-                                td data-titulo="Respuesta" {
-                                    @if let Some(code) = e.last_status_code { "HTTP " (code) }
-                                    @if let Some(ms) = e.last_latency_ms { " · " (ms) " ms" }
-                                    @if let Some(error) = &e.last_error { br; small { (error) } }
-                                }
-                                td.importe data-titulo="Intentos" { (e.attempts) }
-                                td data-titulo="Siguiente intento" { (momento(e.next_retry_at)) }
-                                td data-titulo="Creada" { (momento(Some(e.created_at))) }
-                                td {
-                                    form.en-linea method="post" action={ (RUTA) "/entregas/" (e.id) "/reenviar" } {
-                                        (csrf_oculto(&ctx.sesion))
-                                        button.secundario type="submit" aria-label={ "Reenviar la entrega de " (e.event_type) } { "Reenviar" }
-                                    }
-                                }
+            (listado(
+                &entregas[..],
+                html! { "Aún no hay entregas a este endpoint." },
+                html! { "Registro de entregas, la más reciente primero" },
+                &[Columna::Texto("Evento"), Columna::Texto("Estado"), Columna::Texto("Respuesta"), Columna::Texto("Intentos"), Columna::Texto("Siguiente intento"), Columna::Texto("Creada"), Columna::Oculta("Acciones")],
+                |e| html! {
+                    tr {
+                        td data-titulo="Evento" { code { (e.event_type) } }
+                        td data-titulo="Estado" { (estado_entrega(&e.status)) }
+                        td data-titulo="Respuesta" {
+                            @if let Some(code) = e.last_status_code { "HTTP " (code) }
+                            @if let Some(ms) = e.last_latency_ms { " · " (ms) " ms" }
+                            @if let Some(error) = &e.last_error { br; small { (error) } }
+                        }
+                        td.importe data-titulo="Intentos" { (e.attempts) }
+                        td data-titulo="Siguiente intento" { (momento(e.next_retry_at)) }
+                        td data-titulo="Creada" { (momento(Some(e.created_at))) }
+                        td {
+                            form.en-linea method="post" action={ (RUTA) "/entregas/" (e.id) "/reenviar" } {
+                                (csrf_oculto(&ctx.session))
+                                button.secundario type="submit" aria-label={ "Reenviar la entrega de " (e.event_type) } { "Reenviar" }
                             }
                         }
                     }
-                }
-                (paginas_de(&base, None, detalle.total, detalle.paging))
-            }
+                },
+                Some(paginas_de(&base, None, detalle.total, detalle.paging)),
+            ))
         }
         section aria-labelledby="editar-webhook" {
             h2 id="editar-webhook" { "Configuración" }
@@ -344,16 +331,10 @@ fn pagina_detalle(
 }
 
 /// `GET /panel/webhooks/{id}`: the endpoint, its actions and its delivery log.
-async fn detalle(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    AxumPath(id): AxumPath<String>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn detalle(State(app): State<AppContext>, vista: Vista, AxumPath(id): AxumPath<String>) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa_id = ctx.empresa()?.id.clone();
-    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging(&params)?).await?;
+    let detalle = leer(&app, &ctx.session, &empresa_id, &id, paging(&params)?).await?;
     Ok(html_ok(pagina_detalle(&ctx, &detalle, aviso(&params), None, &Campos::default(), &Errores::default())))
 }
 
@@ -361,14 +342,14 @@ async fn detalle(
 async fn editar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, campos } = accion;
     let guardado = async {
-        ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+        ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
         endpoints::update(&app, &empresa_id, &id, campos_de(&campos)).await
     }
     .await;
     match guardado {
         Ok(_) => Ok(redirigir(&format!("{RUTA}/{id}?hecho=guardado"))),
         Err(error) => {
-            let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging_de(1)?).await?;
+            let detalle = leer(&app, &ctx.session, &empresa_id, &id, paging_de(1)?).await?;
             let errores = Errores::de(error);
             Ok(html_con(errores.status(), pagina_detalle(&ctx, &detalle, None, None, &campos, &errores)))
         }
@@ -378,7 +359,7 @@ async fn editar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, a
 /// `POST /panel/webhooks/{id}/borrar`.
 async fn borrar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     scoped::delete::<Endpoints>(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}?hecho=borrado")))
 }
@@ -387,9 +368,9 @@ async fn borrar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, a
 /// new secret once.
 async fn rotar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let (_, secret) = endpoints::rotate_secret(&app, &empresa_id, &id).await?;
-    let detalle = leer(&app, &ctx.sesion, &empresa_id, &id, paging_de(1)?).await?;
+    let detalle = leer(&app, &ctx.session, &empresa_id, &id, paging_de(1)?).await?;
     let aviso = Some("Secreto cambiado: el anterior ya no firma.");
     Ok(html_ok(pagina_detalle(&ctx, &detalle, aviso, Some(&secret), &Campos::default(), &Errores::default())))
 }
@@ -397,7 +378,7 @@ async fn rotar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, ac
 /// `POST /panel/webhooks/{id}/probar`: queues the test ping as the API does.
 async fn probar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     endpoints::ping(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}/{id}?hecho=ping")))
 }
@@ -405,13 +386,13 @@ async fn probar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, a
 /// `POST /panel/webhooks/entregas/{id}/reenviar`: redelivers as the API does.
 async fn reenviar(State(app): State<AppContext>, AxumPath(id): AxumPath<String>, accion: Accion) -> Pagina {
     let Accion { ctx, empresa_id, .. } = accion;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
     let nueva = endpoints::redeliver(&app, &empresa_id, &id).await?;
     Ok(redirigir(&format!("{RUTA}/{}?hecho=reenviada", nueva.webhook_id)))
 }
 
 /// A job's status in Spanish.
-fn estado_trabajo(status: &str) -> &str {
+fn job_status_label(status: &str) -> &str {
     match status {
         "queued" => "En cola",
         "running" => "En proceso",
@@ -422,7 +403,7 @@ fn estado_trabajo(status: &str) -> &str {
 }
 
 /// What a job does, in Spanish where known.
-fn tipo_trabajo(kind: &str) -> String {
+fn job_kind_label(kind: &str) -> String {
     let texto = match kind {
         "webhook.deliver" => "Entrega de webhook",
         _ if kind.contains("recibidos") || kind.contains("sync") => "Sincronización con el SAT",
@@ -434,8 +415,8 @@ fn tipo_trabajo(kind: &str) -> String {
 
 /// The SAT synchronization of received invoices, when the person may see it (cfdi:descargar,
 /// as `GET /api/cfdi/sync-recibidos`) and it exists.
-async fn sincronizacion(app: &AppContext, sesion: &Session, empresa_id: &EmpresaId) -> Option<sincronizacion::Estado> {
-    sesion.caller.authorize(app, empresa_id, Permission::CfdiDescargar).await.ok()?;
+async fn sincronizacion(app: &AppContext, session: &Session, empresa_id: &EmpresaId) -> Option<sincronizacion::Estado> {
+    session.caller.authorize(app, empresa_id, Permission::CfdiDescargar).await.ok()?;
     let empresa = recibidos::empresa(app, empresa_id).await.ok()?;
     let estado = sincronizacion::estado(app, &empresa.id).await.ok()?;
     (estado.ultima.is_some() || estado.sync_status != "IDLE").then_some(estado)
@@ -471,20 +452,15 @@ fn seccion_sincronizacion(estado: &sincronizacion::Estado) -> Markup {
 
 /// `GET /panel/trabajos`: the company's background jobs (filter by status, paging), refreshed
 /// every few seconds, and the SAT synchronization's progress.
-async fn trabajos(
-    State(app): State<AppContext>,
-    sesion: Session,
-    headers: HeaderMap,
-    Query(params): Query<HashMap<String, String>>,
-) -> Pagina {
-    let ctx = contexto(&app, sesion, &headers, &params).await?;
+async fn jobs(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
     let empresa_id = ctx.empresa()?.id.clone();
     let status = params.get("status").map(String::as_str).filter(|s| !s.is_empty());
     let paging = paging(&params)?;
     let page = paging.page;
-    ctx.sesion.caller.authorize(&app, &empresa_id, Permission::JobView).await?;
+    ctx.session.caller.authorize(&app, &empresa_id, Permission::JobView).await?;
     let (items, total) = timbra_services::jobs::page(&app.db, &empresa_id, status, &paging).await?;
-    let sat = sincronizacion(&app, &ctx.sesion, &empresa_id).await;
+    let sat = sincronizacion(&app, &ctx.session, &empresa_id).await;
     let filtros: &[(&str, &str)] = &[
         ("", "Todos"),
         ("queued", "En cola"),
@@ -492,11 +468,11 @@ async fn trabajos(
         ("done", "Terminados"),
         ("dead", "Fallidos"),
     ];
-    let actual = format!("{TRABAJOS}?status={}&page={page}", status.unwrap_or_default());
+    let actual = format!("{JOBS}?status={}&page={page}", status.unwrap_or_default());
     let contenido = html! {
         div id="trabajos" hx-get=(actual) hx-trigger="every 5s" hx-select="#trabajos" hx-swap="outerHTML" {
             @if let Some(sat) = &sat { (seccion_sincronizacion(sat)) }
-            form.busqueda method="get" action=(TRABAJOS) {
+            form.busqueda method="get" action=(JOBS) {
                 div.campo {
                     label for="status" { "Mostrar" }
                     select id="status" name="status" {
@@ -516,8 +492,8 @@ async fn trabajos(
                     tbody {
                         @for job in &items {
                             tr {
-                                td data-titulo="Trabajo" { (tipo_trabajo(&job.kind)) }
-                                td data-titulo="Estado" { (estado_trabajo(&job.status)) }
+                                td data-titulo="Trabajo" { (job_kind_label(&job.kind)) }
+                                td data-titulo="Estado" { (job_status_label(&job.status)) }
                                 td.importe data-titulo="Intentos" { (job.attempts) " de " (job.max_attempts) }
                                 td data-titulo="Programado / vence" { (momento(Some(job.run_at))) }
                                 td data-titulo="Último error" { (job.last_error.as_deref().unwrap_or_default()) }
@@ -526,9 +502,9 @@ async fn trabajos(
                         }
                     }
                 }
-                (paginas_de(TRABAJOS, None, total, paging))
+                (paginas_de(JOBS, None, total, paging))
             }
         }
     };
-    Ok(html_ok(pagina(&ctx, "Trabajos en segundo plano", TRABAJOS, contenido)))
+    Ok(html_ok(pagina(&ctx, "Trabajos en segundo plano", JOBS, contenido)))
 }

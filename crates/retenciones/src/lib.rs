@@ -22,6 +22,12 @@ pub mod validacion;
 
 pub use construccion::{EntradaRetenciones, construir};
 pub use escritura::escribir;
-pub use model::*;
+pub use model::{
+    CfdiRetenRelacionados, ComisionDelServicio, Complemento, ContribucionGubernamental, DetallesDelServicio, Emisor,
+    ImpRetenidos, ImpuestosTrasladadosDelServicio, NS_PLATAFORMAS, NS_RETENCIONES, Periodo, Receptor,
+    ReceptorExtranjero, ReceptorNacional, Retenciones, ServiciosPlataformasTecnologicas, TimbreFiscalDigital, Totales,
+    VERSION, VERSION_PLATAFORMAS, XSD_PLATAFORMAS, XSD_RETENCIONES, XmlCrudo, formato_fecha, formato_fecha_hora,
+    leer_fecha, leer_fecha_hora,
+};
 pub use parser::parsear;
 pub use validacion::{Problema, validar};

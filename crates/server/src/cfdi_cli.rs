@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use timbra_cfdi::catalogos::SinCatalogos;
 use timbra_cfdi::{cadena, parser, sello, validacion};
 use timbra_credentials::Certificate;
 
@@ -29,7 +28,8 @@ pub enum CfdiCommand {
         #[arg(long)]
         sat_cert: Option<PathBuf>,
     },
-    /// Run the validation rules and print every problem with its rule id and field.
+    /// Run the validation rules with SAT's catalogs as the service ships them (no database
+    /// needed) and print every problem with its rule id and field.
     Validate {
         /// The CFDI XML file.
         file: PathBuf,
@@ -94,9 +94,14 @@ fn execute(command: CfdiCommand) -> Result<bool, String> {
     }
 }
 
+/// Validates with the catalogs the service ships, the ones a sandbox stamp is checked against
+/// (issue 38: without them a code SAT does not have passed unnoticed).
 fn validate(xml: &str) -> Result<bool, String> {
     let comprobante = parser::parsear(xml).map_err(|e| e.to_string())?;
-    let informe = validacion::validar(&comprobante, &SinCatalogos);
+    let catalogos = timbra_services::catalogos::incluidos();
+    let edicion = catalogos.edicion.map_or_else(|| "sin fecha".to_owned(), |fecha| fecha.to_string());
+    println!("catalogs: SAT's edition {edicion}, as shipped");
+    let informe = validacion::validar(&comprobante, catalogos.indice.as_ref());
     for problema in &informe.problemas {
         println!("{} {}: {}", problema.regla, problema.campo, problema.mensaje);
     }

@@ -60,7 +60,7 @@ pub struct Config {
     pub sat_espera: Duration,
     /// The time source: the system clock, or (tests only) `TIMBRA_TEST_CLOCK_OFFSET_SECONDS`
     /// and `TIMBRA_TEST_CLOCK_SPEED`.
-    pub clock: crate::context::Clock,
+    pub clock: crate::clock::Clock,
     /// The receiver's side: SAT's status service and how often received CFDI and pending
     /// cancellation requests are looked at.
     pub receptor: ReceptorConfig,
@@ -200,7 +200,7 @@ fn smtp(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Option<SmtpC
         bail!("TIMBRA_SMTP_URL must start with smtp:// or smtps://");
     }
     let from = lookup("TIMBRA_SMTP_FROM").map(|from| from.trim().to_owned()).unwrap_or_default();
-    if from.is_empty() || !crate::correo::direccion_valida(&from) {
+    if from.is_empty() || !crate::correo::direccion::direccion_valida(&from) {
         bail!("TIMBRA_SMTP_FROM must be the sender's e-mail address when TIMBRA_SMTP_URL is set");
     }
     let timeout = Duration::try_from_secs_f64(parse(lookup, "TIMBRA_SMTP_TIMEOUT_SECONDS", 30.0)?)
@@ -435,17 +435,17 @@ fn limites_paquete(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<t
 /// FOR TESTS ONLY: `TIMBRA_TEST_CLOCK_OFFSET_SECONDS` (default 0) moves "now" ahead and
 /// `TIMBRA_TEST_CLOCK_SPEED` (default 1) makes it run faster, so black-box tests of the binary
 /// drive scheduled work (retries, leases, daily jobs) without sleeping.
-fn test_clock(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<crate::context::Clock> {
+fn test_clock(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<crate::clock::Clock> {
     let offset: i64 = parse(lookup, "TIMBRA_TEST_CLOCK_OFFSET_SECONDS", 0)?;
     let speed: f64 = parse(lookup, "TIMBRA_TEST_CLOCK_SPEED", 1.0)?;
     if !(speed.is_finite() && speed > 0.0) {
         bail!("TIMBRA_TEST_CLOCK_SPEED={speed} must be a positive number");
     }
     if offset == 0 && speed == 1.0 {
-        return Ok(crate::context::Clock::System);
+        return Ok(crate::clock::Clock::System);
     }
     tracing::warn!(offset, speed, "running on a shifted test clock (TIMBRA_TEST_CLOCK_*): never do this in production");
-    Ok(crate::context::Clock::shifted(offset, speed))
+    Ok(crate::clock::Clock::shifted(offset, speed))
 }
 
 fn parse<T: std::str::FromStr>(lookup: &impl Fn(&str) -> Option<String>, name: &str, default: T) -> anyhow::Result<T> {

@@ -1,7 +1,8 @@
-//! The application context every operation runs over (no HTTP in it), and its clock.
+//! The application context every operation runs over (no HTTP in it). It holds state only;
+//! [`crate::wiring`] builds it, so nothing here names an operation (an operation's module
+//! imports this one, never the other way).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -25,9 +26,9 @@ pub struct AppContext {
     /// Recent answers of authentication (keys, memberships); see [`crate::auth::cache`].
     pub auth_cache: Arc<crate::auth::cache::AuthCache>,
     /// The time source.
-    pub clock: Clock,
+    pub clock: crate::clock::Clock,
     /// Invoicing: master key, file storage, opened CSDs.
-    pub cfdi: Arc<crate::cfdi::CfdiState>,
+    pub cfdi: Arc<crate::cfdi::state::CfdiState>,
     /// The PAC client for live stamping, when `TIMBRA_PAC_URL` is set.
     pub pac: Option<Arc<dyn timbra_pac::Pac>>,
     /// The background job kinds this process runs.
@@ -37,36 +38,6 @@ pub struct AppContext {
     pub catalogos: Arc<crate::catalogos::CatalogosSat>,
     /// The HTTP client for outgoing webhooks (no redirects, private addresses filtered).
     pub webhook_client: reqwest::Client,
-}
-
-impl AppContext {
-    /// Builds the state around an open database.
-    pub fn new(db: Db, config: Config) -> Self {
-        let rate_limiter = Arc::new(RateLimiter::for_db(config.rate_limit.clone(), &db));
-        let clock = config.clock.clone();
-        let webhook_client = crate::webhooks::red::client(&config.webhooks);
-        let cfdi = Arc::new(crate::cfdi::CfdiState::new(&config));
-        let pac = config.pac.clone().and_then(|pac| match timbra_pac::finkok::FinkokClient::new(pac) {
-            Ok(client) => Some(Arc::new(client) as Arc<dyn timbra_pac::Pac>),
-            Err(error) => {
-                tracing::error!(%error, "the PAC client could not be built; live stamping is off");
-                None
-            }
-        });
-        Self {
-            db,
-            config: Arc::new(config),
-            rate_limiter,
-            key_touches: Arc::default(),
-            auth_cache: Arc::default(),
-            clock,
-            jobs: Arc::new(crate::jobs::kinds::registry()),
-            webhook_client,
-            catalogos: crate::catalogos::incluidos(),
-            cfdi,
-            pac,
-        }
-    }
 }
 
 impl crate::jobs::JobContext for AppContext {
@@ -81,61 +52,5 @@ impl crate::jobs::JobContext for AppContext {
     }
     fn registry(&self) -> &crate::jobs::Registry<AppContext> {
         &self.jobs
-    }
-}
-
-/// Where "now" comes from.
-#[derive(Clone, Debug, Default)]
-pub enum Clock {
-    /// The system clock, in UTC.
-    #[default]
-    System,
-    /// FOR TESTS ONLY: the system clock shifted by an offset that tests can move forward, and
-    /// optionally running faster than real time (`TIMBRA_TEST_CLOCK_OFFSET_SECONDS`,
-    /// `TIMBRA_TEST_CLOCK_SPEED`).
-    Shifted(Arc<ShiftedClock>),
-}
-
-/// The state of a [`Clock::Shifted`].
-#[derive(Debug)]
-pub struct ShiftedClock {
-    started: Instant,
-    started_at: OffsetDateTime,
-    speed: f64,
-    offset_micros: AtomicI64,
-}
-
-impl Clock {
-    /// A clock `offset_seconds` ahead of the system clock whose time passes `speed` times as fast.
-    pub fn shifted(offset_seconds: i64, speed: f64) -> Self {
-        Clock::Shifted(Arc::new(ShiftedClock {
-            started: Instant::now(),
-            started_at: OffsetDateTime::now_utc(),
-            speed,
-            offset_micros: AtomicI64::new(offset_seconds.saturating_mul(1_000_000)),
-        }))
-    }
-
-    /// The current instant in UTC, truncated to microseconds (what both databases keep), so a
-    /// value read back compares equal to the one written.
-    pub fn now(&self) -> OffsetDateTime {
-        let now = match self {
-            Clock::System => OffsetDateTime::now_utc(),
-            Clock::Shifted(shift) => {
-                let elapsed = shift.started.elapsed().as_secs_f64() * shift.speed;
-                shift.started_at
-                    + time::Duration::seconds_f64(elapsed)
-                    + time::Duration::microseconds(shift.offset_micros.load(Ordering::SeqCst))
-            }
-        };
-        now.replace_nanosecond(now.nanosecond() / 1000 * 1000).unwrap_or(now)
-    }
-
-    /// Moves a shifted clock forward (tests); the system clock cannot be moved and ignores it.
-    pub fn advance(&self, by: std::time::Duration) {
-        if let Clock::Shifted(shift) = self {
-            let micros = i64::try_from(by.as_micros()).unwrap_or(i64::MAX);
-            shift.offset_micros.fetch_add(micros, Ordering::SeqCst);
-        }
     }
 }

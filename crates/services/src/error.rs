@@ -350,7 +350,7 @@ impl ApiError {
         };
         // In English and without the PAC's raw answer (never SOAP): the log line of the call
         // (`cfdi::pac_log`) has the rest.
-        let summary = crate::cfdi::pac_log::summary(error);
+        let summary = pac_summary(error);
         Self::new(code, format!("{summary}; {consequence}")).with_details(json!({ "pacCode": error.code() }))
     }
 }
@@ -436,6 +436,27 @@ impl ApiError {
             "success": false,
             "error": { "code": self.code.as_str(), "message": self.message, "details": self.details },
         })
+    }
+}
+
+/// A one-line English summary of a PAC failure with no part of the PAC's answer except a
+/// rejection's own message (SAT's or the PAC's text): safe for logs and for clients.
+pub fn pac_summary(error: &timbra_pac::PacError) -> String {
+    match error {
+        timbra_pac::PacError::Rejected { code, message } => format!("the PAC refused the request ({code}): {message}"),
+        timbra_pac::PacError::Timeout(limit) => format!("the PAC did not answer within {} s", limit.as_secs()),
+        timbra_pac::PacError::Transport(detail) => {
+            // "HTTP 502 Bad Gateway en stamp: <body…>": keep the status, never the body.
+            match detail.strip_prefix("HTTP ").and_then(|rest| rest.split(" en ").next()) {
+                Some(status) => format!("the PAC answered HTTP {status}"),
+                None => "the PAC could not be reached".to_owned(),
+            }
+        }
+        // A fault's string is the PAC's own text, short and without markup.
+        timbra_pac::PacError::Fault { code, message } => format!("the PAC answered a SOAP Fault ({code}): {message}"),
+        timbra_pac::PacError::Garbage { .. } => {
+            "the PAC answered something that is not a SOAP message of its protocol".to_owned()
+        }
     }
 }
 

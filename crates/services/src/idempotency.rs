@@ -80,13 +80,26 @@ pub fn from_headers(headers: &HeaderMap, body: &[u8]) -> ApiResult<Option<Key>> 
     Ok(Some(Key { key: key.to_owned(), request_hash: hex::encode(Sha256::digest(body)) }))
 }
 
-/// The route a stored operation answers on, as the API documents it: a cancellation's, or the
-/// stamping route of the document type the registry (`cfdi::tipos`) names for it.
+/// How an operation name reads as the route that answers it (`cfdi.pagos` →
+/// `POST /api/cfdi/pagos/timbrar`). The document types' registry knows, and it sits above this
+/// module (its types stamp through here), so [`crate::wiring`] hands the lookup down once at
+/// start ([`rutas_de`]) instead of this module naming the registry.
+pub type Rutas = fn(operation: &str, cfdi_id: Option<&str>) -> String;
+
+static RUTAS: std::sync::OnceLock<Rutas> = std::sync::OnceLock::new();
+
+/// Sets how operation names read as routes (once per process; later calls keep the first).
+pub fn rutas_de(rutas: Rutas) {
+    let _ = RUTAS.set(rutas);
+}
+
+/// The route a stored operation answers on, as the API documents it; the bare operation name
+/// before [`rutas_de`] was called.
 fn route(operation: &str, cfdi_id: Option<&str>) -> String {
-    if operation == crate::cfdi::cancelacion::OPERACION {
-        return format!("POST /api/cfdi/{}/cancelar", cfdi_id.unwrap_or("{id}"));
+    match RUTAS.get() {
+        Some(rutas) => rutas(operation, cfdi_id),
+        None => operation.to_owned(),
     }
-    crate::cfdi::tipos::por_operacion(Some(operation)).map_or(operation, |tipo| tipo.ruta).to_owned()
 }
 
 /// IDEMPOTENCY_001 when `stored` was another operation or acted on another invoice than `uso`:

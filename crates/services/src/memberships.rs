@@ -6,7 +6,7 @@
 //! account is not deleted (EMPRESA_004).
 
 use timbra_store::ids::{EmpresaId, UserId};
-use timbra_store::memberships::{self, MiembroRow};
+use timbra_store::memberships::{self, MemberRow};
 
 use crate::auth::roles::Role;
 use crate::context::AppContext;
@@ -33,12 +33,12 @@ fn may_grant(actor: Role, role: Role) -> Result<(), ApiError> {
 }
 
 /// The company's members.
-pub async fn list(app: &AppContext, empresa_id: &EmpresaId) -> Result<Vec<MiembroRow>, ApiError> {
+pub async fn list(app: &AppContext, empresa_id: &EmpresaId) -> Result<Vec<MemberRow>, ApiError> {
     let mut conn = app.db.conn().await?;
     Ok(memberships::de_empresa(&mut conn, empresa_id).await?)
 }
 
-async fn member(app: &AppContext, empresa_id: &EmpresaId, user_id: &UserId) -> Result<MiembroRow, ApiError> {
+async fn member(app: &AppContext, empresa_id: &EmpresaId, user_id: &UserId) -> Result<MemberRow, ApiError> {
     list(app, empresa_id).await?.into_iter().find(|m| m.user_id == user_id).ok_or_else(|| ApiError::not_found("member"))
 }
 
@@ -49,7 +49,7 @@ pub async fn add(
     empresa_id: &EmpresaId,
     email: &str,
     role: Role,
-) -> Result<MiembroRow, ApiError> {
+) -> Result<MemberRow, ApiError> {
     may_grant(actor, role)?;
     let email = email.trim().to_lowercase();
     let now = app.clock.now();
@@ -92,7 +92,7 @@ pub async fn change_role(
     empresa_id: &EmpresaId,
     user_id: &UserId,
     role: Role,
-) -> Result<MiembroRow, ApiError> {
+) -> Result<MemberRow, ApiError> {
     may_grant(actor, role)?;
     let mut tx = app.db.begin().await?;
     let previous = current_role(&mut tx, empresa_id, user_id).await?;

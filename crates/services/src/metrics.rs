@@ -2,7 +2,7 @@
 //!
 //! Counters and histograms are process-wide (one registry per process, which is what a scrape
 //! of one instance reads); they are updated where things happen: the HTTP layer
-//! ([`crate::router`]), the stamping pipeline, the PAC and SAT calls, webhook deliveries. The
+//! (the API's router), the stamping pipeline, the PAC and SAT calls, webhook deliveries. The
 //! gauges that describe shared state (job queue depth and age, pool connections) are read from
 //! the database and the pool when scraped, so every instance reports the same queue.
 
@@ -16,8 +16,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
-
-use crate::context::AppContext;
 
 /// Latency buckets in seconds, 1 ms to about 30 s: stamping answers in milliseconds, a PAC or
 /// SAT call in hundreds of milliseconds to seconds.
@@ -204,10 +202,9 @@ pub fn metrics() -> &'static Metrics {
 /// The OpenMetrics text of every metric, with the gauges read now. The queue gauges come from
 /// the database; when it cannot be read they are left as last read and the scrape still answers
 /// (`/readyz` is the place that reports the database).
-pub async fn render(app: &AppContext) -> String {
+pub async fn render(db: &timbra_store::Db, now: time::OffsetDateTime) -> String {
     let m = metrics();
-    let now = app.clock.now();
-    if let Ok(queue) = crate::jobs::queue_stats(&app.db, now).await {
+    if let Ok(queue) = crate::jobs::queue_stats(db, now).await {
         m.jobs_queued.clear();
         m.jobs_running.clear();
         m.jobs_oldest_due.clear();
@@ -218,7 +215,7 @@ pub async fn render(app: &AppContext) -> String {
             m.jobs_oldest_due.get_or_create(&labels).set(kind.oldest_due_seconds);
         }
     }
-    let (size, idle, max) = app.db.pool_usage();
+    let (size, idle, max) = db.pool_usage();
     m.pool.get_or_create(&PoolLabels { state: "in_use" }).set(i64::from(size.saturating_sub(idle)));
     m.pool.get_or_create(&PoolLabels { state: "idle" }).set(i64::from(idle));
     m.pool.get_or_create(&PoolLabels { state: "max" }).set(i64::from(max));

@@ -8,10 +8,10 @@ use crate::sql;
 use crate::{DbConn, Tx};
 
 /// The company's members who still have an account, oldest first.
-pub async fn de_empresa(conn: &mut DbConn, empresa_id: &EmpresaId) -> crate::DbResult<Vec<MiembroRow>> {
+pub async fn de_empresa(conn: &mut DbConn, empresa_id: &EmpresaId) -> crate::DbResult<Vec<MemberRow>> {
     sql!(
         fetch_all * conn,
-        MiembroRow,
+        MemberRow,
         "SELECT m.user_id, u.name, u.email, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id \
          WHERE m.empresa_id = $1 AND u.deleted_at IS NULL ORDER BY m.created_at, m.user_id",
         empresa_id
@@ -91,9 +91,9 @@ pub async fn quitar(tx: &mut Tx, empresa_id: &EmpresaId, user_id: &UserId) -> cr
     sql!(execute * tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", empresa_id, user_id)
 }
 
-/// A stored row of `MiembroOut` (the API answers it as `MiembroOut`).
+/// A stored row of `MemberOut` (the API answers it as `MemberOut`).
 #[derive(sqlx::FromRow)]
-pub struct MiembroRow {
+pub struct MemberRow {
     /// `user_id`.
     pub user_id: UserId,
     /// `name`.

@@ -21,12 +21,14 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::Llamante;
 use crate::error::HttpError;
+use crate::extract::EmpresaScope;
 use crate::routes::catalogos::BusquedaParams;
 use crate::routes::cfdi::cancelar::CancelarBody;
-use crate::routes::cfdi::listar::ListCfdiParams;
+use crate::routes::cfdi::list::ListCfdiParams;
 use crate::routes::cfdi::por_uuid::DescargarBody;
 use crate::routes::cfdi::recibidos::SyncBody;
-use crate::routes::clientes::{ClienteBody, ListParams};
+use crate::routes::clientes::ClienteBody;
+use crate::routes::scoped::ListParams;
 use crate::routes::{catalogos, cfdi, clientes, empresas, nomina};
 use timbra_services::auth::roles::{MCP_LIVE, Permission};
 use timbra_services::cfdi::pagos::PagoBody;
@@ -416,16 +418,18 @@ async fn ejecutar(
         }
         "crear_cliente" => {
             let body: ClienteBody = argumentos(args)?;
-            let cliente =
-                clientes::crear(app, caller, &EmpresaId::from(empresa_id()?), body).await.map_err(sin_http)?;
+            let cliente = clientes::crear(&EmpresaScope::new(app, caller, &EmpresaId::from(empresa_id()?)), body)
+                .await
+                .map_err(sin_http)?;
             let data = a_json(&cliente)?;
             let texto = format!("Cliente creado: id {}, RFC {}.", data["id"], data["rfc"]);
             Salida { data, texto }
         }
         "buscar_clientes" => {
             let params: ListParams = argumentos(args)?;
-            let pagina =
-                clientes::buscar(app, caller, &EmpresaId::from(empresa_id()?), params).await.map_err(sin_http)?;
+            let pagina = clientes::buscar(&EmpresaScope::new(app, caller, &EmpresaId::from(empresa_id()?)), &params)
+                .await
+                .map_err(sin_http)?;
             pagina_de(a_json(&pagina)?, "cliente(s)")
         }
         "buscar_clave_producto" => {
@@ -476,7 +480,7 @@ async fn ejecutar(
         "listar_cfdi" => {
             let params: ListCfdiParams = argumentos(args)?;
             let pagina =
-                cfdi::listar::listar(app, caller, &EmpresaId::from(empresa_id()?), params).await.map_err(sin_http)?;
+                cfdi::list::page(app, caller, &EmpresaId::from(empresa_id()?), params).await.map_err(sin_http)?;
             let data = a_json(&pagina)?;
             let texto = format!(
                 "{} CFDI en esta página de {} en total.",

@@ -1,21 +1,17 @@
 //! Customers (clientes) of a company: create, list with search, get, update, delete.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
-use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
-use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
+use crate::envelope::{Json, Page, Path, Query, created, ok};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
-use timbra_services::auth::caller::Caller;
+use crate::routes::scoped::{self, ListParams, Routed};
 use timbra_services::auth::roles::Permission;
 use timbra_services::clientes::{Campos, Clientes};
-use timbra_services::context::AppContext;
-use timbra_services::scoped;
 use timbra_store::clientes::ClienteRow;
 
 /// Customer body for create (all required but `usoCfdi` and `email`) and update (all optional).
@@ -83,16 +79,12 @@ impl From<ClienteRow> for ClienteOut {
     }
 }
 
-/// Listing parameters.
-#[derive(Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase")]
-pub struct ListParams {
-    /// Page from 1 (default 1).
-    pub page: Option<i64>,
-    /// Items per page, 1 to 100 (default 20).
-    pub page_size: Option<i64>,
-    /// Search in RFC and legal name (case-insensitive, substring).
-    pub q: Option<String>,
+impl Routed for Clientes {
+    type Out = ClienteOut;
+    const VIEW: Permission = Permission::ClienteView;
+    const CREATE: Permission = Permission::ClienteCreate;
+    const EDIT: Permission = Permission::ClienteEdit;
+    const DELETE: Permission = Permission::ClienteDelete;
 }
 
 impl From<ClienteBody> for Campos {
@@ -119,24 +111,13 @@ impl From<ClienteBody> for Campos {
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 409, description = "CLIENTE_002 RFC already registered", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<ClienteBody>,
-) -> HttpResult<impl IntoResponse> {
-    Ok(created(crear(&app, &caller, &empresa_id, body).await?))
+pub async fn create(scope: EmpresaScope, Json(body): Json<ClienteBody>) -> HttpResult<impl IntoResponse> {
+    Ok(created(crear(&scope, body).await?))
 }
 
 /// Creates a customer, as `POST /api/clientes` and the MCP tool `crear_cliente` do it.
-pub(crate) async fn crear(
-    app: &AppContext,
-    caller: &Caller,
-    empresa_id: &EmpresaId,
-    body: ClienteBody,
-) -> HttpResult<ClienteOut> {
-    caller.authorize(app, empresa_id, Permission::ClienteCreate).await?;
-    Ok(ClienteOut::from(scoped::create::<Clientes>(app, empresa_id, body.into()).await?))
+pub(crate) async fn crear(scope: &EmpresaScope, body: ClienteBody) -> HttpResult<ClienteOut> {
+    scoped::create::<Clientes>(scope, body.into()).await
 }
 
 /// Lists customers, newest first, with `q` over RFC and name.
@@ -146,26 +127,13 @@ pub(crate) async fn crear(
         (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<ListParams>,
-) -> HttpResult<impl IntoResponse> {
-    Ok(ok(buscar(&app, &caller, &empresa_id, params).await?))
+pub async fn list(scope: EmpresaScope, Query(params): Query<ListParams>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(buscar(&scope, &params).await?))
 }
 
 /// One page of customers, as `GET /api/clientes` and the MCP tool `buscar_clientes` read it.
-pub(crate) async fn buscar(
-    app: &AppContext,
-    caller: &Caller,
-    empresa_id: &EmpresaId,
-    params: ListParams,
-) -> HttpResult<Page<ClienteOut>> {
-    caller.authorize(app, empresa_id, Permission::ClienteView).await?;
-    let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (items, total) = scoped::page::<Clientes>(app, empresa_id, params.q.as_deref(), &paging).await?;
-    Ok(Page::new(items.into_iter().map(ClienteOut::from).collect(), total, paging))
+pub(crate) async fn buscar(scope: &EmpresaScope, params: &ListParams) -> HttpResult<Page<ClienteOut>> {
+    scoped::list::<Clientes>(scope, params).await
 }
 
 /// One customer.
@@ -174,14 +142,8 @@ pub(crate) async fn buscar(
         (status = 200, description = "The customer", body = Envelope<ClienteOut>),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ClienteView).await?;
-    Ok(ok(ClienteOut::from(scoped::get::<Clientes>(&app, &empresa_id, &id).await?)))
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::get::<Clientes>(&scope, &id).await?))
 }
 
 /// Updates a customer; fields left out keep their value (FACTURADOR or higher).
@@ -194,15 +156,11 @@ pub async fn get(
         (status = 409, description = "CLIENTE_002", body = ErrorBody),
     ))]
 pub async fn update(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<ClienteBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ClienteEdit).await?;
-    let row = scoped::update::<Clientes>(&app, &empresa_id, &id, body.into()).await?;
-    Ok(ok(ClienteOut::from(row)))
+    Ok(ok(scoped::update::<Clientes>(&scope, &id, body.into()).await?))
 }
 
 /// Deletes a customer (CONTADOR or higher). Issued invoices keep their own copy of the data.
@@ -212,13 +170,6 @@ pub async fn update(
         (status = 403, description = "AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn delete(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ClienteDelete).await?;
-    scoped::delete::<Clientes>(&app, &empresa_id, &id).await?;
-    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+pub async fn delete(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::delete::<Clientes>(&scope, &id).await?))
 }

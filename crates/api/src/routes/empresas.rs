@@ -361,7 +361,7 @@ pub async fn delete(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
     empresas::delete(&app, id.as_str()).await?;
-    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+    Ok(ok(crate::routes::scoped::deleted(id.as_str())))
 }
 
 /// Logo upload: the image as base64 (or send the image itself as the body).

@@ -17,12 +17,14 @@ use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
 use timbra_services::memberships;
-use timbra_store::memberships::MiembroRow;
+use timbra_store::memberships::MemberRow;
 
 /// A member.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct MiembroOut {
+// The OpenAPI schema keeps its published name.
+#[schema(as = MiembroOut)]
+pub struct MemberOut {
     user_id: String,
     name: String,
     email: String,
@@ -33,8 +35,8 @@ pub struct MiembroOut {
     created_at: OffsetDateTime,
 }
 
-impl From<MiembroRow> for MiembroOut {
-    fn from(row: MiembroRow) -> Self {
+impl From<MemberRow> for MemberOut {
+    fn from(row: MemberRow) -> Self {
         Self {
             user_id: String::from(row.user_id),
             name: row.name,
@@ -61,14 +63,14 @@ pub struct RoleBody {
     role: Option<String>,
 }
 
-async fn members(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Vec<MiembroOut>> {
-    Ok(memberships::list(app, empresa_id).await?.into_iter().map(MiembroOut::from).collect())
+async fn members(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Vec<MemberOut>> {
+    Ok(memberships::list(app, empresa_id).await?.into_iter().map(MemberOut::from).collect())
 }
 
 /// Lists the members (any role).
 #[utoipa::path(get, path = "/empresas/{empresaId}/miembros", tag = "miembros", params(("empresaId" = String, Path)),
     responses(
-        (status = 200, description = "Members", body = Envelope<Vec<MiembroOut>>),
+        (status = 200, description = "Members", body = Envelope<Vec<MemberOut>>),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
     ))]
 pub async fn list(
@@ -83,7 +85,7 @@ pub async fn list(
 /// Adds a registered user with a role (member:manage).
 #[utoipa::path(post, path = "/empresas/{empresaId}/miembros", tag = "miembros", params(("empresaId" = String, Path)), request_body = AddBody,
     responses(
-        (status = 201, description = "Member added", body = Envelope<MiembroOut>),
+        (status = 201, description = "Member added", body = Envelope<MemberOut>),
         (status = 400, description = "MEMBER_001 no such user or bad role", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 409, description = "MEMBER_002 already a member", body = ErrorBody),
@@ -98,14 +100,14 @@ pub async fn add(
     let role = memberships::parse_role(body.role.as_deref())?;
     let email = body.email.unwrap_or_default();
     let member = memberships::add(&app, access.role, &empresa_id, &email, role).await?;
-    Ok(created(MiembroOut::from(member)))
+    Ok(created(MemberOut::from(member)))
 }
 
 /// Changes a member's role (member:manage).
 #[utoipa::path(patch, path = "/empresas/{empresaId}/miembros/{userId}", tag = "miembros",
     params(("empresaId" = String, Path), ("userId" = String, Path)), request_body = RoleBody,
     responses(
-        (status = 200, description = "Role changed", body = Envelope<MiembroOut>),
+        (status = 200, description = "Role changed", body = Envelope<MemberOut>),
         (status = 400, description = "MEMBER_001 bad role", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND not a member", body = ErrorBody),
@@ -120,7 +122,7 @@ pub async fn update(
     let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
     let role = memberships::parse_role(body.role.as_deref())?;
     let member = memberships::change_role(&app, access.role, &empresa_id, &user_id, role).await?;
-    Ok(ok(MiembroOut::from(member)))
+    Ok(ok(MemberOut::from(member)))
 }
 
 /// Removes a member (member:manage; anyone may leave a company themselves).

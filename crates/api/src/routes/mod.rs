@@ -17,5 +17,6 @@ pub mod productos;
 pub mod recibos;
 pub mod retenciones;
 pub mod sandbox;
+pub mod scoped;
 pub mod timbres;
 pub mod webhooks;

@@ -1,21 +1,18 @@
 //! Products (productos) of a company: create, list with search, get, update, delete.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
+use crate::envelope::{Json, Page, Path, Query, created, ok};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::ListParams;
+use crate::routes::scoped::{self, ListParams, Routed};
 use timbra_services::auth::roles::Permission;
-use timbra_services::context::AppContext;
 use timbra_services::productos::{Campos, Productos};
-use timbra_services::scoped;
 use timbra_services::validate::RawAmount;
 use timbra_store::productos::ProductoRow;
 
@@ -88,6 +85,14 @@ impl From<ProductoRow> for ProductoOut {
     }
 }
 
+impl Routed for Productos {
+    type Out = ProductoOut;
+    const VIEW: Permission = Permission::ProductoView;
+    const CREATE: Permission = Permission::ProductoCreate;
+    const EDIT: Permission = Permission::ProductoEdit;
+    const DELETE: Permission = Permission::ProductoDelete;
+}
+
 impl From<ProductoBody> for Campos {
     fn from(body: ProductoBody) -> Self {
         Self {
@@ -110,15 +115,8 @@ impl From<ProductoBody> for Campos {
         (status = 400, description = "PRODUCTO_001 with `details.fields`; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<ProductoBody>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ProductoCreate).await?;
-    let row = scoped::create::<Productos>(&app, &empresa_id, body.into()).await?;
-    Ok(created(ProductoOut::from(row)))
+pub async fn create(scope: EmpresaScope, Json(body): Json<ProductoBody>) -> HttpResult<impl IntoResponse> {
+    Ok(created(scoped::create::<Productos>(&scope, body.into()).await?))
 }
 
 /// Lists products, newest first, with `q` over the code and description.
@@ -128,16 +126,8 @@ pub async fn create(
         (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<ListParams>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
-    let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (rows, total) = scoped::page::<Productos>(&app, &empresa_id, params.q.as_deref(), &paging).await?;
-    Ok(ok(Page::new(rows.into_iter().map(ProductoOut::from).collect(), total, paging)))
+pub async fn list(scope: EmpresaScope, Query(params): Query<ListParams>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::list::<Productos>(&scope, &params).await?))
 }
 
 /// One product.
@@ -146,14 +136,8 @@ pub async fn list(
         (status = 200, description = "The product", body = Envelope<ProductoOut>),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ProductoView).await?;
-    Ok(ok(ProductoOut::from(scoped::get::<Productos>(&app, &empresa_id, &id).await?)))
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::get::<Productos>(&scope, &id).await?))
 }
 
 /// Updates a product; fields left out keep their value (FACTURADOR or higher).
@@ -165,15 +149,11 @@ pub async fn get(
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
 pub async fn update(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<ProductoBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ProductoEdit).await?;
-    let row = scoped::update::<Productos>(&app, &empresa_id, &id, body.into()).await?;
-    Ok(ok(ProductoOut::from(row)))
+    Ok(ok(scoped::update::<Productos>(&scope, &id, body.into()).await?))
 }
 
 /// Deletes a product (CONTADOR or higher).
@@ -183,13 +163,6 @@ pub async fn update(
         (status = 403, description = "AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn delete(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::ProductoDelete).await?;
-    scoped::delete::<Productos>(&app, &empresa_id, &id).await?;
-    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+pub async fn delete(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::delete::<Productos>(&scope, &id).await?))
 }

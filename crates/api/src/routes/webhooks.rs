@@ -2,7 +2,6 @@
 //! (the secret is shown once), list, get, update, delete, rotate the secret, send a test ping,
 //! read the delivery log and redeliver.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -10,11 +9,10 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
+use crate::routes::scoped::{self, Routed};
 use timbra_services::auth::roles::Permission;
-use timbra_services::context::AppContext;
-use timbra_services::scoped;
 use timbra_services::webhooks::endpoints::{self, Endpoints, Fields};
 use timbra_store::webhooks::{DeliveryRow, WebhookRow};
 
@@ -133,6 +131,15 @@ pub struct ListParams {
     pub page_size: Option<i64>,
 }
 
+// Every operation on endpoints is ADMINISTRADOR's (`webhook:manage`).
+impl Routed for Endpoints {
+    type Out = WebhookOut;
+    const VIEW: Permission = Permission::WebhookManage;
+    const CREATE: Permission = Permission::WebhookManage;
+    const EDIT: Permission = Permission::WebhookManage;
+    const DELETE: Permission = Permission::WebhookManage;
+}
+
 impl From<WebhookBody> for Fields {
     fn from(body: WebhookBody) -> Self {
         Self { url: body.url, events: body.events, description: body.description, active: body.active }
@@ -147,14 +154,9 @@ impl From<WebhookBody> for Fields {
         (status = 400, description = "WEBHOOK_001 with `details.fields` (also a private or loopback url); EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003 (ADMINISTRADOR or higher) / SCOPE_002", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<WebhookBody>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let (row, secret) = endpoints::create(&app, &empresa_id, body.into()).await?;
+pub async fn create(scope: EmpresaScope, Json(body): Json<WebhookBody>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Endpoints::CREATE).await?;
+    let (row, secret) = endpoints::create(&scope.app, &scope.empresa_id, body.into()).await?;
     Ok(created(WebhookWithSecret { webhook: row.into(), secret }))
 }
 
@@ -165,17 +167,9 @@ pub async fn create(
         (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<ListParams>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let paging = parse_paging(params.page, params.page_size, 100)?;
+pub async fn list(scope: EmpresaScope, Query(params): Query<ListParams>) -> HttpResult<impl IntoResponse> {
     // Endpoints are not searched.
-    let (rows, total) = scoped::page::<Endpoints>(&app, &empresa_id, None, &paging).await?;
-    Ok(ok(Page::new(rows.into_iter().map(WebhookOut::from).collect(), total, paging)))
+    Ok(ok(scoped::page::<Endpoints>(&scope, params.page, params.page_size, None).await?))
 }
 
 /// One endpoint.
@@ -185,14 +179,8 @@ pub async fn list(
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    Ok(ok(WebhookOut::from(scoped::get::<Endpoints>(&app, &empresa_id, &id).await?)))
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::get::<Endpoints>(&scope, &id).await?))
 }
 
 /// Changes url, events, description or active; fields left out keep their value.
@@ -205,14 +193,12 @@ pub async fn get(
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
 pub async fn update(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<WebhookBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    Ok(ok(WebhookOut::from(endpoints::update(&app, &empresa_id, &id, body.into()).await?)))
+    scope.authorize(Endpoints::EDIT).await?;
+    Ok(ok(WebhookOut::from(endpoints::update(&scope.app, &scope.empresa_id, &id, body.into()).await?)))
 }
 
 /// Deletes an endpoint; its pending deliveries are not attempted again.
@@ -222,15 +208,8 @@ pub async fn update(
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn delete(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    scoped::delete::<Endpoints>(&app, &empresa_id, &id).await?;
-    Ok(ok(serde_json::json!({ "deleted": true, "id": id })))
+pub async fn delete(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::delete::<Endpoints>(&scope, &id).await?))
 }
 
 /// Replaces the secret at once (the old one stops signing); the new one is shown only now.
@@ -241,14 +220,9 @@ pub async fn delete(
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn rotate_secret(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    let (row, secret) = endpoints::rotate_secret(&app, &empresa_id, &id).await?;
+pub async fn rotate_secret(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::WebhookManage).await?;
+    let (row, secret) = endpoints::rotate_secret(&scope.app, &scope.empresa_id, &id).await?;
     Ok(ok(WebhookWithSecret { webhook: row.into(), secret }))
 }
 
@@ -261,14 +235,9 @@ pub async fn rotate_secret(
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn test(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    Ok(created(DeliveryOut::from(endpoints::ping(&app, &empresa_id, &id).await?)))
+pub async fn test(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::WebhookManage).await?;
+    Ok(created(DeliveryOut::from(endpoints::ping(&scope.app, &scope.empresa_id, &id).await?)))
 }
 
 /// The delivery log of an endpoint, newest first: status, response code, latency, attempts and
@@ -282,16 +251,14 @@ pub async fn test(
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
 pub async fn deliveries(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Query(params): Query<ListParams>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
+    scope.authorize(Permission::WebhookManage).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (items, total) = endpoints::deliveries(&app, &empresa_id, &id, &paging).await?;
-    Ok(ok(Page::new(items.into_iter().map(DeliveryOut::from).collect(), total, paging)))
+    let (rows, total) = endpoints::deliveries(&scope.app, &scope.empresa_id, &id, &paging).await?;
+    Ok(ok(Page::<DeliveryOut>::from_rows(rows, total, paging)))
 }
 
 /// Sends a delivery's event again to its endpoint as a new delivery (fresh attempts).
@@ -302,12 +269,7 @@ pub async fn deliveries(
         (status = 403, description = "SCOPE_001 / AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND (delivery, or its endpoint was deleted)", body = ErrorBody),
     ))]
-pub async fn redeliver(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::WebhookManage).await?;
-    Ok(created(DeliveryOut::from(endpoints::redeliver(&app, &empresa_id, &id).await?)))
+pub async fn redeliver(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::WebhookManage).await?;
+    Ok(created(DeliveryOut::from(endpoints::redeliver(&scope.app, &scope.empresa_id, &id).await?)))
 }

@@ -936,7 +936,7 @@ async fn live_cancellation_waits_for_the_receiver_through_a_durable_job() {
     // Valid for a year: the clock below moves hours ahead, and a CSD within 30 days of its end
     // gets the daily `certificado.por_expirar` notice whenever that crosses the job's hour.
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(365));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
         move |config: &mut timbra_services::config::Config| {
@@ -1060,7 +1060,7 @@ async fn an_unknown_pac_outcome_is_reconciled_to_exactly_one_invoice_per_stamp()
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
         move |config: &mut timbra_services::config::Config| {

@@ -41,6 +41,17 @@ fn cadena_verify_and_validate_sat_samples() {
 
     let (status, _) = timbra(&["cfdi", "cadena", "/nonexistent.xml"]);
     assert_eq!(status, 2);
+
+    // validate checks SAT's catalogs as the service ships them: a ClaveProdServ SAT does not
+    // have is CFDI40162, as a sandbox stamp would answer (not a skipped check).
+    let xml = std::fs::read_to_string(sat.join("samples/I_ISD950921HE5_real_tfd.xml")).unwrap();
+    let otra = std::env::temp_dir().join(format!("timbra-cli-clave-{}.xml", std::process::id()));
+    std::fs::write(&otra, xml.replace("ClaveProdServ=\"80141628\"", "ClaveProdServ=\"80141699\"")).unwrap();
+    let (status, out) = timbra(&["cfdi", "validate", otra.to_str().unwrap()]);
+    std::fs::remove_file(&otra).unwrap();
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains("catalogs: SAT's edition 20"), "{out}");
+    assert!(out.lines().any(|line| line.starts_with("CFDI40162 ")), "{out}");
 }
 
 /// `timbra sim sat` end to end: the binary serves a folder of CFDI on loopback and

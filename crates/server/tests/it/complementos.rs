@@ -669,7 +669,7 @@ async fn received_invoices_with_carta_porte_show_it_and_are_filtered() {
     let cp = timbra_cfdi::carta_porte::construir(&cp_json, || timbra_cfdi::carta_porte::id_ccp([9; 16])).unwrap();
     let documentos = vec![recibida_con(&lote[0], Complemento::CartaPorte(Box::new(cp.clone()))), lote[1].clone()];
     let sat = crate::recibidos::sat(|c| c.documentos = documentos.clone()).await;
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     each_backend_with(crate::recibidos::configurar(&sat, &clock), |app: TestApp| {
         let (sat, documentos, cp) = (&sat, documentos.clone(), cp.clone());
         async move {

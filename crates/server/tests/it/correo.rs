@@ -10,8 +10,8 @@ use std::time::Duration;
 use mail_parser::MimeHeaders;
 use reqwest::Method;
 use serde_json::{Value, json};
+use timbra_services::clock::Clock;
 use timbra_services::config::{Config, SmtpConfig};
-use timbra_services::context::Clock;
 
 use crate::cfdi::{cancelar, event_types, factura, raw, sh, timbrar};
 use crate::harness::{As, TempDir, TestApp, each_backend, each_backend_with};

@@ -136,7 +136,7 @@ async fn api_keys_are_shown_once_listed_by_prefix_and_revocable_three_ways() {
 
 #[tokio::test]
 async fn expired_keys_and_deleted_accounts() {
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
         move |config: &mut timbra_services::config::Config| config.clock = clock.clone()

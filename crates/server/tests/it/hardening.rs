@@ -134,7 +134,7 @@ async fn no_body_is_read_past_the_limit_on_any_route_or_page() {
 // ---- 3. Received CFDI: folios checked, downloads never rendered -----------------------------
 
 use serde_json::{Value, json};
-use timbra_services::context::Clock;
+use timbra_services::clock::Clock;
 
 use crate::harness::TestApp;
 use crate::recibidos::{configurar, empresa, recibidas, recibidas_listadas, sat, sync_terminada};

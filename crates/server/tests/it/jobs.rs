@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use timbra_services::clock::Clock;
 use timbra_services::config::Config;
-use timbra_services::context::Clock;
 
 use crate::harness::{Server, TempDir, TestApp, each_backend_with, free_port};
 use crate::receiver::{Receiver, wait_for};

@@ -47,7 +47,7 @@ fn pac_calls(empresa: &str) -> Vec<Value> {
 }
 
 /// A live test app whose PAC is the simulator at `url`, with a clock the test moves.
-fn live_config(url: String, clock: timbra_services::context::Clock) -> impl Fn(&mut timbra_services::config::Config) {
+fn live_config(url: String, clock: timbra_services::clock::Clock) -> impl Fn(&mut timbra_services::config::Config) {
     move |config| {
         let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
         pac.timeout = std::time::Duration::from_secs(3);
@@ -67,7 +67,7 @@ async fn estado(app: &TestApp, who: &As, id: &str) -> (String, String) {
 
 /// Moves the clock a quarter of an hour at a time until the follow-up job has brought the
 /// invoice to `wanted` (at most 40 times).
-async fn until(app: &TestApp, who: &As, clock: &timbra_services::context::Clock, id: &str, wanted: (&str, &str)) {
+async fn until(app: &TestApp, who: &As, clock: &timbra_services::clock::Clock, id: &str, wanted: (&str, &str)) {
     for _ in 0..40 {
         let now = estado(app, who, id).await;
         if (now.0.as_str(), now.1.as_str()) == wanted {
@@ -89,7 +89,7 @@ async fn a_cancellation_follows_sats_status_and_its_events_follow_the_real_state
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     each_backend_with(live_config(url, clock.clone()), |app: TestApp| {
         let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
         async move {
@@ -218,7 +218,7 @@ async fn the_attempts_are_listed_and_every_live_folio_is_explained() {
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     each_backend_with(live_config(url, clock.clone()), |app: TestApp| {
         let (sim, good, clock) = (sim.clone(), good.clone(), clock.clone());
         async move {

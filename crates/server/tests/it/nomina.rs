@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use crate::harness::{As, TestApp, each_backend_with};
-use timbra_services::context::Clock;
+use timbra_services::clock::Clock;
 
 /// 2026-03-20 12:00 in Mexico City (UTC−6), as seconds from now.
 fn pinned() -> Clock {

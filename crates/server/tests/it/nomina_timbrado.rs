@@ -507,7 +507,7 @@ async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancell
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
         move |config: &mut timbra_services::config::Config| {

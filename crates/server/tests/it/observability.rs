@@ -190,17 +190,18 @@ async fn json_logs_repeat_the_request_id_on_every_line_of_the_request() {
 }
 
 #[tokio::test]
-async fn text_logs_to_a_pipe_carry_no_colour_codes() {
+async fn default_logs_are_plain_text_with_one_access_line_per_request() {
     let data = crate::harness::TempDir::new();
     let port = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
+    // The default level: no TIMBRA_LOG.
     let mut child = Command::new(env!("CARGO_BIN_EXE_timbra"))
         .arg("serve")
         .env("TIMBRA_LISTEN", format!("127.0.0.1:{port}"))
         .env("TIMBRA_DATA_DIR", &data.0)
         .env_remove("TIMBRA_DATABASE_URL")
         .env_remove("TIMBRA_LOG_FORMAT")
+        .env_remove("TIMBRA_LOG")
         .env("TIMBRA_RATE_LIMIT", "false")
-        .env("TIMBRA_LOG", "info,timbra_server=debug")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -208,6 +209,19 @@ async fn text_logs_to_a_pipe_carry_no_colour_codes() {
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     wait_for(30, "the server to listen", async || client.get(format!("{base}/healthz")).send().await.is_ok()).await;
+    // A request with a secret in its header, its path and its body.
+    let secreto = "tk_live_secreto_que_no_se_escribe";
+    let answer = client
+        .post(format!("{base}/api/cfdi/id-{secreto}/cancelar?q={secreto}"))
+        .header("authorization", format!("Bearer {secreto}"))
+        .header("x-request-id", "acceso-1")
+        .body(format!("{{\"motivo\":\"{secreto}\"}}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+    // Lines are written as they happen; give the last one a moment.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     child.kill().unwrap();
     child.wait().unwrap();
     let mut text = String::new();
@@ -215,4 +229,13 @@ async fn text_logs_to_a_pipe_carry_no_colour_codes() {
     // A log collector or a file reads these lines: plain text, no ESC [ … m sequences.
     assert!(!text.trim().is_empty(), "the server logged nothing at info");
     assert!(!text.contains('\u{1b}'), "colour codes in a piped log: {text:?}");
+    // One access line per request at the default level: id, method, route template, status,
+    // duration; nothing of the path's values, query, headers or body.
+    let acceso: Vec<&str> = text.lines().filter(|line| line.contains("request_id=\"acceso-1\"")).collect();
+    assert_eq!(acceso.len(), 1, "one line for the request: {text}");
+    for campo in ["INFO", "method=POST", "route=/api/cfdi/{id}/cancelar", "status=401", "duration_ms="] {
+        assert!(acceso[0].contains(campo), "{campo} missing from {:?}", acceso[0]);
+    }
+    assert!(text.lines().any(|line| line.contains("route=/healthz") && line.contains("status=200")), "{text}");
+    assert!(!text.contains(secreto), "a secret reached the log: {text}");
 }

@@ -81,9 +81,9 @@ fn attr<'a>(xml: &'a str, name: &str) -> &'a str {
 }
 
 /// The clock of these tests: 2026-11-20 18:00 UTC (noon in Mexico City), so fechaPago is in the past.
-fn clock() -> timbra_services::context::Clock {
+fn clock() -> timbra_services::clock::Clock {
     let at = time::macros::datetime!(2026-11-20 18:00 UTC);
-    timbra_services::context::Clock::shifted((at - OffsetDateTime::now_utc()).whole_seconds(), 1.0)
+    timbra_services::clock::Clock::shifted((at - OffsetDateTime::now_utc()).whole_seconds(), 1.0)
 }
 
 fn at_clock(config: &mut timbra_services::config::Config) {
@@ -604,7 +604,7 @@ async fn live_payments_hold_the_balance_until_the_pac_decides() {
     let (sim, url) = start_pac_sim().await;
     let now = OffsetDateTime::now_utc();
     let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let clock = timbra_services::context::Clock::shifted(0, 1.0);
+    let clock = timbra_services::clock::Clock::shifted(0, 1.0);
     let adjust = {
         let clock = clock.clone();
         move |config: &mut timbra_services::config::Config| {

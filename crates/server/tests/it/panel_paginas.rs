@@ -8,8 +8,8 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::redirect::Policy;
 use serde_json::json;
+use timbra_services::clock::Clock;
 use timbra_services::config::Config;
-use timbra_services::context::Clock;
 
 use crate::harness::{As, TestApp, each_backend_with};
 use crate::receiver::{Receiver, wait_for};

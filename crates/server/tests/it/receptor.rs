@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use timbra_services::context::Clock;
+use timbra_services::clock::Clock;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use timbra_services::context::Clock;
+use timbra_services::clock::Clock;
 use timbra_sim::sat::DocumentoSim;
 use timbra_sim::sat::lote;
 use time::PrimitiveDateTime;

@@ -7,8 +7,8 @@ use timbra_store::ids::WebhookId;
 
 use reqwest::Method;
 use serde_json::json;
+use timbra_services::clock::Clock;
 use timbra_services::config::Config;
-use timbra_services::context::Clock;
 
 use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_with, test_config};
 use crate::receiver::{Receiver, wait_for};

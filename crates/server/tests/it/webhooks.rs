@@ -7,8 +7,8 @@ use hmac::{Hmac, Mac};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
+use timbra_services::clock::Clock;
 use timbra_services::config::Config;
-use timbra_services::context::Clock;
 use timbra_services::events::payloads::{Cancelacion, FacturaTimbrada};
 use timbra_services::events::{self, Event};
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use serde_json::{Value, json};
-use timbra_services::context::Clock;
+use timbra_services::clock::Clock;
 
 use crate::cfdi::{factura, timbrar};
 use crate::harness::{As, TestApp, each_backend_with};

@@ -10,7 +10,6 @@
 //! unheard. Only what exists is kept: a customer created or a CSD stored a moment ago (perhaps
 //! by another instance) is read from the database.
 
-use crate::auth::cache::Memo;
 use crate::context::AppContext;
 use crate::error::ApiResult;
 use timbra_store::ids::{ClienteId, EmpresaId};
@@ -19,16 +18,7 @@ use timbra_store::{DbConn, clientes, empresas};
 use timbra_store::clientes::ClienteReceptor;
 use timbra_store::empresas::EmpresaEmisora;
 
-/// See the module documentation.
-#[derive(Default)]
-pub struct Contexto {
-    emisoras: Memo<String, EmpresaEmisora>,
-    /// By (company, customer).
-    receptores: Memo<(String, String), ClienteReceptor>,
-    /// The id of the company's CSD, when it has one (a CSD may be stored by another instance
-    /// at any moment, so its absence is not kept).
-    csd_ids: Memo<String, String>,
-}
+pub use super::state::Contexto;
 
 /// A connection taken only when something is not in memory.
 struct Perezosa<'a> {

@@ -16,21 +16,9 @@ use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use timbra_store::certificados::{self, SandboxPacRow};
 use timbra_store::ids;
 
-/// RFC the sandbox stamper signs as (SAT's test PAC RFC).
-pub const RFC_PAC_SANDBOX: &str = "SPR190613I52";
+pub use super::csd::RFC_PAC_SANDBOX;
 
-/// An opened CSD of a company.
-#[derive(Debug)]
-pub struct Csd {
-    /// Row id in `certificados` (the cache key's version).
-    pub id: String,
-    /// `UPLOAD` or `SANDBOX`.
-    pub origen: String,
-    /// End of validity.
-    pub vigencia_fin: OffsetDateTime,
-    /// Certificate and key.
-    pub credential: Credential,
-}
+pub use super::csd::Csd;
 
 /// An upload that passed every check, ready to store.
 pub struct Subida {
@@ -201,9 +189,7 @@ pub async fn subir_csd(
     Ok(Guardado::de(&subida))
 }
 
-pub fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+pub use super::rfc3339;
 
 /// Stores a checked CSD for a company, replacing its previous one (uploaded or generated).
 pub async fn guardar(app: &AppContext, empresa_id: &EmpresaId, origen: &str, subida: &Subida) -> ApiResult<String> {

@@ -10,10 +10,34 @@ use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::timbre::DatosTimbre;
 use timbra_cfdi::{Comprobante, escritura, sello, timbre};
 use timbra_credentials::Credential;
+use time::OffsetDateTime;
 
-use super::pipeline::Fila;
-use super::timbrado;
-use crate::error::{ApiError, ApiResult};
+use super::pipeline::registro::Fila;
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
+
+/// A prepared document: what a document type gives the pipeline.
+pub struct Documento {
+    /// Built and validated, without folio, seal or TFD: a CFDI 4.0 `Comprobante` or any other
+    /// [`Sellable`] (a CFDI de Retenciones).
+    pub contenido: PorSellar,
+    /// The series it will carry.
+    pub serie: String,
+    /// The customer it was issued to, when it is one of the company's customers.
+    pub cliente_id: Option<String>,
+    /// The Idempotency-Key operation name (`cfdi.timbrar`).
+    pub operacion: &'static str,
+}
+
+/// A stamped document on its way to the database.
+pub(crate) struct Timbrado {
+    pub(crate) documento: Box<dyn Sellable>,
+    /// The XML as stored ([`cfdi_xml::comprimir`]).
+    pub(crate) xml_comprimido: Vec<u8>,
+    pub(crate) folio: i64,
+    pub(crate) uuid_xml: String,
+    pub(crate) uuid_api: String,
+    pub(crate) timbrado_en: OffsetDateTime,
+}
 
 /// A document the pipeline seals and stamps.
 pub trait Sellable: Send + Sync + 'static {
@@ -71,7 +95,7 @@ impl Sellable for Comprobante {
     }
 
     fn xml(&self) -> ApiResult<String> {
-        escritura::escribir(self).map_err(timbrado::error_escritura)
+        escritura::escribir(self).map_err(error_escritura)
     }
 
     fn fila(&self, catalogos: &dyn Catalogos) -> ApiResult<Fila> {
@@ -87,4 +111,18 @@ impl Sellable for Comprobante {
 pub fn leer_comprobante(xml: &str) -> ApiResult<Box<dyn Sellable>> {
     let comprobante = timbra_cfdi::parser::parsear(xml).map_err(|e| ApiError::internal("PAC XML", e))?;
     Ok(Box::new(comprobante))
+}
+
+/// The XML writer refused a value (a character XML 1.0 cannot carry): CFDI_001 naming the
+/// element and attribute. the body's checks already refuse such texts, so this answers data that
+/// reached the comprobante some other way, instead of stamping a document that is not XML.
+pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiError {
+    tracing::warn!(cfdi.elemento = %error.elemento, cfdi.atributo = %error.atributo, "XML writer refused a value");
+    ApiError::fields(
+        Code::Cfdi001,
+        vec![FieldProblem::new(
+            format!("{}.{}", error.elemento.trim_start_matches("cfdi:"), error.atributo),
+            format!("{error}; remove it from the stored data and retry"),
+        )],
+    )
 }

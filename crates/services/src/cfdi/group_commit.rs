@@ -39,9 +39,10 @@ use timbra_cfdi::timbre::DatosTimbre;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 
-use super::credenciales;
+use super::csd;
 use super::folios::Turno;
-use super::pipeline::{self, Efectos, Fila, Registro};
+use super::pipeline::registro::{Efectos, Escrito, Fila, Registro};
+use super::pipeline::sellado;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Emission, Event};
 use crate::idempotency::{self, Key, Uso};
@@ -105,7 +106,7 @@ pub struct Resello {
     /// The document without folio, seal or TFD.
     pub contenido: super::documento::PorSellar,
     /// The company's CSD.
-    pub csd: Arc<credenciales::Csd>,
+    pub csd: Arc<csd::Csd>,
     /// The sandbox TFD key.
     pub pac: Arc<timbra_credentials::Credential>,
     /// The TFD's fields.
@@ -324,7 +325,7 @@ async fn write(db: &Db, batch: &mut [Sellado]) -> ApiResult<Vec<Outcome>> {
     for (sellado, outcome) in batch.iter().zip(&outcomes) {
         if let (Some(efectos), Outcome::Timbrado { folio, .. }) = (&sellado.efectos, outcome) {
             // The type's own records and events (`factura.timbrada` by default).
-            let escrito = pipeline::Escrito {
+            let escrito = Escrito {
                 empresa_id: &sellado.empresa_id,
                 registro: &sellado.registro,
                 fila: &sellado.fila,
@@ -403,7 +404,7 @@ async fn seal_again(batch: &mut [Sellado], folios: &[Option<i64>]) -> ApiResult<
             && folio != sellado.folio_sellado
         {
             let resello = &sellado.resello;
-            let task = pipeline::sellar_sandbox_ya(
+            let task = sellado::sellar_sandbox_ya(
                 resello.contenido.clone(),
                 folio,
                 resello.csd.clone(),

@@ -10,6 +10,7 @@ pub mod consulta;
 pub mod contexto;
 pub mod credenciales;
 pub mod crypto;
+pub mod csd;
 pub mod documento;
 pub mod ensayo;
 pub mod exportacion;
@@ -29,6 +30,7 @@ pub mod recibidos;
 pub mod recibos;
 pub mod recibos_consulta;
 pub mod retenciones;
+pub mod state;
 pub mod storage;
 pub mod timbrado;
 pub mod timbres;
@@ -36,76 +38,7 @@ pub mod tipos;
 pub mod validador;
 pub mod vencimiento;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use time::{OffsetDateTime, UtcOffset};
-
-use crate::config::Config;
-use crate::error::ApiError;
-
-/// What the invoicing part of the service keeps in memory (one per process, shared).
-pub struct CfdiState {
-    master: Result<crypto::MasterKey, String>,
-    /// Where XML files are kept.
-    pub storage: Arc<dyn storage::Storage>,
-    /// Opened CSDs by company, checked against the stored certificate id on every use (an id
-    /// kept in [`contexto`], forgotten on every upload here or on another instance).
-    pub(crate) csd_cache: Mutex<HashMap<String, Arc<credenciales::Csd>>>,
-    /// SAT clients by company, with the id of the FIEL they sign with (an upload replaces
-    /// it): the FIEL is opened once and SAT's token reused across jobs.
-    pub(crate) sat_clientes: Mutex<HashMap<String, (String, timbra_sat::ClienteSat)>>,
-    /// The installation's sandbox stamping credential, read (or made) once.
-    pub(crate) sandbox_pac: tokio::sync::OnceCell<Arc<timbra_credentials::Credential>>,
-    /// Held while a sandbox CSD is generated (an RSA key takes tens of milliseconds).
-    pub(crate) sandbox_csd_lock: tokio::sync::Mutex<()>,
-    /// The company, customer and CSD id every stamp reads.
-    pub contexto: contexto::Contexto,
-    /// Sandbox folios predicted so stamps seal outside the write transaction.
-    pub folios: folios::Folios,
-    /// The writer that commits sealed sandbox stamps in batches.
-    pub group_commit: group_commit::GroupCommit,
-    /// The writer that commits sales tickets in batches.
-    pub recibos: recibos::escritor::EscritorRecibos,
-    /// SAT's status service (`TIMBRA_SAT_CONSULTA_URL`), or why its client could not be built.
-    pub sat_consulta: Result<timbra_pac::consulta::ClienteConsulta, String>,
-}
-
-impl CfdiState {
-    /// Loads the master key (`TIMBRA_MASTER_KEY`, or the one kept in the data dir) and opens
-    /// the file storage (`TIMBRA_STORAGE_URL`; default the folder `{data_dir}/files`). A key or
-    /// storage problem is reported on use.
-    pub fn new(config: &Config) -> Self {
-        let master = crypto::MasterKey::load(config.master_key.as_deref(), &config.data_dir);
-        if let Err(error) = &master {
-            tracing::error!(error.message = %error, "master key unavailable: certificates cannot be used");
-        }
-        Self {
-            master,
-            storage: storage::open_or_unavailable(&config.storage()),
-            csd_cache: Mutex::default(),
-            sat_clientes: Mutex::default(),
-            sandbox_pac: tokio::sync::OnceCell::new(),
-            sandbox_csd_lock: tokio::sync::Mutex::new(()),
-            contexto: contexto::Contexto::default(),
-            folios: folios::Folios::default(),
-            group_commit: group_commit::GroupCommit::default(),
-            recibos: recibos::escritor::EscritorRecibos::default(),
-            sat_consulta: timbra_pac::consulta::ClienteConsulta::new(config.receptor.consulta.clone())
-                .map_err(|error| error.to_string()),
-        }
-    }
-
-    /// The master key, or a logged 500.
-    pub fn master(&self) -> Result<&crypto::MasterKey, ApiError> {
-        self.master.as_ref().map_err(|error| ApiError::internal("master key", error))
-    }
-
-    /// The HMAC key of signed download links (derived from the master key).
-    pub fn link_secret(&self) -> Result<[u8; 32], ApiError> {
-        Ok(links::secret(self.master()?))
-    }
-}
 
 /// The offset of the Zona Centro (America/Mexico_City), UTC−6 all year since Mexico abolished
 /// daylight saving time there on 2022-10-30 (Ley de los Sistemas de Horario). SAT's TFD
@@ -188,4 +121,9 @@ pub fn fecha_cfdi(local: OffsetDateTime) -> String {
         local.minute(),
         local.second()
     )
+}
+
+/// RFC 3339 text of an instant (the API's dates).
+pub fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }

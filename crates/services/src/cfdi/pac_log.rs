@@ -115,24 +115,7 @@ pub fn outcome(result: &Result<impl Sized, PacError>) -> &'static str {
     }
 }
 
-/// A one-line English summary of a PAC failure with no part of the PAC's answer except a
-/// rejection's own message (SAT's or the PAC's text): safe for logs and for clients.
-pub fn summary(error: &PacError) -> String {
-    match error {
-        PacError::Rejected { code, message } => format!("the PAC refused the request ({code}): {message}"),
-        PacError::Timeout(limit) => format!("the PAC did not answer within {} s", limit.as_secs()),
-        PacError::Transport(detail) => {
-            // "HTTP 502 Bad Gateway en stamp: <body…>": keep the status, never the body.
-            match detail.strip_prefix("HTTP ").and_then(|rest| rest.split(" en ").next()) {
-                Some(status) => format!("the PAC answered HTTP {status}"),
-                None => "the PAC could not be reached".to_owned(),
-            }
-        }
-        // A fault's string is the PAC's own text, short and without markup.
-        PacError::Fault { code, message } => format!("the PAC answered a SOAP Fault ({code}): {message}"),
-        PacError::Garbage { .. } => "the PAC answered something that is not a SOAP message of its protocol".to_owned(),
-    }
-}
+pub use crate::error::pac_summary as summary;
 
 /// Awaits one PAC call and logs it: `info` when it answered, `warn` when it failed.
 ///

@@ -254,19 +254,7 @@ fn impuestos_de(
     out
 }
 
-/// The XML writer refused a value (a character XML 1.0 cannot carry): CFDI_001 naming the
-/// element and attribute. [`preparar`] already refuses such texts, so this answers data that
-/// reached the comprobante some other way, instead of stamping a document that is not XML.
-pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiError {
-    tracing::warn!(cfdi.elemento = %error.elemento, cfdi.atributo = %error.atributo, "XML writer refused a value");
-    ApiError::fields(
-        Code::Cfdi001,
-        vec![FieldProblem::new(
-            format!("{}.{}", error.elemento.trim_start_matches("cfdi:"), error.atributo),
-            format!("{error}; remove it from the stored data and retry"),
-        )],
-    )
-}
+pub use super::documento::error_escritura;
 
 /// Checks the body and builds the comprobante for `empresa` and `cliente` at local time
 /// `fecha_local` (the issuer's local time, whole seconds); every problem, from the body and from Anexo 20's rules, comes back at once.

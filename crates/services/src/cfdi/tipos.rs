@@ -83,6 +83,15 @@ pub fn por_operacion(operacion: Option<&str>) -> Option<&'static TipoDocumento> 
     }
 }
 
+/// The route an Idempotency-Key's operation answers on, as the API documents it (named in
+/// IDEMPOTENCY_001): a cancellation's, or the stamping route of the operation's type.
+pub fn ruta_de_operacion(operation: &str, cfdi_id: Option<&str>) -> String {
+    if operation == super::cancelacion::OPERACION {
+        return format!("POST /api/cfdi/{}/cancelar", cfdi_id.unwrap_or("{id}"));
+    }
+    por_operacion(Some(operation)).map_or(operation, |tipo| tipo.ruta).to_owned()
+}
+
 /// The type of a stored CFDI by its `TipoDeComprobante`.
 pub fn por_tipo_comprobante(tipo_comprobante: &str) -> Option<&'static TipoDocumento> {
     TIPOS.iter().copied().find(|tipo| tipo.tipos_comprobante.contains(&tipo_comprobante))

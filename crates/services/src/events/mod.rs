@@ -12,10 +12,24 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::jobs::{NewJob, enqueue, enqueue_many};
-use crate::webhooks::delivery::Deliver;
 use timbra_store::events::{self as store_events, EventRow, Subscriber};
 use timbra_store::ids;
 use timbra_store::{MultiInsert, Tx};
+
+/// The job kind that delivers one `webhook_deliveries` row (run by `webhooks::delivery`).
+/// Named here because emitting an event queues its deliveries, and the emitter must not
+/// depend on the code that sends them.
+pub const DELIVERY_KIND: &str = "webhook.deliver";
+/// A delivery's runs: the first attempt and 5 retries.
+pub const DELIVERY_MAX_ATTEMPTS: i64 = 6;
+
+/// What a delivery job carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryPayload {
+    /// The `webhook_deliveries` row to send.
+    pub delivery_id: String,
+}
 
 macro_rules! event_types {
     ($( $variant:ident = $name:literal, $doc:literal; )*) => {
@@ -129,8 +143,8 @@ pub async fn deliver(
 ) -> timbra_store::DbResult<String> {
     let id = ids::new_id();
     store_events::insert_delivery(tx, &id, webhook_id, event_id, now).await?;
-    let payload = crate::webhooks::delivery::Payload { delivery_id: id.clone() };
-    enqueue(tx, now, NewJob::of::<Deliver>(&payload).for_empresa(empresa_id)).await?;
+    let payload = DeliveryPayload { delivery_id: id.clone() };
+    enqueue(tx, now, NewJob::new(DELIVERY_KIND, &payload, DELIVERY_MAX_ATTEMPTS).for_empresa(empresa_id)).await?;
     Ok(id)
 }
 
@@ -200,8 +214,11 @@ pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[
                     &EventId::from(event_id),
                     now,
                 );
-                let payload = crate::webhooks::delivery::Payload { delivery_id: id };
-                jobs.push((now, NewJob::of::<Deliver>(&payload).for_empresa(emission.empresa_id)));
+                let payload = DeliveryPayload { delivery_id: id };
+                jobs.push((
+                    now,
+                    NewJob::new(DELIVERY_KIND, &payload, DELIVERY_MAX_ATTEMPTS).for_empresa(emission.empresa_id),
+                ));
             }
         }
     }

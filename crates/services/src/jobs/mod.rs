@@ -101,9 +101,15 @@ pub struct NewJob {
 impl NewJob {
     /// A job of kind `J`, due now.
     pub fn of<J: Job>(payload: &J::Payload) -> Self {
+        Self::new(J::KIND, payload, J::MAX_ATTEMPTS)
+    }
+
+    /// A job of the kind named `kind`, due now: for a writer that must not depend on the code
+    /// that runs the kind (an event queues its webhook deliveries).
+    pub fn new(kind: &'static str, payload: &impl serde::Serialize, max_attempts: i64) -> Self {
         // Payloads are plain structs of strings and numbers, which always serialize.
         let payload = serde_json::to_value(payload).unwrap_or(Value::Null);
-        Self { kind: J::KIND, empresa_id: None, payload, run_at: None, max_attempts: J::MAX_ATTEMPTS, dedupe_key: None }
+        Self { kind, empresa_id: None, payload, run_at: None, max_attempts, dedupe_key: None }
     }
 
     /// Belongs to a company.

@@ -194,7 +194,7 @@ pub fn check(campos: Campos, hoy: time::Date) -> Result<Valid, ApiError> {
     // A bad address is CORREO_002, as everywhere an address is taken.
     let email = campos.email.as_deref().map(|email| email.trim_matches(' ')).filter(|email| !email.is_empty());
     if let Some(email) = email
-        && !crate::correo::direccion_valida(email)
+        && !crate::correo::direccion::direccion_valida(email)
     {
         return Err(ApiError::new(
             Code::Correo002,

@@ -35,20 +35,13 @@ pub fn envelope(event_id: &EventId, event_type: &str, created: OffsetDateTime, d
         .map_err(|error| error.to_string())
 }
 
-/// What a delivery job carries.
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Payload {
-    /// The `webhook_deliveries` row to send.
-    pub delivery_id: String,
-}
+pub use crate::events::DeliveryPayload as Payload;
 
 impl Job for Deliver {
     type Context = AppContext;
-    const KIND: &'static str = "webhook.deliver";
+    const KIND: &'static str = crate::events::DELIVERY_KIND;
     type Payload = Payload;
-    /// The first attempt and 5 retries.
-    const MAX_ATTEMPTS: i64 = 6;
+    const MAX_ATTEMPTS: i64 = crate::events::DELIVERY_MAX_ATTEMPTS;
 
     fn backoff(attempt: i64) -> Duration {
         let index = usize::try_from(attempt.max(1) - 1).unwrap_or(0).min(RETRY_SCHEDULE.len() - 1);

@@ -154,16 +154,46 @@ pub fn respuesta_receptor(folios: &[(&str, RespuestaReceptor)]) -> String {
     firmar_aceptacion_rechazo(&solicitud, &CSD_RECEPTOR).unwrap()
 }
 
+/// The client's time limit. Generous: CI runs these tests in parallel with debug builds on
+/// two cores, where a stamp can take seconds (a 2 s limit failed there). The timeout test sets
+/// its own short limit with [`arrancar_con_limite`].
+const LIMITE: Duration = Duration::from_secs(30);
+
 /// A simulator (clock at [`AHORA`], user `usuario` / `secreto`) on a random loopback port,
-/// and a client for it with a 2 s time limit.
+/// and a client for it with a [`LIMITE`] time limit.
 pub async fn arrancar(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient) {
-    let (sim, pac, _) = arrancar_con_consulta(ajuste).await;
+    arrancar_con_limite(ajuste, LIMITE).await
+}
+
+/// [`arrancar`] with a client that gives up after `limite`.
+pub async fn arrancar_con_limite(ajuste: impl FnOnce(&mut SimConfig), limite: Duration) -> (Sim, FinkokClient) {
+    let (sim, pac, _) = arrancar_completo(ajuste, limite, limite).await;
     (sim, pac)
 }
 
 /// [`arrancar`], plus a client of SAT's status service the simulator serves on the same
 /// address (`/ConsultaCFDIService.svc`).
 pub async fn arrancar_con_consulta(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim, FinkokClient, ClienteConsulta) {
+    arrancar_completo(ajuste, LIMITE, LIMITE).await
+}
+
+/// The time limit of the status service's client in the tests of a slow SAT: a
+/// status query costs no signature, so 5 s is far above what it takes even on a loaded CI.
+pub const LIMITE_CONSULTA_CORTO: Duration = Duration::from_secs(5);
+
+/// [`arrancar_con_consulta`] with a status client that gives up after [`LIMITE_CONSULTA_CORTO`]
+/// (the tests of a slow SAT).
+pub async fn arrancar_con_consulta_impaciente(
+    ajuste: impl FnOnce(&mut SimConfig),
+) -> (Sim, FinkokClient, ClienteConsulta) {
+    arrancar_completo(ajuste, LIMITE, LIMITE_CONSULTA_CORTO).await
+}
+
+async fn arrancar_completo(
+    ajuste: impl FnOnce(&mut SimConfig),
+    limite: Duration,
+    limite_consulta: Duration,
+) -> (Sim, FinkokClient, ClienteConsulta) {
     let mut config = SimConfig::new(Arc::clone(&PAC));
     config.ahora = Some(AHORA);
     config.usuario = Some("usuario".into());
@@ -174,9 +204,9 @@ pub async fn arrancar_con_consulta(ajuste: impl FnOnce(&mut SimConfig)) -> (Sim,
     let direccion = listener.local_addr().unwrap();
     tokio::spawn(sim.clone().serve(listener));
     let mut config_cliente = FinkokConfig::new(&format!("http://{direccion}"), "usuario", "secreto");
-    config_cliente.timeout = Duration::from_secs(2);
+    config_cliente.timeout = limite;
     let mut config_consulta = ConsultaConfig::new(&format!("http://{direccion}/ConsultaCFDIService.svc"));
-    config_consulta.timeout = Duration::from_secs(2);
+    config_consulta.timeout = limite_consulta;
     (sim, FinkokClient::new(config_cliente).unwrap(), ClienteConsulta::new(config_consulta).unwrap())
 }
 

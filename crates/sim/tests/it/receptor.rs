@@ -17,8 +17,8 @@ use timbra_sim::{Falla, Sim};
 use time::Duration;
 
 use crate::comun::{
-    AHORA, CSD, FECHA, RFC_EMISOR, RFC_RECEPTOR, arrancar_con_consulta, cancelacion, factura, factura_valida,
-    respuesta_receptor,
+    AHORA, CSD, FECHA, LIMITE_CONSULTA_CORTO, RFC_EMISOR, RFC_RECEPTOR, arrancar_con_consulta,
+    arrancar_con_consulta_impaciente, cancelacion, factura, factura_valida, respuesta_receptor,
 };
 
 /// 2,000.00 + IVA = 2,320.00 for [`RFC_RECEPTOR`]: cancelling needs the receiver's acceptance.
@@ -206,7 +206,10 @@ async fn cien_solicitudes_pendientes_a_la_vez() {
 
 #[tokio::test]
 async fn consulta_del_sat_estricta() {
-    let (sim, pac, sat) = arrancar().await;
+    let (sim, pac, sat) = arrancar_con_consulta_impaciente(|config| {
+        config.receptores_que_responden = vec![RFC_RECEPTOR.into()];
+    })
+    .await;
     let timbrado = timbrar_grande(&pac, "S1").await;
     let datos = DatosExpresion {
         uuid: timbrado.uuid.clone(),
@@ -233,7 +236,7 @@ async fn consulta_del_sat_estricta() {
     assert!(error.no_encontrado() && error.transitorio(), "{error:?}");
 
     // SAT slow, down, or answering garbage.
-    sim.fallar("Consulta", [Falla::Lenta(std::time::Duration::from_secs(3))]);
+    sim.fallar("Consulta", [Falla::Lenta(LIMITE_CONSULTA_CORTO + std::time::Duration::from_secs(2))]);
     assert!(matches!(sat.consultar_datos(&datos).await.unwrap_err(), ErrorConsulta::Timeout(_)));
     sim.fallar("Consulta", [Falla::NoDisponible]);
     assert!(matches!(sat.consultar_datos(&datos).await.unwrap_err(), ErrorConsulta::Inalcanzable(_)));

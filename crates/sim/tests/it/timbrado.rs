@@ -6,7 +6,10 @@ use rust_decimal::Decimal;
 use timbra_cfdi::sello;
 use timbra_pac::{Pac, PacError, timbrar_sin_duplicar};
 
-use crate::comun::{self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, factura, factura_de, factura_valida};
+use crate::comun::{
+    self, CSD, CSD_VENCIDO, FECHA, FIEL, RFC_RECEPTOR, arrancar, arrancar_con_limite, factura, factura_de,
+    factura_valida,
+};
 
 fn codigo(resultado: Result<timbra_pac::Timbrado, PacError>) -> String {
     match resultado {
@@ -137,7 +140,9 @@ async fn respuesta_basura_es_error_tipado() {
 
 #[tokio::test]
 async fn timeout_y_consultar_recupera_sin_segundo_timbre() {
-    let (sim, pac) = arrancar(|config| config.retraso = Duration::from_secs(4)).await;
+    // The PAC answers after 6 s; the client gives up after 2 s.
+    let (sim, pac) =
+        arrancar_con_limite(|config| config.retraso = Duration::from_secs(6), Duration::from_secs(2)).await;
     let xml = factura_valida("12");
     assert_eq!(pac.consultar(&xml).await.unwrap(), None, "nothing stamped yet");
 

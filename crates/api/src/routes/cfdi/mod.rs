@@ -1,5 +1,5 @@
 //! Invoices, one file per operation: stamping (`timbrar`), payments (`pagos`), listing
-//! (`listar`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
+//! (`list`), detail (`obtener`), the files of an invoice: XML, PDF, acuse and signed links
 //! (`archivos`), cancellation (`cancelar`), the live stamping attempts with the explanation of
 //! every folio (`intentos`), and received invoices from SAT: month synchronization
 //! (`recibidos`) and download by UUID (`por_uuid`); the dry run of a stamp (`validar`); e-mail
@@ -11,7 +11,7 @@ pub mod cancelar;
 pub mod correo;
 pub mod estado_sat;
 pub mod intentos;
-pub mod listar;
+pub mod list;
 pub mod obtener;
 pub mod pagos;
 pub mod por_uuid;
@@ -65,6 +65,22 @@ pub(crate) async fn previa(
     let Some(clave) = clave else { return Ok(None) };
     let mut conn = app.db.conn().await?;
     Ok(idempotency::replay(&mut conn, empresa_id, clave, uso, app.clock.now()).await?)
+}
+
+/// What every stamping route (and MCP tool) does between authorizing the caller and stamping:
+/// an Idempotency-Key used before gets its first answer (`Err`, to send as it is), else the
+/// body is read (`Ok`).
+pub(crate) async fn admit<B: serde::de::DeserializeOwned>(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    clave: Option<&Key>,
+    operacion: &str,
+    bytes: &[u8],
+) -> HttpResult<Result<B, idempotency::Answer>> {
+    if let Some(replayed) = previa(app, empresa_id, clave, Uso::de(operacion)).await? {
+        return Ok(Err(replayed));
+    }
+    Ok(Ok(parse_body(bytes)?))
 }
 
 pub(crate) use timbra_services::cfdi::factura::despues_de_timbrar;

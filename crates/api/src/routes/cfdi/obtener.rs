@@ -5,7 +5,7 @@ use axum::response::IntoResponse;
 use timbra_store::ids::EmpresaId;
 
 use super::cargar;
-use super::listar::{CfdiOut, cfdi_out};
+use super::list::{CfdiOut, cfdi_out};
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};

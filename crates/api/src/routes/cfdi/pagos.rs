@@ -2,15 +2,14 @@
 //! Pagos 2.0) to the stamping pipeline, with the balances it moves (`cfdi::pagos`).
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use sha2::Digest;
 use timbra_store::ids::EmpresaId;
 
-use super::parse_body;
+use super::admit;
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
@@ -39,15 +38,9 @@ use timbra_services::idempotency;
         (status = 502, description = "PAC_001 the PAC refused (the balances are given back); PAC_002 outcome unknown (the balances \
             stay held until it is reconciled)", body = ErrorBody),
     ))]
-pub async fn timbrar_pago(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    headers: HeaderMap,
-    body: Bytes,
-) -> HttpResult<Response> {
+pub async fn timbrar_pago(scope: EmpresaScope, headers: HeaderMap, body: Bytes) -> HttpResult<Response> {
     let clave = idempotency::from_headers(&headers, &body)?;
-    Ok(crate::error::answer(timbrar(&app, &caller, &empresa_id, clave, &body).await?))
+    Ok(crate::error::answer(timbrar(&scope.app, &scope.caller, &scope.empresa_id, clave, &body).await?))
 }
 
 /// The stamp of a payment CFDI, as `POST /api/cfdi/pagos/timbrar` and the MCP tool
@@ -60,13 +53,10 @@ pub(crate) async fn timbrar(
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
-    if let Some(replayed) =
-        super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::de(timbra_services::cfdi::pagos::OPERACION))
-            .await?
-    {
-        return Ok(replayed);
-    }
-    let body: PagoBody = parse_body(bytes)?;
+    let body: PagoBody = match admit(app, empresa_id, clave.as_ref(), pagos::OPERACION, bytes).await? {
+        Ok(body) => body,
+        Err(replayed) => return Ok(replayed),
+    };
     let enviar_correo = body.enviar_correo;
     let notas = body.notas.clone();
     timbra_services::marca::revisar_notas(notas.as_deref())?;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
-use super::listar::cfdi_out;
+use super::list::cfdi_out;
 use super::recibidos::endpoint_sat;
 use crate::envelope::{Path, accepted, ok};
 use crate::error::HttpResult;

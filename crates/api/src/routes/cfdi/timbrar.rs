@@ -2,14 +2,13 @@
 //! `timbra_services::cfdi::factura::timbrar` (built for its company, then the stamping pipeline).
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use timbra_store::ids::EmpresaId;
 
-use super::parse_body;
+use super::admit;
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::caller::Caller;
 use timbra_services::auth::roles::Permission;
@@ -36,15 +35,9 @@ use timbra_services::idempotency;
         (status = 502, description = "PAC_001 the PAC refused the invoice (details.pacCode, intentoId, serie, folio; the folio is a refused attempt); \
             PAC_002 outcome unknown, being reconciled: send the same request again (details.intentoId, serie, folio)", body = ErrorBody),
     ))]
-pub async fn timbrar(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    headers: HeaderMap,
-    body: Bytes,
-) -> HttpResult<Response> {
+pub async fn timbrar(scope: EmpresaScope, headers: HeaderMap, body: Bytes) -> HttpResult<Response> {
     let clave = idempotency::from_headers(&headers, &body)?;
-    Ok(crate::error::answer(timbrar_factura(&app, &caller, &empresa_id, clave, &body).await?))
+    Ok(crate::error::answer(timbrar_factura(&scope.app, &scope.caller, &scope.empresa_id, clave, &body).await?))
 }
 
 /// The stamp of an invoice, as `POST /api/cfdi/timbrar` and the MCP tool `timbrar_factura` do
@@ -58,10 +51,10 @@ pub(crate) async fn timbrar_factura(
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
-    if let Some(replayed) = super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION)).await? {
-        return Ok(replayed);
-    }
-    let body: TimbrarBody = parse_body(bytes)?;
+    let body: TimbrarBody = match admit(app, empresa_id, clave.as_ref(), OPERACION, bytes).await? {
+        Ok(body) => body,
+        Err(replayed) => return Ok(replayed),
+    };
     let solicitante = factura::Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: clave.as_ref() };
     Ok(factura::timbrar(app, empresa_id, solicitante, body, bytes).await?)
 }

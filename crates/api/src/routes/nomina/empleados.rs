@@ -2,21 +2,18 @@
 //! Records are never deleted: DELETE deactivates (`activo: false`, `fechaBaja`), PATCH with
 //! `activo: true` re-activates.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
+use crate::envelope::{Json, Page, Path, Query, created, ok};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::clientes::ListParams;
+use crate::routes::scoped::{self, ListParams, Routed};
 use timbra_services::auth::roles::Permission;
-use timbra_services::context::AppContext;
 use timbra_services::nomina::Empleado;
 use timbra_services::nomina::empleados::{self, Campos, Clave, Empleados};
-use timbra_services::scoped;
 use timbra_services::validate::RawAmount;
 
 /// Employee body for create (see each field) and update (all optional: what is left out keeps
@@ -90,6 +87,15 @@ pub struct EmpleadoBody {
     fecha_movimiento: Option<String>,
 }
 
+impl Routed for Empleados {
+    type Out = Empleado;
+    const VIEW: Permission = Permission::NominaView;
+    const CREATE: Permission = Permission::NominaManage;
+    const EDIT: Permission = Permission::NominaManage;
+    // DELETE deactivates (`delete` below), with the permission of every other write.
+    const DELETE: Permission = Permission::NominaManage;
+}
+
 impl From<EmpleadoBody> for Campos {
     fn from(body: EmpleadoBody) -> Self {
         Self {
@@ -131,15 +137,8 @@ impl From<EmpleadoBody> for Campos {
         (status = 403, description = "AUTH_003 (below CONTADOR) / SCOPE_002", body = ErrorBody),
         (status = 409, description = "EMPLEADO_002 RFC or numEmpleado already used in the company", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<EmpleadoBody>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let row = scoped::create::<Empleados>(&app, &empresa_id, body.into()).await?;
-    Ok(created(Empleado::from(row)))
+pub async fn create(scope: EmpresaScope, Json(body): Json<EmpleadoBody>) -> HttpResult<impl IntoResponse> {
+    Ok(created(scoped::create::<Empleados>(&scope, body.into()).await?))
 }
 
 /// Lists employees, newest first, with `q` over number, name, RFC and CURP (active and
@@ -150,16 +149,8 @@ pub async fn create(
         (status = 400, description = "REQUEST_001 bad paging; EMPRESA_003", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002 (`nomina:view`)", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<ListParams>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (rows, total) = scoped::page::<Empleados>(&app, &empresa_id, params.q.as_deref(), &paging).await?;
-    Ok(ok(Page::new(rows.into_iter().map(Empleado::from).collect(), total, paging)))
+pub async fn list(scope: EmpresaScope, Query(params): Query<ListParams>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::list::<Empleados>(&scope, &params).await?))
 }
 
 /// One employee.
@@ -168,14 +159,8 @@ pub async fn list(
         (status = 200, description = "The employee", body = Envelope<Empleado>),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    Ok(ok(Empleado::from(scoped::get::<Empleados>(&app, &empresa_id, &id).await?)))
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    Ok(ok(scoped::get::<Empleados>(&scope, &id).await?))
 }
 
 /// Updates an employee: every field; what is left out keeps its value. `activo: false`
@@ -190,15 +175,11 @@ pub async fn get(
         (status = 409, description = "EMPLEADO_002", body = ErrorBody),
     ))]
 pub async fn update(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<EmpleadoBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let row = scoped::update::<Empleados>(&app, &empresa_id, &id, body.into()).await?;
-    Ok(ok(Empleado::from(row)))
+    Ok(ok(scoped::update::<Empleados>(&scope, &id, body.into()).await?))
 }
 
 /// Deactivates an employee (`activo: false`, `fechaBaja` today in Mexico City): the record and
@@ -209,12 +190,7 @@ pub async fn update(
         (status = 403, description = "AUTH_003", body = ErrorBody),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
-pub async fn delete(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    Ok(ok(empleados::desactivar(&app, &empresa_id, &id).await?))
+pub async fn delete(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Empleados::DELETE).await?;
+    Ok(ok(empleados::desactivar(&scope.app, &scope.empresa_id, &id).await?))
 }

@@ -1,7 +1,6 @@
 //! Incidences (incidencias) of a company's employees: record, list, get, and approve or reject
 //! once. Only APROBADA incidences dated within a period feed its calculation.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -11,10 +10,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
-use timbra_services::context::AppContext;
 use timbra_services::error::{ApiError, Code};
 use timbra_services::nomina::incidencias::{self as reglas, TIPOS};
 use timbra_services::nomina::leer_fecha;
@@ -188,14 +186,9 @@ impl From<IncidenciaBody> for reglas::Campos {
         (status = 400, description = "INCIDENCIA_001 with every problem in `details.fields` (also an empleadoId of another company or inactive)", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<IncidenciaBody>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let row = reglas::create(&app, &empresa_id, body.into()).await?;
+pub async fn create(scope: EmpresaScope, Json(body): Json<IncidenciaBody>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaManage).await?;
+    let row = reglas::create(&scope.app, &scope.empresa_id, body.into()).await?;
     Ok(created(IncidenciaOut::from(row)))
 }
 
@@ -206,13 +199,8 @@ pub async fn create(
         (status = 400, description = "REQUEST_001 bad paging or filter", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002 (`nomina:view`)", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<IncidenciaParams>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
+pub async fn list(scope: EmpresaScope, Query(params): Query<IncidenciaParams>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
     let status = params.status.as_deref().map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if !["", "PENDIENTE", "APROBADA", "RECHAZADA"].contains(&status.as_str()) {
@@ -239,9 +227,9 @@ pub async fn list(
         desde: &desde,
         hasta: &hasta,
     };
-    let mut conn = app.db.conn().await?;
-    let (rows, total) = incidencias::page(&mut conn, &empresa_id, &filtro, &paging).await?;
-    Ok(ok(Page::new(rows.into_iter().map(IncidenciaOut::from).collect(), total, paging)))
+    let mut conn = scope.app.db.conn().await?;
+    let (rows, total) = incidencias::page(&mut conn, &scope.empresa_id, &filtro, &paging).await?;
+    Ok(ok(Page::<IncidenciaOut>::from_rows(rows, total, paging)))
 }
 
 /// One incidence.
@@ -250,14 +238,9 @@ pub async fn list(
         (status = 200, description = "The incidence", body = Envelope<IncidenciaOut>),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let row = incidencias::get(&mut app.db.conn().await?, &empresa_id, &IncidenciaId::from(&id))
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaView).await?;
+    let row = incidencias::get(&mut scope.app.db.conn().await?, &scope.empresa_id, &IncidenciaId::from(&id))
         .await?
         .ok_or_else(|| ApiError::not_found("incidence"))?;
     Ok(ok(IncidenciaOut::from(row)))
@@ -273,13 +256,11 @@ pub async fn get(
         (status = 409, description = "INCIDENCIA_002 already decided", body = ErrorBody),
     ))]
 pub async fn decide(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<DecisionBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let row = reglas::decide(&app, &empresa_id, &id, body.status.as_deref()).await?;
+    scope.authorize(Permission::NominaManage).await?;
+    let row = reglas::decide(&scope.app, &scope.empresa_id, &id, body.status.as_deref()).await?;
     Ok(ok(IncidenciaOut::from(row)))
 }

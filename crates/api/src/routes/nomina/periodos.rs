@@ -1,19 +1,18 @@
 //! Pay periods (SPEC "Payroll"): create, list, get with their receipts, and calculate.
 
-use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use timbra_store::ids::{EmpresaId, PeriodoId};
+use timbra_store::ids::PeriodoId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::envelope::{Json, Page, Path, Query, created, ok, parse_paging};
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
 use timbra_services::auth::roles::Permission;
-use timbra_services::context::AppContext;
+use timbra_services::error::{ApiError, Code};
 use timbra_services::nomina::calculo::{self, Calculado};
 use timbra_services::nomina::periodos;
 use timbra_services::nomina::recibo::ReciboOut;
@@ -157,10 +156,6 @@ impl From<PeriodoBody> for periodos::Campos {
     }
 }
 
-async fn load(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> HttpResult<PeriodoRow> {
-    Ok(periodos::leer(app, empresa_id, id).await?)
-}
-
 /// Creates a pay period, ABIERTO (CONTADOR or higher; key scope `nomina:manage`).
 #[utoipa::path(post, path = "/nomina/periodos", tag = "nomina", request_body = PeriodoBody,
     params(("x-empresa-id" = String, Header, description = "company")),
@@ -171,14 +166,9 @@ async fn load(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> HttpResult<
         (status = 409, description = "NOMINA_004 another period of the periodicidad covers some of the dates", body = ErrorBody),
         (status = 412, description = "CORREO_001 enviarCorreo without e-mail configured (TIMBRA_SMTP_URL)", body = ErrorBody),
     ))]
-pub async fn create(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Json(body): Json<PeriodoBody>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let row = periodos::create(&app, &empresa_id, body.into()).await?;
+pub async fn create(scope: EmpresaScope, Json(body): Json<PeriodoBody>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaManage).await?;
+    let row = periodos::create(&scope.app, &scope.empresa_id, body.into()).await?;
     Ok(created(PeriodoOut::from(row)))
 }
 
@@ -189,16 +179,11 @@ pub async fn create(
         (status = 400, description = "REQUEST_001 bad paging or status", body = ErrorBody),
         (status = 403, description = "AUTH_003 / SCOPE_002 (`nomina:view`)", body = ErrorBody),
     ))]
-pub async fn list(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Query(params): Query<PeriodoParams>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
+pub async fn list(scope: EmpresaScope, Query(params): Query<PeriodoParams>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaView).await?;
     let paging = parse_paging(params.page, params.page_size, 100)?;
-    let (rows, total) = periodos::listar(&app, &empresa_id, params.status.as_deref(), &paging).await?;
-    Ok(ok(Page::new(rows.into_iter().map(PeriodoOut::from).collect(), total, paging)))
+    let (rows, total) = periodos::listar(&scope.app, &scope.empresa_id, params.status.as_deref(), &paging).await?;
+    Ok(ok(Page::<PeriodoOut>::from_rows(rows, total, paging)))
 }
 
 /// One pay period with its receipts (`recibos`), each with its breakdown under the names of
@@ -209,16 +194,11 @@ pub async fn list(
         (status = 200, description = "The period and its receipts", body = Envelope<PeriodoConRecibos>),
         (status = 404, description = "NOT_FOUND (also for ids of other companies)", body = ErrorBody),
     ))]
-pub async fn get(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaView).await?;
-    let periodo = load(&app, &empresa_id, &id).await?;
-    let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
-    let recibos = periodos::recibos(&app, &empresa_id, &id, links).await?;
+pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaView).await?;
+    let periodo = periodos::leer(&scope.app, &scope.empresa_id, &id).await?;
+    let links = Some((scope.app.cfdi.link_secret()?, scope.app.clock.now().unix_timestamp()));
+    let recibos = periodos::recibos(&scope.app, &scope.empresa_id, &id, links).await?;
     Ok(ok(PeriodoConRecibos { periodo: PeriodoOut::from(periodo), recibos }))
 }
 
@@ -235,23 +215,17 @@ pub async fn get(
         (status = 412, description = "CORREO_001 e-mail is not configured (TIMBRA_SMTP_URL)", body = ErrorBody),
     ))]
 pub async fn ajustar(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
+    scope: EmpresaScope,
     Path(id): Path<String>,
     Json(body): Json<AjustesPeriodoBody>,
 ) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
+    scope.authorize(Permission::NominaManage).await?;
     let Some(enviar) = body.enviar_correo else {
         // Another company's period is not there, whatever the body.
-        load(&app, &empresa_id, &id).await?;
-        return Err(timbra_services::error::ApiError::new(
-            timbra_services::error::Code::Request001,
-            "send { \"enviarCorreo\": true } or false",
-        )
-        .into());
+        periodos::leer(&scope.app, &scope.empresa_id, &id).await?;
+        return Err(ApiError::new(Code::Request001, "send { \"enviarCorreo\": true } or false").into());
     };
-    let row = periodos::ajustar_correo(&app, &empresa_id, &id, enviar).await?;
+    let row = periodos::ajustar_correo(&scope.app, &scope.empresa_id, &id, enviar).await?;
     Ok(ok(PeriodoOut::from(row)))
 }
 
@@ -265,12 +239,7 @@ pub async fn ajustar(
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
         (status = 409, description = "NOMINA_003 the period has stamped receipts; NOMINA_035 a second AGUINALDO period of the year owes nobody anything", body = ErrorBody),
     ))]
-pub async fn calcular(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    Path(id): Path<String>,
-) -> HttpResult<impl IntoResponse> {
-    caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    Ok(ok(calculo::calcular_periodo(&app, &empresa_id, &PeriodoId::from(&id)).await?))
+pub async fn calcular(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
+    scope.authorize(Permission::NominaManage).await?;
+    Ok(ok(calculo::calcular_periodo(&scope.app, &scope.empresa_id, &PeriodoId::from(&id)).await?))
 }

@@ -3,21 +3,19 @@
 //! GLOBAL in the stamp's own transaction.
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::cfdi::{parse_body, replayed};
+use crate::routes::cfdi::admit;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::factura::Solicitante;
 use timbra_services::cfdi::recibos::{GlobalBody, OPERACION_GLOBAL};
 use timbra_services::cfdi::recibos_consulta;
-use timbra_services::context::AppContext;
 use timbra_services::idempotency;
 
 /// The answer of a stamped global invoice.
@@ -53,20 +51,15 @@ pub struct GlobalOut {
         (status = 409, description = "RECIBO_003 another request took some of its tickets meanwhile (nothing stamped); IDEMPOTENCY_001", body = ErrorBody),
         (status = 501, description = "LIVE_001 no PAC configured (TIMBRA_PAC_URL)", body = ErrorBody),
     ))]
-pub async fn timbrar(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    headers: HeaderMap,
-    body: Bytes,
-) -> HttpResult<Response> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+pub async fn timbrar(scope: EmpresaScope, headers: HeaderMap, body: Bytes) -> HttpResult<Response> {
+    let EmpresaScope { app, caller, empresa_id } = &scope;
+    let access = scope.authorize(Permission::CfdiTimbrar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION_GLOBAL)).await? {
-        return Ok(replayed);
-    }
-    let cuerpo: GlobalBody = parse_body(&body)?;
+    let cuerpo: GlobalBody = match admit(app, empresa_id, clave.as_ref(), OPERACION_GLOBAL, &body).await? {
+        Ok(cuerpo) => cuerpo,
+        Err(replayed) => return Ok(crate::error::answer(replayed)),
+    };
     let solicitante = Solicitante { user_id: &caller.user_id, mode: access.mode(), clave: clave.as_ref() };
-    let answer = recibos_consulta::timbrar_global(&app, &empresa_id, solicitante, &cuerpo, &body).await?;
+    let answer = recibos_consulta::timbrar_global(app, empresa_id, solicitante, &cuerpo, &body).await?;
     Ok(crate::error::answer(answer))
 }

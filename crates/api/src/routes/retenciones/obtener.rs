@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 
-use super::listar::{RetencionOut, retencion_out};
+use super::list::{RetencionOut, retencion_out};
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
 use crate::extract::{Auth, EmpresaHeader};

@@ -2,7 +2,6 @@
 //! pipeline, as `POST /api/cfdi/timbrar` does with an invoice.
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
@@ -10,12 +9,11 @@ use sha2::Digest;
 use utoipa::ToSchema;
 
 use crate::error::HttpResult;
-use crate::extract::{Auth, EmpresaHeader};
+use crate::extract::EmpresaScope;
 use crate::openapi::{Envelope, ErrorBody};
-use crate::routes::cfdi::{parse_body, replayed};
+use crate::routes::cfdi::admit;
 use timbra_services::auth::roles::Permission;
 use timbra_services::cfdi::retenciones::{self, OPERACION};
-use timbra_services::context::AppContext;
 use timbra_services::idempotency;
 
 /// The answer of a stamped retention.
@@ -48,22 +46,17 @@ pub struct RetencionTimbradaOut {
         (status = 402, description = "QUOTA_001 no stamps left (live)", body = ErrorBody),
         (status = 501, description = "LIVE_001 no PAC configured (TIMBRA_PAC_URL)", body = ErrorBody),
     ))]
-pub async fn timbrar(
-    State(app): State<AppContext>,
-    Auth(caller): Auth,
-    EmpresaHeader(empresa_id): EmpresaHeader,
-    headers: HeaderMap,
-    body: Bytes,
-) -> HttpResult<Response> {
-    let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
+pub async fn timbrar(scope: EmpresaScope, headers: HeaderMap, body: Bytes) -> HttpResult<Response> {
+    let EmpresaScope { app, caller, empresa_id } = &scope;
+    let access = scope.authorize(Permission::CfdiTimbrar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::de(OPERACION)).await? {
-        return Ok(replayed);
-    }
-    let json: serde_json::Value = parse_body(&body)?;
+    let json: serde_json::Value = match admit(app, empresa_id, clave.as_ref(), OPERACION, &body).await? {
+        Ok(json) => json,
+        Err(replayed) => return Ok(crate::error::answer(replayed)),
+    };
     let request_hash = hex::encode(sha2::Sha256::digest(&body));
     let answer =
-        retenciones::timbrar(&app, &empresa_id, &caller.user_id, access.mode(), clave.as_ref(), json, request_hash)
+        retenciones::timbrar(app, empresa_id, &caller.user_id, access.mode(), clave.as_ref(), json, request_hash)
             .await?;
     Ok(crate::error::answer(answer))
 }

@@ -26,9 +26,9 @@ use timbra_store::recibos::{self as db, ReciboRow};
 use timbra_store::{Db, MultiInsert};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{nueva_clave, problema};
+use super::clave::nueva_clave;
 use crate::cfdi::group_commit::llenar_lote;
-use crate::error::{ApiError, ApiResult, Code};
+use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 
 /// The most tickets one transaction writes (a ticket binds 21 values).
 pub const MAX_LOTE: usize = 128;
@@ -139,7 +139,7 @@ async fn escribir_uno(db: &Db, Pendiente { mut fila, folio_propio }: Pendiente) 
         if db::folio_usado(&mut tx, &fila.empresa_id, &fila.folio).await? {
             return Err(ApiError::fields(
                 Code::Recibo001,
-                vec![problema("folio", format!("folio {} is another ticket's of this company", fila.folio))],
+                vec![FieldProblem::new("folio", format!("folio {} is another ticket's of this company", fila.folio))],
             ));
         }
     } else {

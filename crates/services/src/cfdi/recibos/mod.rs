@@ -11,9 +11,12 @@
 use std::sync::Arc;
 use timbra_store::ids::{CfdiId, ClienteId, EmpresaId, UserId};
 
+pub mod clave;
 pub mod escritor;
 
-use rand::Rng;
+use clave::ALFABETO;
+pub use clave::{LARGO_CLAVE, normalizar_clave, nueva_clave};
+
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
@@ -43,10 +46,6 @@ pub const OPERACION_GLOBAL: &str = "cfdi.global";
 /// The operation name of a self-invoice's stamp.
 pub const OPERACION_AUTOFACTURA: &str = "recibos.autofactura";
 
-/// The code's alphabet: digits and capitals without the ones read as others (0 O 1 I L).
-const ALFABETO: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
-/// Characters of a self-invoicing code (31^10 ≈ 8·10^14 codes).
-pub const LARGO_CLAVE: usize = 10;
 /// Most lines one ticket may carry.
 pub const MAX_LINEAS: usize = 1000;
 
@@ -78,27 +77,6 @@ pub struct CrearReciboBody {
 
 fn problema(field: impl Into<String>, message: impl Into<String>) -> FieldProblem {
     FieldProblem::new(field, message)
-}
-
-/// A fresh self-invoicing code from the OS's CSPRNG (`rand`'s thread generator is a
-/// ChaCha CSPRNG seeded by the OS).
-pub fn nueva_clave() -> String {
-    let mut rng = rand::rng();
-    (0..LARGO_CLAVE).map(|_| ALFABETO[rng.random_range(0..ALFABETO.len())] as char).collect()
-}
-
-/// A code as typed: upper case, without spaces or dashes, the ambiguous letters read as the
-/// digits they look like.
-pub fn normalizar_clave(texto: &str) -> String {
-    texto
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '-')
-        .map(|c| match c.to_ascii_uppercase() {
-            'O' => '0',
-            'I' | 'L' => '1',
-            otra => otra,
-        })
-        .collect()
 }
 
 /// The rates of a line whose prices include its taxes: Σ of the `Tasa` rates of its traslados

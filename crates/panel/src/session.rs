@@ -18,8 +18,8 @@ use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
 
 /// `GET /`: the dashboard when logged in, else its login page (303 either way).
-pub async fn inicio(sesion: Option<Session>) -> Response {
-    redirigir(if sesion.is_some() { "/panel" } else { ENTRAR })
+pub async fn inicio(session: Option<Session>) -> Response {
+    redirigir(if session.is_some() { "/panel" } else { ENTRAR })
 }
 
 impl axum::extract::OptionalFromRequestParts<AppContext> for Session {
@@ -57,7 +57,7 @@ fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>
 
 /// Opens a session for `user_id`: the `Set-Cookie` value that carries it, as the API's login
 /// sets it.
-async fn abrir_sesion(app: &AppContext, user_id: &UserId) -> Result<HeaderValue, ApiError> {
+async fn open_session(app: &AppContext, user_id: &UserId) -> Result<HeaderValue, ApiError> {
     let token = cuentas::open_session(app, user_id).await?;
     HeaderValue::from_str(&cuentas::session_cookie(app, &token)).map_err(|e| ApiError::internal("cookie", e))
 }
@@ -90,11 +90,11 @@ fn form_entrar(token: &str, email: Option<&str>, errores: &Errores) -> Markup {
 /// `GET /panel/entrar`.
 pub async fn entrar_form(
     State(app): State<AppContext>,
-    sesion: Option<Session>,
+    session: Option<Session>,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
 ) -> Pagina {
-    if sesion.is_some() {
+    if session.is_some() {
         return Ok(redirigir("/panel"));
     }
     let (token, cookie) = previo(&app, &headers)?;
@@ -120,7 +120,7 @@ pub async fn entrar(State(app): State<AppContext>, request: Request) -> Pagina {
     let email = campos.valor("email").map(str::to_owned);
     match cuentas::check_credentials(&app, email.as_deref(), campos.valor("password")).await {
         Ok(user) => {
-            let cookie = abrir_sesion(&app, &UserId::from(&user.id)).await?;
+            let cookie = open_session(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
@@ -171,7 +171,7 @@ pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagin
     .await;
     match creado {
         Ok(user) => {
-            let cookie = abrir_sesion(&app, &UserId::from(&user.id)).await?;
+            let cookie = open_session(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel/empresas?aviso=bienvenida");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
@@ -188,7 +188,7 @@ pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagin
 
 /// `POST /panel/salir`: closes the session (as the API's logout does) and clears the cookie.
 pub async fn salir(State(app): State<AppContext>, formulario: Formulario) -> Pagina {
-    if let Credential::Session { session_id } = &formulario.sesion.caller.credential {
+    if let Credential::Session { session_id } = &formulario.session.caller.credential {
         cuentas::close_session(&app, session_id).await?;
     }
     let mut response = redirigir("/panel/entrar?aviso=salida");

@@ -198,11 +198,11 @@ pub async fn list(
     EmpresaHeader(empresa_id): EmpresaHeader,
     Query(params): Query<ListCfdiParams>,
 ) -> HttpResult<impl IntoResponse> {
-    Ok(ok(listar(&app, &caller, &empresa_id, params).await?))
+    Ok(ok(page(&app, &caller, &empresa_id, params).await?))
 }
 
 /// One page of the company's invoices, as `GET /api/cfdi` and the MCP tool `listar_cfdi` read it.
-pub(crate) async fn listar(
+pub(crate) async fn page(
     app: &AppContext,
     caller: &Caller,
     empresa_id: &EmpresaId,

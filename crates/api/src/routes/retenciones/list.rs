@@ -121,13 +121,14 @@ pub(super) fn retencion_out(row: RetencionRow, secret: &[u8; 32], now: i64) -> R
 }
 
 /// Lists the company's retentions, most recent first (CONSULTA or higher).
-#[utoipa::path(get, path = "/retenciones", tag = "retenciones", params(ListRetencionesParams, ("x-empresa-id" = String, Header)),
+// The operation id stays the published one.
+#[utoipa::path(get, path = "/retenciones", tag = "retenciones", operation_id = "listar", params(ListRetencionesParams, ("x-empresa-id" = String, Header)),
     responses(
         (status = 200, description = "A page", body = Envelope<RetencionPage>),
         (status = 400, description = "REQUEST_001 a filter is out of range", body = ErrorBody),
         (status = 403, description = "SCOPE_001", body = ErrorBody),
     ))]
-pub async fn listar(
+pub async fn list(
     State(app): State<AppContext>,
     Auth(caller): Auth,
     EmpresaHeader(empresa_id): EmpresaHeader,

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
@@ -124,7 +125,7 @@ async fn buscar(
     now: OffsetDateTime,
 ) -> Result<ReciboRow, ApiError> {
     limite(app, ip, now).await?;
-    let resultado = recibos::recibo_para_autofactura(app, &empresa.id, clave, now).await;
+    let resultado = recibos::recibo_para_autofactura(app, &EmpresaId::from(&empresa.id), clave, now).await;
     if let Err(error) = &resultado
         && error.code == Code::Recibo004
     {
@@ -223,7 +224,7 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
             );
         }
     };
-    let emisora = match contexto::emisora_y_receptor(&app, &empresa.id, None).await {
+    let emisora = match contexto::emisora_y_receptor(&app, &EmpresaId::from(&empresa.id), None).await {
         Ok((emisora, _)) => emisora,
         Err(error) => return error_page(&error),
     };
@@ -234,7 +235,14 @@ pub async fn enviar(State(app): State<AppContext>, Path(slug): Path<String>, req
             let enviado_a = match datos.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
                 Some(email) => {
                     let para = [email.to_owned()];
-                    match timbra_services::correo::enviar(&app, &empresa.id, &factura.cfdi_id, Some(&para), None).await
+                    match timbra_services::correo::enviar(
+                        &app,
+                        &EmpresaId::from(&empresa.id),
+                        &CfdiId::from(&factura.cfdi_id),
+                        Some(&para),
+                        None,
+                    )
+                    .await
                     {
                         Ok(_) => Some(email.to_owned()),
                         Err(error) => {
@@ -478,7 +486,7 @@ async fn logo(State(app): State<AppContext>, Path(slug): Path<String>) -> Respon
         Ok(empresa) => empresa,
         Err(response) => return response,
     };
-    match timbra_services::marca::logo(&app, &empresa.id).await {
+    match timbra_services::marca::logo(&app, &EmpresaId::from(&empresa.id)).await {
         Ok(Some(png)) => ([(header::CONTENT_TYPE, "image/png")], png).into_response(),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(error) => error_page(&error),

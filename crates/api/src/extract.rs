@@ -5,6 +5,7 @@
 
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
+use timbra_store::ids::EmpresaId;
 
 use crate::error::HttpError;
 use timbra_services::auth::caller::{Caller, EmpresaAccess, ModeSlot, Verified, authenticate, carries_credential};
@@ -44,14 +45,14 @@ impl OptionalFromRequestParts<AppContext> for Auth {
 
 /// The company chosen by the `x-empresa-id` header.
 #[derive(Clone, Debug)]
-pub struct EmpresaHeader(pub String);
+pub struct EmpresaHeader(pub EmpresaId);
 
 impl<S: Send + Sync> FromRequestParts<S> for EmpresaHeader {
     type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         match parts.headers.get("x-empresa-id").and_then(|value| value.to_str().ok()).map(str::trim) {
-            Some(id) if !id.is_empty() => Ok(EmpresaHeader(id.to_owned())),
+            Some(id) if !id.is_empty() => Ok(EmpresaHeader(EmpresaId::from(id))),
             _ => Err(ApiError::new(Code::Empresa003, "send the company id in the x-empresa-id header").into()),
         }
     }
@@ -68,13 +69,13 @@ pub struct EmpresaScope {
     /// Who asks.
     pub caller: Caller,
     /// The company asked about.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
 }
 
 impl EmpresaScope {
     /// The same scope outside a request (the MCP tools name the company in their arguments).
-    pub fn new(app: &AppContext, caller: &Caller, empresa_id: &str) -> Self {
-        Self { app: app.clone(), caller: caller.clone(), empresa_id: empresa_id.to_owned() }
+    pub fn new(app: &AppContext, caller: &Caller, empresa_id: &EmpresaId) -> Self {
+        Self { app: app.clone(), caller: caller.clone(), empresa_id: empresa_id.clone() }
     }
 
     /// The caller's access to the company when it holds `permission`; SCOPE_001, AUTH_003 or

@@ -3,6 +3,7 @@
 //! API's `/api/clientes` and `/api/productos` call, with the same permissions.
 
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
@@ -266,7 +267,7 @@ impl Catalogo {
         self,
         app: &AppContext,
         session: &Session,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         q: Option<&str>,
         paging: &Paging,
     ) -> Result<(Vec<Registro>, i64), ApiError> {
@@ -283,7 +284,13 @@ impl Catalogo {
         })
     }
 
-    async fn leer(self, app: &AppContext, session: &Session, empresa_id: &str, id: &str) -> Result<Registro, ApiError> {
+    async fn leer(
+        self,
+        app: &AppContext,
+        session: &Session,
+        empresa_id: &EmpresaId,
+        id: &str,
+    ) -> Result<Registro, ApiError> {
         session.caller.authorize(app, empresa_id, self.permisos()[0]).await?;
         Ok(match self {
             Catalogo::Clientes => Registro::Cliente(scoped::get::<Clientes>(app, empresa_id, id).await?),
@@ -297,7 +304,7 @@ impl Catalogo {
         self,
         app: &AppContext,
         session: &Session,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         id: Option<&str>,
         campos: &Campos,
     ) -> Result<(), ApiError> {
@@ -339,7 +346,13 @@ impl Catalogo {
         }
     }
 
-    async fn borrar(self, app: &AppContext, session: &Session, empresa_id: &str, id: &str) -> Result<(), ApiError> {
+    async fn borrar(
+        self,
+        app: &AppContext,
+        session: &Session,
+        empresa_id: &EmpresaId,
+        id: &str,
+    ) -> Result<(), ApiError> {
         session.caller.authorize(app, empresa_id, self.permisos()[3]).await?;
         match self {
             Catalogo::Clientes => scoped::delete::<Clientes>(app, empresa_id, id).await,

@@ -4,6 +4,7 @@
 //! permissions.
 
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, UserId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, Query, State};
@@ -165,7 +166,7 @@ pub async fn crear(State(app): State<AppContext>, headers: HeaderMap, formulario
     match empresas::create(&app, &session.caller, fields).await {
         Ok(empresa) => {
             let mut response = redirigir(&format!("/panel/empresas/{}?aviso=empresa-creada", empresa.id));
-            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, &empresa.id, "Lax") {
+            if let Some(value) = super::cookie_panel(&app, super::EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
                 response.headers_mut().insert(axum::http::header::SET_COOKIE, value);
             }
             Ok(response)
@@ -188,11 +189,11 @@ struct Detalle {
 }
 
 async fn leer_detalle(app: &AppContext, session: &Session, id: &str) -> Result<Detalle, ApiError> {
-    session.caller.authorize(app, id, Permission::EmpresaView).await?;
+    session.caller.authorize(app, &EmpresaId::from(id), Permission::EmpresaView).await?;
     let empresa = empresas::get(app, &session.caller, id).await?;
-    let fiel = fiel::guardada(app, id).await?;
+    let fiel = fiel::guardada(app, &EmpresaId::from(id)).await?;
     let fiel_vencida = fiel.as_ref().is_some_and(|fiel| fiel.vigencia_fin <= app.clock.now());
-    let members = memberships::list(app, id).await.unwrap_or_default();
+    let members = memberships::list(app, &EmpresaId::from(id)).await.unwrap_or_default();
     Ok(Detalle { empresa, fiel, fiel_vencida, members })
 }
 
@@ -407,7 +408,7 @@ pub async fn editar(
         ..empresas::Campos::default()
     };
     let result = async {
-        session.caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
+        session.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaEdit).await?;
         empresas::update(&app, &session.caller, &id, fields).await
     }
     .await;
@@ -435,11 +436,11 @@ async fn subir(app: AppContext, headers: HeaderMap, id: String, formulario: Form
     let (cer, key) = (texto(&campos, "cerBase64"), texto(&campos, "keyBase64"));
     let password = campos.0.iter().find(|(k, _)| k == "password").map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
     let result = async {
-        session.caller.authorize(&app, &id, Permission::EmpresaCsd).await?;
+        session.caller.authorize(&app, &EmpresaId::from(&id), Permission::EmpresaCsd).await?;
         if csd {
-            credenciales::subir_csd(&app, &id, cer, key, password).await
+            credenciales::subir_csd(&app, &EmpresaId::from(&id), cer, key, password).await
         } else {
-            fiel::subir(&app, &id, cer, key, password).await
+            fiel::subir(&app, &EmpresaId::from(&id), cer, key, password).await
         }
     }
     .await;
@@ -501,10 +502,10 @@ pub async fn add_member(
 ) -> Pagina {
     let Formulario { session, campos } = formulario;
     let result = async {
-        let access = session.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
         let email = campos.valor("email").unwrap_or_default();
-        memberships::add(&app, access.role, &id, email, role).await.map(drop)
+        memberships::add(&app, access.role, &EmpresaId::from(&id), email, role).await.map(drop)
     }
     .await;
     after_members_form(&app, session, &headers, &id, campos, result, "miembro-agregado").await
@@ -519,9 +520,11 @@ pub async fn change_member(
 ) -> Pagina {
     let Formulario { session, campos } = formulario;
     let result = async {
-        let access = session.caller.authorize(&app, &id, Permission::MemberManage).await?;
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), Permission::MemberManage).await?;
         let role = memberships::parse_role(campos.valor("role"))?;
-        memberships::change_role(&app, access.role, &id, &user_id, role).await.map(drop)
+        memberships::change_role(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id), role)
+            .await
+            .map(drop)
     }
     .await;
     after_members_form(&app, session, &headers, &id, campos, result, "miembro-guardado").await
@@ -539,8 +542,8 @@ pub async fn remove_member(
     let result = async {
         let permission =
             if user_id == session.caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
-        let access = session.caller.authorize(&app, &id, permission).await?;
-        memberships::remove(&app, access.role, &id, &user_id).await
+        let access = session.caller.authorize(&app, &EmpresaId::from(&id), permission).await?;
+        memberships::remove(&app, access.role, &EmpresaId::from(&id), &UserId::from(&user_id)).await
     }
     .await;
     after_members_form(&app, session, &headers, &id, campos, result, "miembro-quitado").await

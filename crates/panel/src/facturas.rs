@@ -9,6 +9,7 @@
 //! `/api/cfdi` routes call, with the same permissions.
 
 use std::collections::HashMap;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, State};
@@ -284,7 +285,7 @@ pub async fn nueva(State(app): State<AppContext>, vista: Vista) -> Pagina {
 }
 
 /// The totals of the comprobante the form would stamp, or what keeps it from being built.
-async fn calcular(app: &AppContext, session: &Session, empresa_id: &str, campos: &Campos) -> Markup {
+async fn calcular(app: &AppContext, session: &Session, empresa_id: &EmpresaId, campos: &Campos) -> Markup {
     let factura = async {
         session.caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;
         let body = cuerpo(cuerpo_factura(campos))?;
@@ -481,7 +482,7 @@ struct Factura {
 }
 
 async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, timbra_services::error::ApiError> {
-    let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
+    let empresa_id = ctx.empresa.as_ref().map_or_else(|| EmpresaId::from(""), |e| e.id.clone());
     let access = ctx.session.caller.authorize(app, &empresa_id, Permission::CfdiView).await?;
     let ve_nomina = consulta::ve_nomina(&ctx.session.caller, &access);
     let (fila, conceptos) = consulta::leer(app, &empresa_id, id, ve_nomina).await?;
@@ -490,9 +491,9 @@ async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, tim
 
 /// The e-mail sendings of invoice `id` (read after [`leer`] found it for the caller).
 async fn correos_de(app: &AppContext, ctx: &Contexto, id: &str) -> Vec<timbra_store::correos::CorreoRow> {
-    let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
+    let empresa_id = ctx.empresa.as_ref().map_or_else(|| EmpresaId::from(""), |e| e.id.clone());
     let Ok(mut conn) = app.db.conn().await else { return Vec::new() };
-    timbra_store::correos::de_cfdi(&mut conn, &empresa_id, id).await.unwrap_or_default()
+    timbra_store::correos::de_cfdi(&mut conn, &empresa_id, &CfdiId::from(id)).await.unwrap_or_default()
 }
 
 fn pagina_detalle(
@@ -638,7 +639,7 @@ pub async fn enviar_correo(State(app): State<AppContext>, AxumPath(id): AxumPath
         let access = caller.authorize(&app, &empresa_id, Permission::CfdiTimbrar).await?;
         consulta::leer(&app, &empresa_id, &id, consulta::ve_nomina(caller, &access)).await?;
         let para = (!para.is_empty()).then_some(para.as_slice());
-        timbra_services::correo::enviar(&app, &empresa_id, &id, para, None).await
+        timbra_services::correo::enviar(&app, &empresa_id, &CfdiId::from(&id), para, None).await
     }
     .await;
     match result {

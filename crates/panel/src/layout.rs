@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
+use timbra_store::ids::EmpresaId;
 
 use axum::extract::{Path as AxumPath, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -51,7 +52,7 @@ pub async fn estatico(AxumPath(archivo): AxumPath<String>) -> Response {
 #[derive(Clone, Debug)]
 pub struct EmpresaActual {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC.
     pub rfc: String,
     /// Legal name.
@@ -101,7 +102,7 @@ pub async fn contexto(
             .map(str::to_owned),
     };
     let empresa = match elegida {
-        Some(id) => Some(empresa_actual(app, &session, &id).await?),
+        Some(id) => Some(empresa_actual(app, &session, &EmpresaId::from(id)).await?),
         None => None,
     };
     let aviso = params.get("aviso").and_then(|clave| aviso(clave));
@@ -110,7 +111,7 @@ pub async fn contexto(
 
 /// The company `id` as the person may see it: the same role check as the API (404 page when
 /// they have no role there).
-pub async fn empresa_actual(app: &AppContext, session: &Session, id: &str) -> Result<EmpresaActual, Fallo> {
+pub async fn empresa_actual(app: &AppContext, session: &Session, id: &EmpresaId) -> Result<EmpresaActual, Fallo> {
     let access = session.caller.authorize(app, id, Permission::CfdiView).await?;
     let mut conn = app.db.conn().await?;
     let fila = timbra_store::empresas::leer(&mut conn, &session.caller.user_id, id)
@@ -571,9 +572,9 @@ pub async fn cambiar_empresa(
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, Fallo> {
     let id = params.get("id").cloned().unwrap_or_default();
-    let empresa = empresa_actual(&app, &session, &id).await?;
+    let empresa = empresa_actual(&app, &session, &EmpresaId::from(&id)).await?;
     let mut response = redirigir("/panel");
-    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, &empresa.id, "Lax") {
+    if let Some(value) = super::cookie_panel(&app, EMPRESA_COOKIE, empresa.id.as_str(), "Lax") {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     Ok(response)

@@ -35,6 +35,7 @@ use http_body_util::BodyExt;
 use maud::{Markup, html};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use timbra_store::ids::EmpresaId;
 
 use timbra_services::auth::caller::{Caller, Credential, ModeSlot, Verified, authenticate};
 use timbra_services::context::AppContext;
@@ -271,7 +272,7 @@ pub struct Accion {
     /// The page's context (the person, their companies, the current one).
     pub ctx: layout::Contexto,
     /// The current company's id.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The form's fields.
     pub campos: Campos,
 }

@@ -6,6 +6,7 @@
 //! permissions.
 
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, State};
@@ -489,7 +490,12 @@ async fn crear_empleado(State(app): State<AppContext>, accion: Accion) -> Pagina
     }
 }
 
-async fn leer_empleado(app: &AppContext, session: &Session, empresa_id: &str, id: &str) -> Result<Empleado, ApiError> {
+async fn leer_empleado(
+    app: &AppContext,
+    session: &Session,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<Empleado, ApiError> {
     session.caller.authorize(app, empresa_id, Permission::NominaView).await?;
     Ok(Empleado::from(scoped::get::<Empleados>(app, empresa_id, id).await?))
 }
@@ -645,7 +651,7 @@ fn pagina_periodos(
 async fn listar_periodos(
     app: &AppContext,
     session: &Session,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     paging: Paging,
 ) -> Result<Periodos, ApiError> {
     session.caller.authorize(app, empresa_id, Permission::NominaView).await?;
@@ -703,7 +709,7 @@ struct Periodo {
 }
 
 async fn leer_periodo(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Periodo, ApiError> {
-    let empresa_id = ctx.empresa.as_ref().map(|e| e.id.clone()).unwrap_or_default();
+    let empresa_id = ctx.empresa.as_ref().map_or_else(|| EmpresaId::from(""), |e| e.id.clone());
     ctx.session.caller.authorize(app, &empresa_id, Permission::NominaView).await?;
     let fila = periodos::leer(app, &empresa_id, id).await?;
     let recibos = periodos::recibos(app, &empresa_id, id, None).await?;
@@ -784,11 +790,13 @@ async fn accion_periodo(
     let hecho = async {
         caller.authorize(app, &empresa_id, Permission::NominaManage).await?;
         if timbrar_ {
-            timbra_services::cfdi::nomina::timbrar_periodo(app, &empresa_id, id, &caller.user_id)
+            timbra_services::cfdi::nomina::timbrar_periodo(app, &empresa_id, &PeriodoId::from(id), &caller.user_id)
                 .await
                 .map(|_| "timbrado")
         } else {
-            timbra_services::nomina::calculo::calcular_periodo(app, &empresa_id, id).await.map(|_| "calculado")
+            timbra_services::nomina::calculo::calcular_periodo(app, &empresa_id, &PeriodoId::from(id))
+                .await
+                .map(|_| "calculado")
         }
     }
     .await;

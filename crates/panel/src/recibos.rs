@@ -78,7 +78,7 @@ async fn leer(
     let (recibos, total) =
         recibos_consulta::listar(app, &empresa.id, &consulta, &paging, &url_publica(app, headers)).await?;
     caller.authorize(app, &empresa.id, Permission::EmpresaView).await?;
-    let razon_social = empresas::get(app, caller, &empresa.id).await?.razon_social;
+    let razon_social = empresas::get(app, caller, empresa.id.as_str()).await?.razon_social;
     let ajustes = {
         let mut conn = app.db.conn().await?;
         timbra_store::recibos::ajustes(&mut conn, &empresa.id).await?
@@ -237,7 +237,7 @@ async fn ajustes(State(app): State<AppContext>, headers: HeaderMap, accion: Acci
     };
     let guardado = async {
         ctx.session.caller.authorize(&app, &empresa_id, Permission::EmpresaEdit).await?;
-        empresas::actualizar(&app, &ctx.session.caller, &empresa_id, cambio).await
+        empresas::actualizar(&app, &ctx.session.caller, empresa_id.as_str(), cambio).await
     }
     .await;
     match guardado {

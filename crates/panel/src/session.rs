@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use std::collections::HashMap;
+use timbra_store::ids::UserId;
 
 use super::layout::{Errores, Tipo, caja_errores, campo, pagina_suelta};
 use super::{Campos, ENTRAR, Fallo, Formulario, Pagina, Session, csrf, html_con, leer_campos, redirigir};
@@ -56,7 +57,7 @@ fn pagina_previa(status: StatusCode, markup: Markup, cookie: Option<HeaderValue>
 
 /// Opens a session for `user_id`: the `Set-Cookie` value that carries it, as the API's login
 /// sets it.
-async fn open_session(app: &AppContext, user_id: &str) -> Result<HeaderValue, ApiError> {
+async fn open_session(app: &AppContext, user_id: &UserId) -> Result<HeaderValue, ApiError> {
     let token = cuentas::open_session(app, user_id).await?;
     HeaderValue::from_str(&cuentas::session_cookie(app, &token)).map_err(|e| ApiError::internal("cookie", e))
 }
@@ -119,7 +120,7 @@ pub async fn entrar(State(app): State<AppContext>, request: Request) -> Pagina {
     let email = campos.valor("email").map(str::to_owned);
     match cuentas::check_credentials(&app, email.as_deref(), campos.valor("password")).await {
         Ok(user) => {
-            let cookie = open_session(&app, &user.id).await?;
+            let cookie = open_session(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)
@@ -170,7 +171,7 @@ pub async fn registrar(State(app): State<AppContext>, request: Request) -> Pagin
     .await;
     match creado {
         Ok(user) => {
-            let cookie = open_session(&app, &user.id).await?;
+            let cookie = open_session(&app, &UserId::from(&user.id)).await?;
             let mut response = redirigir("/panel/empresas?aviso=bienvenida");
             response.headers_mut().insert(header::SET_COOKIE, cookie);
             Ok(response)

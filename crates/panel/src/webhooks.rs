@@ -6,6 +6,7 @@
 //! with the same permissions.
 
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use axum::Router;
 use axum::extract::{Path as AxumPath, State};
@@ -145,7 +146,7 @@ fn secreto_nuevo(secret: &str) -> Markup {
 }
 
 /// The company's endpoints (the newest 100), for who may manage them.
-async fn listar(app: &AppContext, session: &Session, empresa_id: &str) -> Result<Vec<WebhookRow>, ApiError> {
+async fn listar(app: &AppContext, session: &Session, empresa_id: &EmpresaId) -> Result<Vec<WebhookRow>, ApiError> {
     session.caller.authorize(app, empresa_id, Permission::WebhookManage).await?;
     // Endpoints are not searched.
     let (filas, _) = scoped::page::<Endpoints>(app, empresa_id, None, &Paging { page: 1, page_size: 100 }).await?;
@@ -247,7 +248,7 @@ struct Detalle {
 async fn leer(
     app: &AppContext,
     session: &Session,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     paging: Paging,
 ) -> Result<Detalle, ApiError> {
@@ -414,7 +415,7 @@ fn job_kind_label(kind: &str) -> String {
 
 /// The SAT synchronization of received invoices, when the person may see it (cfdi:descargar,
 /// as `GET /api/cfdi/sync-recibidos`) and it exists.
-async fn sincronizacion(app: &AppContext, session: &Session, empresa_id: &str) -> Option<sincronizacion::Estado> {
+async fn sincronizacion(app: &AppContext, session: &Session, empresa_id: &EmpresaId) -> Option<sincronizacion::Estado> {
     session.caller.authorize(app, empresa_id, Permission::CfdiDescargar).await.ok()?;
     let empresa = recibidos::empresa(app, empresa_id).await.ok()?;
     let estado = sincronizacion::estado(app, &empresa.id).await.ok()?;

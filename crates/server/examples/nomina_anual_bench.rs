@@ -19,6 +19,7 @@
 mod comun;
 
 use comun::resumen;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use std::time::Instant;
 
@@ -55,12 +56,12 @@ async fn main() -> anyhow::Result<()> {
         let salario = Decimal::new(30_000 + (i as i64 * 7_919) % 80_000, 2);
         let (num, rfc, curp) = (format!("E{i:05}"), format!("PEGA70010{i:04}"), format!("PEGA700101HDFRRN{i:02}"));
         let datos = comun::empleado(&num, &rfc, &curp, if i % 10 == 0 { "2026-03-01" } else { "2020-01-15" }, salario);
-        empleados::insert(&mut tx, &empresa, &id, &datos, now).await?;
+        empleados::insert(&mut tx, &EmpresaId::from(&empresa), &id, &datos, now).await?;
     }
     let aguinaldo = format!("{empresa}-aguinaldo");
     nomina::insert_periodo(
         &mut tx,
-        &empresa,
+        &EmpresaId::from(&empresa),
         &aguinaldo,
         &periodo("2026-12-18", "2026-12-18", "2026-12-18", "EXTRAORDINARIA"),
         now,
@@ -73,7 +74,8 @@ async fn main() -> anyhow::Result<()> {
         for (inicio, fin) in [(1, 15), (16, ultimo)] {
             let (i, f) = (format!("2026-{mes:02}-{inicio:02}"), format!("2026-{mes:02}-{fin:02}"));
             let id = format!("{empresa}-q{mes:02}{inicio:02}");
-            nomina::insert_periodo(&mut tx, &empresa, &id, &periodo(&i, &f, &f, "ORDINARIA"), now).await?;
+            nomina::insert_periodo(&mut tx, &EmpresaId::from(&empresa), &id, &periodo(&i, &f, &f, "ORDINARIA"), now)
+                .await?;
             quincenas.push(id);
         }
     }
@@ -84,7 +86,9 @@ async fn main() -> anyhow::Result<()> {
     let mut tiempos = Vec::new();
     for _ in 0..runs {
         let inicio = Instant::now();
-        let calculado = calcular_periodo(&app, &empresa, &aguinaldo).await.map_err(|e| anyhow::anyhow!(e.message))?;
+        let calculado = calcular_periodo(&app, &EmpresaId::from(&empresa), &PeriodoId::from(&aguinaldo))
+            .await
+            .map_err(|e| anyhow::anyhow!(e.message))?;
         tiempos.push(inicio.elapsed());
         assert_eq!(calculado.recibos_calculados, total as i64);
     }
@@ -93,7 +97,9 @@ async fn main() -> anyhow::Result<()> {
     // 2. 24 stamped quincenas, then the adjustment written into the aguinaldo period.
     let preparar = Instant::now();
     for q in &quincenas {
-        calcular_periodo(&app, &empresa, q).await.map_err(|e| anyhow::anyhow!(e.message))?;
+        calcular_periodo(&app, &EmpresaId::from(&empresa), &PeriodoId::from(q))
+            .await
+            .map_err(|e| anyhow::anyhow!(e.message))?;
     }
     let mut tx = db.begin().await?;
     sql!(execute tx, "UPDATE nomina_recibos SET status = 'TIMBRADO' WHERE empresa_id = $1 AND periodo_id <> $2",
@@ -105,7 +111,9 @@ async fn main() -> anyhow::Result<()> {
         let campos =
             ajuste_anual::Campos { ejercicio: Some(serde_json::json!(2026)), periodo_id: Some(aguinaldo.clone()) };
         let inicio = Instant::now();
-        let ajuste = ajuste_anual::aplicar(&app, &empresa, campos).await.map_err(|e| anyhow::anyhow!(e.message))?;
+        let ajuste = ajuste_anual::aplicar(&app, &EmpresaId::from(&empresa), campos)
+            .await
+            .map_err(|e| anyhow::anyhow!(e.message))?;
         tiempos.push(inicio.elapsed());
         assert_eq!(ajuste.items.len(), total);
     }
@@ -115,7 +123,9 @@ async fn main() -> anyhow::Result<()> {
     let mut tiempos = Vec::new();
     for _ in 0..runs {
         let inicio = Instant::now();
-        let mes = imss::cuotas(&app, &empresa, "2026", "4").await.map_err(|e| anyhow::anyhow!(e.message))?;
+        let mes = imss::cuotas(&app, &EmpresaId::from(&empresa), "2026", "4")
+            .await
+            .map_err(|e| anyhow::anyhow!(e.message))?;
         tiempos.push(inicio.elapsed());
         assert_eq!(mes.trabajadores.len(), total);
     }

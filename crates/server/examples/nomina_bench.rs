@@ -13,6 +13,7 @@
 mod comun;
 
 use comun::resumen;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use std::time::Instant;
 
@@ -56,7 +57,7 @@ async fn main() -> anyhow::Result<()> {
         let salario = Decimal::new(31_504 + (i as i64 * 7_919) % 1_968_496, 2);
         let (num, rfc, curp) = (format!("E{i:05}"), format!("PEGA70010{i:04}"), format!("PEGA700101HDFRRN{i:02}"));
         let datos = comun::empleado(&num, &rfc, &curp, "2020-01-15", salario);
-        empleados::insert(&mut tx, &empresa, &id, &datos, now).await?;
+        empleados::insert(&mut tx, &EmpresaId::from(&empresa), &id, &datos, now).await?;
         let base = |tipo, fecha| incidencias::Datos {
             empleado_id: &id,
             tipo,
@@ -97,8 +98,8 @@ async fn main() -> anyhow::Result<()> {
         });
         for (n, datos) in lista.iter().enumerate() {
             let inc = format!("{id}-{n}");
-            incidencias::insert(&mut tx, &empresa, &inc, datos, now).await?;
-            incidencias::decidir(&mut tx, &empresa, &inc, "APROBADA", now).await?;
+            incidencias::insert(&mut tx, &EmpresaId::from(&empresa), &inc, datos, now).await?;
+            incidencias::decidir(&mut tx, &EmpresaId::from(&empresa), &inc, "APROBADA", now).await?;
         }
     }
     let periodo = nomina::NuevoPeriodo {
@@ -113,15 +114,16 @@ async fn main() -> anyhow::Result<()> {
         ejercicio: None,
     };
     let periodo_id = format!("{empresa}-p");
-    nomina::insert_periodo(&mut tx, &empresa, &periodo_id, &periodo, now).await?;
+    nomina::insert_periodo(&mut tx, &EmpresaId::from(&empresa), &periodo_id, &periodo, now).await?;
     tx.commit().await?;
     println!("{total} employees, {} approved incidences, backend {:?}", total * 3, db.backend());
 
     // The CPU part alone, on rows read once.
     let mut conn = db.conn().await?;
-    let row = nomina::periodo(&mut conn, &empresa, &periodo_id).await?.expect("period");
-    let filas = empleados::activos(&mut conn, &empresa, "QUINCENAL").await?;
-    let incs = incidencias::aprobadas(&mut conn, &empresa, "2026-03-01", "2026-03-15").await?;
+    let row =
+        nomina::periodo(&mut conn, &EmpresaId::from(&empresa), &PeriodoId::from(&periodo_id)).await?.expect("period");
+    let filas = empleados::activos(&mut conn, &EmpresaId::from(&empresa), "QUINCENAL").await?;
+    let incs = incidencias::aprobadas(&mut conn, &EmpresaId::from(&empresa), "2026-03-01", "2026-03-15").await?;
     drop(conn);
     let p = periodo_de(&row).map_err(|e| anyhow::anyhow!(e.message))?;
     let mut cpu = Vec::new();
@@ -136,7 +138,9 @@ async fn main() -> anyhow::Result<()> {
     let mut whole = Vec::new();
     for _ in 0..runs {
         let inicio = Instant::now();
-        let calculado = calcular_periodo(&app, &empresa, &periodo_id).await.map_err(|e| anyhow::anyhow!(e.message))?;
+        let calculado = calcular_periodo(&app, &EmpresaId::from(&empresa), &PeriodoId::from(&periodo_id))
+            .await
+            .map_err(|e| anyhow::anyhow!(e.message))?;
         whole.push(inicio.elapsed());
         assert_eq!(calculado.recibos_calculados, total as i64);
     }

@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
+use timbra_store::ids::EmpresaId;
 
 use timbra_sat::CertificadosSat;
 use timbra_services::cfdi::recibidos::{self, Empresa};
@@ -50,7 +51,7 @@ async fn main() -> anyhow::Result<()> {
     let mut lectura = Vec::new();
     let mut total = Vec::new();
     for ronda in 0..rondas {
-        let empresa = Empresa { id: format!("e{ronda}"), rfc: "EKU9003173C9".into() };
+        let empresa = Empresa { id: EmpresaId::from(format!("e{ronda}")), rfc: "EKU9003173C9".into() };
         // A company per round (one per owner and RFC), so nothing is skipped.
         let (usuario, correo) = (format!("u{ronda}"), format!("b{ronda}@example.com"));
         let mut conn = db.conn().await?;

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use timbra_store::ids::EmpresaId;
 
 use timbra_services::config::Config;
 use timbra_services::context::AppContext;
@@ -76,7 +77,7 @@ async fn main() -> anyhow::Result<()> {
     while written < events {
         let mut tx = db.begin().await?;
         for _ in 0..1000.min(events - written) {
-            emit(&mut tx, now, "e", &data).await?;
+            emit(&mut tx, now, &EmpresaId::from("e"), &data).await?;
             written += 1;
         }
         tx.commit().await?;

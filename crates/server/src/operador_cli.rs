@@ -4,6 +4,7 @@
 //! company role's (issue 28, finding 5).
 
 use clap::Subcommand;
+use timbra_store::ids::EmpresaId;
 
 use timbra_services::config::Config;
 
@@ -48,8 +49,15 @@ pub async fn timbres(config: &Config, command: TimbresCommand) -> anyhow::Result
     let result = match command {
         TimbresCommand::Recargar { empresa, cantidad, concepto } => {
             let now = config.clock.now();
-            timbra_services::cfdi::timbres::recargar(&db, &empresa, Some(cantidad), concepto.as_deref(), None, now)
-                .await
+            timbra_services::cfdi::timbres::recargar(
+                &db,
+                &EmpresaId::from(&empresa),
+                Some(cantidad),
+                concepto.as_deref(),
+                None,
+                now,
+            )
+            .await
         }
     };
     db.close().await;

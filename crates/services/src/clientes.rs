@@ -3,6 +3,7 @@
 use timbra_cfdi::catalogos::{Catalogos, CompatibilidadUso, UsoCfdi, compatibilidad_uso_regimen};
 use timbra_cfdi::tipos::CampoTexto;
 use timbra_store::clientes::{self, ClienteRow};
+use timbra_store::ids::EmpresaId;
 use timbra_store::{DbResult, Tx};
 use time::OffsetDateTime;
 
@@ -187,11 +188,23 @@ impl Resource for Clientes {
         check(campos, &*app.catalogos.indice)
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         clientes::insert(tx, empresa_id, id, &valid.datos(), now).await
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         clientes::update(tx, empresa_id, id, &valid.datos(), now).await
     }
 

@@ -5,6 +5,7 @@
 use rust_decimal::Decimal;
 use timbra_cfdi::tipos::{CampoTexto, Rfc, TextoSat};
 use timbra_store::empresas::{self, EmpresaRow};
+use timbra_store::ids::EmpresaId;
 use timbra_store::{Money, ids};
 
 use crate::auth::caller::{Caller, Credential};
@@ -194,7 +195,17 @@ pub async fn create(app: &AppContext, caller: &Caller, campos: Campos) -> Result
         metodo_isr_extraordinario: &metodo,
         prima_riesgo: prima,
     };
-    match empresas::crear(&mut tx, &id, &caller.user_id, &rfc, &datos, Role::Propietario.as_str(), now).await {
+    match empresas::crear(
+        &mut tx,
+        &EmpresaId::from(&id),
+        &caller.user_id,
+        &rfc,
+        &datos,
+        Role::Propietario.as_str(),
+        now,
+    )
+    .await
+    {
         Err(error) if error.is_duplicate() => return Err(taken(&rfc)),
         other => other?,
     };
@@ -212,13 +223,15 @@ pub async fn list(app: &AppContext, caller: &Caller) -> Result<Vec<EmpresaRow>, 
         Credential::ApiKey { empresa_ids: Some(ids), .. } => Some(ids),
         _ => None,
     };
-    Ok(rows.into_iter().filter(|row| allowed.is_none_or(|ids| ids.contains(&row.id))).collect())
+    Ok(rows.into_iter().filter(|row| allowed.is_none_or(|ids| ids.iter().any(|id| row.id == *id))).collect())
 }
 
 /// Company `id` with the caller's role (authorize first).
 pub async fn get(app: &AppContext, caller: &Caller, id: &str) -> Result<EmpresaRow, ApiError> {
     let mut conn = app.db.conn().await?;
-    empresas::leer(&mut conn, &caller.user_id, id).await?.ok_or_else(|| ApiError::not_found("company"))
+    empresas::leer(&mut conn, &caller.user_id, &EmpresaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("company"))
 }
 
 /// Changes the fields `campos` sends (authorize first: empresa:edit).
@@ -282,7 +295,7 @@ pub async fn update(app: &AppContext, caller: &Caller, id: &str, campos: Campos)
         prima_riesgo: prima,
     };
     let mut conn = app.db.conn().await?;
-    empresas::actualizar(&mut conn, id, &datos, app.clock.now()).await?;
+    empresas::actualizar(&mut conn, &EmpresaId::from(id), &datos, app.clock.now()).await?;
     drop(conn);
     crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     caller.note_mode(sandbox);
@@ -312,9 +325,10 @@ pub async fn actualizar(app: &AppContext, caller: &Caller, id: &str, cambio: Cam
     let Cambio { campos, autofactura, factura_global, correo, pdf } = cambio;
     let ajustes = match (&autofactura, &factura_global) {
         (None, None) => None,
-        (autofactura, global) => {
-            Some(crate::cfdi::recibos::leer_ajustes(app, id, autofactura.as_ref(), global.as_ref()).await?)
-        }
+        (autofactura, global) => Some(
+            crate::cfdi::recibos::leer_ajustes(app, &EmpresaId::from(id), autofactura.as_ref(), global.as_ref())
+                .await?,
+        ),
     };
     if let Some(cambio) = &correo {
         crate::correo::revisar_ajustes(cambio)?;
@@ -328,10 +342,10 @@ pub async fn actualizar(app: &AppContext, caller: &Caller, id: &str, cambio: Cam
         crate::cfdi::recibos::guardar_ajustes(app, &ajustes, app.clock.now()).await?;
     }
     if let Some(cambio) = correo {
-        crate::correo::guardar_ajustes(app, id, cambio).await?;
+        crate::correo::guardar_ajustes(app, &EmpresaId::from(id), cambio).await?;
     }
     if let Some(cambio) = pdf {
-        crate::marca::guardar_pdf(app, id, cambio).await?;
+        crate::marca::guardar_pdf(app, &EmpresaId::from(id), cambio).await?;
     }
     if releer {
         row = get(app, caller, id).await?;
@@ -343,7 +357,7 @@ pub async fn actualizar(app: &AppContext, caller: &Caller, id: &str, cambio: Cam
 /// retention period but no route reaches them any more.
 pub async fn delete(app: &AppContext, id: &str) -> Result<(), ApiError> {
     let mut conn = app.db.conn().await?;
-    empresas::borrar(&mut conn, id, app.clock.now()).await?;
+    empresas::borrar(&mut conn, &EmpresaId::from(id), app.clock.now()).await?;
     drop(conn);
     crate::auth::cache::changed(&app.db, &app.auth_cache).await;
     Ok(())

@@ -19,6 +19,7 @@
 
 use http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde_json::json;
 use timbra_store::AsExec;
@@ -61,8 +62,8 @@ impl<'a> Uso<'a> {
     }
 
     /// A use on the existing invoice `cfdi_id`.
-    pub fn sobre(operation: &'a str, cfdi_id: &'a str) -> Self {
-        Self { operation, cfdi_id: Some(cfdi_id) }
+    pub fn sobre(operation: &'a str, cfdi_id: &'a CfdiId) -> Self {
+        Self { operation, cfdi_id: Some(cfdi_id.as_str()) }
     }
 }
 
@@ -105,7 +106,7 @@ fn route(operation: &str, cfdi_id: Option<&str>) -> String {
 /// the key is bound to its first use. Keys stored before the invoice was recorded (no
 /// `cfdi_id`) are judged by the operation alone.
 fn misma_operacion(stored: &StoredAnswer, uso: Uso<'_>) -> ApiResult<()> {
-    let mismo_cfdi = match (stored.cfdi_id.as_deref(), uso.cfdi_id) {
+    let mismo_cfdi = match (stored.cfdi_id.as_ref().map(CfdiId::as_str), uso.cfdi_id) {
         (Some(primero), Some(ahora)) => primero == ahora,
         _ => true,
     };
@@ -113,12 +114,12 @@ fn misma_operacion(stored: &StoredAnswer, uso: Uso<'_>) -> ApiResult<()> {
         return Ok(());
     }
     // A stamp's invoice is in its stored answer (`data.cfdiId`).
-    let cfdi_id = stored.cfdi_id.clone().or_else(|| {
+    let cfdi_id = stored.cfdi_id.clone().map(String::from).or_else(|| {
         serde_json::from_str::<serde_json::Value>(&stored.response)
             .ok()
             .and_then(|answer| answer["data"]["cfdiId"].as_str().map(str::to_owned))
     });
-    let route = route(&stored.operation, stored.cfdi_id.as_deref());
+    let route = route(&stored.operation, stored.cfdi_id.as_ref().map(CfdiId::as_str));
     Err(ApiError::new(
         Code::Idempotency001,
         format!("this Idempotency-Key was first used on {route}; use a new key for another operation or invoice"),
@@ -131,7 +132,7 @@ fn misma_operacion(stored: &StoredAnswer, uso: Uso<'_>) -> ApiResult<()> {
 /// `uso` is refused (IDEMPOTENCY_001), whatever the body.
 pub async fn replay(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Uso<'_>,
     now: time::OffsetDateTime,
@@ -151,7 +152,7 @@ fn en_curso() -> ApiError {
 /// [`replay`] of a stored key whose use was already checked.
 async fn replay_stored(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     stored: StoredAnswer,
     now: time::OffsetDateTime,
@@ -180,7 +181,7 @@ async fn replay_stored(
 }
 
 fn fila<'a>(
-    empresa_id: &'a str,
+    empresa_id: &'a EmpresaId,
     key: &'a Key,
     uso: Uso<'a>,
     status: i64,
@@ -204,7 +205,7 @@ fn fila<'a>(
 /// replays it.
 pub async fn store(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Uso<'_>,
     status: StatusCode,
@@ -218,7 +219,7 @@ pub async fn store(
 /// holds or used the key: the caller rolls back and [`replay`]s.
 pub async fn reserve(
     tx: &mut timbra_store::Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Uso<'_>,
     now: time::OffsetDateTime,
@@ -230,7 +231,7 @@ pub async fn reserve(
 /// transaction that spends the folio, until the attempt is resolved.
 pub async fn reserve_for(
     tx: &mut timbra_store::Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Uso<'_>,
     referencia: &str,
@@ -248,7 +249,7 @@ pub async fn reserve_for(
 /// stamp's retry), whose use is the key's own.
 pub async fn winner(
     db: &timbra_store::Db,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Option<Uso<'_>>,
     now: time::OffsetDateTime,
@@ -270,7 +271,7 @@ pub async fn winner(
 /// failed statement would abort the whole batch.
 pub async fn claim(
     tx: &mut timbra_store::Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &Key,
     uso: Uso<'_>,
     now: time::OffsetDateTime,
@@ -279,7 +280,7 @@ pub async fn claim(
 }
 
 /// Removes a reservation after a failed attempt, so the key may be retried.
-pub async fn release(tx: &mut timbra_store::Tx, empresa_id: &str, key: &Key) -> timbra_store::DbResult<u64> {
+pub async fn release(tx: &mut timbra_store::Tx, empresa_id: &EmpresaId, key: &Key) -> timbra_store::DbResult<u64> {
     idempotency_keys::delete_with_status(tx, empresa_id, &key.key, IN_PROGRESS).await
 }
 
@@ -290,7 +291,7 @@ pub async fn release(tx: &mut timbra_store::Tx, empresa_id: &str, key: &Key) -> 
 #[allow(clippy::too_many_arguments)]
 pub async fn store_answer(
     tx: &mut timbra_store::Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: Option<&Key>,
     uso: Uso<'_>,
     status: StatusCode,

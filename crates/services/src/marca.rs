@@ -5,6 +5,7 @@
 //! (`cfdi::archivos::pdf`).
 
 use std::io::Cursor;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use image::{DynamicImage, ImageFormat};
 use serde_json::json;
@@ -56,7 +57,7 @@ pub fn preparar_logo(bytes: &[u8]) -> ApiResult<Vec<u8>> {
 }
 
 /// Stores the company's logo (checked and re-encoded by [`preparar_logo`]).
-pub async fn guardar_logo(app: &AppContext, empresa_id: &str, bytes: &[u8]) -> ApiResult<()> {
+pub async fn guardar_logo(app: &AppContext, empresa_id: &EmpresaId, bytes: &[u8]) -> ApiResult<()> {
     let png = preparar_logo(bytes)?;
     let mut conn = app.db.conn().await?;
     marca::guardar_logo(&mut conn, empresa_id, Some(&png), app.clock.now()).await?;
@@ -64,14 +65,14 @@ pub async fn guardar_logo(app: &AppContext, empresa_id: &str, bytes: &[u8]) -> A
 }
 
 /// Removes the company's logo.
-pub async fn borrar_logo(app: &AppContext, empresa_id: &str) -> ApiResult<()> {
+pub async fn borrar_logo(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<()> {
     let mut conn = app.db.conn().await?;
     marca::guardar_logo(&mut conn, empresa_id, None, app.clock.now()).await?;
     Ok(())
 }
 
 /// The company's stored logo (PNG), if any.
-pub async fn logo(app: &AppContext, empresa_id: &str) -> ApiResult<Option<Vec<u8>>> {
+pub async fn logo(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Option<Vec<u8>>> {
     let mut conn = app.db.conn().await?;
     Ok(marca::leer(&mut conn, empresa_id).await?.and_then(|m| m.logo_png))
 }
@@ -107,7 +108,7 @@ pub fn revisar_pdf(cambio: &CambioPdf) -> ApiResult<()> {
 }
 
 /// Writes the color and the footer note (checked by [`revisar_pdf`]).
-pub async fn guardar_pdf(app: &AppContext, empresa_id: &str, cambio: CambioPdf) -> ApiResult<()> {
+pub async fn guardar_pdf(app: &AppContext, empresa_id: &EmpresaId, cambio: CambioPdf) -> ApiResult<()> {
     revisar_pdf(&cambio)?;
     let mut conn = app.db.conn().await?;
     let actual = marca::leer(&mut conn, empresa_id).await?.ok_or_else(|| ApiError::not_found("company"))?;
@@ -123,7 +124,11 @@ pub async fn guardar_pdf(app: &AppContext, empresa_id: &str, cambio: CambioPdf) 
 
 /// The branding of company `empresa_id` for the PDF of its CFDI `cfdi_id` (with the CFDI's
 /// notes), and the version it is.
-pub async fn de_cfdi(app: &AppContext, empresa_id: &str, cfdi_id: &str) -> ApiResult<(timbra_pdf::Marca, i64)> {
+pub async fn de_cfdi(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> ApiResult<(timbra_pdf::Marca, i64)> {
     let mut conn = app.db.conn().await?;
     let guardada = marca::leer(&mut conn, empresa_id).await?.unwrap_or_default();
     let notas = marca::notas(&mut conn, empresa_id, cfdi_id).await?;
@@ -142,7 +147,7 @@ pub fn a_pdf(guardada: marca::Marca, notas: Option<String>) -> timbra_pdf::Marca
 }
 
 /// After a stamp's commit: the body's `notas` (printed on its PDF, not part of the XML).
-pub async fn guardar_notas(app: &AppContext, empresa_id: &str, cfdi_id: &str, notas: &str) -> ApiResult<()> {
+pub async fn guardar_notas(app: &AppContext, empresa_id: &EmpresaId, cfdi_id: &CfdiId, notas: &str) -> ApiResult<()> {
     let mut conn = app.db.conn().await?;
     marca::guardar_notas(&mut conn, empresa_id, cfdi_id, notas).await?;
     Ok(())
@@ -163,7 +168,7 @@ pub fn revisar_notas(notas: Option<&str>) -> ApiResult<()> {
 }
 
 /// The company's stored branding (the dashboard's settings page shows it).
-pub async fn de_empresa(app: &AppContext, empresa_id: &str) -> ApiResult<marca::Marca> {
+pub async fn de_empresa(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<marca::Marca> {
     let mut conn = app.db.conn().await?;
     Ok(marca::leer(&mut conn, empresa_id).await?.unwrap_or_default())
 }

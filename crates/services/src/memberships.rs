@@ -5,6 +5,7 @@
 //! changes or removes another PROPIETARIO; a company always keeps at least one PROPIETARIO whose
 //! account is not deleted (EMPRESA_004).
 
+use timbra_store::ids::{EmpresaId, UserId};
 use timbra_store::memberships::{self, MemberRow};
 
 use crate::auth::roles::Role;
@@ -32,12 +33,12 @@ fn may_grant(actor: Role, role: Role) -> Result<(), ApiError> {
 }
 
 /// The company's members.
-pub async fn list(app: &AppContext, empresa_id: &str) -> Result<Vec<MemberRow>, ApiError> {
+pub async fn list(app: &AppContext, empresa_id: &EmpresaId) -> Result<Vec<MemberRow>, ApiError> {
     let mut conn = app.db.conn().await?;
     Ok(memberships::de_empresa(&mut conn, empresa_id).await?)
 }
 
-async fn member(app: &AppContext, empresa_id: &str, user_id: &str) -> Result<MemberRow, ApiError> {
+async fn member(app: &AppContext, empresa_id: &EmpresaId, user_id: &UserId) -> Result<MemberRow, ApiError> {
     list(app, empresa_id).await?.into_iter().find(|m| m.user_id == user_id).ok_or_else(|| ApiError::not_found("member"))
 }
 
@@ -45,7 +46,7 @@ async fn member(app: &AppContext, empresa_id: &str, user_id: &str) -> Result<Mem
 pub async fn add(
     app: &AppContext,
     actor: Role,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     email: &str,
     role: Role,
 ) -> Result<MemberRow, ApiError> {
@@ -59,22 +60,22 @@ pub async fn add(
             vec![FieldProblem::new("email", "no registered user has this email; they must register first")],
         ));
     };
-    if memberships::rol(&mut tx, empresa_id, &user_id).await?.is_some() {
+    if memberships::rol(&mut tx, empresa_id, &UserId::from(&user_id)).await?.is_some() {
         return Err(ApiError::new(Code::Member002, "the user is already a member; change their role instead"));
     }
-    memberships::agregar(&mut tx, empresa_id, &user_id, role.as_str(), now).await?;
+    memberships::agregar(&mut tx, empresa_id, &UserId::from(&user_id), role.as_str(), now).await?;
     tx.commit().await?;
     crate::auth::cache::changed(&app.db, &app.auth_cache).await;
-    member(app, empresa_id, &user_id).await
+    member(app, empresa_id, &UserId::from(&user_id)).await
 }
 
-async fn current_role(tx: &mut timbra_store::Tx, empresa_id: &str, user_id: &str) -> Result<Role, ApiError> {
+async fn current_role(tx: &mut timbra_store::Tx, empresa_id: &EmpresaId, user_id: &UserId) -> Result<Role, ApiError> {
     let role = memberships::rol(tx, empresa_id, user_id).await?;
     role.and_then(|r| Role::parse(&r)).ok_or_else(|| ApiError::not_found("member"))
 }
 
 /// EMPRESA_004 when the company has one active PROPIETARIO left.
-async fn keeps_an_owner(tx: &mut timbra_store::Tx, empresa_id: &str) -> Result<(), ApiError> {
+async fn keeps_an_owner(tx: &mut timbra_store::Tx, empresa_id: &EmpresaId) -> Result<(), ApiError> {
     if memberships::propietarios_activos(tx, empresa_id).await? <= 1 {
         return Err(ApiError::new(
             Code::Empresa004,
@@ -88,8 +89,8 @@ async fn keeps_an_owner(tx: &mut timbra_store::Tx, empresa_id: &str) -> Result<(
 pub async fn change_role(
     app: &AppContext,
     actor: Role,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     role: Role,
 ) -> Result<MemberRow, ApiError> {
     may_grant(actor, role)?;
@@ -109,7 +110,7 @@ pub async fn change_role(
 
 /// Removes `user_id` from the company, by someone of role `actor` (a member may remove
 /// themselves whatever their role; the caller authorizes that).
-pub async fn remove(app: &AppContext, actor: Role, empresa_id: &str, user_id: &str) -> Result<(), ApiError> {
+pub async fn remove(app: &AppContext, actor: Role, empresa_id: &EmpresaId, user_id: &UserId) -> Result<(), ApiError> {
     let mut tx = app.db.begin().await?;
     let previous = current_role(&mut tx, empresa_id, user_id).await?;
     if previous == Role::Propietario && actor != Role::Propietario {

@@ -3,6 +3,7 @@
 use rust_decimal::Decimal;
 use timbra_cfdi::catalogos::Catalogos;
 use timbra_cfdi::tipos::{CampoTexto, Esquema};
+use timbra_store::ids::EmpresaId;
 use timbra_store::productos::{self, ProductoRow};
 use timbra_store::{DbResult, Tx};
 use time::{Date, OffsetDateTime};
@@ -182,11 +183,23 @@ impl Resource for Productos {
         check(campos, &*app.catalogos.indice, crate::cfdi::hora_local(app.clock.now()).date())
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         productos::insert(tx, empresa_id, id, &valid.datos(), now).await
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         productos::update(tx, empresa_id, id, &valid.datos(), now).await
     }
 }

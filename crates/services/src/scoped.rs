@@ -4,6 +4,7 @@
 //! brings its fields, its rules and its two writes ([`Resource`]); the rest exists once.
 
 use std::future::Future;
+use timbra_store::ids::EmpresaId;
 
 use timbra_store::scoped::{self as table, ScopedTable};
 use timbra_store::search::like_pattern;
@@ -53,7 +54,7 @@ pub trait Resource {
     /// row's own).
     fn check_stored(
         _tx: &mut Tx,
-        _empresa_id: &str,
+        _empresa_id: &EmpresaId,
         _id: &str,
         _valid: &Self::Valid,
     ) -> impl Future<Output = Result<(), ApiError>> + Send {
@@ -63,7 +64,7 @@ pub trait Resource {
     /// Inserts row `id`.
     fn insert(
         tx: &mut Tx,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         id: &str,
         valid: &Self::Valid,
         now: OffsetDateTime,
@@ -72,7 +73,7 @@ pub trait Resource {
     /// Replaces row `id`'s fields.
     fn update(
         tx: &mut Tx,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         id: &str,
         valid: &Self::Valid,
         now: OffsetDateTime,
@@ -86,13 +87,13 @@ pub trait Resource {
 }
 
 /// The company's row `id`, or NOT_FOUND (also for another company's id).
-pub async fn get<R: Resource>(app: &AppContext, empresa_id: &str, id: &str) -> Result<Row<R>, ApiError> {
+pub async fn get<R: Resource>(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<Row<R>, ApiError> {
     get_in::<R>(&mut app.db.conn().await?, empresa_id, id).await
 }
 
 pub(crate) async fn get_in<R: Resource>(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
 ) -> Result<Row<R>, ApiError> {
     table::get::<R::Table>(conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found(R::NOUN))
@@ -102,7 +103,7 @@ pub(crate) async fn get_in<R: Resource>(
 /// given; and how many match in all.
 pub async fn page<R: Resource>(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     q: Option<&str>,
     paging: &Paging,
 ) -> Result<(Vec<Row<R>>, i64), ApiError> {
@@ -112,14 +113,18 @@ pub async fn page<R: Resource>(
 }
 
 /// Creates a row with a new id and answers it as stored.
-pub async fn create<R: Resource>(app: &AppContext, empresa_id: &str, fields: R::Fields) -> Result<Row<R>, ApiError> {
+pub async fn create<R: Resource>(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fields: R::Fields,
+) -> Result<Row<R>, ApiError> {
     create_as::<R>(app, empresa_id, &ids::new_id(), fields).await
 }
 
 /// Creates row `id` (for a resource that derives something from its id before it is stored).
 pub async fn create_as<R: Resource>(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fields: R::Fields,
 ) -> Result<Row<R>, ApiError> {
@@ -136,7 +141,7 @@ pub async fn create_as<R: Resource>(
 /// Updates row `id`: the fields sent over the stored ones, checked again as a whole.
 pub async fn update<R: Resource>(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fields: R::Fields,
 ) -> Result<Row<R>, ApiError> {
@@ -155,7 +160,7 @@ pub async fn update<R: Resource>(
 }
 
 /// Deletes row `id` (soft, when the table keeps deleted rows); NOT_FOUND when there is none.
-pub async fn delete<R: Resource>(app: &AppContext, empresa_id: &str, id: &str) -> Result<(), ApiError> {
+pub async fn delete<R: Resource>(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<(), ApiError> {
     let mut tx = app.db.begin().await?;
     if !table::delete::<R::Table>(&mut tx, empresa_id, id, app.clock.now()).await? {
         return Err(ApiError::not_found(R::NOUN));

@@ -1,6 +1,7 @@
 //! The `certificados` table (each company's CSD, encrypted with the master key) and
 //! `sandbox_pac` (the installation's sandbox stamping credential).
 
+use crate::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use crate::{DbConn, DbResult, Tx, sql};
@@ -27,7 +28,7 @@ pub struct NewCsd<'a> {
     /// Id.
     pub id: &'a str,
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// UPLOAD or SANDBOX.
     pub origen: &'a str,
     /// `NoCertificado`.
@@ -119,7 +120,7 @@ pub async fn insert_sandbox_pac(conn: &mut DbConn, row: &SandboxPacRow, now: Off
 }
 
 /// The id of the company's CSD, if it has one.
-pub async fn csd_id(conn: &mut DbConn, empresa_id: &str) -> DbResult<Option<String>> {
+pub async fn csd_id(conn: &mut DbConn, empresa_id: &EmpresaId) -> DbResult<Option<String>> {
     sql!(
         scalar_optional * conn,
         String,
@@ -134,7 +135,7 @@ pub struct PorExpirar {
     /// Id.
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// `NoCertificado`.
     pub no_certificado: String,
     /// RFC of the certificate.

@@ -9,6 +9,7 @@
 //! downloads name files the same way whichever store holds them; invoices stamped before this
 //! table existed are read from the file storage.
 
+use crate::ids::{CfdiId, EmpresaId};
 use std::io::{Read, Write};
 
 use flate2::read::DeflateDecoder;
@@ -56,15 +57,21 @@ pub const INSERT: &str = "INSERT INTO cfdi_xml (cfdi_id, empresa_id, path, xml_d
 pub const COLUMNS: usize = 5;
 
 /// A row of [`INSERT`], for a batch of stamps written with one statement.
-pub fn valores(cfdi_id: &str, empresa_id: &str, path: &str, comprimido: Vec<u8>, now: OffsetDateTime) -> Vec<Value> {
+pub fn valores(
+    cfdi_id: &CfdiId,
+    empresa_id: &EmpresaId,
+    path: &str,
+    comprimido: Vec<u8>,
+    now: OffsetDateTime,
+) -> Vec<Value> {
     vec![cfdi_id.into(), empresa_id.into(), path.into(), comprimido.into(), now.into()]
 }
 
 /// Stores the compressed XML of invoice `cfdi_id` at `path`, inside the stamping transaction.
 pub async fn guardar(
     tx: &mut Tx,
-    cfdi_id: &str,
-    empresa_id: &str,
+    cfdi_id: &CfdiId,
+    empresa_id: &EmpresaId,
     path: &str,
     comprimido: &[u8],
     now: OffsetDateTime,

@@ -1,6 +1,7 @@
 //! The `cfdis` table: invoices as listed, shown, cancelled and downloaded. Every query is
 //! scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::{AssertSqlSafe, FromRow};
 use time::OffsetDateTime;
 
@@ -161,7 +162,7 @@ pub struct Filtro {
 pub async fn listar(
     conn: &mut DbConn,
     backend: Backend,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     limit: i64,
     offset: i64,
@@ -186,7 +187,7 @@ pub async fn listar(
 pub async fn pagina_en_orden(
     conn: &mut DbConn,
     backend: Backend,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     despues: Option<(OffsetDateTime, &str)>,
     limit: i64,
@@ -205,10 +206,10 @@ pub async fn pagina_en_orden(
 
 /// The `WHERE` of the company's CFDI matching `filtro`, its arguments (`$1` the company), and
 /// whether the counters the triggers keep can give its total (only tipo and status filter).
-fn condiciones(backend: Backend, empresa_id: &str, filtro: &Filtro) -> (String, Vec<Arg>, bool) {
+fn condiciones(backend: Backend, empresa_id: &EmpresaId, filtro: &Filtro) -> (String, Vec<Arg>, bool) {
     // Retentions (RET) have their own listing (`retenciones::listar`).
     let mut filter = String::from("WHERE empresa_id = $1 AND tipo_comprobante <> 'RET'");
-    let mut args = vec![Arg::Text(empresa_id.to_owned())];
+    let mut args = vec![Arg::Text(empresa_id.as_str().to_owned())];
     let mut push = |filter: &mut String, clause: &str, arg: Arg| {
         args.push(arg);
         filter.push_str(&clause.replace("$?", &format!("${}", args.len())));
@@ -310,10 +311,16 @@ fn condiciones(backend: Backend, empresa_id: &str, filtro: &Filtro) -> (String, 
 }
 
 /// One invoice of the company, with its `conceptos` JSON.
-pub async fn leer(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<(CfdiRow, String)>> {
+pub async fn leer(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<(CfdiRow, String)>> {
     let sql = format!("{COLUMNS}WHERE id = $1 AND empresa_id = $2");
     let Some(row) =
-        fetch_rows(conn, sql, vec![Arg::Text(id.to_owned()), Arg::Text(empresa_id.to_owned())]).await?.pop()
+        fetch_rows(conn, sql, vec![Arg::Text(id.as_str().to_owned()), Arg::Text(empresa_id.as_str().to_owned())])
+            .await?
+            .pop()
     else {
         return Ok(None);
     };
@@ -368,7 +375,11 @@ const POR_CANCELAR: &str = "SELECT tipo, uuid, uuid_xml, status, sandbox, xml_ur
     FROM cfdis ";
 
 /// The invoice `id` of the company, as cancellation needs it.
-pub async fn por_cancelar(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<PorCancelar>> {
+pub async fn por_cancelar(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<PorCancelar>> {
     sql!(
         fetch_optional * conn,
         PorCancelar,
@@ -443,7 +454,7 @@ pub async fn estado_sat(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<(
 /// `estado.previo` meanwhile (0 rows); a received invoice SAT says is cancelled becomes CANCELADO. `revisar_en`: when the watch asks again (received only).
 pub async fn guardar_estado_sat(
     conn: &mut impl crate::AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     estado: &EstadoSatGuardado<'_>,
     revisar_en: Option<OffsetDateTime>,
@@ -480,7 +491,7 @@ pub struct PorVigilar {
     /// Id.
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.
@@ -547,7 +558,11 @@ pub struct Cambiada {
 }
 
 /// The company's received invoices whose SAT status changed, latest change first.
-pub async fn recibidas_cambiadas(conn: &mut DbConn, empresa_id: &str, limit: i64) -> crate::DbResult<Vec<Cambiada>> {
+pub async fn recibidas_cambiadas(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    limit: i64,
+) -> crate::DbResult<Vec<Cambiada>> {
     sql!(
         fetch_all * conn,
         Cambiada,
@@ -560,7 +575,11 @@ pub async fn recibidas_cambiadas(conn: &mut DbConn, empresa_id: &str, limit: i64
 }
 
 /// The status of the invoice the company issued with XML UUID `uuid_xml`.
-pub async fn status_emitida(conn: &mut DbConn, empresa_id: &str, uuid_xml: &str) -> crate::DbResult<Option<String>> {
+pub async fn status_emitida(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    uuid_xml: &str,
+) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * conn,
         String,
@@ -571,7 +590,7 @@ pub async fn status_emitida(conn: &mut DbConn, empresa_id: &str, uuid_xml: &str)
 }
 
 /// Where the cancellation acuse of invoice `id` is stored, if it has one.
-pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<String>> {
+pub async fn acuse_url(conn: &mut DbConn, empresa_id: &EmpresaId, id: &CfdiId) -> crate::DbResult<Option<String>> {
     let url = sql!(
         scalar_optional * conn,
         Option<String>,
@@ -586,7 +605,7 @@ pub async fn acuse_url(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::
 #[derive(FromRow)]
 pub struct PorSeguir {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID as the XML carries it.
@@ -663,8 +682,8 @@ pub struct Cancelacion<'a> {
 /// Records `cancelacion` on invoice `cfdi_id` of the company.
 pub async fn registrar_cancelacion(
     tx: &mut Tx,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     cancelacion: &Cancelacion<'_>,
 ) -> crate::DbResult<u64> {
     sql!(
@@ -686,7 +705,7 @@ pub async fn registrar_cancelacion(
 /// XML: those that relate an invoice make it "No cancelable" (regla 2.7.1.35).
 pub async fn egresos_vigentes(
     conn: &mut impl crate::AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     receptor_rfc: &str,
 ) -> crate::DbResult<Vec<(String, String)>> {
     sql!(

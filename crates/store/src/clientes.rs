@@ -1,5 +1,6 @@
 //! The `clientes` table: a company's customers.
 
+use crate::ids::{ClienteId, EmpresaId};
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
@@ -76,7 +77,7 @@ fn search_text(datos: &Datos<'_>) -> String {
 /// Inserts customer `id` (a unique violation means the RFC is taken in the company).
 pub async fn insert(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -103,7 +104,7 @@ pub async fn insert(
 /// Replaces customer `id`'s fields (a unique violation means the RFC is taken in the company).
 pub async fn update(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -128,7 +129,11 @@ pub async fn update(
 }
 
 /// Customer `id` of the company, as an invoice's receiver.
-pub async fn receptor(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<ClienteReceptor>> {
+pub async fn receptor(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &ClienteId,
+) -> crate::DbResult<Option<ClienteReceptor>> {
     sql!(
         fetch_optional * conn,
         ClienteReceptor,

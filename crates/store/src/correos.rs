@@ -1,6 +1,7 @@
 //! The `correos` table: each sending of a CFDI by e-mail (written with its `correo.enviar` job,
 //! updated by every attempt), and the company's e-mail settings. Scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -13,9 +14,9 @@ pub struct CorreoRow {
     /// Id (`envioId`).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The CFDI sent.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// Its UUID as the API shows it.
     pub uuid: String,
     /// TIMBRADO (the CFDI with its files) or CANCELACION (the notice).
@@ -44,9 +45,9 @@ pub struct NuevoCorreo<'a> {
     /// Id.
     pub id: &'a str,
     /// Company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// CFDI.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// TIMBRADO or CANCELACION.
     pub motivo: &'a str,
     /// JSON array.
@@ -77,7 +78,11 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<Co
 }
 
 /// The sendings of the company's CFDI `cfdi_id`, oldest first.
-pub async fn de_cfdi(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Vec<CorreoRow>> {
+pub async fn de_cfdi(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<CorreoRow>> {
     sql!(
         fetch_all * conn,
         CorreoRow,
@@ -112,8 +117,8 @@ pub async fn registrar(
 /// The stored address of the customer of the company's CFDI `cfdi_id` (`clientes.email`).
 pub async fn email_del_cliente(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
 ) -> crate::DbResult<Option<String>> {
     let found = sql!(
         scalar_optional * conn,
@@ -130,8 +135,8 @@ pub async fn email_del_cliente(
 /// (`empleados.email`, through the receipt that holds the CFDI).
 pub async fn email_del_empleado(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
 ) -> crate::DbResult<Option<String>> {
     let found = sql!(
         scalar_optional * conn,
@@ -148,8 +153,8 @@ pub async fn email_del_empleado(
 /// them), as JSON arrays `(para, cc)`.
 pub async fn ultimo_envio(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
 ) -> crate::DbResult<Option<(String, String)>> {
     sql!(
         fetch_optional * conn,
@@ -173,7 +178,7 @@ pub struct Ajustes {
 }
 
 /// The settings of company `empresa_id`, with its name and RFC.
-pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<(Ajustes, String)>> {
+pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<(Ajustes, String)>> {
     #[derive(FromRow)]
     struct Fila {
         correo_nombre_remitente: Option<String>,
@@ -201,7 +206,7 @@ pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResul
 /// Writes the settings of company `empresa_id`.
 pub async fn guardar_ajustes(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     ajustes: &Ajustes,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {

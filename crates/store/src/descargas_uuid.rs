@@ -1,6 +1,7 @@
 //! The `descargas_uuid` table: downloads by UUID that run as jobs (same id), with the answer
 //! once there is one. Scoped by company.
 
+use crate::ids::{DescargaId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -11,7 +12,7 @@ use crate::{AsExec, Tx};
 #[derive(Clone, Debug, FromRow)]
 pub struct Descarga {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The UUID asked for.
     pub uuid: String,
     /// RUNNING or DONE.
@@ -23,7 +24,13 @@ pub struct Descarga {
 }
 
 /// Writes a RUNNING download (in the transaction that enqueues its job).
-pub async fn crear(tx: &mut Tx, id: &str, empresa_id: &str, uuid: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn crear(
+    tx: &mut Tx,
+    id: &DescargaId,
+    empresa_id: &EmpresaId,
+    uuid: &str,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO descargas_uuid (id, empresa_id, uuid, estado, created_at, updated_at) VALUES ($1, $2, $3, 'RUNNING', $4, $4)",
@@ -45,7 +52,11 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<De
 }
 
 /// Download `id` of the company (another company's is "not found").
-pub async fn de_empresa(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<Descarga>> {
+pub async fn de_empresa(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &DescargaId,
+) -> crate::DbResult<Option<Descarga>> {
     sql!(
         fetch_optional * conn,
         Descarga,

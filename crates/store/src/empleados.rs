@@ -1,6 +1,7 @@
 //! The `empleados` table: a company's employees (payroll receivers). Rows are never deleted:
 //! DELETE deactivates (`activo = false`, `fecha_baja`).
 
+use crate::ids::{EmpleadoId, EmpresaId};
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
@@ -153,7 +154,7 @@ fn search_text(datos: &Datos<'_>) -> String {
 /// Inserts employee `id` (a unique violation means the RFC or the number is taken).
 pub async fn insert(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -200,7 +201,7 @@ pub async fn insert(
 /// Replaces employee `id`'s fields (a unique violation means the RFC or the number is taken).
 pub async fn update(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -247,7 +248,7 @@ pub async fn update(
 /// such employee. Deactivating an inactive employee keeps its first fecha_baja.
 pub async fn desactivar(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fecha_baja: &str,
     now: OffsetDateTime,
@@ -269,7 +270,7 @@ pub async fn desactivar(
 /// has: `(rfc_taken, num_taken)`.
 pub async fn ocupados(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     rfc: &str,
     num_empleado: &str,
     except_id: &str,
@@ -290,7 +291,7 @@ pub async fn ocupados(
 /// takes (packed on SQLite: `fetch_packed`).
 pub async fn activos(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     periodicidad: &str,
 ) -> crate::DbResult<Vec<EmpleadoRow>> {
     sql!(
@@ -306,7 +307,7 @@ pub async fn activos(
 }
 
 /// Every active employee of the company, whatever their periodicidad (an extraordinary period).
-pub async fn todos_activos(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Vec<EmpleadoRow>> {
+pub async fn todos_activos(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Vec<EmpleadoRow>> {
     sql!(
         fetch_packed * conn,
         EmpleadoRow,
@@ -319,7 +320,11 @@ pub async fn todos_activos(conn: &mut impl AsExec, empresa_id: &str) -> crate::D
 }
 
 /// Employee `id` of the company.
-pub async fn empleado(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<EmpleadoRow>> {
+pub async fn empleado(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &EmpleadoId,
+) -> crate::DbResult<Option<EmpleadoRow>> {
     sql!(
         fetch_optional * conn,
         EmpleadoRow,
@@ -333,7 +338,7 @@ pub async fn empleado(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> cra
 /// (hired by `hasta`, not gone before `desde`).
 pub async fn empleados_entre(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: &str,
     hasta: &str,
 ) -> crate::DbResult<Vec<EmpleadoRow>> {

@@ -2,6 +2,7 @@
 //! MODIFICACION of salary, BAJA) with their effective date and the salaries then in force, the
 //! history the IDSE batch file is built from (issue 35).
 
+use crate::ids::EmpresaId;
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
@@ -27,7 +28,7 @@ pub struct Movimiento<'a> {
 /// Records movement `id` of the company.
 pub async fn insert(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     m: &Movimiento<'_>,
     now: OffsetDateTime,
@@ -81,7 +82,7 @@ pub struct MovimientoRow {
 /// date, then as recorded.
 pub async fn entre(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: &str,
     hasta: &str,
 ) -> crate::DbResult<Vec<MovimientoRow>> {

@@ -1,6 +1,7 @@
 //! The `empresas` table, read together with the caller's membership (a company is only ever
 //! read through a user who belongs to it), and the issuing company as stamping needs it.
 
+use crate::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::sql;
@@ -10,7 +11,7 @@ use crate::{DbConn, Money, Tx};
 #[derive(sqlx::FromRow)]
 pub struct EmpresaRow {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC.
     pub rfc: String,
     /// Legal name.
@@ -74,17 +75,17 @@ macro_rules! select_empresa {
 }
 
 /// The companies `user_id` belongs to, oldest first.
-pub async fn de_usuario(conn: &mut DbConn, user_id: &str) -> crate::DbResult<Vec<EmpresaRow>> {
+pub async fn de_usuario(conn: &mut DbConn, user_id: &UserId) -> crate::DbResult<Vec<EmpresaRow>> {
     sql!(fetch_all * conn, EmpresaRow, concat!(select_empresa!(), " ORDER BY e.created_at, e.id"), user_id)
 }
 
 /// Company `id`, when `user_id` belongs to it.
-pub async fn leer(conn: &mut DbConn, user_id: &str, id: &str) -> crate::DbResult<Option<EmpresaRow>> {
+pub async fn leer(conn: &mut DbConn, user_id: &UserId, id: &EmpresaId) -> crate::DbResult<Option<EmpresaRow>> {
     sql!(fetch_optional * conn, EmpresaRow, concat!(select_empresa!(), " AND e.id = $2"), user_id, id)
 }
 
 /// Whether `user_id` already belongs to a company with `rfc` (RFCs are unique per account).
-pub async fn rfc_tomado(tx: &mut Tx, user_id: &str, rfc: &str) -> crate::DbResult<bool> {
+pub async fn rfc_tomado(tx: &mut Tx, user_id: &UserId, rfc: &str) -> crate::DbResult<bool> {
     let existing = sql!(
         scalar_optional * tx,
         String,
@@ -126,8 +127,8 @@ pub struct Datos<'a> {
 /// already has that RFC).
 pub async fn crear(
     tx: &mut Tx,
-    id: &str,
-    owner: &str,
+    id: &EmpresaId,
+    owner: &UserId,
     rfc: &str,
     datos: &Datos<'_>,
     propietario: &str,
@@ -167,7 +168,12 @@ pub async fn crear(
 }
 
 /// Replaces company `id`'s editable fields.
-pub async fn actualizar(conn: &mut DbConn, id: &str, datos: &Datos<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn actualizar(
+    conn: &mut DbConn,
+    id: &EmpresaId,
+    datos: &Datos<'_>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * conn,
         "UPDATE empresas SET razon_social = $1, regimen_fiscal = $2, codigo_postal = $3, serie_predeterminada = $4, \
@@ -190,22 +196,22 @@ pub async fn actualizar(conn: &mut DbConn, id: &str, datos: &Datos<'_>, now: Off
 }
 
 /// Marks company `id` deleted.
-pub async fn borrar(conn: &mut DbConn, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn borrar(conn: &mut DbConn, id: &EmpresaId, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(execute * conn, "UPDATE empresas SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)
 }
 
 /// The company's RFC.
-pub async fn rfc(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
+pub async fn rfc(conn: &mut DbConn, id: &EmpresaId) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT rfc FROM empresas WHERE id = $1", id)
 }
 
 /// The serie company `id` stamps payments with.
-pub async fn serie_pagos(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
+pub async fn serie_pagos(conn: &mut DbConn, id: &EmpresaId) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT serie_pagos FROM empresas WHERE id = $1", id)
 }
 
 /// The issuing company as stamping needs it.
-pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::DbResult<EmpresaEmisora> {
+pub async fn emisora(conn: &mut DbConn, id: &EmpresaId) -> crate::DbResult<EmpresaEmisora> {
     sql!(
         fetch_one * conn,
         EmpresaEmisora,
@@ -215,7 +221,7 @@ pub async fn emisora(conn: &mut DbConn, id: &str) -> crate::DbResult<EmpresaEmis
 }
 
 /// The company's employer registration (registro patronal), when it has one.
-pub async fn registro_patronal(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<String>> {
+pub async fn registro_patronal(conn: &mut DbConn, id: &EmpresaId) -> crate::DbResult<Option<String>> {
     Ok(sql!(scalar_optional * conn, Option<String>, "SELECT registro_patronal FROM empresas WHERE id = $1", id)?
         .flatten())
 }
@@ -234,7 +240,7 @@ pub struct AjustesNomina {
 }
 
 /// Company `id`'s payroll settings.
-pub async fn ajustes_nomina(conn: &mut impl crate::AsExec, id: &str) -> crate::DbResult<AjustesNomina> {
+pub async fn ajustes_nomina(conn: &mut impl crate::AsExec, id: &EmpresaId) -> crate::DbResult<AjustesNomina> {
     sql!(
         fetch_one * conn,
         AjustesNomina,
@@ -247,7 +253,7 @@ pub async fn ajustes_nomina(conn: &mut impl crate::AsExec, id: &str) -> crate::D
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct EmpresaEmisora {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC.
     pub rfc: String,
     /// Legal name.

@@ -1,6 +1,7 @@
 //! The `events` table and the webhook deliveries it fans out to (`webhook_deliveries`): the
 //! rows; which types exist and who is subscribed is the server's `events` module.
 
+use crate::ids::{DeliveryId, EmpresaId, EventId, WebhookId};
 use time::OffsetDateTime;
 
 use crate::{DbResult, MultiInsert, Tx, sql};
@@ -15,7 +16,7 @@ pub struct Subscriber {
 }
 
 /// The company's active webhooks, in id order.
-pub async fn subscribers(tx: &mut Tx, empresa_id: &str) -> DbResult<Vec<Subscriber>> {
+pub async fn subscribers(tx: &mut Tx, empresa_id: &EmpresaId) -> DbResult<Vec<Subscriber>> {
     sql!(
         fetch_all * tx,
         Subscriber,
@@ -30,7 +31,7 @@ pub struct EventRow<'a> {
     /// Its id.
     pub id: &'a str,
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The dotted type name.
     pub event_type: &'a str,
     /// The payload's JSON.
@@ -72,8 +73,8 @@ pub fn push_event(insert: &mut MultiInsert, event: EventRow<'_>) {
 pub async fn insert_delivery(
     tx: &mut Tx,
     id: &str,
-    webhook_id: &str,
-    event_id: &str,
+    webhook_id: &WebhookId,
+    event_id: &EventId,
     now: OffsetDateTime,
 ) -> DbResult<u64> {
     sql!(
@@ -97,7 +98,13 @@ pub fn deliveries_insert() -> MultiInsert {
 }
 
 /// Adds a pending delivery to a [`deliveries_insert`].
-pub fn push_delivery(insert: &mut MultiInsert, id: &str, webhook_id: &str, event_id: &str, now: OffsetDateTime) {
+pub fn push_delivery(
+    insert: &mut MultiInsert,
+    id: &DeliveryId,
+    webhook_id: &WebhookId,
+    event_id: &EventId,
+    now: OffsetDateTime,
+) {
     insert.row(vec![
         id.into(),
         webhook_id.into(),

@@ -1,6 +1,7 @@
 //! The `exportaciones_zip` table: a period's CFDI in one ZIP (`POST /api/cfdi/zip`), written
 //! with its job (same id) and updated as the job builds the file. Scoped by company.
 
+use crate::ids::{EmpresaId, ExportacionId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -13,7 +14,7 @@ pub struct ExportacionRow {
     /// Its id (its job's: `jobId`).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The request as checked (JSON).
     pub filtro: String,
     /// PENDIENTE, EN_PROCESO, TERMINADO or FALLIDO.
@@ -37,7 +38,13 @@ pub struct ExportacionRow {
 const COLUMNS: &str = "SELECT id, empresa_id, filtro, status, cfdis, archivos, bytes, path, error, created_at, updated_at FROM exportaciones_zip ";
 
 /// Writes a PENDIENTE export (in the transaction that enqueues its job).
-pub async fn crear(tx: &mut Tx, id: &str, empresa_id: &str, filtro: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn crear(
+    tx: &mut Tx,
+    id: &ExportacionId,
+    empresa_id: &EmpresaId,
+    filtro: &str,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO exportaciones_zip (id, empresa_id, filtro, status, created_at, updated_at) \
@@ -50,7 +57,11 @@ pub async fn crear(tx: &mut Tx, id: &str, empresa_id: &str, filtro: &str, now: O
 }
 
 /// Export `id` of the company (another company's is "not found").
-pub async fn leer(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<ExportacionRow>> {
+pub async fn leer(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &ExportacionId,
+) -> crate::DbResult<Option<ExportacionRow>> {
     sql!(
         fetch_optional * conn,
         ExportacionRow,
@@ -66,7 +77,11 @@ pub async fn por_id(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<
 }
 
 /// The company's most recent exports, newest first.
-pub async fn recientes(conn: &mut impl AsExec, empresa_id: &str, limit: i64) -> crate::DbResult<Vec<ExportacionRow>> {
+pub async fn recientes(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    limit: i64,
+) -> crate::DbResult<Vec<ExportacionRow>> {
     sql!(
         fetch_all * conn,
         ExportacionRow,

@@ -1,6 +1,7 @@
 //! The `fiel` table: each company's FIEL (e.firma), encrypted with the master key, for SAT's
 //! descarga masiva.
 
+use crate::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use crate::{DbConn, DbResult, Tx, sql};
@@ -38,7 +39,7 @@ pub struct NewFiel<'a> {
     /// Id.
     pub id: &'a str,
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// `NoCertificado`.
     pub no_certificado: &'a str,
     /// RFC of the certificate.
@@ -77,7 +78,7 @@ pub async fn replace(tx: &mut Tx, fiel: NewFiel<'_>, now: OffsetDateTime) -> DbR
 }
 
 /// The company's FIEL's public facts.
-pub async fn guardada(conn: &mut DbConn, empresa_id: &str) -> DbResult<Option<FielGuardada>> {
+pub async fn guardada(conn: &mut DbConn, empresa_id: &EmpresaId) -> DbResult<Option<FielGuardada>> {
     sql!(
         fetch_optional * conn,
         FielGuardada,
@@ -87,7 +88,7 @@ pub async fn guardada(conn: &mut DbConn, empresa_id: &str) -> DbResult<Option<Fi
 }
 
 /// The company's FIEL, sealed.
-pub async fn get(conn: &mut DbConn, empresa_id: &str) -> DbResult<Option<FielRow>> {
+pub async fn get(conn: &mut DbConn, empresa_id: &EmpresaId) -> DbResult<Option<FielRow>> {
     sql!(
         fetch_optional * conn,
         FielRow,

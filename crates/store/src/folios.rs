@@ -2,12 +2,13 @@
 //! on its own; the row lock a taking statement holds until commit keeps concurrent stamps of
 //! the serie in line.
 
+use crate::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use crate::{DbConn, DbResult, Tx, sql};
 
 /// The last folio the serie used in this mode (0 when none).
-pub async fn ultimo(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &str) -> DbResult<i64> {
+pub async fn ultimo(conn: &mut DbConn, empresa_id: &EmpresaId, sandbox: bool, serie: &str) -> DbResult<i64> {
     let ultimo = sql!(
         scalar_optional * conn,
         i64,
@@ -23,7 +24,7 @@ pub async fn ultimo(conn: &mut DbConn, empresa_id: &str, sandbox: bool, serie: &
 /// last of them (the batch has `ultimo - cantidad + 1 ..= ultimo`).
 pub async fn tomar(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     sandbox: bool,
     serie: &str,
     cantidad: i64,

@@ -2,6 +2,7 @@
 //! reservation while a live request waits for the PAC (the rules are the server's
 //! `idempotency` module).
 
+use crate::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use crate::{AsExec, DbResult, Tx, sql};
@@ -20,11 +21,11 @@ pub struct StoredAnswer {
     /// The operation that used the key (`cfdi.timbrar`, `cfdi.cancelar`, ...).
     pub operation: String,
     /// The invoice it acted on, for an operation on an existing one (a cancellation).
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
 }
 
 /// What the company stored under `key`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &str, key: &str) -> DbResult<Option<StoredAnswer>> {
+pub async fn get(conn: &mut impl AsExec, empresa_id: &EmpresaId, key: &str) -> DbResult<Option<StoredAnswer>> {
     sql!(
         fetch_optional * conn,
         StoredAnswer,
@@ -39,7 +40,7 @@ pub async fn get(conn: &mut impl AsExec, empresa_id: &str, key: &str) -> DbResul
 /// abandoned reservation; a newer one is left alone).
 pub async fn delete_if_unchanged(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     key: &str,
     status: i64,
     created_at: OffsetDateTime,
@@ -57,7 +58,7 @@ pub async fn delete_if_unchanged(
 /// A key's row to insert.
 pub struct NewAnswer<'a> {
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The key as sent.
     pub key: &'a str,
     /// The operation that used it.
@@ -114,7 +115,7 @@ pub async fn insert_if_new(tx: &mut Tx, row: &NewAnswer<'_>) -> DbResult<bool> {
 }
 
 /// Removes `key` while it still has `status` (a reservation given up).
-pub async fn delete_with_status(tx: &mut Tx, empresa_id: &str, key: &str, status: i64) -> DbResult<u64> {
+pub async fn delete_with_status(tx: &mut Tx, empresa_id: &EmpresaId, key: &str, status: i64) -> DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM idempotency_keys WHERE empresa_id = $1 AND key = $2 AND status = $3",
@@ -125,7 +126,7 @@ pub async fn delete_with_status(tx: &mut Tx, empresa_id: &str, key: &str, status
 }
 
 /// Replaces a reservation with the answer given.
-pub async fn set_answer(tx: &mut Tx, empresa_id: &str, key: &str, status: i64, response: &str) -> DbResult<u64> {
+pub async fn set_answer(tx: &mut Tx, empresa_id: &EmpresaId, key: &str, status: i64, response: &str) -> DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE idempotency_keys SET status = $1, response = $2 WHERE empresa_id = $3 AND key = $4",

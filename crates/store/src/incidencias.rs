@@ -2,6 +2,7 @@
 //! disabilities, vacations, Sundays worked, other perceptions and deductions). Only APROBADA
 //! incidences whose `fecha` falls in a period feed its calculation.
 
+use crate::ids::{EmpresaId, IncidenciaId};
 use time::OffsetDateTime;
 
 use crate::Paging;
@@ -93,7 +94,7 @@ pub struct Datos<'a> {
 /// Inserts incidence `id`, PENDIENTE.
 pub async fn insert(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -122,7 +123,11 @@ pub async fn insert(
 }
 
 /// The company's incidence `id`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<IncidenciaRow>> {
+pub async fn get(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &IncidenciaId,
+) -> crate::DbResult<Option<IncidenciaRow>> {
     let select = format!("SELECT {CAMPOS}, {ESTADO} FROM incidencias WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, IncidenciaRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -131,7 +136,7 @@ pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::D
 /// more): the decision is taken once.
 pub async fn decidir(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     status: &str,
     now: OffsetDateTime,
@@ -164,7 +169,7 @@ pub struct Filtro<'a> {
 /// One page of the company's incidences, newest first, and how many match.
 pub async fn page(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro<'_>,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<IncidenciaRow>, i64)> {
@@ -211,7 +216,7 @@ pub async fn page(
 /// employees reads 3,000 of them).
 pub async fn aprobadas(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: &str,
     hasta: &str,
 ) -> crate::DbResult<Vec<Campos>> {

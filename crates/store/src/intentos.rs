@@ -3,6 +3,7 @@
 //! is explained, and an attempt whose outcome is unknown can be resolved (`cfdi::live`). An
 //! attempt that became an invoice has the invoice's id. Scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -25,7 +26,7 @@ pub struct Intento {
     /// Id (the invoice's, once stamped).
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Serie.
     pub serie: String,
     /// Folio spent.
@@ -84,7 +85,7 @@ pub async fn leer(conn: &mut DbConn, id: &str) -> crate::DbResult<Option<Intento
 /// The unresolved attempt of a request with this body, if one exists.
 pub async fn pendiente_por_hash(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     request_hash: &str,
 ) -> crate::DbResult<Option<Intento>> {
     let select = format!(
@@ -185,7 +186,7 @@ pub struct IntentoRow {
     /// What went wrong, as recorded.
     pub error: Option<String>,
     /// The invoice it became.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// That invoice's UUID as the API shows it.
     pub uuid: Option<String>,
     /// When the folio was sent.
@@ -214,7 +215,7 @@ const FROM_WHERE: &str = "FROM intentos_timbrado i LEFT JOIN cfdis c ON c.id = i
 /// One page of the company's attempts in serie and folio order, and how many match.
 pub async fn pagina(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<IntentoRow>, i64)> {
@@ -265,7 +266,7 @@ pub struct FolioCfdi {
 /// here, and (live mode) the attempts.
 pub async fn usos(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     sandbox: bool,
     serie: &str,
     desde: i64,

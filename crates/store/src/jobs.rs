@@ -1,6 +1,7 @@
 //! The `jobs` table: durable background work, claimed by workers under a lease (the rules are
 //! the server's `jobs` module).
 
+use crate::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use crate::{AsExec, Backend, DbConn, DbResult, MultiInsert, Paging, Tx, sql, with_limit};
@@ -12,7 +13,7 @@ pub struct NewJobRow {
     /// Kind name.
     pub kind: &'static str,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload.
     pub payload: String,
     /// Runs allowed (at least 1).
@@ -48,7 +49,7 @@ pub struct ClaimedRow {
     /// Kind name.
     pub kind: String,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload as written.
     pub payload: String,
     /// This run's number, from 1.
@@ -145,7 +146,7 @@ pub struct JobRow {
 /// A page of the company's jobs, newest first, optionally with one status, and how many match.
 pub async fn page(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: Option<&str>,
     paging: &Paging,
 ) -> DbResult<(Vec<JobRow>, i64)> {

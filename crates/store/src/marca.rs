@@ -1,6 +1,7 @@
 //! A company's branding of its PDFs (logo, primary color, footer note, and the version every
 //! change bumps), the version each stored PDF was rendered with, and a CFDI's printed notes.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -21,7 +22,7 @@ pub struct Marca {
 }
 
 /// The branding of company `empresa_id`.
-pub async fn leer(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Marca>> {
+pub async fn leer(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<Marca>> {
     sql!(
         fetch_optional * conn,
         Marca,
@@ -33,7 +34,7 @@ pub async fn leer(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<O
 /// Sets (or removes, `None`) the logo and bumps the version.
 pub async fn guardar_logo(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     png: Option<&[u8]>,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -49,7 +50,7 @@ pub async fn guardar_logo(
 /// Sets the color and the footer note and bumps the version.
 pub async fn guardar_pdf(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     color: Option<&str>,
     nota_pie: Option<&str>,
     now: OffsetDateTime,
@@ -82,7 +83,11 @@ pub async fn registrar_pdf(conn: &mut impl AsExec, path: &str, version: i64) -> 
 }
 
 /// The printed notes of the company's CFDI `cfdi_id`.
-pub async fn notas(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<String>> {
+pub async fn notas(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Option<String>> {
     let notas = sql!(
         scalar_optional * conn,
         Option<String>,
@@ -96,8 +101,8 @@ pub async fn notas(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> c
 /// Writes the printed notes of the company's CFDI `cfdi_id`.
 pub async fn guardar_notas(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     notas: &str,
 ) -> crate::DbResult<u64> {
     sql!(execute * conn, "UPDATE cfdis SET notas = $1 WHERE id = $2 AND empresa_id = $3", notas, cfdi_id, empresa_id)

@@ -1,13 +1,14 @@
 //! The `memberships` table: who belongs to a company and with which role. Deleted users do not
 //! count (a company keeps at least one active PROPIETARIO).
 
+use crate::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::sql;
 use crate::{DbConn, Tx};
 
 /// The company's members who still have an account, oldest first.
-pub async fn de_empresa(conn: &mut DbConn, empresa_id: &str) -> crate::DbResult<Vec<MemberRow>> {
+pub async fn de_empresa(conn: &mut DbConn, empresa_id: &EmpresaId) -> crate::DbResult<Vec<MemberRow>> {
     sql!(
         fetch_all * conn,
         MemberRow,
@@ -28,7 +29,7 @@ pub async fn usuario_por_email(tx: &mut Tx, email_lower: &str) -> crate::DbResul
 }
 
 /// The stored role of `user_id` in the company, if a member.
-pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbResult<Option<String>> {
+pub async fn rol(tx: &mut Tx, empresa_id: &EmpresaId, user_id: &UserId) -> crate::DbResult<Option<String>> {
     sql!(
         scalar_optional * tx,
         String,
@@ -39,7 +40,7 @@ pub async fn rol(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbResul
 }
 
 /// How many PROPIETARIO members with an account the company has.
-pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> crate::DbResult<i64> {
+pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &EmpresaId) -> crate::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -52,8 +53,8 @@ pub async fn propietarios_activos(tx: &mut Tx, empresa_id: &str) -> crate::DbRes
 /// Adds `user_id` with `role`.
 pub async fn agregar(
     tx: &mut Tx,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     role: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -70,8 +71,8 @@ pub async fn agregar(
 /// Changes `user_id`'s role.
 pub async fn cambiar_rol(
     tx: &mut Tx,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     role: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -86,7 +87,7 @@ pub async fn cambiar_rol(
 }
 
 /// Removes `user_id` from the company.
-pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbResult<u64> {
+pub async fn quitar(tx: &mut Tx, empresa_id: &EmpresaId, user_id: &UserId) -> crate::DbResult<u64> {
     sql!(execute * tx, "DELETE FROM memberships WHERE empresa_id = $1 AND user_id = $2", empresa_id, user_id)
 }
 
@@ -94,7 +95,7 @@ pub async fn quitar(tx: &mut Tx, empresa_id: &str, user_id: &str) -> crate::DbRe
 #[derive(sqlx::FromRow)]
 pub struct MemberRow {
     /// `user_id`.
-    pub user_id: String,
+    pub user_id: UserId,
     /// `name`.
     pub name: String,
     /// `email`.
@@ -115,7 +116,7 @@ pub struct Access {
 }
 
 /// `user_id`'s standing in the company: `None` when not a member or the company is deleted.
-pub async fn access(conn: &mut DbConn, empresa_id: &str, user_id: &str) -> crate::DbResult<Option<Access>> {
+pub async fn access(conn: &mut DbConn, empresa_id: &EmpresaId, user_id: &UserId) -> crate::DbResult<Option<Access>> {
     sql!(
         fetch_optional * conn,
         Access,

@@ -1,6 +1,7 @@
 //! The payroll tables of a company: `nomina_periodos` (pay periods) and `nomina_recibos` (one
 //! receipt per employee and period, written by the period's calculation).
 
+use crate::ids::{CfdiId, EmpresaId, PeriodoId, ReciboNominaId};
 use time::OffsetDateTime;
 
 use crate::Paging;
@@ -11,7 +12,7 @@ use crate::{AsExec, DbConn, Money, MultiInsert, Tx, Value, with_limit};
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct PeriodoRow {
     /// Id.
-    pub id: String,
+    pub id: PeriodoId,
     /// First day, AAAA-MM-DD.
     pub fecha_inicio: String,
     /// Last day, AAAA-MM-DD.
@@ -78,7 +79,7 @@ pub struct NuevoPeriodo<'a> {
 /// company has no such period.
 pub async fn set_enviar_correo(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     enviar: bool,
     now: OffsetDateTime,
@@ -94,7 +95,7 @@ pub async fn set_enviar_correo(
 }
 
 /// Whether stamping period `id`'s receipts e-mails them.
-pub async fn enviar_correo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<bool> {
+pub async fn enviar_correo(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &PeriodoId) -> crate::DbResult<bool> {
     Ok(sql!(
         scalar_optional * conn,
         bool,
@@ -108,7 +109,7 @@ pub async fn enviar_correo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -
 /// Inserts period `id`, ABIERTO.
 pub async fn insert_periodo(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     periodo: &NuevoPeriodo<'_>,
     now: OffsetDateTime,
@@ -137,7 +138,7 @@ pub async fn insert_periodo(
 /// if any.
 pub async fn traslapado(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     periodicidad: &str,
     fecha_inicio: &str,
     fecha_fin: &str,
@@ -158,7 +159,11 @@ pub async fn traslapado(
 }
 
 /// The company's period `id`.
-pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<PeriodoRow>> {
+pub async fn periodo(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+) -> crate::DbResult<Option<PeriodoRow>> {
     let select = format!("SELECT {COLUMNAS_PERIODO} FROM nomina_periodos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, PeriodoRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -166,7 +171,11 @@ pub async fn periodo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crat
 /// The company's period `id`, locked for the rest of the transaction on PostgreSQL (SQLite's
 /// write transaction is exclusive already): two calculations of one period run one after the
 /// other.
-pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::DbResult<Option<PeriodoRow>> {
+pub async fn periodo_para_cambiar(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+) -> crate::DbResult<Option<PeriodoRow>> {
     // Touching the row takes its lock on PostgreSQL before it is read.
     sql!(execute * tx, "UPDATE nomina_periodos SET status = status WHERE id = $1 AND empresa_id = $2", id, empresa_id)?;
     periodo(tx, empresa_id, id).await
@@ -175,7 +184,7 @@ pub async fn periodo_para_cambiar(tx: &mut Tx, empresa_id: &str, id: &str) -> cr
 /// One page of the company's periods, newest first (`status` empty for any), and how many match.
 pub async fn periodos(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: &str,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<PeriodoRow>, i64)> {
@@ -204,7 +213,7 @@ pub async fn periodos(
 /// Records a calculation of period `id`: CALCULADO with its count and total.
 pub async fn marcar_calculado(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     recibos: i64,
     total_nomina: Money,
@@ -225,8 +234,8 @@ pub async fn marcar_calculado(
 /// Sets period `id`'s status (stamping: TIMBRADO, TIMBRADO_PARCIAL).
 pub async fn set_status_periodo(
     tx: &mut Tx,
-    empresa_id: &str,
-    id: &str,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
     status: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -245,9 +254,9 @@ pub async fn set_status_periodo(
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct ReciboRow {
     /// Id.
-    pub id: String,
+    pub id: ReciboNominaId,
     /// The period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// The employee's name when calculated.
@@ -285,7 +294,7 @@ pub struct ReciboRow {
     /// Why the last stamping attempt failed.
     pub detalle_errores: Option<String>,
     /// The stamped CFDI.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Its UUID as the API shows it.
     pub uuid: Option<String>,
     /// Storage path of the stamped CFDI's XML (its invoice row's `xml_url`).
@@ -351,8 +360,8 @@ pub struct NuevoRecibo {
 /// server. (Multi-row statements bind anonymous parameters on SQLite, see [`MultiInsert`].)
 pub async fn insert_recibos(
     tx: &mut Tx,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     recibos: Vec<NuevoRecibo>,
     now: OffsetDateTime,
 ) -> crate::DbResult<()> {
@@ -415,8 +424,8 @@ pub struct ExentosRow {
 /// to `hasta` (a calendar year) that exempted something under a yearly limit.
 pub async fn exentos_anuales(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     desde: &str,
     hasta: &str,
 ) -> crate::DbResult<Vec<ExentosRow>> {
@@ -438,7 +447,7 @@ pub async fn exentos_anuales(
 /// not cancelled (or none yet), if any.
 pub async fn del_ejercicio(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     concepto: &str,
     ejercicio: i64,
 ) -> crate::DbResult<Option<String>> {
@@ -460,7 +469,7 @@ pub struct PagoPrevio {
     /// The employee.
     pub empleado_id: String,
     /// The earlier period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// Its TotalPercepciones.
     pub total_percepciones: Money,
 }
@@ -469,9 +478,9 @@ pub struct PagoPrevio {
 /// `periodo_id` paid from `desde` to `hasta`, oldest period first.
 pub async fn pagos_previos(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     concepto: &str,
-    periodo_id: &str,
+    periodo_id: &PeriodoId,
     desde: &str,
     hasta: &str,
 ) -> crate::DbResult<Vec<PagoPrevio>> {
@@ -492,7 +501,7 @@ pub async fn pagos_previos(
 
 /// Deletes period `periodo_id`'s receipts that were never stamped (CALCULADO, PENDIENTE), before
 /// a recalculation writes new ones; gives how many.
-pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str) -> crate::DbResult<u64> {
+pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 AND status IN ('CALCULADO', 'PENDIENTE') \
@@ -503,7 +512,11 @@ pub async fn borrar_no_timbrados(tx: &mut Tx, empresa_id: &str, periodo_id: &str
 }
 
 /// How many of period `periodo_id`'s receipts were stamped (stamped, or cancelled after).
-pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> crate::DbResult<i64> {
+pub async fn contar_timbrados(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> crate::DbResult<i64> {
     sql!(
         scalar_one * conn,
         i64,
@@ -515,7 +528,11 @@ pub async fn contar_timbrados(conn: &mut impl AsExec, empresa_id: &str, periodo_
 }
 
 /// Period `periodo_id`'s receipts, by employee name.
-pub async fn recibos(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str) -> crate::DbResult<Vec<ReciboRow>> {
+pub async fn recibos(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> crate::DbResult<Vec<ReciboRow>> {
     let select = format!(
         "SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE empresa_id = $1 AND periodo_id = $2 ORDER BY empleado_nombre, id"
     );
@@ -523,7 +540,11 @@ pub async fn recibos(conn: &mut impl AsExec, empresa_id: &str, periodo_id: &str)
 }
 
 /// The company's receipt `id`.
-pub async fn recibo(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<ReciboRow>> {
+pub async fn recibo(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+) -> crate::DbResult<Option<ReciboRow>> {
     let select = format!("SELECT {COLUMNAS_RECIBO} FROM nomina_recibos WHERE id = $1 AND empresa_id = $2");
     sql!(fetch_optional * conn, ReciboRow, sqlx::AssertSqlSafe(select), id, empresa_id)
 }
@@ -544,7 +565,7 @@ pub struct TotalesRecibo {
 /// Replaces receipt `id`'s lines and totals (the annual adjustment), while it is not stamped.
 pub async fn cambiar_lineas(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     lineas: &str,
     totales: &TotalesRecibo,
@@ -566,7 +587,12 @@ pub async fn cambiar_lineas(
 }
 
 /// Sets period `id`'s total to the sum of its receipts' net pay (not cancelled).
-pub async fn recalcular_total(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn recalcular_total(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &PeriodoId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     let netos = sql!(
         fetch_all * tx,
         (Money,),

@@ -1,6 +1,7 @@
 //! The annual ISR adjustment's rows (`nomina_ajustes_anuales`) and the stamped receipts of a
 //! year it reads.
 
+use crate::ids::{EmpresaId, PeriodoId};
 use time::OffsetDateTime;
 
 use crate::sql;
@@ -33,7 +34,7 @@ pub struct ReciboTimbrado {
 /// `hasta`, other than period `excluir`.
 pub async fn recibos_timbrados(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: &str,
     hasta: &str,
     excluir: &str,
@@ -56,7 +57,7 @@ pub async fn recibos_timbrados(
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct AjusteRow {
     /// The target period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// Name.
@@ -91,7 +92,7 @@ pub struct NuevoAjuste {
     /// Id.
     pub id: String,
     /// The target period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// Name.
@@ -123,7 +124,7 @@ pub struct NuevoAjuste {
 /// Writes one employee's adjustment of `ejercicio`.
 pub async fn insertar(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     ejercicio: i64,
     a: &NuevoAjuste,
     now: OffsetDateTime,
@@ -156,7 +157,7 @@ pub async fn insertar(
 }
 
 /// Deletes the company's adjustment of `ejercicio`.
-pub async fn borrar(tx: &mut Tx, empresa_id: &str, ejercicio: i64) -> crate::DbResult<u64> {
+pub async fn borrar(tx: &mut Tx, empresa_id: &EmpresaId, ejercicio: i64) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM nomina_ajustes_anuales WHERE empresa_id = $1 AND ejercicio = $2",
@@ -166,7 +167,7 @@ pub async fn borrar(tx: &mut Tx, empresa_id: &str, ejercicio: i64) -> crate::DbR
 }
 
 /// The target periods of the company's adjustment of `ejercicio`.
-pub async fn periodos(conn: &mut impl AsExec, empresa_id: &str, ejercicio: i64) -> crate::DbResult<Vec<String>> {
+pub async fn periodos(conn: &mut impl AsExec, empresa_id: &EmpresaId, ejercicio: i64) -> crate::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -180,7 +181,7 @@ pub async fn periodos(conn: &mut impl AsExec, empresa_id: &str, ejercicio: i64) 
 /// The company's adjustment of `ejercicio`, by employee name.
 pub async fn del_ejercicio(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     ejercicio: i64,
 ) -> crate::DbResult<Vec<AjusteRow>> {
     sql!(

@@ -2,6 +2,7 @@
 //! `nomina_periodos`, besides what `db::nomina` (periods and receipts as calculated) has;
 //! scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId, IntentoId, PeriodoId, ReciboNominaId};
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
@@ -12,9 +13,9 @@ use crate::{AsExec, Money, MultiInsert, Tx};
 #[derive(sqlx::FromRow, Clone, Debug)]
 pub struct ReciboFila {
     /// Id.
-    pub id: String,
+    pub id: ReciboNominaId,
     /// The period.
-    pub periodo_id: String,
+    pub periodo_id: PeriodoId,
     /// The employee.
     pub empleado_id: String,
     /// The employee's name when calculated.
@@ -50,8 +51,8 @@ pub struct ReciboFila {
 /// Period `periodo_id`'s receipts that stamping takes (CALCULADO and PENDIENTE), by name.
 pub async fn por_timbrar(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
 ) -> crate::DbResult<Vec<ReciboFila>> {
     sql!(
         fetch_all * conn,
@@ -72,7 +73,7 @@ pub async fn por_timbrar(
 /// Records why receipt `id` was not stamped: PENDIENTE with its reason.
 pub async fn marcar_pendiente(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     detalle: &str,
     now: OffsetDateTime,
@@ -89,7 +90,12 @@ pub async fn marcar_pendiente(
 }
 
 /// Links receipt `id` to the live attempt about to be sent.
-pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_id: &str) -> crate::DbResult<u64> {
+pub async fn vincular_intento(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+    intento_id: &IntentoId,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET intento_id = $1 WHERE id = $2 AND empresa_id = $3",
@@ -102,13 +108,13 @@ pub async fn vincular_intento(tx: &mut Tx, empresa_id: &str, id: &str, intento_i
 /// A stamped receipt for [`marcar_timbrados`].
 pub struct ReciboTimbrado<'a> {
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The receipt.
     pub id: &'a str,
     /// Stamped in sandbox (TIMBRADO_SANDBOX) or live (TIMBRADO).
     pub sandbox: bool,
     /// Its CFDI.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// Its UUID as the API shows it.
     pub uuid: &'a str,
     /// Stamped at.
@@ -140,7 +146,12 @@ pub async fn marcar_timbrados(tx: &mut Tx, recibos: &[ReciboTimbrado<'_>]) -> cr
 }
 
 /// Receipt `id` cancelled.
-pub async fn marcar_cancelado(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn marcar_cancelado(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    id: &ReciboNominaId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE nomina_recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3",
@@ -153,8 +164,8 @@ pub async fn marcar_cancelado(tx: &mut Tx, empresa_id: &str, id: &str, now: Offs
 /// The receipt whose CFDI is `cfdi_id`, if any, cancelled (SAT decided after the request).
 pub async fn cancelado_por_cfdi(
     tx: &mut Tx,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
     sql!(
@@ -167,10 +178,14 @@ pub async fn cancelado_por_cfdi(
 }
 
 /// The receipt (id, period) whose live attempt or CFDI is `cfdi_id`.
-pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<(String, String)>> {
+pub async fn por_cfdi(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Option<(ReciboNominaId, PeriodoId)>> {
     sql!(
         fetch_optional * tx,
-        (String, String),
+        (ReciboNominaId, PeriodoId),
         "SELECT id, periodo_id FROM nomina_recibos WHERE empresa_id = $1 AND (intento_id = $2 OR cfdi_id = $2)",
         empresa_id,
         cfdi_id
@@ -182,8 +197,8 @@ pub async fn por_cfdi(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::Db
 /// period without any stamped receipt keeps its status. Gives the status it has now.
 pub async fn actualizar_status_periodo(
     tx: &mut Tx,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     now: OffsetDateTime,
 ) -> crate::DbResult<String> {
     let (sin_timbrar, timbrados): (i64, i64) = sql!(

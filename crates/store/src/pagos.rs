@@ -2,6 +2,7 @@
 //! (a trigger writes the row with the invoice), and `pagos_doctos`, what each payment applied
 //! to each invoice. Scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId, PagoId};
 use rust_decimal::Decimal;
 use sqlx::FromRow;
 use time::OffsetDateTime;
@@ -19,7 +20,7 @@ pub const DEVUELTO: &str = "DEVUELTO";
 #[derive(FromRow)]
 pub struct Relacionado {
     /// Id.
-    pub id: String,
+    pub id: CfdiId,
     /// UUID as the API shows it.
     pub uuid: String,
     /// UUID in the XML.
@@ -53,7 +54,11 @@ pub struct Relacionado {
 }
 
 /// The company's issued invoice whose XML UUID is `uuid_xml` (upper case).
-pub async fn relacionado(conn: &mut DbConn, empresa_id: &str, uuid_xml: &str) -> crate::DbResult<Option<Relacionado>> {
+pub async fn relacionado(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    uuid_xml: &str,
+) -> crate::DbResult<Option<Relacionado>> {
     sql!(
         fetch_optional * conn,
         Relacionado,
@@ -76,7 +81,7 @@ pub struct Saldo {
 }
 
 /// The balance of invoice `cfdi_id` of the company, as of `tx`.
-pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<Saldo>> {
+pub async fn saldo(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<Saldo>> {
     sql!(
         fetch_optional * conn,
         Saldo,
@@ -90,8 +95,8 @@ pub async fn saldo(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> c
 /// (compare and set: a concurrent payment that moved it first leaves 0 rows here).
 pub async fn mover(
     tx: &mut Tx,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     anterior: Saldo,
     nuevo: Saldo,
     now: OffsetDateTime,
@@ -113,7 +118,12 @@ pub async fn mover(
 
 /// Takes the write lock of the balance row of a PPD invoice until `tx` ends (no row: not PPD,
 /// nothing to hold).
-pub async fn bloquear_saldo(tx: &mut Tx, empresa_id: &str, cfdi_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn bloquear_saldo(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE saldos_ppd SET updated_at = $3 WHERE cfdi_id = $1 AND empresa_id = $2",
@@ -125,7 +135,7 @@ pub async fn bloquear_saldo(tx: &mut Tx, empresa_id: &str, cfdi_id: &str, now: O
 
 /// Why the invoice can no longer be paid, read in `tx` (after its balance row was locked):
 /// cancelled, or its cancellation in progress; `None` when it can.
-pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Option<&'static str>> {
+pub async fn impagable(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<Option<&'static str>> {
     let (status, estado_cancelacion) = sql!(
         fetch_one * tx,
         (String, Option<String>),
@@ -146,9 +156,9 @@ pub async fn impagable(tx: &mut Tx, empresa_id: &str, cfdi_id: &str) -> crate::D
 /// What one payment applies to one invoice.
 pub struct Aplicacion<'a> {
     /// The payment's id.
-    pub pago_id: &'a str,
+    pub pago_id: &'a PagoId,
     /// The invoice's id.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// NumParcialidad.
     pub num_parcialidad: i64,
     /// ImpSaldoAnt.
@@ -162,7 +172,12 @@ pub struct Aplicacion<'a> {
 }
 
 /// Records `a`, APLICADO.
-pub async fn aplicar(tx: &mut Tx, empresa_id: &str, a: &Aplicacion<'_>, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn aplicar(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    a: &Aplicacion<'_>,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "INSERT INTO pagos_doctos (pago_id, cfdi_id, empresa_id, num_parcialidad, imp_saldo_ant, imp_pagado, \
@@ -182,7 +197,7 @@ pub async fn aplicar(tx: &mut Tx, empresa_id: &str, a: &Aplicacion<'_>, now: Off
 
 #[derive(FromRow)]
 struct Aplicada {
-    cfdi_id: String,
+    cfdi_id: CfdiId,
     num_parcialidad: i64,
     imp_pagado: Money,
 }
@@ -191,7 +206,12 @@ struct Aplicada {
 /// DEVUELTO; the installment counter goes back only where the payment was the last one, so its
 /// replacement can take the same number. Nothing for an id that applied nothing (any other
 /// CFDI). Returns how many invoices got their amount back.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn devolver(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    pago_id: &PagoId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     let aplicadas = sql!(
         fetch_all * tx,
         Aplicada,
@@ -254,7 +274,11 @@ pub struct PagoAplicado {
 }
 
 /// The stamped, not cancelled payments applied to invoice `cfdi_id`, by installment.
-pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Vec<PagoAplicado>> {
+pub async fn pagos_de(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<PagoAplicado>> {
     sql!(
         fetch_all * conn,
         PagoAplicado,
@@ -268,7 +292,11 @@ pub async fn pagos_de(conn: &mut DbConn, empresa_id: &str, cfdi_id: &str) -> cra
 
 /// A payment that holds an amount of an invoice: its UUID when stamped, else (live, waiting for
 /// the PAC) its attempt's id.
-pub async fn pagos_vigentes(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<Vec<String>> {
+pub async fn pagos_vigentes(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> crate::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -285,7 +313,7 @@ pub async fn pagos_vigentes(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &
 #[derive(FromRow)]
 pub struct DoctoDePago {
     /// The invoice's id.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// The invoice's UUID as the API shows it.
     pub uuid: String,
     /// NumParcialidad.
@@ -301,7 +329,11 @@ pub struct DoctoDePago {
 }
 
 /// The invoices payment `pago_id` applied to.
-pub async fn doctos_de(conn: &mut DbConn, empresa_id: &str, pago_id: &str) -> crate::DbResult<Vec<DoctoDePago>> {
+pub async fn doctos_de(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    pago_id: &PagoId,
+) -> crate::DbResult<Vec<DoctoDePago>> {
     sql!(
         fetch_all * conn,
         DoctoDePago,

@@ -1,5 +1,6 @@
 //! The `productos` table: a company's products.
 
+use crate::ids::EmpresaId;
 use rust_decimal::Decimal;
 use time::OffsetDateTime;
 
@@ -73,7 +74,7 @@ fn search_text(datos: &Datos<'_>) -> String {
 /// Inserts product `id`.
 pub async fn insert(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,
@@ -99,7 +100,7 @@ pub async fn insert(
 /// Replaces product `id`'s fields.
 pub async fn update(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     datos: &Datos<'_>,
     now: OffsetDateTime,

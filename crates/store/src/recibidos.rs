@@ -2,6 +2,7 @@
 //! row per UUID per company (a unique index), with their download state and retry schedule.
 //! Scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -52,7 +53,7 @@ pub async fn insertar(tx: &mut Tx, valores: Vec<Value>) -> crate::DbResult<bool>
 #[derive(Clone, Debug, FromRow)]
 pub struct Guardada {
     /// Id.
-    pub id: String,
+    pub id: CfdiId,
     /// COMPLETE, METADATA_ONLY or PERMANENT_METADATA_ONLY.
     pub xml_download_status: Option<String>,
     /// Background retries made.
@@ -60,7 +61,7 @@ pub struct Guardada {
 }
 
 /// The company's received invoice with this UUID (upper case), if stored.
-pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &str, uuid: &str) -> crate::DbResult<Option<Guardada>> {
+pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &EmpresaId, uuid: &str) -> crate::DbResult<Option<Guardada>> {
     sql!(
         fetch_optional * conn,
         Guardada,
@@ -72,7 +73,7 @@ pub async fn por_uuid(conn: &mut impl AsExec, empresa_id: &str, uuid: &str) -> c
 }
 
 /// Removes a metadata-only row that its XML replaces (the new row keeps its id).
-pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &str, id: &str) -> crate::DbResult<u64> {
+pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &EmpresaId, id: &CfdiId) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "DELETE FROM cfdis WHERE id = $1 AND empresa_id = $2 AND tipo = 'RECIBIDA' AND xml_url IS NULL",
@@ -84,8 +85,8 @@ pub async fn quitar_metadatos(tx: &mut Tx, empresa_id: &str, id: &str) -> crate:
 /// Records a failed background retry: the count, and the next one (or none, permanent).
 pub async fn reintento_fallido(
     tx: &mut Tx,
-    empresa_id: &str,
-    id: &str,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
     reintentos: i64,
     proximo: Option<OffsetDateTime>,
 ) -> crate::DbResult<u64> {
@@ -105,8 +106,8 @@ pub async fn reintento_fallido(
 /// Counts a background retry as made before it runs (a completed row keeps the count).
 pub async fn contar_reintento(
     conn: &mut impl AsExec,
-    empresa_id: &str,
-    id: &str,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
     reintentos: i64,
 ) -> crate::DbResult<u64> {
     sql!(
@@ -122,7 +123,7 @@ pub async fn contar_reintento(
 #[derive(Clone, Debug, FromRow)]
 pub struct PorReintentar {
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// UUID.
     pub uuid_xml: String,
     /// COMPLETE once the XML arrived some other way.
@@ -132,7 +133,7 @@ pub struct PorReintentar {
 }
 
 /// The received row `id` (the retry job's payload names it; the row carries its company).
-pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<PorReintentar>> {
+pub async fn por_reintentar(conn: &mut impl AsExec, id: &CfdiId) -> crate::DbResult<Option<PorReintentar>> {
     sql!(
         fetch_optional * conn,
         PorReintentar,
@@ -142,6 +143,6 @@ pub async fn por_reintentar(conn: &mut impl AsExec, id: &str) -> crate::DbResult
 }
 
 /// How many received invoices the company holds.
-pub async fn total(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<i64> {
+pub async fn total(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<i64> {
     sql!(scalar_one * conn, i64, "SELECT COUNT(*) FROM cfdis WHERE empresa_id = $1 AND tipo = 'RECIBIDA'", empresa_id)
 }

@@ -1,6 +1,7 @@
 //! The `recibos` table (sales tickets, issue 31) and the company settings of the
 //! self-invoicing page and the automatic global invoice (columns of `empresas`).
 
+use crate::ids::{CfdiId, EmpresaId, ReciboId};
 use time::OffsetDateTime;
 
 use crate::sql;
@@ -12,7 +13,7 @@ pub struct ReciboRow {
     /// Id.
     pub id: String,
     /// Company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Folio (the company's counter, or the caller's).
     pub folio: String,
     /// The sale's instant.
@@ -40,7 +41,7 @@ pub struct ReciboRow {
     /// The page refuses the code after this instant.
     pub vence: OffsetDateTime,
     /// The invoice (FACTURADO, GLOBAL).
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Branch.
     pub sucursal: Option<String>,
     /// Customer's e-mail.
@@ -55,12 +56,12 @@ const COLUMNS: &str = "SELECT id, empresa_id, folio, fecha, moneda, tipo_cambio,
      descuento, total, status, clave_autofactura, vence, cfdi_id, sucursal, email, created_at, updated_at FROM recibos ";
 
 /// The next folio of the company's tickets (taken in `tx`, so two tickets never share one).
-pub async fn siguiente_folio(tx: &mut Tx, empresa_id: &str) -> crate::DbResult<i64> {
+pub async fn siguiente_folio(tx: &mut Tx, empresa_id: &EmpresaId) -> crate::DbResult<i64> {
     reservar_folios(tx, empresa_id, 1).await
 }
 
 /// Whether the company already has a ticket with `folio`.
-pub async fn folio_usado(tx: &mut Tx, empresa_id: &str, folio: &str) -> crate::DbResult<bool> {
+pub async fn folio_usado(tx: &mut Tx, empresa_id: &EmpresaId, folio: &str) -> crate::DbResult<bool> {
     Ok(sql!(
         scalar_optional * tx,
         i64,
@@ -94,7 +95,7 @@ pub fn valores(r: &ReciboRow) -> Vec<Value> {
     ]);
     vec![
         Value::Text(r.id.clone()),
-        Value::Text(r.empresa_id.clone()),
+        (&r.empresa_id).into(),
         Value::Text(r.folio.clone()),
         Value::Time(r.fecha),
         Value::Text(r.moneda.clone()),
@@ -108,7 +109,7 @@ pub fn valores(r: &ReciboRow) -> Vec<Value> {
         Value::Text(r.status.clone()),
         Value::Text(r.clave_autofactura.clone()),
         Value::Time(r.vence),
-        Value::OptText(r.cfdi_id.clone()),
+        r.cfdi_id.clone().into(),
         Value::OptText(r.sucursal.clone()),
         Value::OptText(r.email.clone()),
         Value::Text(search),
@@ -126,7 +127,7 @@ pub async fn insert(tx: &mut Tx, r: &ReciboRow) -> crate::DbResult<u64> {
 
 /// Takes `k` folios of the company's ticket counter at once; gives the last (the folios are
 /// `ultimo - k + 1 ..= ultimo`).
-pub async fn reservar_folios(tx: &mut Tx, empresa_id: &str, k: i64) -> crate::DbResult<i64> {
+pub async fn reservar_folios(tx: &mut Tx, empresa_id: &EmpresaId, k: i64) -> crate::DbResult<i64> {
     sql!(
         scalar_one * tx,
         i64,
@@ -152,7 +153,7 @@ pub struct Filtro {
 /// One page of the company's tickets, newest first, and how many match.
 pub async fn page(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<ReciboRow>, i64)> {
@@ -184,7 +185,7 @@ pub async fn page(
 }
 
 /// The company's ticket `id`.
-pub async fn get(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<ReciboRow>> {
+pub async fn get(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &ReciboId) -> crate::DbResult<Option<ReciboRow>> {
     sql!(
         fetch_optional * conn,
         ReciboRow,
@@ -203,7 +204,7 @@ pub async fn por_clave(conn: &mut impl AsExec, clave: &str) -> crate::DbResult<O
 /// The company's ABIERTO tickets with `desde <= fecha < hasta`, oldest first.
 pub async fn abiertos(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: OffsetDateTime,
     hasta: OffsetDateTime,
 ) -> crate::DbResult<Vec<ReciboRow>> {
@@ -220,7 +221,7 @@ pub async fn abiertos(
 }
 
 /// Cancels the company's ticket `id` when it is ABIERTO; rows changed.
-pub async fn cancelar(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn cancelar(tx: &mut Tx, empresa_id: &EmpresaId, id: &ReciboId, now: OffsetDateTime) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE recibos SET status = 'CANCELADO', updated_at = $1 WHERE id = $2 AND empresa_id = $3 AND status = 'ABIERTO'",
@@ -234,10 +235,10 @@ pub async fn cancelar(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTi
 /// how many moved (fewer than `ids.len()`: some changed meanwhile).
 pub async fn marcar(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     ids: &[String],
     status: &str,
-    cfdi_id: &str,
+    cfdi_id: &CfdiId,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
     let mut cambiados = 0;
@@ -272,7 +273,12 @@ pub async fn marcar(
 
 /// The tickets of invoice `cfdi_id` go back to ABIERTO (the invoice was cancelled, or the PAC
 /// refused it); how many.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, cfdi_id: &str, now: OffsetDateTime) -> crate::DbResult<u64> {
+pub async fn devolver(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+    now: OffsetDateTime,
+) -> crate::DbResult<u64> {
     sql!(
         execute * tx,
         "UPDATE recibos SET status = 'ABIERTO', cfdi_id = NULL, updated_at = $1 WHERE empresa_id = $2 AND cfdi_id = $3 \
@@ -284,7 +290,7 @@ pub async fn devolver(tx: &mut Tx, empresa_id: &str, cfdi_id: &str, now: OffsetD
 }
 
 /// How many tickets invoice `cfdi_id` holds.
-pub async fn de_cfdi(conn: &mut impl AsExec, empresa_id: &str, cfdi_id: &str) -> crate::DbResult<i64> {
+pub async fn de_cfdi(conn: &mut impl AsExec, empresa_id: &EmpresaId, cfdi_id: &CfdiId) -> crate::DbResult<i64> {
     sql!(
         scalar_one * conn,
         i64,
@@ -319,7 +325,7 @@ const AJUSTES: &str = "SELECT id, razon_social, autofactura_slug, autofactura_di
      global_automatica, global_periodicidad, (logo_png IS NOT NULL) AS tiene_logo FROM empresas ";
 
 /// The settings of company `empresa_id`.
-pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Ajustes>> {
+pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<Ajustes>> {
     sql!(
         fetch_optional * conn,
         Ajustes,
@@ -413,6 +419,6 @@ pub async fn contar_fallo(
 }
 
 /// The owner of company `empresa_id` (the user a self-invoice's stamp is recorded for).
-pub async fn propietario(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<String> {
+pub async fn propietario(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT owner_user_id FROM empresas WHERE id = $1", empresa_id)
 }

@@ -1,6 +1,7 @@
 //! The `retenciones` table: what only a CFDI de Retenciones has beside its `cfdis` row (type
 //! `RET`), for its listing's filters and its detail. Scoped by company.
 
+use crate::ids::{CfdiId, EmpresaId, UserId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -10,9 +11,9 @@ use crate::{AsExec, Money, Tx};
 /// A retention's own fields, as written with its stamp.
 pub struct NuevaRetencion<'a> {
     /// Its CFDI row.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// Its company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// `FolioInt`.
     pub folio_int: Option<&'a str>,
     /// c_CveRetenc.
@@ -133,7 +134,7 @@ pub struct Filtro {
 /// A page of the company's retentions, most recent first, with the total that matches.
 pub async fn listar(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     limit: i64,
     offset: i64,
@@ -177,7 +178,11 @@ pub async fn listar(
 }
 
 /// Retention `id` of the company (another company's is "not found").
-pub async fn leer(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<RetencionRow>> {
+pub async fn leer(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+    id: &CfdiId,
+) -> crate::DbResult<Option<RetencionRow>> {
     sql!(
         fetch_optional * conn,
         RetencionRow,
@@ -193,9 +198,9 @@ pub struct Lote {
     /// Its id (its job's).
     pub id: String,
     /// Its company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Who sent it.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Bodies sent.
     pub total: i64,
     /// Index of the next body to stamp.
@@ -212,8 +217,8 @@ pub struct Lote {
 pub async fn crear_lote(
     tx: &mut Tx,
     id: &str,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     total: i64,
     cuerpos: &str,
     now: OffsetDateTime,
@@ -235,7 +240,7 @@ const LOTE: &str =
     "SELECT id, empresa_id, user_id, total, siguiente, timbradas, errores, status FROM retenciones_lotes ";
 
 /// Batch `id` of the company (another company's is "not found").
-pub async fn lote(conn: &mut impl AsExec, empresa_id: &str, id: &str) -> crate::DbResult<Option<Lote>> {
+pub async fn lote(conn: &mut impl AsExec, empresa_id: &EmpresaId, id: &str) -> crate::DbResult<Option<Lote>> {
     sql!(
         fetch_optional * conn,
         Lote,

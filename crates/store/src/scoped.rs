@@ -3,6 +3,7 @@
 //! and its total in the same statement, one row by id, and a delete by id (or a soft delete);
 //! every query filters by the company.
 
+use crate::ids::EmpresaId;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, FromRow};
@@ -37,7 +38,7 @@ fn no_borradas<T: ScopedTable>() -> &'static str {
 /// `routes::clientes::like_pattern`; `%%` is everything), and how many rows match in all.
 pub async fn page<T: ScopedTable>(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     pattern: &str,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<T::Row>, i64)> {
@@ -78,7 +79,7 @@ pub async fn page<T: ScopedTable>(
 /// The company's row `id`.
 pub async fn get<T: ScopedTable>(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
 ) -> crate::DbResult<Option<T::Row>> {
     let live = no_borradas::<T>();
@@ -89,7 +90,7 @@ pub async fn get<T: ScopedTable>(
 /// Deletes the company's row `id` (soft: sets `deleted_at`); `false` when there was none.
 pub async fn delete<T: ScopedTable>(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<bool> {

@@ -2,6 +2,7 @@
 //! asked and how far the job got, so a restarted job resumes where it stopped. Scoped by
 //! company where a caller reads it.
 
+use crate::ids::EmpresaId;
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -21,7 +22,7 @@ pub struct Sincronizacion {
     /// The job's id.
     pub id: String,
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// Year asked.
     pub anio: i64,
     /// Month asked.
@@ -67,7 +68,7 @@ const COLUMNS: &str = "SELECT id, empresa_id, anio, mes, estado, id_solicitud, p
 pub async fn crear(
     tx: &mut Tx,
     id: &str,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     anio: i64,
     mes: i64,
     servicio: &str,
@@ -93,7 +94,7 @@ pub async fn leer(conn: &mut impl AsExec, id: &str) -> crate::DbResult<Option<Si
 }
 
 /// The company's latest synchronization.
-pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Sincronizacion>> {
+pub async fn ultima(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<Sincronizacion>> {
     sql!(
         fetch_optional * conn,
         Sincronizacion,
@@ -103,7 +104,7 @@ pub async fn ultima(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult
 }
 
 /// The company's running synchronization, if any.
-pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<Sincronizacion>> {
+pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<Sincronizacion>> {
     sql!(
         fetch_optional * conn,
         Sincronizacion,
@@ -115,7 +116,10 @@ pub async fn en_curso(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResu
 }
 
 /// When the company's last successful synchronization ended.
-pub async fn ultima_terminada(conn: &mut impl AsExec, empresa_id: &str) -> crate::DbResult<Option<OffsetDateTime>> {
+pub async fn ultima_terminada(
+    conn: &mut impl AsExec,
+    empresa_id: &EmpresaId,
+) -> crate::DbResult<Option<OffsetDateTime>> {
     Ok(sql!(
         scalar_optional * conn,
         Option<OffsetDateTime>,

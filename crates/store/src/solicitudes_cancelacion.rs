@@ -2,6 +2,7 @@
 //! waiting for (or given) its answer. Every query is scoped by company, except the sandbox
 //! bookkeeping that follows the issuer's invoice across the installation's sandbox companies.
 
+use crate::ids::{CfdiId, EmpresaId};
 use sqlx::FromRow;
 use time::OffsetDateTime;
 
@@ -24,7 +25,7 @@ pub struct SolicitudRow {
     /// Total: the received CFDI's, else what the request said.
     pub total: Option<Money>,
     /// The received CFDI stored in this company, when there is one.
-    pub cfdi_id: Option<String>,
+    pub cfdi_id: Option<CfdiId>,
     /// Sandbox: the issuer's invoice.
     pub cfdi_emitido_id: Option<String>,
     /// When the request was made (or first seen, when the PAC gives no date).
@@ -56,7 +57,7 @@ pub struct Nueva<'a> {
     /// Id.
     pub id: &'a str,
     /// The receiver.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// UUID, upper case.
     pub uuid: &'a str,
     /// PAC or SANDBOX.
@@ -99,7 +100,7 @@ pub async fn insertar(tx: &mut Tx, nueva: &Nueva<'_>, now: OffsetDateTime) -> cr
 /// A page of the company's open requests, the nearest deadline first, and how many there are.
 pub async fn abiertas(
     conn: &mut DbConn,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     limit: i64,
     offset: i64,
 ) -> crate::DbResult<(Vec<SolicitudRow>, i64)> {
@@ -124,7 +125,7 @@ pub async fn abiertas(
 }
 
 /// The UUIDs of the company's open requests from `origen`.
-pub async fn uuids_abiertos(conn: &mut DbConn, empresa_id: &str, origen: &str) -> crate::DbResult<Vec<String>> {
+pub async fn uuids_abiertos(conn: &mut DbConn, empresa_id: &EmpresaId, origen: &str) -> crate::DbResult<Vec<String>> {
     sql!(
         fetch_all * conn,
         (String,),
@@ -139,7 +140,7 @@ pub async fn uuids_abiertos(conn: &mut DbConn, empresa_id: &str, origen: &str) -
 /// The company's latest request for `uuid` (open, answered or closed).
 pub async fn ultima(
     conn: &mut impl crate::AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     uuid: &str,
 ) -> crate::DbResult<Option<SolicitudRow>> {
     sql!(
@@ -154,7 +155,7 @@ pub async fn ultima(
 }
 
 /// The company's latest requests, answered or closed, most recent first (the Buzón).
-pub async fn recientes(conn: &mut DbConn, empresa_id: &str, limit: i64) -> crate::DbResult<Vec<SolicitudRow>> {
+pub async fn recientes(conn: &mut DbConn, empresa_id: &EmpresaId, limit: i64) -> crate::DbResult<Vec<SolicitudRow>> {
     sql!(
         fetch_all * conn,
         SolicitudRow,
@@ -196,7 +197,7 @@ pub async fn responder(tx: &mut Tx, id: &str, respuesta: &Respuesta<'_>, now: Of
 /// PAC no longer lists it); 0 rows when none was open.
 pub async fn cerrar(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     uuid: &str,
     estatus: &str,
     now: OffsetDateTime,
@@ -216,7 +217,7 @@ pub async fn cerrar(
 /// company) with `estatus`; the companies whose request was closed.
 pub async fn cerrar_de_emitido(
     tx: &mut Tx,
-    cfdi_emitido_id: &str,
+    cfdi_emitido_id: &CfdiId,
     estatus: &str,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -231,7 +232,7 @@ pub async fn cerrar_de_emitido(
 }
 
 /// Sandbox: the companies with an open request for the issuer's invoice `cfdi_emitido_id`.
-pub async fn empresas_con_abierta(tx: &mut Tx, cfdi_emitido_id: &str) -> crate::DbResult<Vec<(String, String)>> {
+pub async fn empresas_con_abierta(tx: &mut Tx, cfdi_emitido_id: &CfdiId) -> crate::DbResult<Vec<(String, String)>> {
     sql!(
         fetch_all * tx,
         (String, String),

@@ -1,6 +1,7 @@
 //! Accounts (`users`), their sessions (`sessions`) and API keys (`api_keys`). Passwords, session
 //! tokens and keys are stored only as hashes.
 
+use crate::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::sql;
@@ -10,7 +11,7 @@ use crate::{DbConn, Tx};
 #[derive(sqlx::FromRow)]
 pub struct UserRow {
     /// Id.
-    pub id: String,
+    pub id: UserId,
     /// Name.
     pub name: String,
     /// Email as registered.
@@ -22,7 +23,7 @@ pub struct UserRow {
 /// Registers an account (a unique violation means the email is taken).
 pub async fn crear(
     conn: &mut DbConn,
-    id: &str,
+    id: &UserId,
     name: &str,
     email: &str,
     password_hash: &str,
@@ -51,12 +52,12 @@ pub async fn por_email(conn: &mut DbConn, email: &str) -> crate::DbResult<Option
 }
 
 /// The email of account `id`.
-pub async fn email(conn: &mut DbConn, id: &str) -> crate::DbResult<String> {
+pub async fn email(conn: &mut DbConn, id: &UserId) -> crate::DbResult<String> {
     sql!(scalar_one * conn, String, "SELECT email FROM users WHERE id = $1", id)
 }
 
 /// Soft-deletes account `id` and ends its sessions (its keys then answer AUTH_002).
-pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::DbResult<()> {
+pub async fn borrar(tx: &mut Tx, id: &UserId, now: OffsetDateTime) -> crate::DbResult<()> {
     sql!(execute * tx, "UPDATE users SET deleted_at = $1, updated_at = $1 WHERE id = $2", now, id)?;
     sql!(execute * tx, "DELETE FROM sessions WHERE user_id = $1", id)?;
     Ok(())
@@ -66,7 +67,7 @@ pub async fn borrar(tx: &mut Tx, id: &str, now: OffsetDateTime) -> crate::DbResu
 pub async fn abrir_sesion(
     conn: &mut DbConn,
     id: &str,
-    user_id: &str,
+    user_id: &UserId,
     expires_at: OffsetDateTime,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
@@ -86,7 +87,7 @@ pub async fn cerrar_sesion(conn: &mut DbConn, id: &str) -> crate::DbResult<u64> 
 }
 
 /// Whether `user_id` belongs to the (not deleted) company `empresa_id`.
-pub async fn es_miembro(conn: &mut DbConn, user_id: &str, empresa_id: &str) -> crate::DbResult<bool> {
+pub async fn es_miembro(conn: &mut DbConn, user_id: &UserId, empresa_id: &EmpresaId) -> crate::DbResult<bool> {
     let role = sql!(
         scalar_optional * conn,
         String,
@@ -103,7 +104,7 @@ pub struct NuevaKey<'a> {
     /// Id.
     pub id: &'a str,
     /// Owner.
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     /// Its name.
     pub name: &'a str,
     /// SHA-256 hex of the key.
@@ -140,7 +141,7 @@ pub async fn crear_key(conn: &mut DbConn, key: &NuevaKey<'_>, now: OffsetDateTim
 pub async fn revocar_key(
     conn: &mut DbConn,
     id: &str,
-    user_id: Option<&str>,
+    user_id: Option<&UserId>,
     now: OffsetDateTime,
 ) -> crate::DbResult<u64> {
     match user_id {
@@ -156,7 +157,7 @@ pub async fn revocar_key(
 }
 
 /// The keys of `user_id`, newest first (`active` is computed by the caller).
-pub async fn keys(conn: &mut DbConn, user_id: &str) -> crate::DbResult<Vec<KeyRow>> {
+pub async fn keys(conn: &mut DbConn, user_id: &UserId) -> crate::DbResult<Vec<KeyRow>> {
     sql!(
         fetch_all * conn,
         KeyRow,
@@ -194,7 +195,7 @@ pub struct StoredKey {
     /// Id.
     pub id: String,
     /// Owner.
-    pub user_id: String,
+    pub user_id: UserId,
     /// JSON list of the companies it is narrowed to.
     pub empresa_ids: Option<String>,
     /// JSON list of the scopes it is narrowed to.
@@ -237,10 +238,10 @@ pub async fn touch_key(
 }
 
 /// The user of the open session `session_id` (the digest of its token), when its account exists.
-pub async fn session_user(conn: &mut DbConn, session_id: &str, now: OffsetDateTime) -> crate::DbResult<Option<String>> {
+pub async fn session_user(conn: &mut DbConn, session_id: &str, now: OffsetDateTime) -> crate::DbResult<Option<UserId>> {
     sql!(
         scalar_optional * conn,
-        String,
+        UserId,
         "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id \
          WHERE s.id = $1 AND s.expires_at > $2 AND u.deleted_at IS NULL",
         session_id,

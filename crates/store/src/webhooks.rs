@@ -1,5 +1,6 @@
 //! The `webhooks` table: a company's endpoints (soft-deleted, so the delivery log keeps them).
 
+use crate::ids::{DeliveryId, EmpresaId, WebhookId};
 use time::OffsetDateTime;
 
 use super::scoped::ScopedTable;
@@ -47,7 +48,7 @@ pub struct NuevoWebhook<'a> {
     /// Id.
     pub id: &'a str,
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// Where events are posted.
     pub url: &'a str,
     /// JSON list of event types, `None` for every type.
@@ -81,7 +82,7 @@ pub async fn crear(conn: &mut impl AsExec, nuevo: &NuevoWebhook<'_>, now: Offset
 #[allow(clippy::too_many_arguments)]
 pub async fn actualizar(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     url: &str,
     events: Option<&str>,
@@ -106,7 +107,7 @@ pub async fn actualizar(
 /// Replaces an endpoint's sealed secret; rows changed.
 pub async fn cambiar_secreto(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     sealed: &str,
     now: OffsetDateTime,
@@ -131,7 +132,11 @@ macro_rules! select_deliveries {
 }
 
 /// Delivery `id`, when its endpoint is the company's.
-pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::DbResult<Option<DeliveryRow>> {
+pub async fn entrega(
+    conn: &mut DbConn,
+    empresa_id: &EmpresaId,
+    id: &DeliveryId,
+) -> crate::DbResult<Option<DeliveryRow>> {
     sql!(
         fetch_optional * conn,
         DeliveryRow,
@@ -144,8 +149,8 @@ pub async fn entrega(conn: &mut DbConn, empresa_id: &str, id: &str) -> crate::Db
 /// A page of an endpoint's deliveries, newest first, and how many it has.
 pub async fn entregas(
     conn: &mut DbConn,
-    empresa_id: &str,
-    webhook_id: &str,
+    empresa_id: &EmpresaId,
+    webhook_id: &WebhookId,
     paging: &Paging,
 ) -> crate::DbResult<(Vec<DeliveryRow>, i64)> {
     let total =

@@ -7,6 +7,7 @@
 //! table (`CFDI_001: …`) and whose `structuredContent` holds `code`, `message` and `details`.
 
 use std::sync::{Arc, OnceLock};
+use timbra_store::ids::EmpresaId;
 
 use axum::http::{HeaderMap, HeaderValue};
 use rmcp::ErrorData;
@@ -417,16 +418,18 @@ async fn ejecutar(
         }
         "crear_cliente" => {
             let body: ClienteBody = argumentos(args)?;
-            let cliente =
-                clientes::crear(&EmpresaScope::new(app, caller, empresa_id()?), body).await.map_err(sin_http)?;
+            let cliente = clientes::crear(&EmpresaScope::new(app, caller, &EmpresaId::from(empresa_id()?)), body)
+                .await
+                .map_err(sin_http)?;
             let data = a_json(&cliente)?;
             let texto = format!("Cliente creado: id {}, RFC {}.", data["id"], data["rfc"]);
             Salida { data, texto }
         }
         "buscar_clientes" => {
             let params: ListParams = argumentos(args)?;
-            let pagina =
-                clientes::buscar(&EmpresaScope::new(app, caller, empresa_id()?), &params).await.map_err(sin_http)?;
+            let pagina = clientes::buscar(&EmpresaScope::new(app, caller, &EmpresaId::from(empresa_id()?)), &params)
+                .await
+                .map_err(sin_http)?;
             pagina_de(a_json(&pagina)?, "cliente(s)")
         }
         "buscar_clave_producto" => {
@@ -439,7 +442,9 @@ async fn ejecutar(
         }
         "validar_factura" => {
             let bytes = cuerpo(&args)?;
-            let ensayo = cfdi::validar::validar_factura(app, caller, empresa_id()?, &bytes).await.map_err(sin_http)?;
+            let ensayo = cfdi::validar::validar_factura(app, caller, &EmpresaId::from(empresa_id()?), &bytes)
+                .await
+                .map_err(sin_http)?;
             let data = a_json(&ensayo)?;
             let texto = if data["valido"] == json!(true) {
                 "La factura es válida: se puede timbrar con estos argumentos.".to_owned()
@@ -451,12 +456,12 @@ async fn ejecutar(
         }
         "timbrar_factura" | "timbrar_pago" => {
             let empresa_id = empresa_id()?;
-            let live = en_vivo(app, llamante, empresa_id, Permission::CfdiTimbrar).await?;
+            let live = en_vivo(app, llamante, &EmpresaId::from(empresa_id), Permission::CfdiTimbrar).await?;
             let (clave, bytes) = clave_y_cuerpo(&mut args)?;
             let answer = if nombre == "timbrar_factura" {
-                cfdi::timbrar::timbrar_factura(app, caller, empresa_id, clave, &bytes).await
+                cfdi::timbrar::timbrar_factura(app, caller, &EmpresaId::from(empresa_id), clave, &bytes).await
             } else {
-                cfdi::pagos::timbrar(app, caller, empresa_id, clave, &bytes).await
+                cfdi::pagos::timbrar(app, caller, &EmpresaId::from(empresa_id), clave, &bytes).await
             }
             .map_err(sin_http)?;
             let data = datos_de(&answer)?;
@@ -474,7 +479,8 @@ async fn ejecutar(
         }
         "listar_cfdi" => {
             let params: ListCfdiParams = argumentos(args)?;
-            let pagina = cfdi::list::page(app, caller, empresa_id()?, params).await.map_err(sin_http)?;
+            let pagina =
+                cfdi::list::page(app, caller, &EmpresaId::from(empresa_id()?), params).await.map_err(sin_http)?;
             let data = a_json(&pagina)?;
             let texto = format!(
                 "{} CFDI en esta página de {} en total.",
@@ -485,7 +491,8 @@ async fn ejecutar(
         }
         "obtener_cfdi" => {
             let id = id_de(&mut args)?;
-            let cfdi = cfdi::obtener::obtener(app, caller, empresa_id()?, &id).await.map_err(sin_http)?;
+            let cfdi =
+                cfdi::obtener::obtener(app, caller, &EmpresaId::from(empresa_id()?), &id).await.map_err(sin_http)?;
             let data = a_json(&cfdi)?;
             let texto = format!(
                 "CFDI {} ({}), total {}; XML en xmlDownloadUrl (enlace firmado, una hora).",
@@ -497,11 +504,12 @@ async fn ejecutar(
         }
         "cancelar_cfdi" => {
             let empresa_id = empresa_id()?;
-            let live = en_vivo(app, llamante, empresa_id, Permission::CfdiCancelar).await?;
+            let live = en_vivo(app, llamante, &EmpresaId::from(empresa_id), Permission::CfdiCancelar).await?;
             let id = id_de(&mut args)?;
             let (clave, bytes) = clave_y_cuerpo(&mut args)?;
-            let answer =
-                cfdi::cancelar::cancelar_cfdi(app, caller, empresa_id, &id, clave, &bytes).await.map_err(sin_http)?;
+            let answer = cfdi::cancelar::cancelar_cfdi(app, caller, &EmpresaId::from(empresa_id), &id, clave, &bytes)
+                .await
+                .map_err(sin_http)?;
             let data = datos_de(&answer)?;
             let texto = format!(
                 "Cancelación de {}: estado {}, cancelación {}.{}",
@@ -514,7 +522,9 @@ async fn ejecutar(
         }
         "estado_sat" => {
             let id = id_de(&mut args)?;
-            let (estado, _) = cfdi::estado_sat::consultar(app, caller, empresa_id()?, &id).await.map_err(sin_http)?;
+            let (estado, _) = cfdi::estado_sat::consultar(app, caller, &EmpresaId::from(empresa_id()?), &id)
+                .await
+                .map_err(sin_http)?;
             let data = a_json(&estado)?;
             let texto = format!("Estado ante el SAT: {}.", texto_de(&data["estado"]));
             Salida { data, texto }
@@ -526,14 +536,16 @@ async fn ejecutar(
             Salida { data, texto }
         }
         "sincronizar_recibidos" => {
-            let (empresa, _) = cfdi::recibidos::acceso_sat(app, caller, empresa_id()?).await.map_err(sin_http)?;
+            let (empresa, _) =
+                cfdi::recibidos::acceso_sat(app, caller, &EmpresaId::from(empresa_id()?)).await.map_err(sin_http)?;
             let bytes = cuerpo(&args)?;
             let data = a_json(&cfdi::recibidos::iniciar(app, &empresa, &bytes).await.map_err(sin_http)?)?;
             let texto = format!("Sincronización iniciada: trabajo {}.", texto_de(&data["jobId"]));
             Salida { data, texto }
         }
         "descargar_por_uuid" => {
-            let (empresa, access) = cfdi::recibidos::acceso_sat(app, caller, empresa_id()?).await.map_err(sin_http)?;
+            let (empresa, access) =
+                cfdi::recibidos::acceso_sat(app, caller, &EmpresaId::from(empresa_id()?)).await.map_err(sin_http)?;
             let bytes = cuerpo(&args)?;
             match cfdi::por_uuid::descargar(app, caller, &empresa, &access, &bytes).await.map_err(sin_http)? {
                 Ok(descarga) => {
@@ -555,7 +567,12 @@ async fn ejecutar(
 
 /// Whether the company is live, after checking that the caller may act there; a live company
 /// refuses stamping and cancelling from a key without the scope `mcp:live` (SCOPE_002).
-async fn en_vivo(app: &AppContext, llamante: &Llamante, empresa_id: &str, permiso: Permission) -> ApiResult<bool> {
+async fn en_vivo(
+    app: &AppContext,
+    llamante: &Llamante,
+    empresa_id: &EmpresaId,
+    permiso: Permission,
+) -> ApiResult<bool> {
     let access = llamante.caller.authorize(app, empresa_id, permiso).await?;
     if !access.sandbox && !llamante.caller.names_scope(MCP_LIVE) {
         return Err(ApiError::new(

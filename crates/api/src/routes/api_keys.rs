@@ -4,6 +4,7 @@ use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::UserId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
@@ -133,7 +134,7 @@ pub async fn create(
                 .into());
             }
             let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
-            (user.id, Credential::Session { session_id: String::new() })
+            (UserId::from(user.id), Credential::Session { session_id: String::new() })
         }
     };
     let request = api_keys::KeyRequest {

@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::UserId;
 use utoipa::ToSchema;
 
 use crate::envelope::{Json, created, ok};
@@ -94,7 +95,7 @@ pub async fn check_credentials(app: &AppContext, email: Option<&str>, password: 
     ))]
 pub async fn login(State(app): State<AppContext>, Json(body): Json<LoginBody>) -> HttpResult<Response> {
     let user = check_credentials(&app, body.email.as_deref(), body.password.as_deref()).await?;
-    let cookie = open_session(&app, &user.id).await?;
+    let cookie = open_session(&app, &UserId::from(&user.id)).await?;
     let mut response = ok(LoginOut { user }).into_response();
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     Ok(response)
@@ -102,7 +103,7 @@ pub async fn login(State(app): State<AppContext>, Json(body): Json<LoginBody>) -
 
 /// Opens a session for `user_id` and gives the `Set-Cookie` value that carries it (HttpOnly,
 /// SameSite=Lax, Secure when configured); the API's login and the dashboard's share it.
-pub async fn open_session(app: &AppContext, user_id: &str) -> HttpResult<HeaderValue> {
+pub async fn open_session(app: &AppContext, user_id: &UserId) -> HttpResult<HeaderValue> {
     let token = cuentas::open_session(app, user_id).await?;
     let cookie = cuentas::session_cookie(app, &token);
     Ok(HeaderValue::from_str(&cookie).map_err(|e| ApiError::internal("cookie", e))?)

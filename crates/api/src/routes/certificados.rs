@@ -4,6 +4,7 @@ use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -58,11 +59,15 @@ pub struct CsdOut {
 pub async fn subir(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
     Json(body): Json<CsdBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
     let guardado = credenciales::subir_csd(&app, &empresa_id, cer, key, password).await?;
-    Ok(created(CsdOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
+    Ok(created(CsdOut {
+        no_certificado: guardado.no_certificado,
+        vigencia_fin: guardado.vigencia_fin,
+        empresa_id: String::from(empresa_id),
+    }))
 }

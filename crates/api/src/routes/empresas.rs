@@ -5,6 +5,7 @@ use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -186,7 +187,7 @@ fn empresa_out(row: EmpresaRow) -> EmpresaOut {
         EmpresaOut {
             folio_actual: row.folio_actual,
             role: Role::parse(&row.role).unwrap_or(Role::Usuario),
-            id: row.id,
+            id: String::from(row.id),
             rfc: row.rfc,
             razon_social: row.razon_social,
             regimen_fiscal: row.regimen_fiscal,
@@ -299,17 +300,17 @@ pub(crate) async fn listar(app: &AppContext, caller: &Caller) -> HttpResult<Vec<
 pub async fn get(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaView).await?;
-    let out = empresa_out(empresas::get(&app, &caller, &id).await?);
+    let out = empresa_out(empresas::get(&app, &caller, id.as_str()).await?);
     Ok(ok(con_ajustes(&app, out).await?))
 }
 
 /// The company's self-invoicing and global invoice settings (issue 31).
 async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<EmpresaOut> {
     let mut conn = app.db.conn().await?;
-    if let Some(ajustes) = timbra_store::recibos::ajustes(&mut conn, &out.id).await? {
+    if let Some(ajustes) = timbra_store::recibos::ajustes(&mut conn, &EmpresaId::from(&out.id)).await? {
         let (autofactura, global) = timbra_services::cfdi::recibos::ajustes_json(&ajustes);
         out.autofactura = Some(autofactura);
         out.factura_global = Some(global);
@@ -327,7 +328,7 @@ async fn con_ajustes(app: &AppContext, mut out: EmpresaOut) -> HttpResult<Empres
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
     Json(mut body): Json<UpdateEmpresaBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
@@ -342,7 +343,7 @@ pub async fn update(
         .map(|pdf| timbra_services::marca::CambioPdf { color_primario: pdf.color_primario, nota_pie: pdf.nota_pie });
     let (autofactura, factura_global) = (body.autofactura.take(), body.factura_global.take());
     let cambio = empresas::Cambio { campos: body.into(), autofactura, factura_global, correo, pdf };
-    let row = empresas::actualizar(&app, &caller, &id, cambio).await?;
+    let row = empresas::actualizar(&app, &caller, id.as_str(), cambio).await?;
     Ok(ok(con_ajustes(&app, empresa_out(row)).await?))
 }
 
@@ -356,11 +357,11 @@ pub async fn update(
 pub async fn delete(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaDelete).await?;
-    empresas::delete(&app, &id).await?;
-    Ok(ok(crate::routes::scoped::deleted(&id)))
+    empresas::delete(&app, id.as_str()).await?;
+    Ok(ok(crate::routes::scoped::deleted(id.as_str())))
 }
 
 /// Logo upload: the image as base64 (or send the image itself as the body).
@@ -384,7 +385,7 @@ pub struct LogoBody {
 pub async fn put_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> HttpResult<impl IntoResponse> {
@@ -418,7 +419,7 @@ pub async fn put_logo(
 pub async fn get_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<axum::response::Response> {
     caller.authorize(&app, &id, Permission::EmpresaView).await?;
     let png = timbra_services::marca::logo(&app, &id)
@@ -440,7 +441,7 @@ pub async fn get_logo(
 pub async fn delete_logo(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(id): Path<String>,
+    Path(id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &id, Permission::EmpresaEdit).await?;
     timbra_services::marca::borrar_logo(&app, &id).await?;

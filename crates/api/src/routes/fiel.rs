@@ -4,6 +4,7 @@ use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::Serialize;
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -52,13 +53,17 @@ pub struct FielStatus {
 pub async fn subir(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
     Json(body): Json<CsdBody>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaCsd).await?;
     let (cer, key, password) = body.into_parts();
     let guardado = fiel::subir(&app, &empresa_id, cer, key, password).await?;
-    Ok(created(FielOut { no_certificado: guardado.no_certificado, vigencia_fin: guardado.vigencia_fin, empresa_id }))
+    Ok(created(FielOut {
+        no_certificado: guardado.no_certificado,
+        vigencia_fin: guardado.vigencia_fin,
+        empresa_id: String::from(empresa_id),
+    }))
 }
 
 /// Whether the company has a FIEL: `configured`, `expired`, `noCertificado`, `vigenciaFin`
@@ -72,7 +77,7 @@ pub async fn subir(
 pub async fn estado(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
     let status = match fiel::guardada(&app, &empresa_id).await? {

@@ -7,6 +7,7 @@ use crate::extract::Auth;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -36,7 +37,13 @@ pub struct MemberOut {
 
 impl From<MemberRow> for MemberOut {
     fn from(row: MemberRow) -> Self {
-        Self { user_id: row.user_id, name: row.name, email: row.email, role: row.role, created_at: row.created_at }
+        Self {
+            user_id: String::from(row.user_id),
+            name: row.name,
+            email: row.email,
+            role: row.role,
+            created_at: row.created_at,
+        }
     }
 }
 
@@ -56,7 +63,7 @@ pub struct RoleBody {
     role: Option<String>,
 }
 
-async fn members(app: &AppContext, empresa_id: &str) -> HttpResult<Vec<MemberOut>> {
+async fn members(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Vec<MemberOut>> {
     Ok(memberships::list(app, empresa_id).await?.into_iter().map(MemberOut::from).collect())
 }
 
@@ -69,7 +76,7 @@ async fn members(app: &AppContext, empresa_id: &str) -> HttpResult<Vec<MemberOut
 pub async fn list(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::EmpresaView).await?;
     Ok(ok(members(&app, &empresa_id).await?))
@@ -86,7 +93,7 @@ pub async fn list(
 pub async fn add(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path(empresa_id): Path<String>,
+    Path(empresa_id): Path<EmpresaId>,
     Json(body): Json<AddBody>,
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
@@ -109,7 +116,7 @@ pub async fn add(
 pub async fn update(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path((empresa_id, user_id)): Path<(String, String)>,
+    Path((empresa_id, user_id)): Path<(EmpresaId, UserId)>,
     Json(body): Json<RoleBody>,
 ) -> HttpResult<impl IntoResponse> {
     let access = caller.authorize(&app, &empresa_id, Permission::MemberManage).await?;
@@ -130,7 +137,7 @@ pub async fn update(
 pub async fn remove(
     State(app): State<AppContext>,
     Auth(caller): Auth,
-    Path((empresa_id, user_id)): Path<(String, String)>,
+    Path((empresa_id, user_id)): Path<(EmpresaId, UserId)>,
 ) -> HttpResult<impl IntoResponse> {
     let permission = if user_id == caller.user_id { Permission::EmpresaView } else { Permission::MemberManage };
     let access = caller.authorize(&app, &empresa_id, permission).await?;

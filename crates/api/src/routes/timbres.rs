@@ -5,6 +5,7 @@
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use crate::envelope::{Json, created, ok};
@@ -34,7 +35,7 @@ pub struct RecargaBody {
     concepto: Option<String>,
 }
 
-async fn saldo(app: &AppContext, empresa_id: &str) -> HttpResult<i64> {
+async fn saldo(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<i64> {
     let mut conn = app.db.conn().await?;
     Ok(timbres::saldo(&mut conn, empresa_id).await?)
 }
@@ -53,7 +54,7 @@ pub async fn get(
 ) -> HttpResult<impl IntoResponse> {
     caller.authorize(&app, &empresa_id, Permission::CfdiView).await?;
     let saldo = saldo(&app, &empresa_id).await?;
-    Ok(ok(SaldoOut { empresa_id, saldo }))
+    Ok(ok(SaldoOut { empresa_id: String::from(empresa_id), saldo }))
 }
 
 /// Adds stamps to the company's balance: the installation operator's act (an account given the
@@ -85,5 +86,5 @@ pub async fn recargar(
         now,
     )
     .await?;
-    Ok(created(SaldoOut { empresa_id, saldo }))
+    Ok(created(SaldoOut { empresa_id: String::from(empresa_id), saldo }))
 }

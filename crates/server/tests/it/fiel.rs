@@ -3,6 +3,7 @@
 //! FIEL_DECRYPT).
 
 use std::path::PathBuf;
+use timbra_store::ids::EmpresaId;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -194,19 +195,19 @@ async fn stored_fiel_opens_for_sat_or_says_why_not() {
                 let dir = TempDir::new();
                 let state = state(&app, &dir, MASTER_KEY);
 
-                let missing = fiel::abrir(&state, &empresa, RFC).await.unwrap_err();
+                let missing = fiel::abrir(&state, &EmpresaId::from(&empresa), RFC).await.unwrap_err();
                 assert_eq!(missing.code, Code::MissingFiel);
 
                 app.post(&path, &who, upload(&valid, "12345678a")).await.data(201);
-                let opened = fiel::abrir(&state, &empresa, RFC).await.unwrap();
+                let opened = fiel::abrir(&state, &EmpresaId::from(&empresa), RFC).await.unwrap();
                 assert_eq!(opened.certificate().rfc(), RFC);
                 assert!(opened.sign_sha1(b"x").is_ok());
 
-                let mismatch = fiel::abrir(&state, &empresa, "XIA190128J61").await.unwrap_err();
+                let mismatch = fiel::abrir(&state, &EmpresaId::from(&empresa), "XIA190128J61").await.unwrap_err();
                 assert_eq!(mismatch.code, Code::FielRfcMismatch);
 
                 let other_master = state_with_other_key(&app, &dir);
-                let undecryptable = fiel::abrir(&other_master, &empresa, RFC).await.unwrap_err();
+                let undecryptable = fiel::abrir(&other_master, &EmpresaId::from(&empresa), RFC).await.unwrap_err();
                 assert_eq!(undecryptable.code, Code::FielDecrypt);
 
                 // Made here: each backend's run needs a FIEL still valid at upload.
@@ -214,7 +215,7 @@ async fn stored_fiel_opens_for_sat_or_says_why_not() {
                 let short = generated(true, RFC, now - Duration::days(1), now + Duration::seconds(3));
                 app.post(&path, &who, upload(&short, "12345678a")).await.data(201);
                 tokio::time::sleep(std::time::Duration::from_millis(3100)).await;
-                let expired = fiel::abrir(&state, &empresa, RFC).await.unwrap_err();
+                let expired = fiel::abrir(&state, &EmpresaId::from(&empresa), RFC).await.unwrap_err();
                 assert_eq!(expired.code, Code::FielExpired);
                 let status = app.get(&path, &who).await;
                 assert_eq!(status.data(200)["expired"], json!(true));

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::str::FromStr;
+use timbra_store::ids::UserId;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -320,7 +321,9 @@ impl TestApp {
                 let (id, key) = self.user("operador@timbra.test").await;
                 let mut conn = self.db.conn().await.unwrap();
                 assert!(
-                    timbra_store::operadores::agregar(&mut conn, &id, time::OffsetDateTime::now_utc()).await.unwrap()
+                    timbra_store::operadores::agregar(&mut conn, &UserId::from(&id), time::OffsetDateTime::now_utc())
+                        .await
+                        .unwrap()
                 );
                 key
             })

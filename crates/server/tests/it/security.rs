@@ -3,6 +3,7 @@
 //! bounds, LIKE escaping, file modes, download headers, sealed webhook secrets).
 
 use std::time::Duration;
+use timbra_store::ids::WebhookId;
 
 use reqwest::Method;
 use serde_json::json;
@@ -343,7 +344,10 @@ async fn webhook_secrets_are_sealed_at_rest_and_clear_ones_still_sign() {
             timbra_store::sql!(scalar_one conn, String, "SELECT secret FROM webhooks WHERE id = 'wh-legacy'").unwrap();
         assert!(stored.starts_with("enc:v1:"));
         let master = state.cfdi.master().unwrap();
-        assert_eq!(timbra_services::webhooks::open_secret(master, "wh-legacy", &stored).unwrap(), "whsec_legacy");
+        assert_eq!(
+            timbra_services::webhooks::open_secret(master, &WebhookId::from("wh-legacy"), &stored).unwrap(),
+            "whsec_legacy"
+        );
     })
     .await;
 }

@@ -1,6 +1,7 @@
 //! Webhooks end to end against a real receiver on loopback, with a driven clock.
 
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId, WebhookId};
 
 use hmac::{Hmac, Mac};
 use reqwest::Method;
@@ -39,19 +40,19 @@ async fn webhook(app: &TestApp, who: &As, body: Value) -> Value {
 
 async fn emit(app: &TestApp, clock: &Clock, empresa: &str, event: Event) -> String {
     let mut tx = app.db.begin().await.unwrap();
-    let id = events::emit(&mut tx, clock.now(), empresa, &event).await.unwrap();
+    let id = events::emit(&mut tx, clock.now(), &EmpresaId::from(empresa), &event).await.unwrap();
     tx.commit().await.unwrap();
     id
 }
 
-async fn deliveries(app: &TestApp, who: &As, webhook_id: &str) -> Vec<Value> {
+async fn deliveries(app: &TestApp, who: &As, webhook_id: &WebhookId) -> Vec<Value> {
     app.get(&format!("/api/webhooks/{webhook_id}/deliveries"), who).await.data(200)["items"].as_array().unwrap().clone()
 }
 
 /// A `factura.timbrada` of invoice `cfdi_id` for 1,160.00.
-fn timbrada(cfdi_id: &str) -> Event {
+fn timbrada(cfdi_id: &CfdiId) -> Event {
     Event::FacturaTimbrada(FacturaTimbrada {
-        cfdi_id: cfdi_id.into(),
+        cfdi_id: cfdi_id.to_string(),
         uuid: "SANDBOX-1".into(),
         total: rust_decimal::Decimal::new(116000, 2),
         serie: "A".into(),
@@ -94,7 +95,7 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
                 r#"{ "cfdiId": "c-1", "uuid": "SANDBOX-1", "total": 1160.00, "serie": "A", "folio": "7", "tipoComprobante": "I" }"#,
             )
             .unwrap();
-            let event_id = emit(&app, &clock, &empresa, timbrada("c-1")).await;
+            let event_id = emit(&app, &clock, &empresa, timbrada(&CfdiId::from("c-1"))).await;
             wait_for(10, "the delivery", async || !receiver.accepted().is_empty()).await;
             let hit = &receiver.accepted()[0];
             assert_eq!(hit.content_type, "application/json");
@@ -109,10 +110,10 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
             at(&body["created"]);
 
             wait_for(10, "the log to say succeeded", async || {
-                deliveries(&app, &owner, &id).await.first().is_some_and(|d| d["status"] == json!("succeeded"))
+                deliveries(&app, &owner, &WebhookId::from(&id)).await.first().is_some_and(|d| d["status"] == json!("succeeded"))
             })
             .await;
-            let log = deliveries(&app, &owner, &id).await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!((log[0]["attempts"].clone(), log[0]["lastStatusCode"].clone()), (json!(1), json!(200)));
             assert_eq!(log[0]["eventId"], json!(event_id));
             assert!(log[0]["lastLatencyMs"].as_i64().is_some());
@@ -130,7 +131,7 @@ async fn deliveries_are_signed_with_the_documented_recipe() {
             assert_ne!(hit.signature, expected_signature(&secret, &hit.body));
 
             // Manual redelivery sends the same event id again.
-            let first = deliveries(&app, &owner, &id).await.last().unwrap()["id"].as_str().unwrap().to_owned();
+            let first = deliveries(&app, &owner, &WebhookId::from(&id)).await.last().unwrap()["id"].as_str().unwrap().to_owned();
             let again = app.post(&format!("/api/webhooks/deliveries/{first}/redeliver"), &owner, json!({})).await;
             assert_eq!(again.data(201)["eventId"], json!(event_id));
             wait_for(10, "the redelivery", async || receiver.accepted().len() == 3).await;
@@ -150,12 +151,14 @@ async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt_at_the_sch
             receiver.plan(&[500, 503]);
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            let event_id = emit(&app, &clock, &empresa, timbrada("x")).await;
+            let event_id = emit(&app, &clock, &empresa, timbrada(&CfdiId::from("x"))).await;
 
             // Attempts and status are written together, after the answer.
-            let logged = async |attempts: i64| deliveries(&app, &owner, &id).await[0]["attempts"] == json!(attempts);
+            let logged = async |attempts: i64| {
+                deliveries(&app, &owner, &WebhookId::from(&id)).await[0]["attempts"] == json!(attempts)
+            };
             wait_for(10, "the first attempt", async || logged(1).await).await;
-            let log = deliveries(&app, &owner, &id).await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!((log[0]["status"].clone(), log[0]["lastStatusCode"].clone()), (json!("pending"), json!(500)));
             assert!(log[0]["lastError"].as_str().unwrap().contains("HTTP 500"), "{}", log[0]);
             assert_eq!(at(&log[0]["nextRetryAt"]) - at(&log[0]["updatedAt"]), time::Duration::minutes(1));
@@ -165,7 +168,7 @@ async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt_at_the_sch
             assert_eq!(receiver.arrived().len(), 1);
             clock.advance(Duration::from_secs(61));
             wait_for(10, "the second attempt", async || logged(2).await).await;
-            let log = deliveries(&app, &owner, &id).await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!(log[0]["lastStatusCode"], json!(503));
             assert_eq!(at(&log[0]["nextRetryAt"]) - at(&log[0]["updatedAt"]), time::Duration::minutes(5));
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -175,10 +178,10 @@ async fn a_receiver_failing_twice_gets_the_event_on_the_third_attempt_at_the_sch
             wait_for(10, "the third attempt", async || receiver.accepted().len() == 1).await;
             assert_eq!(receiver.accepted()[0].json()["id"], json!(event_id));
             wait_for(10, "success in the log", async || {
-                deliveries(&app, &owner, &id).await[0]["status"] == json!("succeeded")
+                deliveries(&app, &owner, &WebhookId::from(&id)).await[0]["status"] == json!("succeeded")
             })
             .await;
-            let log = deliveries(&app, &owner, &id).await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!((log[0]["attempts"].clone(), log[0]["nextRetryAt"].clone()), (json!(3), Value::Null));
             assert_eq!(receiver.arrived().len(), 3);
         }
@@ -196,18 +199,21 @@ async fn after_six_failures_the_delivery_fails_and_its_job_is_dead_with_the_erro
             receiver.plan(&[500; 10]);
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            emit(&app, &clock, &empresa, timbrada("x")).await;
+            emit(&app, &clock, &empresa, timbrada(&CfdiId::from("x"))).await;
             for (attempt, wait) in [(1, 60), (2, 300), (3, 1800), (4, 7200), (5, 86400)] {
                 wait_for(10, "an attempt", async || receiver.arrived().len() == attempt).await;
                 wait_for(10, "its bookkeeping", async || {
-                    deliveries(&app, &owner, &id).await[0]["attempts"] == json!(attempt)
+                    deliveries(&app, &owner, &WebhookId::from(&id)).await[0]["attempts"] == json!(attempt)
                 })
                 .await;
                 clock.advance(Duration::from_secs(wait + 1));
             }
             wait_for(10, "the last attempt", async || receiver.arrived().len() == 6).await;
-            wait_for(10, "failed", async || deliveries(&app, &owner, &id).await[0]["status"] == json!("failed")).await;
-            let log = deliveries(&app, &owner, &id).await;
+            wait_for(10, "failed", async || {
+                deliveries(&app, &owner, &WebhookId::from(&id)).await[0]["status"] == json!("failed")
+            })
+            .await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!((log[0]["attempts"].clone(), log[0]["nextRetryAt"].clone()), (json!(6), Value::Null));
             let dead = app.get("/api/jobs?status=dead", &owner).await;
             let items = dead.data(200)["items"].as_array().unwrap().clone();
@@ -234,12 +240,12 @@ async fn a_slow_receiver_counts_as_a_failure() {
             receiver.delay(Duration::from_secs(15));
             let (owner, empresa) = company(&app, "a@example.com", "EKU9003173C9").await;
             let id = webhook(&app, &owner, json!({ "url": receiver.url })).await["id"].as_str().unwrap().to_owned();
-            emit(&app, &clock, &empresa, timbrada("x")).await;
+            emit(&app, &clock, &empresa, timbrada(&CfdiId::from("x"))).await;
             wait_for(10, "the timed-out attempt", async || {
-                deliveries(&app, &owner, &id).await[0]["attempts"] == json!(1)
+                deliveries(&app, &owner, &WebhookId::from(&id)).await[0]["attempts"] == json!(1)
             })
             .await;
-            let log = deliveries(&app, &owner, &id).await;
+            let log = deliveries(&app, &owner, &WebhookId::from(&id)).await;
             assert_eq!((log[0]["status"].clone(), log[0]["lastStatusCode"].clone()), (json!("pending"), Value::Null));
             assert!(log[0]["lastError"].as_str().unwrap().contains("no answer within 1 s"), "{}", log[0]);
             assert!(log[0]["nextRetryAt"].is_string());
@@ -267,7 +273,7 @@ async fn events_reach_only_subscribed_endpoints_of_their_own_company() {
                 .await;
             assert_eq!(patched.data(200)["active"], json!(false));
 
-            emit(&app, &clock, &a_empresa, timbrada("n1")).await;
+            emit(&app, &clock, &a_empresa, timbrada(&CfdiId::from("n1"))).await;
             let cancelled = emit(
                 &app,
                 &clock,
@@ -280,7 +286,7 @@ async fn events_reach_only_subscribed_endpoints_of_their_own_company() {
                 }),
             )
             .await;
-            let b_event = emit(&app, &clock, &b_empresa, timbrada("n3")).await;
+            let b_event = emit(&app, &clock, &b_empresa, timbrada(&CfdiId::from("n3"))).await;
             wait_for(10, "A's cancellation", async || a_receiver.accepted().len() == 1).await;
             wait_for(10, "B's invoice", async || b_receiver.accepted().len() == 1).await;
             tokio::time::sleep(Duration::from_millis(500)).await;

@@ -2,6 +2,7 @@
 //! wider than itself), the person's list, revocation. `POST/GET/DELETE /api/api-keys` and the
 //! dashboard's keys page call these.
 
+use timbra_store::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::auth::caller::{Caller, Credential};
@@ -52,7 +53,7 @@ pub struct CreatedKey {
 /// not a member of is SCOPE_001.
 pub async fn create(
     app: &AppContext,
-    user_id: &str,
+    user_id: &UserId,
     via: &Credential,
     request: KeyRequest,
 ) -> Result<CreatedKey, ApiError> {
@@ -122,7 +123,7 @@ pub async fn create(
     let mut conn = app.db.conn().await?;
     if let Some(wanted) = &empresa_ids {
         for id in wanted {
-            if !users::es_miembro(&mut conn, user_id, id).await? {
+            if !users::es_miembro(&mut conn, user_id, &EmpresaId::from(id)).await? {
                 return Err(ApiError::new(Code::Scope001, format!("you have no access to company {id}")));
             }
         }

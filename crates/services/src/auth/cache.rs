@@ -16,6 +16,7 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EmpresaId, UserId};
 
 use time::OffsetDateTime;
 
@@ -33,7 +34,7 @@ pub struct KeyInfo {
     /// The key's id.
     pub id: String,
     /// Its owner.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Companies it is narrowed to.
     pub empresa_ids: Option<Vec<String>>,
     /// Scopes it is narrowed to.
@@ -157,13 +158,13 @@ impl AuthCache {
     }
 
     /// The user's access to the company, if known and fresh (`Some(None)`: known non-member).
-    pub fn access(&self, user_id: &str, empresa_id: &str) -> Option<Option<Access>> {
-        self.access.get(self, &(user_id.to_owned(), empresa_id.to_owned()))
+    pub fn access(&self, user_id: &UserId, empresa_id: &EmpresaId) -> Option<Option<Access>> {
+        self.access.get(self, &(user_id.as_str().to_owned(), empresa_id.as_str().to_owned()))
     }
 
     /// Remembers an access answer read at `generation`.
-    pub fn remember_access(&self, user_id: &str, empresa_id: &str, generation: u64, access: Option<Access>) {
-        self.access.put((user_id.to_owned(), empresa_id.to_owned()), generation, access);
+    pub fn remember_access(&self, user_id: &UserId, empresa_id: &EmpresaId, generation: u64, access: Option<Access>) {
+        self.access.put((user_id.as_str().to_owned(), empresa_id.as_str().to_owned()), generation, access);
     }
 }
 
@@ -272,12 +273,12 @@ mod tests {
         let cache = AuthCache::default();
         let read_at = cache.generation();
         cache.remember_key("d", read_at, key("u1"));
-        cache.remember_access("u1", "e1", read_at, None);
+        cache.remember_access(&UserId::from("u1"), &EmpresaId::from("e1"), read_at, None);
         assert_eq!(cache.key("d").map(|k| k.user_id), Some("u1".into()));
-        assert!(matches!(cache.access("u1", "e1"), Some(None)));
+        assert!(matches!(cache.access(&UserId::from("u1"), &EmpresaId::from("e1")), Some(None)));
         cache.invalidate();
         assert!(cache.key("d").is_none());
-        assert!(cache.access("u1", "e1").is_none());
+        assert!(cache.access(&UserId::from("u1"), &EmpresaId::from("e1")).is_none());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EmpresaId, UserId};
 
 use http::{HeaderMap, header};
 use time::OffsetDateTime;
@@ -41,7 +42,7 @@ pub enum Credential {
 #[derive(Clone, Debug)]
 pub struct Caller {
     /// The user acting.
-    pub user_id: String,
+    pub user_id: UserId,
     /// How they authenticated.
     pub credential: Credential,
     mode: ModeSlot,
@@ -73,7 +74,7 @@ impl ModeSlot {
 #[derive(Clone, Debug)]
 pub struct EmpresaAccess {
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The caller's role there.
     pub role: Role,
     /// Whether the company is in sandbox mode.
@@ -90,7 +91,7 @@ impl EmpresaAccess {
 impl Caller {
     /// The caller of a request whose credential [`authenticate`] verified; `mode` is the
     /// request's slot for the company's mode.
-    pub fn new(user_id: String, credential: Credential, mode: ModeSlot) -> Self {
+    pub fn new(user_id: UserId, credential: Credential, mode: ModeSlot) -> Self {
         Self { user_id, credential, mode }
     }
 
@@ -118,7 +119,7 @@ impl Caller {
     pub async fn authorize(
         &self,
         app: &AppContext,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         permission: Permission,
     ) -> ApiResult<EmpresaAccess> {
         self.key_reaches(empresa_id)?;
@@ -144,11 +145,11 @@ impl Caller {
             .with_details(serde_json::json!({ "action": permission.scope(), "requiredRole": required.as_str(), "role": role.as_str() })));
         }
         self.key_allows(permission)?;
-        Ok(EmpresaAccess { empresa_id: empresa_id.to_owned(), role, sandbox: row.sandbox })
+        Ok(EmpresaAccess { empresa_id: empresa_id.clone(), role, sandbox: row.sandbox })
     }
 
     /// SCOPE_001 when the caller's key is narrowed to companies other than `empresa_id`.
-    fn key_reaches(&self, empresa_id: &str) -> ApiResult<()> {
+    fn key_reaches(&self, empresa_id: &EmpresaId) -> ApiResult<()> {
         match &self.credential {
             Credential::ApiKey { empresa_ids: Some(allowed), .. } if !allowed.iter().any(|id| id == empresa_id) => {
                 Err(no_access(empresa_id))
@@ -181,7 +182,7 @@ impl Caller {
     pub async fn authorize_operador(
         &self,
         app: &AppContext,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         permission: Permission,
     ) -> ApiResult<()> {
         self.key_reaches(empresa_id)?;
@@ -215,7 +216,7 @@ impl Caller {
     }
 }
 
-fn no_access(empresa_id: &str) -> ApiError {
+fn no_access(empresa_id: &EmpresaId) -> ApiError {
     ApiError::new(Code::Scope001, format!("you have no access to company {empresa_id}"))
 }
 
@@ -247,7 +248,7 @@ pub fn carries_credential(headers: &HeaderMap) -> bool {
 /// rate-limit middleware (which must verify before it can pick the bucket) so the handler's
 /// [`Caller`] does not verify again.
 #[derive(Clone, Debug)]
-pub struct Verified(pub Result<(String, Credential), ApiError>);
+pub struct Verified(pub Result<(UserId, Credential), ApiError>);
 
 impl Credential {
     /// The id of the verified credential, naming its rate-limit bucket.
@@ -260,7 +261,7 @@ impl Credential {
 }
 
 /// Verifies the request's API key or session cookie: the user and how they authenticated.
-pub async fn authenticate(app: &AppContext, headers: &HeaderMap) -> ApiResult<(String, Credential)> {
+pub async fn authenticate(app: &AppContext, headers: &HeaderMap) -> ApiResult<(UserId, Credential)> {
     let now = app.clock.now();
     if let Some(key) = bearer(headers) {
         let digest = sha256_hex(key);

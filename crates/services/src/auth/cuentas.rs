@@ -2,6 +2,7 @@
 //! delete an account. The HTTP side only carries the token in a cookie.
 
 use timbra_store::ids;
+use timbra_store::ids::UserId;
 use timbra_store::users;
 
 use crate::auth::caller::SESSION_COOKIE;
@@ -54,7 +55,7 @@ pub async fn register(
     let password_hash = hash_password(password).map_err(|e| ApiError::internal("hash password", e))?;
     let id = ids::new_id();
     let mut conn = app.db.conn().await?;
-    match users::crear(&mut conn, &id, &name, &email, &password_hash, app.clock.now()).await {
+    match users::crear(&mut conn, &UserId::from(&id), &name, &email, &password_hash, app.clock.now()).await {
         Ok(_) => Ok(Usuario { id, email, name }),
         Err(error) if error.is_duplicate() => {
             Err(ApiError::new(Code::User002, "an account with this email already exists; log in instead"))
@@ -89,7 +90,7 @@ pub async fn check_credentials(
     match row {
         Some(row) if matches => {
             login_throttle::succeeded(app, &attempt).await?;
-            Ok(Usuario { id: row.id, email: row.email, name: row.name })
+            Ok(Usuario { id: String::from(row.id), email: row.email, name: row.name })
         }
         _ => {
             login_throttle::failed(app, &attempt).await?;
@@ -100,7 +101,7 @@ pub async fn check_credentials(
 
 /// Opens a session for `user_id` lasting the configured time; gives its token (only its hash
 /// is stored).
-pub async fn open_session(app: &AppContext, user_id: &str) -> Result<String, ApiError> {
+pub async fn open_session(app: &AppContext, user_id: &UserId) -> Result<String, ApiError> {
     let token = random_token();
     let now = app.clock.now();
     let mut conn = app.db.conn().await?;
@@ -129,13 +130,13 @@ pub async fn close_session(app: &AppContext, session_id: &str) -> Result<(), Api
 
 /// Deletes account `user_id` after checking its password again (AUTH_004, throttled like a
 /// login): a soft delete, its sessions end and its keys then answer AUTH_002.
-pub async fn delete_account(app: &AppContext, user_id: &str, password: &str) -> Result<(), ApiError> {
+pub async fn delete_account(app: &AppContext, user_id: &UserId, password: &str) -> Result<(), ApiError> {
     let email = {
         let mut conn = app.db.conn().await?;
         users::email(&mut conn, user_id).await?
     };
     let user = check_credentials(app, Some(&email), Some(password)).await?;
-    if user.id != user_id {
+    if *user_id != user.id {
         return Err(ApiError::new(Code::Auth004, "wrong password"));
     }
     let mut tx = app.db.begin().await?;

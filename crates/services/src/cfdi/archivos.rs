@@ -5,6 +5,7 @@
 use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult};
 use timbra_store::cfdi_xml;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 /// A stored file: a stamped XML from the database, anything else (PDFs, acuses, XML stamped
 /// before the table existed) from the file storage.
@@ -27,10 +28,11 @@ pub async fn pdf(app: &AppContext, path: &str) -> ApiResult<Vec<u8>> {
     let emitido = emitido(path);
     let (marca, version, sandbox) = match emitido {
         Some((empresa_id, cfdi_id)) => {
-            let (marca, version) = crate::marca::de_cfdi(app, empresa_id, cfdi_id).await?;
+            let (empresa_id, cfdi_id) = (EmpresaId::from(empresa_id), CfdiId::from(cfdi_id));
+            let (marca, version) = crate::marca::de_cfdi(app, &empresa_id, &cfdi_id).await?;
             let mut conn = app.db.conn().await?;
             // The API's UUID of a sandbox stamp is `SANDBOX-` + the XML's (the XML cannot tell).
-            let sandbox = timbra_store::cfdis::leer(&mut conn, empresa_id, cfdi_id)
+            let sandbox = timbra_store::cfdis::leer(&mut conn, &empresa_id, &cfdi_id)
                 .await?
                 .is_some_and(|(row, _)| row.uuid.starts_with("SANDBOX-"));
             (marca, Some(version), sandbox)
@@ -137,7 +139,7 @@ pub fn nombre_de_descarga(name: &str) -> String {
 
 /// The stamped XML of the company's CFDI `id` (an invoice, a payment, a retention, a payroll
 /// receipt when `ve_nomina`), or NOT_FOUND.
-pub async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+pub async fn xml_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
     let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
     let path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let bytes = leer(app, &path).await?;
@@ -146,7 +148,7 @@ pub async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: boo
 
 /// The PDF of the company's CFDI `id`, rendered from its XML on the first request (a payroll
 /// receipt when `ve_nomina`), or NOT_FOUND (also for a metadata-only CFDI: no XML, no PDF).
-pub async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
+pub async fn pdf_de(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<Descarga> {
     let (row, _) = crate::cfdi::consulta::leer(app, empresa_id, id, ve_nomina).await?;
     let xml_path = row.xml_url.ok_or_else(|| ApiError::not_found("XML of this invoice"))?;
     let path = crate::cfdi::links::ruta_pdf(&xml_path);

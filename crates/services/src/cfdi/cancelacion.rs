@@ -9,6 +9,7 @@
 //! PLAZO_VENCIDO make it CANCELADO; RECHAZADA keeps it TIMBRADO and allows a new request.
 
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde_json::json;
 use time::OffsetDateTime;
@@ -88,7 +89,7 @@ fn eventos(estado: EstadoCancelacion, anterior: Option<EstadoCancelacion>) -> &'
 /// The invoice being cancelled.
 pub struct Datos<'a> {
     /// Invoice id.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// UUID as the API shows it.
     pub uuid: &'a str,
     /// c_MotivoCancelacion.
@@ -107,7 +108,7 @@ pub struct Datos<'a> {
 pub async fn registrar(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     datos: &Datos<'_>,
     estado: EstadoCancelacion,
     folio_sustitucion: Option<&str>,
@@ -128,7 +129,7 @@ pub async fn registrar(
         crate::correo::aviso_de_cancelacion(tx, now, empresa_id, datos.cfdi_id).await?;
     }
     let data = Cancelacion {
-        cfdi_id: datos.cfdi_id.to_owned(),
+        cfdi_id: datos.cfdi_id.as_str().to_owned(),
         uuid: datos.uuid.to_owned(),
         motivo: Some(datos.motivo.to_owned()),
         cancellation_status: estado.as_str().to_owned(),
@@ -154,7 +155,7 @@ pub async fn registrar(
 /// folioSustitucion; CANCEL_003 a cancellation in progress, or the invoice is not in force.
 pub async fn revisar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     fila: &cfdis::PorCancelar,
     motivo: &str,
     folio_sustitucion: Option<&str>,
@@ -245,7 +246,7 @@ pub struct Solicitada {
 /// answer (the invoice is unchanged).
 pub async fn solicitar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fila: &cfdis::PorCancelar,
     motivo: &str,
@@ -314,7 +315,7 @@ pub async fn solicitar(
 /// Stores an acuse next to the invoice's XML (`….acuse.xml`); its path.
 pub async fn guardar_acuse(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fila: &cfdis::PorCancelar,
     acuse: String,
@@ -336,7 +337,7 @@ pub async fn guardar_acuse(
 pub async fn cerrar(
     app: &AppContext,
     mut tx: Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&idempotency::Key>,
     uso: idempotency::Uso<'_>,
     answer: String,
@@ -358,9 +359,9 @@ pub async fn cerrar(
 #[derive(Clone, Copy)]
 pub struct Movimiento<'a> {
     /// The issuer's company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The invoice.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// Its UUID as the API shows it.
     pub uuid: &'a str,
     /// c_MotivoCancelacion of the request.
@@ -380,7 +381,8 @@ pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>
     let Movimiento { empresa_id, cfdi_id, uuid, motivo, tipo_comprobante, anterior, nuevo } = *movimiento;
     let tipo = tipo_de(tipo_comprobante)?;
     let movidas =
-        cfdis::avanzar_cancelacion(tx, cfdi_id, anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now).await?;
+        cfdis::avanzar_cancelacion(tx, cfdi_id.as_str(), anterior.as_str(), nuevo.as_str(), nuevo.cancelado(), now)
+            .await?;
     if movidas != 1 {
         return Ok(false);
     }
@@ -391,7 +393,7 @@ pub async fn mover(tx: &mut Tx, now: OffsetDateTime, movimiento: &Movimiento<'_>
         crate::correo::aviso_de_cancelacion(tx, now, empresa_id, cfdi_id).await?;
     }
     let data = Cancelacion {
-        cfdi_id: cfdi_id.to_owned(),
+        cfdi_id: cfdi_id.as_str().to_owned(),
         uuid: uuid.to_owned(),
         motivo: motivo.map(str::to_owned),
         cancellation_status: nuevo.as_str().to_owned(),
@@ -433,7 +435,7 @@ impl SeguirCancelacion {
 #[serde(rename_all = "camelCase")]
 pub struct Seguimiento {
     /// The invoice whose cancellation is followed.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
 }
 
 impl Job for SeguirCancelacion {
@@ -462,7 +464,7 @@ async fn seguir(app: &AppContext, job: &Claimed) -> Result<Option<serde_json::Va
     let Seguimiento { cfdi_id } = job.payload::<SeguirCancelacion>()?;
     let fila = {
         let mut conn = app.db.conn().await.map_err(|e| e.to_string())?;
-        cfdis::por_seguir(&mut conn, &cfdi_id).await.map_err(|e| e.to_string())?
+        cfdis::por_seguir(&mut conn, cfdi_id.as_str()).await.map_err(|e| e.to_string())?
     };
     let anterior = fila.as_ref().and_then(|f| f.estado_cancelacion.as_deref()).and_then(EstadoCancelacion::parse);
     let (Some(fila), Some(anterior)) = (fila, anterior.filter(|e| e.en_curso())) else {
@@ -476,7 +478,7 @@ async fn seguir(app: &AppContext, job: &Claimed) -> Result<Option<serde_json::Va
         total: fila.total.0.to_string(),
     };
     let llamada = PacCall::new("get_sat_status", &fila.empresa_id)
-        .cfdi(&cfdi_id, fila.serie.as_deref(), fila.folio_num)
+        .cfdi(cfdi_id.as_str(), fila.serie.as_deref(), fila.folio_num)
         .recovery(reintenta_el_seguimiento);
     let estado = consultar_sat(pac.as_ref(), llamada, &consulta).await.map_err(|e| pac_log::summary(&e))?;
     let nuevo = estado_de_sat(&estado);

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use serde_json::json;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use utoipa::ToSchema;
 
 use timbra_store::cfdis::PorCancelar;
@@ -37,9 +38,15 @@ pub struct CancelacionOut {
 /// The invoice `id` of `empresa_id` to cancel, or CANCEL_002 (an id of another company is not
 /// found), CANCEL_003 for a received one. `ve_nomina`: whether the caller may see payroll (a
 /// payroll receipt is not found for who may not).
-pub async fn buscar(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> Result<PorCancelar, ApiError> {
+pub async fn buscar(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> Result<PorCancelar, ApiError> {
     let no_encontrada = || ApiError::new(Code::Cancel002, format!("invoice {id} not found in this company"));
-    let fila = timbra_store::cfdis::por_cancelar(&mut app.db.conn().await?, empresa_id, id)
+    let cfdi_id = CfdiId::from(id);
+    let fila = timbra_store::cfdis::por_cancelar(&mut app.db.conn().await?, empresa_id, &cfdi_id)
         .await?
         .ok_or_else(no_encontrada)?;
     if fila.tipo_comprobante == "N" && !ve_nomina {
@@ -59,7 +66,7 @@ pub async fn buscar(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: boo
 #[allow(clippy::too_many_arguments)]
 pub async fn cancelar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fila: &PorCancelar,
     motivo: &str,
@@ -70,14 +77,15 @@ pub async fn cancelar(
     let (motivo, sustitucion) = cancelacion::revisar(app, empresa_id, fila, motivo, folio_sustitucion).await?;
     crate::cfdi::pagos::exigir_sin_pagos(app, empresa_id, id).await?;
     let now = app.clock.now();
+    let cfdi_id = CfdiId::from(id);
     let datos = cancelacion::Datos {
-        cfdi_id: id,
+        cfdi_id: &cfdi_id,
         uuid: &fila.uuid,
         motivo: &motivo,
         tipo_comprobante: &fila.tipo_comprobante,
         sandbox: fila.sandbox,
     };
-    let uso = idempotency::Uso::sobre(OPERACION, id);
+    let uso = idempotency::Uso::sobre(OPERACION, &cfdi_id);
 
     let sin_aceptacion = crate::cfdi::tipos::por_tipo_comprobante(&fila.tipo_comprobante)
         .is_some_and(crate::cfdi::tipos::TipoDocumento::cancela_sin_aceptacion);
@@ -97,8 +105,15 @@ pub async fn cancelar(
         if estado == EstadoCancelacion::Pendiente {
             // SAT sets no deadline for a request that follows a rejection.
             let tras_rechazo = fila.estado_cancelacion.as_deref() == Some(EstadoCancelacion::Rechazada.as_str());
-            crate::cfdi::receptor::solicitudes::solicitar_sandbox(&mut tx, now, empresa_id, id, fila, tras_rechazo)
-                .await?;
+            crate::cfdi::receptor::solicitudes::solicitar_sandbox(
+                &mut tx,
+                now,
+                empresa_id,
+                &CfdiId::from(id),
+                fila,
+                tras_rechazo,
+            )
+            .await?;
         }
         let answer = respuesta(id, &fila.uuid, &fila.status, estado, None, mode);
         return cancelacion::cerrar(app, tx, empresa_id, clave, uso, answer, now, false).await;

@@ -4,6 +4,7 @@
 //! these; who may see payroll receipts (type N) is [`ve_nomina`].
 
 use serde::Deserialize;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use crate::auth::caller::{Caller, EmpresaAccess};
@@ -109,7 +110,7 @@ pub fn saltar(page: i64, limit: i64, max: i64) -> ApiResult<i64> {
 /// many match in all.
 pub async fn listar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     filtro: &Filtro,
     limit: i64,
     offset: i64,
@@ -121,9 +122,9 @@ pub async fn listar(
 /// The company's invoice `id` with its lines' JSON, or NOT_FOUND (also for ids of other
 /// companies, and for a payroll receipt when `ve_nomina` is false: like another tenant's
 /// record, it is not there).
-pub async fn leer(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<(CfdiRow, String)> {
+pub async fn leer(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<(CfdiRow, String)> {
     let mut conn = app.db.conn().await?;
-    cfdis::leer(&mut conn, empresa_id, id)
+    cfdis::leer(&mut conn, empresa_id, &CfdiId::from(id))
         .await?
         .filter(|(row, _)| ve_nomina || row.tipo_comprobante != "N")
         .ok_or_else(|| ApiError::not_found("invoice"))

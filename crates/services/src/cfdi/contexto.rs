@@ -12,6 +12,7 @@
 
 use crate::context::AppContext;
 use crate::error::ApiResult;
+use timbra_store::ids::{ClienteId, EmpresaId};
 use timbra_store::{DbConn, clientes, empresas};
 
 use timbra_store::clientes::ClienteReceptor;
@@ -39,28 +40,28 @@ impl Perezosa<'_> {
 /// (`None` when the company has no such customer).
 pub async fn emisora_y_receptor(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     cliente_id: Option<&str>,
 ) -> ApiResult<(EmpresaEmisora, Option<ClienteReceptor>)> {
     let contexto = &app.cfdi.contexto;
     let cache = &app.auth_cache;
     let mut conn = Perezosa { app, conn: None };
-    let empresa = match contexto.emisoras.get(cache, empresa_id) {
+    let empresa = match contexto.emisoras.get(cache, empresa_id.as_str()) {
         Some(empresa) => empresa,
         None => {
             let generation = cache.generation();
             let empresa = empresas::emisora(conn.get().await?, empresa_id).await?;
-            contexto.emisoras.put(empresa_id.to_owned(), generation, empresa.clone());
+            contexto.emisoras.put(empresa_id.as_str().to_owned(), generation, empresa.clone());
             empresa
         }
     };
     let Some(cliente_id) = cliente_id else { return Ok((empresa, None)) };
-    let clave = (empresa_id.to_owned(), cliente_id.to_owned());
+    let clave = (empresa_id.as_str().to_owned(), cliente_id.to_owned());
     if let Some(cliente) = contexto.receptores.get(cache, &clave) {
         return Ok((empresa, Some(cliente)));
     }
     let generation = cache.generation();
-    let cliente = clientes::receptor(conn.get().await?, empresa_id, cliente_id).await?;
+    let cliente = clientes::receptor(conn.get().await?, empresa_id, &ClienteId::from(cliente_id)).await?;
     if let Some(cliente) = &cliente {
         contexto.receptores.put(clave, generation, cliente.clone());
     }
@@ -68,22 +69,22 @@ pub async fn emisora_y_receptor(
 }
 
 /// The id of the company's CSD, `None` when it has none.
-pub async fn csd_id(app: &AppContext, empresa_id: &str) -> ApiResult<Option<String>> {
+pub async fn csd_id(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Option<String>> {
     let contexto = &app.cfdi.contexto;
-    if let Some(id) = contexto.csd_ids.get(&app.auth_cache, empresa_id) {
+    if let Some(id) = contexto.csd_ids.get(&app.auth_cache, empresa_id.as_str()) {
         return Ok(Some(id));
     }
     let generation = app.auth_cache.generation();
     let mut conn = app.db.conn().await?;
     let id = timbra_store::certificados::csd_id(&mut conn, empresa_id).await?;
     if let Some(id) = &id {
-        contexto.csd_ids.put(empresa_id.to_owned(), generation, id.clone());
+        contexto.csd_ids.put(empresa_id.as_str().to_owned(), generation, id.clone());
     }
     Ok(id)
 }
 
 /// Forgets the company's CSD id: the next [`csd_id`] reads it (a sandbox CSD being replaced,
 /// perhaps by another instance whose notice has not arrived yet).
-pub fn olvidar_csd(app: &AppContext, empresa_id: &str) {
-    app.cfdi.contexto.csd_ids.forget(empresa_id);
+pub fn olvidar_csd(app: &AppContext, empresa_id: &EmpresaId) {
+    app.cfdi.contexto.csd_ids.forget(empresa_id.as_str());
 }

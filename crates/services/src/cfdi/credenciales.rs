@@ -3,6 +3,7 @@
 //! opened credentials in memory (decrypting a SAT key costs milliseconds; a seal far less).
 
 use std::sync::Arc;
+use timbra_store::ids::EmpresaId;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -140,7 +141,7 @@ pub fn revisar_par(
 /// threads (decrypting a SAT key takes milliseconds).
 pub async fn revisar_para_empresa(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     reglas: &'static ReglasSubida,
     cer_base64: Option<String>,
     key_base64: Option<String>,
@@ -178,7 +179,7 @@ impl Guardado {
 /// replacing the one it had: CSD_001 to CSD_005 for what is wrong with it.
 pub async fn subir_csd(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     cer_base64: Option<String>,
     key_base64: Option<String>,
     password: Option<String>,
@@ -191,7 +192,7 @@ pub async fn subir_csd(
 pub use super::rfc3339;
 
 /// Stores a checked CSD for a company, replacing its previous one (uploaded or generated).
-pub async fn guardar(app: &AppContext, empresa_id: &str, origen: &str, subida: &Subida) -> ApiResult<String> {
+pub async fn guardar(app: &AppContext, empresa_id: &EmpresaId, origen: &str, subida: &Subida) -> ApiResult<String> {
     let master = app.cfdi.master()?;
     let id = ids::new_id();
     let key_enc =
@@ -223,10 +224,10 @@ pub async fn guardar(app: &AppContext, empresa_id: &str, origen: &str, subida: &
 }
 
 /// The company's stored CSD, opened (from the cache when the stored one is the cached one).
-pub async fn csd_activo(app: &AppContext, empresa_id: &str) -> ApiResult<Option<Arc<Csd>>> {
+pub async fn csd_activo(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Option<Arc<Csd>>> {
     let Some(id) = super::contexto::csd_id(app, empresa_id).await? else { return Ok(None) };
     if let Ok(cache) = app.cfdi.csd_cache.lock()
-        && let Some(csd) = cache.get(empresa_id)
+        && let Some(csd) = cache.get(empresa_id.as_str())
         && csd.id == id
     {
         return Ok(Some(csd.clone()));
@@ -248,14 +249,14 @@ pub async fn csd_activo(app: &AppContext, empresa_id: &str) -> ApiResult<Option<
         .map_err(|e| ApiError::internal("stored csd", e))?;
     let csd = Arc::new(Csd { id: row.id, origen: row.origen, vigencia_fin: row.vigencia_fin, credential });
     if let Ok(mut cache) = app.cfdi.csd_cache.lock() {
-        cache.insert(empresa_id.to_owned(), csd.clone());
+        cache.insert(empresa_id.as_str().to_owned(), csd.clone());
     }
     Ok(Some(csd))
 }
 
 /// The CSD a sandbox company seals with: its uploaded one, else a test CSD for its RFC made
 /// once (valid four years) and stored like an upload, so the whole seal path always runs.
-pub async fn csd_sandbox(app: &AppContext, empresa_id: &str, rfc: &str, nombre: &str) -> ApiResult<Arc<Csd>> {
+pub async fn csd_sandbox(app: &AppContext, empresa_id: &EmpresaId, rfc: &str, nombre: &str) -> ApiResult<Arc<Csd>> {
     let now = app.clock.now();
     if let Some(csd) = csd_activo(app, empresa_id).await?
         && (csd.vigencia_fin > now || csd.origen != "SANDBOX")
@@ -335,7 +336,7 @@ async fn cargar_pac_sandbox(app: &AppContext) -> ApiResult<Credential> {
 
 /// The company's uploaded, valid CSD for live stamping: CFDI_002 when there is none (or only
 /// the generated sandbox one), CFDI_003 when it expired.
-pub async fn csd_live(app: &AppContext, empresa_id: &str, now: OffsetDateTime) -> ApiResult<Arc<Csd>> {
+pub async fn csd_live(app: &AppContext, empresa_id: &EmpresaId, now: OffsetDateTime) -> ApiResult<Arc<Csd>> {
     match csd_activo(app, empresa_id).await? {
         None => Err(ApiError::new(
             Code::Cfdi002,

@@ -15,6 +15,7 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use timbra_store::ids::{EmpresaId, ExportacionId};
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -158,12 +159,12 @@ pub fn revisar(pedido: &Pedido, sin_nomina: bool) -> ApiResult<Periodo> {
 
 /// Queues the ZIP of the company's CFDI in `periodo` (checked by [`revisar`]). Returns the
 /// export's id, which is its job's (`jobId`).
-pub async fn pedir(app: &AppContext, empresa_id: &str, periodo: &Periodo) -> ApiResult<String> {
+pub async fn pedir(app: &AppContext, empresa_id: &EmpresaId, periodo: &Periodo) -> ApiResult<String> {
     let filtro = serde_json::to_string(periodo).map_err(|e| ApiError::internal("zip filtro", e))?;
     let id = ids::new_id();
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    exportaciones_zip::crear(&mut tx, &id, empresa_id, &filtro, now).await?;
+    exportaciones_zip::crear(&mut tx, &ExportacionId::from(&id), empresa_id, &filtro, now).await?;
     let payload = Payload { exportacion_id: id.clone() };
     enqueue_with_id(&mut tx, now, &id, NewJob::of::<ExportarZip>(&payload).for_empresa(empresa_id)).await?;
     tx.commit().await?;
@@ -180,17 +181,17 @@ pub struct Estado {
 }
 
 /// The company's export `id` (NOT_FOUND for another company's), with a fresh link once done.
-pub async fn estado(app: &AppContext, empresa_id: &str, id: &str) -> ApiResult<Estado> {
+pub async fn estado(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> ApiResult<Estado> {
     let fila = {
         let mut conn = app.db.conn().await?;
-        exportaciones_zip::leer(&mut conn, empresa_id, id).await?
+        exportaciones_zip::leer(&mut conn, empresa_id, &ExportacionId::from(id)).await?
     }
     .ok_or_else(|| ApiError::not_found("ZIP export"))?;
     con_enlace(app, fila)
 }
 
 /// The company's most recent exports (the dashboard's list), newest first, with their links.
-pub async fn recientes(app: &AppContext, empresa_id: &str, limit: i64) -> ApiResult<Vec<Estado>> {
+pub async fn recientes(app: &AppContext, empresa_id: &EmpresaId, limit: i64) -> ApiResult<Vec<Estado>> {
     let filas = {
         let mut conn = app.db.conn().await?;
         exportaciones_zip::recientes(&mut conn, empresa_id, limit).await?
@@ -210,7 +211,7 @@ fn con_enlace(app: &AppContext, fila: ExportacionRow) -> ApiResult<Estado> {
 }
 
 /// Where export `id` of the company is kept in the file storage.
-pub fn ruta(empresa_id: &str, id: &str) -> String {
+pub fn ruta(empresa_id: &EmpresaId, id: &str) -> String {
     format!("zip/{empresa_id}/{id}.zip")
 }
 
@@ -347,7 +348,7 @@ async fn construir(app: &AppContext, fila: &ExportacionRow, periodo: &Periodo) -
 /// Gives the number of CFDI.
 async fn leer_periodo(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     periodo: &Periodo,
     envio: &mpsc::Sender<Entrada>,
 ) -> Result<i64, String> {

@@ -4,6 +4,7 @@
 //! pipeline ([`timbrar`]: `POST /api/cfdi/timbrar` and the dashboard's stamp form).
 
 use sha2::Digest;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::cfdi::pipeline;
@@ -37,7 +38,7 @@ pub struct Factura {
 /// problem at once (CFDI_001), CFDI_004 for a customer of another company.
 pub async fn preparar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     body: TimbrarBody,
     now: OffsetDateTime,
 ) -> ApiResult<Factura> {
@@ -59,7 +60,7 @@ pub async fn preparar(
 /// Who stamps: the user, the answer's mode and the Idempotency-Key, if any.
 pub struct Solicitante<'a> {
     /// The user acting.
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     /// The `mode` of the answer envelope (`sandbox` or `live`).
     pub mode: &'a str,
     /// The Idempotency-Key, when sent (already checked for a replay by the caller).
@@ -72,7 +73,7 @@ pub struct Solicitante<'a> {
 /// retry of the same bytes finds its attempt.
 pub async fn timbrar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     solicitante: Solicitante<'_>,
     body: TimbrarBody,
     bytes: &[u8],
@@ -110,13 +111,13 @@ pub async fn timbrar(
 /// After a stamp's first `201` (not a replay): writes the body's `notas` (printed on its PDF).
 /// The stamp is committed already: whatever happens here does not change its answer. (Its
 /// e-mail was queued in the stamp's own transaction: [`crate::correo::efectos_al_timbrar`].)
-pub async fn despues_de_timbrar(app: &AppContext, empresa_id: &str, answer: &Answer, notas: Option<&str>) {
+pub async fn despues_de_timbrar(app: &AppContext, empresa_id: &EmpresaId, answer: &Answer, notas: Option<&str>) {
     if answer.replayed || answer.status != http::StatusCode::CREATED {
         return;
     }
     let Some(cfdi_id) = answer.cfdi_id() else { return };
     if let Some(notas) = notas.map(str::trim).filter(|notas| !notas.is_empty())
-        && let Err(error) = crate::marca::guardar_notas(app, empresa_id, &cfdi_id, notas).await
+        && let Err(error) = crate::marca::guardar_notas(app, empresa_id, &CfdiId::from(&cfdi_id), notas).await
     {
         tracing::warn!(cfdi.id = cfdi_id, error.message = %error.message, "the stamp's notas were not written");
     }

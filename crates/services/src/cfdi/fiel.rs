@@ -3,6 +3,7 @@
 //! with the codes SPEC.md gives (MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT).
 
 use timbra_credentials::{CertificateKind, Credential};
+use timbra_store::ids::EmpresaId;
 
 use crate::cfdi::credenciales::{ReglasSubida, Subida, rfc3339};
 use crate::context::AppContext;
@@ -27,7 +28,7 @@ pub const SUBIDA_FIEL: ReglasSubida = ReglasSubida {
 };
 
 /// Stores a checked FIEL for a company, replacing the previous one.
-pub async fn guardar(app: &AppContext, empresa_id: &str, subida: &Subida) -> ApiResult<String> {
+pub async fn guardar(app: &AppContext, empresa_id: &EmpresaId, subida: &Subida) -> ApiResult<String> {
     let fiel999 = |context: &str, error: &dyn std::fmt::Display| {
         tracing::error!(error.context = context, error.message = %error, "fiel not stored");
         ApiError::new(Code::Fiel999, "internal error processing the FIEL; it was logged, retry later")
@@ -63,7 +64,7 @@ pub async fn guardar(app: &AppContext, empresa_id: &str, subida: &Subida) -> Api
 /// replacing the one it had: FIEL_001 to FIEL_005 for what is wrong with it.
 pub async fn subir(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     cer_base64: Option<String>,
     key_base64: Option<String>,
     password: Option<String>,
@@ -81,7 +82,7 @@ pub async fn subir(
     Ok(crate::cfdi::credenciales::Guardado::de(&subida))
 }
 
-pub async fn guardada(app: &AppContext, empresa_id: &str) -> ApiResult<Option<FielGuardada>> {
+pub async fn guardada(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Option<FielGuardada>> {
     let mut conn = app.db.conn().await?;
     Ok(fiel_db::guardada(&mut conn, empresa_id).await?)
 }
@@ -96,7 +97,7 @@ pub struct FielRevisada {
 /// The company's FIEL checked for SAT's descarga masiva: MISSING_FIEL when none is stored,
 /// FIEL_EXPIRED when it is no longer valid, FIEL_RFC_MISMATCH when it is not `empresa_rfc`'s
 /// (the company's RFC changed after the upload).
-pub async fn revisar(app: &AppContext, empresa_id: &str, empresa_rfc: &str) -> ApiResult<FielRevisada> {
+pub async fn revisar(app: &AppContext, empresa_id: &EmpresaId, empresa_rfc: &str) -> ApiResult<FielRevisada> {
     let mut conn = app.db.conn().await?;
     let row = fiel_db::get(&mut conn, empresa_id).await?;
     drop(conn);
@@ -123,7 +124,7 @@ pub async fn revisar(app: &AppContext, empresa_id: &str, empresa_rfc: &str) -> A
 impl FielRevisada {
     /// Decrypts the key and password and opens the FIEL: FIEL_DECRYPT when they cannot be
     /// opened (master key changed, data damaged).
-    pub async fn abrir(self, app: &AppContext, empresa_id: &str) -> ApiResult<Credential> {
+    pub async fn abrir(self, app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Credential> {
         let row = self.row;
         let decrypt = |what: &str, sealed: &[u8]| {
             app.cfdi
@@ -147,6 +148,6 @@ impl FielRevisada {
 
 /// The company's FIEL opened for SAT's descarga masiva ([`revisar`], then
 /// [`FielRevisada::abrir`]): MISSING_FIEL, FIEL_EXPIRED, FIEL_RFC_MISMATCH, FIEL_DECRYPT.
-pub async fn abrir(app: &AppContext, empresa_id: &str, empresa_rfc: &str) -> ApiResult<Credential> {
+pub async fn abrir(app: &AppContext, empresa_id: &EmpresaId, empresa_rfc: &str) -> ApiResult<Credential> {
     revisar(app, empresa_id, empresa_rfc).await?.abrir(app, empresa_id).await
 }

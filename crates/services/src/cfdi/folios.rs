@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use timbra_store::ids::EmpresaId;
 
 use tokio::sync::Notify;
 
@@ -70,19 +71,27 @@ impl Folios {
     /// Whether the next [`Folios::turno`] of the serie needs the database's counter: the
     /// first stamp of the serie in this process, and the first after a prediction missed
     /// (another process may have moved the counter ahead).
-    pub fn por_leer(&self, empresa_id: &str, serie: &str) -> bool {
+    pub fn por_leer(&self, empresa_id: &EmpresaId, serie: &str) -> bool {
         let colas = bloquear(&self.colas);
-        colas.get(empresa_id).and_then(|series| series.get(serie)).is_none_or(|cola| !bloquear(&cola.estado).conocido)
+        colas
+            .get(empresa_id.as_str())
+            .and_then(|series| series.get(serie))
+            .is_none_or(|cola| !bloquear(&cola.estado).conocido)
     }
 
     /// The next folio of the company's `serie`. `actual` is the counter as just read from the
     /// database, when [`Folios::por_leer`] asked for it.
-    pub fn turno(&self, empresa_id: &str, serie: &str, actual: Option<i64>) -> Turno {
+    pub fn turno(&self, empresa_id: &EmpresaId, serie: &str, actual: Option<i64>) -> Turno {
         let cola = {
             let mut colas = bloquear(&self.colas);
-            match colas.get(empresa_id).and_then(|series| series.get(serie)) {
+            match colas.get(empresa_id.as_str()).and_then(|series| series.get(serie)) {
                 Some(cola) => cola.clone(),
-                None => colas.entry(empresa_id.to_owned()).or_default().entry(serie.to_owned()).or_default().clone(),
+                None => colas
+                    .entry(empresa_id.as_str().to_owned())
+                    .or_default()
+                    .entry(serie.to_owned())
+                    .or_default()
+                    .clone(),
             }
         };
         let folio = {
@@ -180,8 +189,8 @@ mod tests {
     #[tokio::test]
     async fn turns_follow_arrival_and_wait_for_their_predecessor() {
         let folios = Folios::default();
-        let first = folios.turno("e", "A", Some(7));
-        let second = folios.turno("e", "A", Some(7));
+        let first = folios.turno(&EmpresaId::from("e"), "A", Some(7));
+        let second = folios.turno(&EmpresaId::from("e"), "A", Some(7));
         assert_eq!((first.folio, second.folio), (8, 9));
         assert!(first.esperar().await);
         let waiting = tokio::spawn(async move { (second.esperar().await, second) });
@@ -190,16 +199,16 @@ mod tests {
         let (ready, second) = waiting.await.unwrap();
         assert!(ready);
         second.confirmar(9);
-        assert_eq!(folios.turno("e", "A", Some(7)).folio, 10);
+        assert_eq!(folios.turno(&EmpresaId::from("e"), "A", Some(7)).folio, 10);
     }
 
     #[tokio::test]
     async fn a_turn_may_go_once_its_predecessor_is_queued_and_a_miss_asks_for_the_counter() {
         let folios = Folios::default();
-        assert!(folios.por_leer("e", "A"));
-        let first = folios.turno("e", "A", Some(0));
-        let second = folios.turno("e", "A", None);
-        assert!(!folios.por_leer("e", "A"), "known after the first read");
+        assert!(folios.por_leer(&EmpresaId::from("e"), "A"));
+        let first = folios.turno(&EmpresaId::from("e"), "A", Some(0));
+        let second = folios.turno(&EmpresaId::from("e"), "A", None);
+        assert!(!folios.por_leer(&EmpresaId::from("e"), "A"), "known after the first read");
         let waiting = tokio::spawn(async move { (second.esperar().await, second) });
         tokio::task::yield_now().await;
         first.envio().marcar();
@@ -208,25 +217,25 @@ mod tests {
         first.confirmar(1);
         // The writer gave the second stamp folio 5: another process stamped the serie.
         second.confirmar(5);
-        assert!(folios.por_leer("e", "A"));
+        assert!(folios.por_leer(&EmpresaId::from("e"), "A"));
     }
 
     #[tokio::test]
     async fn a_failed_turn_releases_the_ones_behind_it_and_the_next_starts_from_the_database() {
         let folios = Folios::default();
-        let failed = folios.turno("e", "A", Some(0));
-        let behind = folios.turno("e", "A", Some(0));
+        let failed = folios.turno(&EmpresaId::from("e"), "A", Some(0));
+        let behind = folios.turno(&EmpresaId::from("e"), "A", Some(0));
         drop(failed);
         assert!(!behind.esperar().await, "folio 2 cannot follow a folio 1 that was never stamped");
         // It sealed again inside its transaction and got folio 1.
         behind.confirmar(1);
-        assert_eq!(folios.turno("e", "A", None).folio, 2);
+        assert_eq!(folios.turno(&EmpresaId::from("e"), "A", None).folio, 2);
     }
 
     #[tokio::test]
     async fn another_process_moving_the_counter_is_picked_up() {
         let folios = Folios::default();
-        folios.turno("e", "A", Some(0)).confirmar(1);
-        assert_eq!(folios.turno("e", "A", Some(40)).folio, 41);
+        folios.turno(&EmpresaId::from("e"), "A", Some(0)).confirmar(1);
+        assert_eq!(folios.turno(&EmpresaId::from("e"), "A", Some(40)).folio, 41);
     }
 }

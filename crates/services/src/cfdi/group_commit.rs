@@ -31,6 +31,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use timbra_store::ids::EmpresaId;
 
 use crate::idempotency::Answer;
 use http::StatusCode;
@@ -70,7 +71,7 @@ pub const WAIT: std::time::Duration = std::time::Duration::from_millis(4);
 /// A sandbox stamp sealed and ready to be written.
 pub struct Sellado {
     /// The issuing company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// The record fields that do not come from the comprobante.
     pub registro: Registro,
     /// The `mode` of the answer envelope.
@@ -385,7 +386,7 @@ async fn take_folios(tx: &mut Tx, batch: &[Sellado], repetidos: &[bool]) -> ApiR
         indices.sort_by_key(|&index| batch[index].folio_sellado);
         let count = i64::try_from(indices.len()).map_err(|e| ApiError::internal("group commit", e))?;
         let Some(now) = indices.iter().map(|&index| batch[index].now).max() else { continue };
-        let ultimo = timbra_store::folios::tomar(tx, empresa_id, true, serie, count, now).await?;
+        let ultimo = timbra_store::folios::tomar(tx, &EmpresaId::from(empresa_id), true, serie, count, now).await?;
         for (folio, index) in (ultimo - count + 1..).zip(indices) {
             folios[index] = Some(folio);
         }

@@ -18,6 +18,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 
 use crate::idempotency::Answer;
 use serde_json::json;
@@ -86,13 +87,13 @@ pub(super) async fn timbrar(
     // Crossing the threshold (not every stamp below it) announces the low balance.
     let umbral = app.config.stamp_low_balance;
     if saldo == umbral - 1 {
-        let aviso = SaldoBajo { empresa_id: empresa_id.clone(), saldo, umbral };
+        let aviso = SaldoBajo { empresa_id: empresa_id.as_str().to_owned(), saldo, umbral };
         events::emit(&mut tx, now, empresa_id, &Event::TimbresSaldoBajo(aviso)).await?;
     }
     let folio = siguiente_folio(&mut tx, empresa_id, false, &registro.serie, now).await?;
     let xml = contenido.sellado(folio, &csd.credential)?.xml()?;
     let intento = Intento {
-        id: registro.cfdi_id.clone(),
+        id: registro.cfdi_id.as_str().to_owned(),
         empresa_id: empresa_id.clone(),
         serie: registro.serie.clone(),
         folio,
@@ -100,7 +101,7 @@ pub(super) async fn timbrar(
         xml_sellado: Some(xml),
         request_hash: Some(peticion.request_hash.clone()),
         idempotency_key: peticion.clave.map(|clave| clave.key.clone()),
-        user_id: Some(peticion.user_id.to_owned()),
+        user_id: Some(peticion.user_id.as_str().to_owned()),
         cliente_id: registro.cliente_id.clone(),
         xml_path: Some(registro.xml_path.clone()),
         operacion: Some(registro.operacion.to_owned()),
@@ -221,7 +222,14 @@ async fn resolver(
             if cambiado {
                 timbres::devolver(&mut tx, &intento.empresa_id, now).await?;
                 if let Some(efectos) = tipo_guardado(intento)?.efectos_guardados {
-                    efectos.devolver(&mut tx, &intento.empresa_id, &intento.id, now).await?;
+                    efectos
+                        .devolver(
+                            &mut tx,
+                            &EmpresaId::from(intento.empresa_id.as_str()),
+                            &CfdiId::from(&intento.id),
+                            now,
+                        )
+                        .await?;
                 }
                 if let Some(clave) = &clave {
                     idempotency::release(&mut tx, &intento.empresa_id, clave).await?;
@@ -255,7 +263,7 @@ async fn resolver(
         &intento.empresa_id,
         -1,
         &concepto,
-        intento.user_id.as_deref().unwrap_or_default(),
+        &UserId::from(intento.user_id.as_deref().unwrap_or_default()),
         now,
     )
     .await?;
@@ -275,7 +283,7 @@ async fn resolver(
         intento.xml_path.clone().unwrap_or_else(|| format!("cfdi/{}/{}.xml", intento.empresa_id, intento.id));
     let (operacion, efectos) = (tipo.operacion, tipo.efectos_guardados);
     let registro = Registro {
-        cfdi_id: intento.id.clone(),
+        cfdi_id: CfdiId::from(intento.id.clone()),
         sandbox: false,
         serie: serie.clone(),
         cliente_id: intento.cliente_id.clone(),
@@ -285,7 +293,7 @@ async fn resolver(
     let request_hash = intento.request_hash.clone().unwrap_or_default();
     let peticion = Peticion {
         empresa,
-        user_id: intento.user_id.as_deref().unwrap_or_default(),
+        user_id: &UserId::from(intento.user_id.as_deref().unwrap_or_default()),
         mode,
         clave: clave.as_ref(),
         request_hash,

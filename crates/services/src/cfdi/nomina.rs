@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, IntentoId, PeriodoId, ReciboNominaId, UserId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -161,7 +162,7 @@ impl ReciboParaTimbrar {
             "the stored receipt could not be read; recalculate the period (POST /api/nomina/periodos/{id})".to_owned()
         })?;
         Ok(Self {
-            id: fila.id,
+            id: String::from(fila.id),
             empleado_id: fila.empleado_id,
             empleado_nombre: fila.empleado_nombre,
             empleado,
@@ -446,12 +447,16 @@ fn preparar_uno(
     fecha_local: OffsetDateTime,
 ) -> Result<Listo, ErrorRecibo> {
     let (recibo_id, empleado_nombre) = (fila.id.clone(), fila.empleado_nombre.clone());
-    let falla = |error| ErrorRecibo { recibo_id: recibo_id.clone(), empleado_nombre: empleado_nombre.clone(), error };
+    let falla = |error| ErrorRecibo {
+        recibo_id: recibo_id.as_str().to_owned(),
+        empleado_nombre: empleado_nombre.clone(),
+        error,
+    };
     let recibo = ReciboParaTimbrar::de(fila).map_err(falla)?;
     let comprobante = revisar(&recibo)
         .and_then(|()| comprobante(catalogos, empresa, registro_patronal, &recibo, fecha))
         .map_err(falla)?;
-    let cfdi_id = timbra_store::ids::new_id();
+    let cfdi_id = CfdiId::new();
     let xml_path =
         format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
     let registro = Registro {
@@ -473,9 +478,9 @@ fn preparar_uno(
 /// NOMINA_999 the unexpected (logged with the period and company).
 pub async fn timbrar_periodo(
     app: &AppContext,
-    empresa_id: &str,
-    periodo_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+    user_id: &UserId,
 ) -> ApiResult<TimbradoPeriodo> {
     let now = app.clock.now();
     let fecha_local = hora_local(now.replace_nanosecond(0).unwrap_or(now));
@@ -551,7 +556,7 @@ pub async fn timbrar_periodo(
         status
     };
     Ok(TimbradoPeriodo {
-        periodo_id: periodo.id,
+        periodo_id: String::from(periodo.id),
         total_recibos,
         timbrados: timbrados.len(),
         errores: errores.len(),
@@ -563,7 +568,7 @@ pub async fn timbrar_periodo(
 
 /// NOMINA_999 for what was not foreseen, logged with its context; a client error (the CSD,
 /// the database being busy) keeps its own code.
-fn inesperado(error: ApiError, empresa_id: &str, periodo_id: &str) -> ApiError {
+fn inesperado(error: ApiError, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> ApiError {
     if error.code.status().is_server_error() && !matches!(error.code, Code::Busy001 | Code::Live001) {
         tracing::error!(empresa.id = %empresa_id, periodo.id = %periodo_id, error.code = error.code.as_str(),
             error.message = %error.message, "payroll stamping failed unexpectedly");
@@ -586,7 +591,7 @@ fn inesperado(error: ApiError, empresa_id: &str, periodo_id: &str) -> ApiError {
 async fn sandbox(
     app: &AppContext,
     empresa: &EmpresaEmisora,
-    periodo_id: &str,
+    periodo_id: &PeriodoId,
     listos: Vec<Listo>,
     fecha_local: OffsetDateTime,
     now: OffsetDateTime,
@@ -678,7 +683,7 @@ async fn sandbox(
 async fn escribir_tanda(
     app: &AppContext,
     empresa: &EmpresaEmisora,
-    periodo_id: &str,
+    periodo_id: &PeriodoId,
     tanda: Vec<(ReciboParaTimbrar, SelladoLote)>,
     ultima: bool,
     csd: &Arc<credenciales::Csd>,
@@ -690,11 +695,11 @@ async fn escribir_tanda(
     let serie = lote[0].registro.serie.clone();
     let efectos = EfectosRecibo {
         lote: Some(Tanda {
-            periodo_id: periodo_id.to_owned(),
+            periodo_id: periodo_id.clone(),
             recibos: recibos
                 .iter()
                 .zip(&lote)
-                .map(|(recibo, sellado)| (sellado.registro.cfdi_id.clone(), recibo.id.clone()))
+                .map(|(recibo, sellado)| (sellado.registro.cfdi_id.clone(), ReciboNominaId::from(&recibo.id)))
                 .collect(),
             ultima,
         }),
@@ -710,7 +715,7 @@ async fn escribir_tanda(
             recibo_id: recibo.id,
             empleado_nombre: recibo.empleado_nombre,
             uuid: sellado.uuid_api(),
-            cfdi_id: sellado.registro.cfdi_id.clone(),
+            cfdi_id: sellado.registro.cfdi_id.as_str().to_owned(),
             total: sellado.fila.total(),
             xml_url: sellado.registro.xml_path.clone(),
             enlaces: None,
@@ -728,7 +733,7 @@ async fn escribir_tanda(
 async fn live(
     app: &AppContext,
     empresa: &EmpresaEmisora,
-    user_id: &str,
+    user_id: &UserId,
     listos: Vec<Listo>,
     fecha_local: OffsetDateTime,
     now: OffsetDateTime,
@@ -762,22 +767,24 @@ async fn live(
             let mut conn = app.db.conn().await?;
             let pendiente = intentos::pendiente_por_hash(&mut conn, &empresa.id, &peticion.request_hash).await?;
             drop(conn);
-            let intento_id = pendiente.map_or_else(|| registro.cfdi_id.clone(), |intento| intento.id);
+            let intento_id = pendiente
+                .map_or_else(|| IntentoId::from(registro.cfdi_id.as_str()), |intento| IntentoId::from(intento.id));
             let mut tx = app.db.begin().await?;
-            db::vincular_intento(&mut tx, &empresa.id, &recibo.id, &intento_id).await?;
+            db::vincular_intento(&mut tx, &empresa.id, &ReciboNominaId::from(&recibo.id), &intento_id).await?;
             tx.commit().await?;
         }
         let efectos: Arc<dyn pipeline::Efectos> = Arc::new(EfectosRecibo::default());
         match pipeline::timbrar_con_registro(app, &peticion, Arc::new(comprobante), registro, Some(efectos)).await {
             Ok(_) => {
                 let mut conn = app.db.conn().await?;
-                let fila = timbra_store::nomina::recibo(&mut conn, &empresa.id, &recibo.id).await?;
+                let fila =
+                    timbra_store::nomina::recibo(&mut conn, &empresa.id, &ReciboNominaId::from(&recibo.id)).await?;
                 match fila {
                     Some(fila) if fila.cfdi_id.is_some() && fila.uuid.is_some() => timbrados.push(ReciboTimbradoOut {
                         recibo_id: recibo.id.clone(),
                         empleado_nombre: recibo.empleado_nombre.clone(),
                         uuid: fila.uuid.unwrap_or_default(),
-                        cfdi_id: fila.cfdi_id.unwrap_or_default(),
+                        cfdi_id: fila.cfdi_id.map(String::from).unwrap_or_default(),
                         total: fila.neto.0,
                         xml_url: fila.xml_url.unwrap_or_default(),
                         enlaces: None,
@@ -819,9 +826,9 @@ pub(super) struct EfectosRecibo {
 
 /// The receipts of a sandbox chunk, all of one period.
 struct Tanda {
-    periodo_id: String,
+    periodo_id: PeriodoId,
     /// Receipt id by CFDI id.
-    recibos: HashMap<String, String>,
+    recibos: HashMap<CfdiId, ReciboNominaId>,
     /// No receipt of the call is left to write after this chunk. Before the last chunk the
     /// period is TIMBRADO_PARCIAL for certain (this chunk stamped, the rest not yet), which
     /// one row's update records; the last chunk counts the period's receipts for the exact
@@ -864,17 +871,17 @@ impl EfectosRecibo {
             let Some((recibo_id, periodo_id)) = recibo else {
                 return Err(ApiError::internal("nomina", format!("no receipt holds CFDI {cfdi_id}")));
             };
-            marcados.push((recibo_id.clone(), escrito));
-            de_periodo.push(periodo_id.clone());
+            marcados.push((recibo_id.as_str().to_owned(), escrito));
+            de_periodo.push(periodo_id.as_str().to_owned());
             if !periodos.iter().any(|(empresa, periodo, _)| *empresa == empresa_id && *periodo == periodo_id) {
-                periodos.push((empresa_id, periodo_id.clone(), escrito.now));
+                periodos.push((empresa_id.as_str(), periodo_id.as_str().to_owned(), escrito.now));
             }
             emisiones.push(Emission {
                 now: escrito.now,
                 empresa_id,
                 event: Event::NominaReciboTimbrado(ReciboTimbrado {
-                    recibo_id,
-                    periodo_id,
+                    recibo_id: String::from(recibo_id),
+                    periodo_id: String::from(periodo_id),
                     uuid: escrito.uuid_api.to_owned(),
                     xml_url: escrito.registro.xml_path.clone(),
                     total: escrito.fila.total(),
@@ -899,7 +906,9 @@ impl EfectosRecibo {
         // written with the stamp, so an acknowledged receipt never loses its e-mail.
         let mut con_correo: Vec<(&str, &str)> = Vec::new();
         for (empresa_id, periodo_id, _) in &periodos {
-            if timbra_store::nomina::enviar_correo(tx, empresa_id, periodo_id).await? {
+            if timbra_store::nomina::enviar_correo(tx, &EmpresaId::from(*empresa_id), &PeriodoId::from(periodo_id))
+                .await?
+            {
                 con_correo.push((empresa_id, periodo_id));
             }
         }
@@ -924,11 +933,18 @@ impl EfectosRecibo {
         for (empresa_id, periodo_id, now) in periodos {
             match &self.lote {
                 Some(tanda) if !tanda.ultima => {
-                    timbra_store::nomina::set_status_periodo(tx, empresa_id, &periodo_id, "TIMBRADO_PARCIAL", now)
-                        .await?;
+                    timbra_store::nomina::set_status_periodo(
+                        tx,
+                        &EmpresaId::from(empresa_id),
+                        &PeriodoId::from(&periodo_id),
+                        "TIMBRADO_PARCIAL",
+                        now,
+                    )
+                    .await?;
                 }
                 _ => {
-                    db::actualizar_status_periodo(tx, empresa_id, &periodo_id, now).await?;
+                    db::actualizar_status_periodo(tx, &EmpresaId::from(empresa_id), &PeriodoId::from(&periodo_id), now)
+                        .await?;
                 }
             }
         }
@@ -990,7 +1006,7 @@ fn acuse_sandbox(rfc_emisor: &str, uuid: &str, fecha: &str) -> String {
 
 /// NOT_FOUND when the company has no payroll period `periodo_id` (checked before a body is
 /// read: an id of another company is NOT_FOUND whatever the body says).
-pub async fn exigir_periodo(app: &AppContext, empresa_id: &str, periodo_id: &str) -> ApiResult<()> {
+pub async fn exigir_periodo(app: &AppContext, empresa_id: &EmpresaId, periodo_id: &PeriodoId) -> ApiResult<()> {
     let mut conn = app.db.conn().await?;
     timbra_store::nomina::periodo(&mut conn, empresa_id, periodo_id)
         .await?
@@ -1008,17 +1024,17 @@ pub async fn exigir_periodo(app: &AppContext, empresa_id: &str, periodo_id: &str
 /// CANCEL_001/003/004 as for invoices; CFDI_002/003, LIVE_001, PAC_001/002 live.
 pub async fn cancelar_recibo(
     app: &AppContext,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     body: &CancelarReciboBody,
-    user_id: &str,
+    user_id: &UserId,
 ) -> ApiResult<CancelacionRecibo> {
     exigir_periodo(app, empresa_id, periodo_id).await?;
     let (recibo_id, motivo, folio_sustitucion) = (&body.recibo_id, &body.motivo, body.folio_sustitucion.as_deref());
     let no_existe = || ApiError::not_found("payroll receipt of this period");
     let recibo = {
         let mut conn = app.db.conn().await?;
-        timbra_store::nomina::recibo(&mut conn, empresa_id, recibo_id).await?
+        timbra_store::nomina::recibo(&mut conn, empresa_id, &ReciboNominaId::from(recibo_id)).await?
     }
     .filter(|r| r.periodo_id == periodo_id)
     .ok_or_else(no_existe)?;
@@ -1052,19 +1068,26 @@ pub async fn cancelar_recibo(
     let (estado, acuse, acuse_path) = if fila.sandbox {
         let fecha = fecha_cfdi(hora_local(now.replace_nanosecond(0).unwrap_or(now)));
         let acuse = acuse_sandbox(&fila.emisor_rfc, &fila.uuid_xml, &fecha);
-        let path = super::cancelacion::guardar_acuse(app, empresa_id, &cfdi_id, &fila, acuse.clone()).await?;
+        let path = super::cancelacion::guardar_acuse(app, empresa_id, cfdi_id.as_str(), &fila, acuse.clone()).await?;
         (timbra_store::estados::EstadoCancelacion::SinAceptacion, acuse, path)
     } else {
-        let solicitada =
-            super::cancelacion::solicitar(app, empresa_id, &cfdi_id, &fila, &motivo, sustitucion.as_deref(), now)
-                .await?;
+        let solicitada = super::cancelacion::solicitar(
+            app,
+            empresa_id,
+            cfdi_id.as_str(),
+            &fila,
+            &motivo,
+            sustitucion.as_deref(),
+            now,
+        )
+        .await?;
         (solicitada.estado, solicitada.acuse, solicitada.acuse_path)
     };
     let mut tx = app.db.begin().await?;
     super::cancelacion::registrar(&mut tx, now, empresa_id, &datos, estado, sustitucion.as_deref(), Some(&acuse_path))
         .await?;
     if estado.cancelado() {
-        db::marcar_cancelado(&mut tx, empresa_id, recibo_id, now).await?;
+        db::marcar_cancelado(&mut tx, empresa_id, &ReciboNominaId::from(recibo_id), now).await?;
         if !fila.sandbox {
             // Cancelled at once: the stamp it took goes back to the balance.
             timbres::devolver(&mut tx, empresa_id, now).await?;

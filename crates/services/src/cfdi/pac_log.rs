@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::time::Instant;
+use timbra_store::ids::EmpresaId;
 
 use timbra_pac::{Cancelacion, EstadoSat, PacError, Timbrado};
 
@@ -17,7 +18,7 @@ pub struct PacCall<'a> {
     /// The PAC operation (`stamp`, `stamped`, `cancel_signature`, `get_sat_status`).
     pub operation: &'static str,
     /// The company the call is for.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The invoice's id, when it has one.
     pub cfdi_id: Option<&'a str>,
     /// The invoice's serie.
@@ -30,7 +31,7 @@ pub struct PacCall<'a> {
 
 impl<'a> PacCall<'a> {
     /// A call of `operation` for the company, with no invoice and no recovery.
-    pub fn new(operation: &'static str, empresa_id: &'a str) -> Self {
+    pub fn new(operation: &'static str, empresa_id: &'a EmpresaId) -> Self {
         PacCall { operation, empresa_id, cfdi_id: None, serie: None, folio: None, recovery: |_| "none" }
     }
 
@@ -139,7 +140,7 @@ pub async fn logged<T: PacAnswer>(
                 target: LOG_TARGET,
                 tracing::Level::INFO,
                 pac.operation = call.operation,
-                empresa.id = call.empresa_id,
+                empresa.id = call.empresa_id.as_str(),
                 cfdi.id = call.cfdi_id,
                 cfdi.serie = call.serie,
                 cfdi.folio = call.folio,
@@ -154,7 +155,7 @@ pub async fn logged<T: PacAnswer>(
             target: LOG_TARGET,
             tracing::Level::WARN,
             pac.operation = call.operation,
-            empresa.id = call.empresa_id,
+            empresa.id = call.empresa_id.as_str(),
             cfdi.id = call.cfdi_id,
             cfdi.serie = call.serie,
             cfdi.folio = call.folio,
@@ -203,7 +204,8 @@ mod tests {
         let subscriber = tracing_subscriber::fmt().json().with_writer(move || writer.clone()).finish();
         let _guard = tracing::subscriber::set_default(subscriber);
 
-        let call = PacCall::new("cancel_signature", "emp-1").cfdi("cfdi-1", Some("A"), Some(7));
+        let empresa_id = EmpresaId::from("emp-1");
+        let call = PacCall::new("cancel_signature", &empresa_id).cfdi("cfdi-1", Some("A"), Some(7));
         let garbage = PacError::Transport("HTTP 502 Bad Gateway en cancel_signature: <soap:Envelope>secreto".into());
         let failed: Result<Cancelacion, _> =
             logged(call.recovery(|_| "invoice unchanged; the client retries"), async { Err(garbage) }).await;
@@ -214,7 +216,7 @@ mod tests {
             es_cancelable: "Cancelable con aceptación".into(),
             estatus_cancelacion: "En proceso".into(),
         };
-        logged(PacCall::new("get_sat_status", "emp-1").cfdi("cfdi-1", Some("A"), Some(7)), async { Ok(status) })
+        logged(PacCall::new("get_sat_status", &empresa_id).cfdi("cfdi-1", Some("A"), Some(7)), async { Ok(status) })
             .await
             .unwrap();
 

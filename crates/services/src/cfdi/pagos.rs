@@ -18,6 +18,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, PagoId};
 
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::{Deserialize, Serialize};
@@ -182,7 +183,7 @@ impl super::pipeline::Resumen for ResumenPago {
     ) -> String {
         let prefijo = if registro.sandbox { PREFIJO_SANDBOX } else { "" };
         let data = PagoTimbradoOut {
-            cfdi_id: registro.cfdi_id.clone(),
+            cfdi_id: registro.cfdi_id.as_str().to_owned(),
             uuid: uuid_api.to_owned(),
             fecha_timbrado: credenciales::rfc3339(timbrado_en),
             xml_url: registro.xml_path.clone(),
@@ -525,7 +526,7 @@ async fn relacionados(
     let mut encontrados = Vec::with_capacity(solicitud.doctos.len());
     let mut faltan = Vec::new();
     for d in &solicitud.doctos {
-        match db::relacionado(&mut conn, empresa_id, &d.uuid_xml).await? {
+        match db::relacionado(&mut conn, &EmpresaId::from(empresa_id), &d.uuid_xml).await? {
             Some(r) => encontrados.push(r),
             None => faltan.push(FieldProblem::new(
                 format!("{}.idDocumento", d.campo),
@@ -767,16 +768,16 @@ pub async fn preparar(
 
 /// The balances a payment moves, in its stamp's transaction.
 struct EfectosPago {
-    empresa_id: String,
+    empresa_id: EmpresaId,
     fecha_pago: String,
     /// (invoice id, its API UUID, the document) in body order.
-    doctos: Vec<(String, String, Docto)>,
+    doctos: Vec<(CfdiId, String, Docto)>,
 }
 
 impl EfectosPago {
-    async fn aplicar_en(&self, tx: &mut Tx, pago_id: &str, now: OffsetDateTime) -> ApiResult<()> {
+    async fn aplicar_en(&self, tx: &mut Tx, pago_id: &PagoId, now: OffsetDateTime) -> ApiResult<()> {
         // In invoice-id order, so two payments of the same invoices lock them in one order.
-        let mut orden: Vec<&(String, String, Docto)> = self.doctos.iter().collect();
+        let mut orden: Vec<&(CfdiId, String, Docto)> = self.doctos.iter().collect();
         orden.sort_by(|a, b| a.0.cmp(&b.0));
         for (cfdi_id, uuid, d) in orden {
             let actual = db::saldo(tx, &self.empresa_id, cfdi_id)
@@ -821,11 +822,17 @@ impl EfectosPago {
 }
 
 impl Efectos for EfectosPago {
-    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
-        Box::pin(self.aplicar_en(tx, cfdi_id, now))
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
+        Box::pin(async move { self.aplicar_en(tx, &PagoId::from(cfdi_id), now).await })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         EFECTOS_GUARDADOS.devolver(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -838,7 +845,13 @@ pub(super) struct PagoGuardado;
 pub(super) static EFECTOS_GUARDADOS: PagoGuardado = PagoGuardado;
 
 impl Efectos for PagoGuardado {
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         Box::pin(devolver(tx, empresa_id, cfdi_id, now))
     }
 }
@@ -856,8 +869,8 @@ pub static TIPO: super::tipos::TipoDocumento = super::tipos::TipoDocumento {
 
 /// Gives back to the invoices what payment `pago_id` applied (its stamp was refused, or it
 /// was cancelled), in the caller's transaction; nothing for any other CFDI.
-pub async fn devolver(tx: &mut Tx, empresa_id: &str, pago_id: &str, now: OffsetDateTime) -> ApiResult<()> {
-    db::devolver(tx, empresa_id, pago_id, now).await?;
+pub async fn devolver(tx: &mut Tx, empresa_id: &EmpresaId, cfdi_id: &CfdiId, now: OffsetDateTime) -> ApiResult<()> {
+    db::devolver(tx, empresa_id, &PagoId::from(cfdi_id), now).await?;
     Ok(())
 }
 
@@ -923,16 +936,21 @@ pub struct Cobranza {
 }
 
 /// The payments side of invoice `id` (empty for invoices that are neither PPD nor payments).
-pub async fn cobranza(app: &AppContext, empresa_id: &str, id: &str, tipo_comprobante: &str) -> ApiResult<Cobranza> {
+pub async fn cobranza(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    tipo_comprobante: &str,
+) -> ApiResult<Cobranza> {
     let mut conn = app.db.conn().await?;
     if tipo_comprobante == "P" {
-        let doctos = db::doctos_de(&mut conn, empresa_id, id).await?;
+        let doctos = db::doctos_de(&mut conn, empresa_id, &PagoId::from(id)).await?;
         return Ok(Cobranza {
             docto_relacionados: Some(
                 doctos
                     .into_iter()
                     .map(|d| DoctoDePagoOut {
-                        cfdi_id: d.cfdi_id,
+                        cfdi_id: String::from(d.cfdi_id),
                         uuid: d.uuid,
                         num_parcialidad: d.num_parcialidad,
                         imp_saldo_ant: centavos(d.imp_saldo_ant.0),
@@ -945,8 +963,10 @@ pub async fn cobranza(app: &AppContext, empresa_id: &str, id: &str, tipo_comprob
             ..Cobranza::default()
         });
     }
-    let Some(saldo) = db::saldo(&mut conn, empresa_id, id).await? else { return Ok(Cobranza::default()) };
-    let pagos = db::pagos_de(&mut conn, empresa_id, id).await?;
+    let Some(saldo) = db::saldo(&mut conn, empresa_id, &CfdiId::from(id)).await? else {
+        return Ok(Cobranza::default());
+    };
+    let pagos = db::pagos_de(&mut conn, empresa_id, &CfdiId::from(id)).await?;
     Ok(Cobranza {
         saldo_insoluto: Some(centavos(saldo.saldo_insoluto.0)),
         pagado: Some(centavos(pagos.iter().map(|p| p.imp_pagado.0).sum())),
@@ -971,10 +991,10 @@ pub async fn cobranza(app: &AppContext, empresa_id: &str, id: &str, tipo_comprob
 
 /// CANCEL_003 when invoice `id` has payments that are not cancelled (SAT: "No cancelable"):
 /// they must be cancelled first.
-pub async fn exigir_sin_pagos(app: &AppContext, empresa_id: &str, id: &str) -> ApiResult<()> {
+pub async fn exigir_sin_pagos(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> ApiResult<()> {
     let vigentes = {
         let mut conn = app.db.conn().await?;
-        db::pagos_vigentes(&mut conn, empresa_id, id).await?
+        db::pagos_vigentes(&mut conn, empresa_id, &CfdiId::from(id)).await?
     };
     sin_pagos(vigentes)
 }
@@ -982,9 +1002,9 @@ pub async fn exigir_sin_pagos(app: &AppContext, empresa_id: &str, id: &str) -> A
 /// [`exigir_sin_pagos`] inside the cancellation's transaction, holding the invoice's balance
 /// row: a payment being stamped either committed before (and is seen here) or waits and then
 /// sees the invoice cancelled (PAGO_003).
-pub async fn exigir_sin_pagos_en(tx: &mut Tx, empresa_id: &str, id: &str, now: OffsetDateTime) -> ApiResult<()> {
-    db::bloquear_saldo(tx, empresa_id, id, now).await?;
-    let vigentes = db::pagos_vigentes(tx, empresa_id, id).await?;
+pub async fn exigir_sin_pagos_en(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, now: OffsetDateTime) -> ApiResult<()> {
+    db::bloquear_saldo(tx, empresa_id, &CfdiId::from(id), now).await?;
+    let vigentes = db::pagos_vigentes(tx, empresa_id, &CfdiId::from(id)).await?;
     sin_pagos(vigentes)
 }
 

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use sha2::Digest;
+use timbra_store::ids::{EmpresaId, ReciboId};
 use utoipa::ToSchema;
 
 use crate::cfdi::consulta::Cifra;
@@ -135,14 +136,14 @@ pub fn recibo_out(row: ReciboRow, app: &AppContext, codigo_postal: &str, base: &
         total: row.total.0.to_string(),
         status: row.status,
         clave_autofactura: row.clave_autofactura,
-        cfdi_id: row.cfdi_id,
+        cfdi_id: row.cfdi_id.map(String::from),
         sucursal: row.sucursal,
         email: row.email,
     }
 }
 
 /// The address (`slug`) of the company's self-invoicing page, once set.
-pub async fn slug_de(app: &AppContext, empresa_id: &str) -> ApiResult<Option<String>> {
+pub async fn slug_de(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Option<String>> {
     let mut conn = app.db.conn().await?;
     Ok(db::ajustes(&mut conn, empresa_id).await?.and_then(|a| a.autofactura_slug))
 }
@@ -169,7 +170,7 @@ fn dia(campo: &str, texto: &str) -> Result<time::Date, ApiError> {
 /// bad status or date), and how many match; `base` is the public URL of the links.
 pub async fn listar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     consulta: &Consulta,
     paging: &Paging,
     base: &str,
@@ -212,10 +213,10 @@ pub async fn listar(
 
 /// The company's ticket `id`, or NOT_FOUND (also another company's); `base` is the public URL
 /// of its link.
-pub async fn obtener(app: &AppContext, empresa_id: &str, id: &str, base: &str) -> ApiResult<ReciboOut> {
+pub async fn obtener(app: &AppContext, empresa_id: &EmpresaId, id: &str, base: &str) -> ApiResult<ReciboOut> {
     let row = {
         let mut conn = app.db.conn().await?;
-        db::get(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("ticket"))?
+        db::get(&mut conn, empresa_id, &ReciboId::from(id)).await?.ok_or_else(|| ApiError::not_found("ticket"))?
     };
     let (empresa, _) = contexto::emisora_y_receptor(app, empresa_id, None).await?;
     let slug = slug_de(app, empresa_id).await?;
@@ -228,7 +229,7 @@ pub async fn obtener(app: &AppContext, empresa_id: &str, id: &str, base: &str) -
 /// its attempt.
 pub async fn timbrar_global(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     solicitante: Solicitante<'_>,
     cuerpo: &GlobalBody,
     bytes: &[u8],

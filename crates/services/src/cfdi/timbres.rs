@@ -3,6 +3,7 @@
 //! stamps are bought from the PAC by whoever runs the installation; a company's owner adding
 //! them would spend the operator's stamps (issue 28, finding 5). Sandbox stamping takes none.
 
+use timbra_store::ids::{EmpresaId, UserId};
 use time::OffsetDateTime;
 
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
@@ -17,10 +18,10 @@ pub const MAX_RECARGA: i64 = 10_000_000;
 /// that does not exist.
 pub async fn recargar(
     db: &Db,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     cantidad: Option<i64>,
     concepto: Option<&str>,
-    operador: Option<&str>,
+    operador: Option<&UserId>,
     now: OffsetDateTime,
 ) -> ApiResult<i64> {
     let cantidad = match cantidad {

@@ -7,6 +7,7 @@
 
 use timbra_pac::Servicio;
 use timbra_store::Tx;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use time::OffsetDateTime;
 
 use super::documento::{Sellable, leer_comprobante};
@@ -26,7 +27,7 @@ pub struct TipoDocumento {
     pub efectos_guardados: Option<&'static dyn Efectos>,
     /// What SAT's cancellation of one of its CFDI undoes, in the transaction that records it
     /// (a payment gives its amounts back, a payroll receipt is cancelled with its CFDI).
-    pub al_cancelar: for<'a> fn(&'a mut Tx, &'a str, &'a str, OffsetDateTime) -> Hecho<'a>,
+    pub al_cancelar: for<'a> fn(&'a mut Tx, &'a EmpresaId, &'a CfdiId, OffsetDateTime) -> Hecho<'a>,
     /// Reads the XML the PAC stamped back into the document, for its row.
     pub leer_timbrado: fn(&str) -> ApiResult<Box<dyn Sellable>>,
     /// The PAC service that stamps and cancels it (CFDI 4.0, or the retentions service).
@@ -42,7 +43,12 @@ impl TipoDocumento {
 }
 
 /// Nothing to undo.
-pub fn sin_efectos<'a>(_tx: &'a mut Tx, _empresa_id: &'a str, _cfdi_id: &'a str, _now: OffsetDateTime) -> Hecho<'a> {
+pub fn sin_efectos<'a>(
+    _tx: &'a mut Tx,
+    _empresa_id: &'a EmpresaId,
+    _cfdi_id: &'a CfdiId,
+    _now: OffsetDateTime,
+) -> Hecho<'a> {
     Box::pin(async { Ok(()) })
 }
 

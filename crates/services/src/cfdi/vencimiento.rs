@@ -45,7 +45,7 @@ async fn avisar(app: &AppContext) -> timbra_store::DbResult<usize> {
         let marcados = certificados::marcar_aviso(&mut tx, &cert.id, now).await?;
         if marcados == 1 {
             let aviso = CertificadoPorExpirar {
-                empresa_id: cert.empresa_id.clone(),
+                empresa_id: cert.empresa_id.as_str().to_owned(),
                 no_certificado: cert.no_certificado.clone(),
                 rfc: cert.rfc.clone(),
                 vigencia_fin: cert.vigencia_fin,

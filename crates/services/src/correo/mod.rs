@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use lettre::message::header::{ContentTransferEncoding, ContentType};
 use lettre::message::{Attachment, Body, Mailbox, MultiPart};
@@ -99,8 +100,8 @@ pub struct Encolado {
 /// invalid address, CORREO_003 without any, NOT_FOUND for an unknown CFDI or one without XML.
 pub async fn enviar(
     app: &AppContext,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     para: Option<&[String]>,
     cc: Option<&[String]>,
 ) -> ApiResult<Encolado> {
@@ -147,8 +148,8 @@ pub async fn enviar(
 /// `email`, any other CFDI's customer's.
 async fn direccion_guardada(
     conn: &mut impl timbra_store::AsExec,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     tipo_comprobante: &str,
 ) -> ApiResult<Option<String>> {
     let email = if tipo_comprobante == "N" {
@@ -163,8 +164,8 @@ async fn direccion_guardada(
 async fn encolar(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     motivo: &str,
     para: &[String],
     cc: &[String],
@@ -181,7 +182,7 @@ async fn encolar(
 
 /// Whether a stamp queues its e-mail: when the body asked for it (`enviarCorreo`) or, the body
 /// silent, when the company sends on every stamp (`enviarAlTimbrar`).
-pub async fn quiere_al_timbrar(app: &AppContext, empresa_id: &str, pedido: Option<bool>) -> bool {
+pub async fn quiere_al_timbrar(app: &AppContext, empresa_id: &EmpresaId, pedido: Option<bool>) -> bool {
     match pedido {
         Some(pedido) => pedido,
         None => {
@@ -201,7 +202,7 @@ pub async fn quiere_al_timbrar(app: &AppContext, empresa_id: &str, pedido: Optio
 /// e-mail.
 pub async fn efectos_al_timbrar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     pedido: Option<bool>,
     interior: Option<Arc<dyn Efectos>>,
 ) -> Option<Arc<dyn Efectos>> {
@@ -221,7 +222,7 @@ pub struct ConCorreo {
 }
 
 impl Efectos for ConCorreo {
-    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
         match &self.interior {
             Some(interior) => interior.aplicar(tx, cfdi_id, now),
             None => Box::pin(async { Ok(()) }),
@@ -240,7 +241,13 @@ impl Efectos for ConCorreo {
         })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         match &self.interior {
             Some(interior) => interior.devolver(tx, empresa_id, cfdi_id, now),
             None => Box::pin(async { Ok(()) }),
@@ -256,17 +263,17 @@ pub async fn al_persistir_timbre(
     tx: &mut Tx,
     now: OffsetDateTime,
     smtp: bool,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     tipo_comprobante: &str,
 ) -> ApiResult<Option<String>> {
     if !smtp {
-        tracing::warn!(cfdi.id = cfdi_id, "the stamp's e-mail was not queued: TIMBRA_SMTP_URL is not set");
+        tracing::warn!(cfdi.id = cfdi_id.as_str(), "the stamp's e-mail was not queued: TIMBRA_SMTP_URL is not set");
         return Ok(None);
     }
     let direccion = direccion_guardada(tx, empresa_id, cfdi_id, tipo_comprobante).await?;
     let Some(direccion) = direccion.filter(|direccion| direccion_valida(direccion)) else {
-        tracing::warn!(cfdi.id = cfdi_id, "the stamp's e-mail was not queued: no valid address stored for it");
+        tracing::warn!(cfdi.id = cfdi_id.as_str(), "the stamp's e-mail was not queued: no valid address stored for it");
         return Ok(None);
     };
     let envio_id = encolar(tx, now, empresa_id, cfdi_id, "TIMBRADO", &[direccion], &[]).await?;
@@ -275,7 +282,12 @@ pub async fn al_persistir_timbre(
 
 /// In the transaction that records SAT's cancellation of CFDI `cfdi_id`: a notice to the
 /// addresses of its last sending, when it was sent by e-mail.
-pub async fn aviso_de_cancelacion(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, cfdi_id: &str) -> ApiResult<()> {
+pub async fn aviso_de_cancelacion(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
+) -> ApiResult<()> {
     let Some((para, cc)) = correos::ultimo_envio(tx, empresa_id, cfdi_id).await? else { return Ok(()) };
     let para: Vec<String> = serde_json::from_str(&para).unwrap_or_default();
     let cc: Vec<String> = serde_json::from_str(&cc).unwrap_or_default();
@@ -320,7 +332,7 @@ pub fn revisar_ajustes(cambio: &CambioAjustes) -> ApiResult<()> {
 }
 
 /// Writes the company's e-mail settings, checked by [`revisar_ajustes`].
-pub async fn guardar_ajustes(app: &AppContext, empresa_id: &str, cambio: CambioAjustes) -> ApiResult<()> {
+pub async fn guardar_ajustes(app: &AppContext, empresa_id: &EmpresaId, cambio: CambioAjustes) -> ApiResult<()> {
     revisar_ajustes(&cambio)?;
     let mut conn = app.db.conn().await?;
     let (mut ajustes, _) =
@@ -418,7 +430,7 @@ impl Job for EnviarCorreo {
             correos::registrar(tx, &envio_id, estado, job.attempts, error, enviado_en, now).await?;
             let data = payloads::Correo {
                 envio_id: envio_id.clone(),
-                cfdi_id: correo.cfdi_id.clone(),
+                cfdi_id: correo.cfdi_id.as_str().to_owned(),
                 uuid: correo.uuid.clone(),
                 motivo: correo.motivo.clone(),
                 para: serde_json::from_str(&correo.para).unwrap_or_default(),

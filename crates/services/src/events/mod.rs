@@ -5,6 +5,7 @@
 pub mod payloads;
 
 use std::collections::HashMap;
+use timbra_store::ids::{DeliveryId, EmpresaId, EventId, WebhookId};
 
 pub use payloads::Event;
 use serde::Serialize;
@@ -89,13 +90,18 @@ impl Serialize for EventType {
 /// Records `event` of `empresa_id` and enqueues its delivery to every active webhook of the
 /// company subscribed to its type (a webhook with no list gets every type but pings), in the
 /// caller's transaction. Returns the event id.
-pub async fn emit(tx: &mut Tx, now: OffsetDateTime, empresa_id: &str, event: &Event) -> timbra_store::DbResult<String> {
+pub async fn emit(
+    tx: &mut Tx,
+    now: OffsetDateTime,
+    empresa_id: &EmpresaId,
+    event: &Event,
+) -> timbra_store::DbResult<String> {
     let event_id = record(tx, now, empresa_id, event).await?;
     let event = event.event_type();
     let subscribers = store_events::subscribers(tx, empresa_id).await?;
     for webhook in subscribers {
         if subscribed(webhook.events.as_deref(), event) {
-            deliver(tx, now, empresa_id, &webhook.id, &event_id).await?;
+            deliver(tx, now, empresa_id, &WebhookId::from(&webhook.id), &EventId::from(&event_id)).await?;
         }
     }
     Ok(event_id)
@@ -117,7 +123,7 @@ pub fn subscribed(events: Option<&str>, event: EventType) -> bool {
 pub async fn record(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     event: &Event,
 ) -> timbra_store::DbResult<String> {
     let data = event.data_json().map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
@@ -131,9 +137,9 @@ pub async fn record(
 pub async fn deliver(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
-    webhook_id: &str,
-    event_id: &str,
+    empresa_id: &EmpresaId,
+    webhook_id: &WebhookId,
+    event_id: &EventId,
 ) -> timbra_store::DbResult<String> {
     let id = ids::new_id();
     store_events::insert_delivery(tx, &id, webhook_id, event_id, now).await?;
@@ -147,7 +153,7 @@ pub struct Emission<'a> {
     /// When it happened.
     pub now: OffsetDateTime,
     /// The company it belongs to.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// What happened.
     pub event: Event,
 }
@@ -188,20 +194,26 @@ pub fn event_rows(emissions: &[Emission<'_>]) -> timbra_store::DbResult<(MultiIn
 pub async fn deliver_many(tx: &mut Tx, emissions: &[Emission<'_>], event_ids: &[String]) -> timbra_store::DbResult<()> {
     let mut subscribers: HashMap<&str, Vec<Subscriber>> = HashMap::new();
     for emission in emissions {
-        if !subscribers.contains_key(emission.empresa_id) {
+        if !subscribers.contains_key(emission.empresa_id.as_str()) {
             let found = store_events::subscribers(tx, emission.empresa_id).await?;
-            subscribers.insert(emission.empresa_id, found);
+            subscribers.insert(emission.empresa_id.as_str(), found);
         }
     }
     let mut deliveries = store_events::deliveries_insert();
     let mut jobs = Vec::new();
     for (emission, event_id) in emissions.iter().zip(event_ids) {
         let event = emission.event.event_type();
-        for webhook in subscribers.get(emission.empresa_id).map(Vec::as_slice).unwrap_or_default() {
+        for webhook in subscribers.get(emission.empresa_id.as_str()).map(Vec::as_slice).unwrap_or_default() {
             if subscribed(webhook.events.as_deref(), event) {
                 let id = ids::new_id();
                 let now = emission.now;
-                store_events::push_delivery(&mut deliveries, &id, &webhook.id, event_id, now);
+                store_events::push_delivery(
+                    &mut deliveries,
+                    &DeliveryId::from(&id),
+                    &WebhookId::from(&webhook.id),
+                    &EventId::from(event_id),
+                    now,
+                );
                 let payload = DeliveryPayload { delivery_id: id };
                 jobs.push((
                     now,

@@ -16,6 +16,7 @@ pub mod worker;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
+use timbra_store::ids::EmpresaId;
 
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -86,7 +87,7 @@ pub struct NewJob {
     /// The kind ([`Job::KIND`]).
     pub kind: &'static str,
     /// The company the work belongs to (shown to its administrators), or none for system work.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// What the kind needs to run (JSON).
     pub payload: Value,
     /// When it becomes due; `None` = now.
@@ -112,8 +113,8 @@ impl NewJob {
     }
 
     /// Belongs to a company.
-    pub fn for_empresa(mut self, empresa_id: &str) -> Self {
-        self.empresa_id = Some(empresa_id.to_owned());
+    pub fn for_empresa(mut self, empresa_id: &EmpresaId) -> Self {
+        self.empresa_id = Some(empresa_id.clone());
         self
     }
 
@@ -184,7 +185,7 @@ pub struct Claimed {
     /// Kind name.
     pub kind: String,
     /// Company, if any.
-    pub empresa_id: Option<String>,
+    pub empresa_id: Option<EmpresaId>,
     /// The JSON payload as written.
     pub payload: String,
     /// This run's number, from 1.
@@ -352,7 +353,7 @@ pub struct QueueStats {
 /// the dashboard's jobs page (authorize first: job:view).
 pub async fn page(
     db: &Db,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: Option<&str>,
     paging: &timbra_store::Paging,
 ) -> Result<(Vec<timbra_store::jobs::JobRow>, i64), crate::error::ApiError> {

@@ -15,6 +15,7 @@
 //! taken out of the previous target's receipts first.
 
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -101,7 +102,7 @@ impl From<AjusteRow> for AjusteEmpleado {
         Self {
             empleado_id: row.empleado_id,
             empleado_nombre: row.empleado_nombre,
-            periodo_id: row.periodo_id,
+            periodo_id: String::from(row.periodo_id),
             resultado: row.resultado,
             motivos: row.motivos.map(|m| m.split(',').map(str::to_owned).collect()).unwrap_or_default(),
             recibos: row.recibos,
@@ -144,7 +145,12 @@ fn lineas_de(row: &ReciboRow) -> ApiResult<LineasRecibo> {
 }
 
 /// Takes a previous adjustment's lines out of receipt `row`, restoring its totals.
-async fn quitar_ajuste(tx: &mut Tx, empresa_id: &str, row: &ReciboRow, now: time::OffsetDateTime) -> ApiResult<()> {
+async fn quitar_ajuste(
+    tx: &mut Tx,
+    empresa_id: &EmpresaId,
+    row: &ReciboRow,
+    now: time::OffsetDateTime,
+) -> ApiResult<()> {
     let mut lineas = lineas_de(row)?;
     let retenido: Decimal =
         lineas.deducciones.iter().filter(|d| d.concepto == CONCEPTO_ISR_AJUSTE).map(|d| d.importe).sum();
@@ -160,13 +166,13 @@ async fn quitar_ajuste(tx: &mut Tx, empresa_id: &str, row: &ReciboRow, now: time
         isr_retenido: Money(dos(row.isr_retenido.0 - retenido)),
         neto: Money(dos(row.neto.0 + retenido - devuelto)),
     };
-    nomina::cambiar_lineas(tx, empresa_id, &row.id, &json(&lineas)?, &totales, now).await?;
+    nomina::cambiar_lineas(tx, empresa_id, row.id.as_str(), &json(&lineas)?, &totales, now).await?;
     Ok(())
 }
 
 /// NOMINA_003 when period `id` has stamped receipts.
-async fn no_timbrado(tx: &mut Tx, empresa_id: &str, id: &str) -> ApiResult<()> {
-    let timbrados = nomina::contar_timbrados(tx, empresa_id, id).await?;
+async fn no_timbrado(tx: &mut Tx, empresa_id: &EmpresaId, id: &str) -> ApiResult<()> {
+    let timbrados = nomina::contar_timbrados(tx, empresa_id, &PeriodoId::from(id)).await?;
     if timbrados > 0 {
         return Err(ApiError::new(
             Code::Nomina003,
@@ -184,7 +190,7 @@ async fn no_timbrado(tx: &mut Tx, empresa_id: &str, id: &str) -> ApiResult<()> {
 /// NOMINA_001 bad fields; NOT_FOUND no such period; NOMINA_011 the period is ABIERTO;
 /// NOMINA_003 it has stamped receipts (or the previous adjustment's target has);
 /// NOMINA_036 no stamped receipts in the ejercicio.
-pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiResult<AjusteAnual> {
+pub async fn aplicar(app: &AppContext, empresa_id: &EmpresaId, campos: Campos) -> ApiResult<AjusteAnual> {
     let now = app.clock.now();
     let hoy = hoy(app);
     let mut problems = Vec::new();
@@ -213,7 +219,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
         return Err(ApiError::fields(Code::Nomina001, problems));
     };
     let mut tx = app.db.begin().await?;
-    let periodo = nomina::periodo_para_cambiar(&mut tx, empresa_id, periodo_id)
+    let periodo = nomina::periodo_para_cambiar(&mut tx, empresa_id, &PeriodoId::from(periodo_id))
         .await?
         .ok_or_else(|| ApiError::not_found("payroll period"))?;
     if periodo.status == "ABIERTO" {
@@ -236,7 +242,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
     // A previous adjustment of the ejercicio is replaced: its lines leave its target's receipts.
     for anterior in nomina_ajustes::periodos(&mut tx, empresa_id, i64::from(ejercicio)).await? {
         no_timbrado(&mut tx, empresa_id, &anterior).await?;
-        for row in nomina::recibos(&mut tx, empresa_id, &anterior).await? {
+        for row in nomina::recibos(&mut tx, empresa_id, &PeriodoId::from(&anterior)).await? {
             quitar_ajuste(&mut tx, empresa_id, &row, now).await?;
         }
     }
@@ -270,7 +276,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
             subsidio_aplicado,
         });
     }
-    let destino: HashMap<String, ReciboRow> = nomina::recibos(&mut tx, empresa_id, periodo_id)
+    let destino: HashMap<String, ReciboRow> = nomina::recibos(&mut tx, empresa_id, &PeriodoId::from(periodo_id))
         .await?
         .into_iter()
         .filter(|r| r.status != "CANCELADO")
@@ -296,7 +302,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
         let cero = dos(Decimal::ZERO);
         let mut nuevo = NuevoAjuste {
             id: ids::new_id(),
-            periodo_id: periodo_id.to_owned(),
+            periodo_id: PeriodoId::from(periodo_id.to_owned()),
             empleado_id: row.id.clone(),
             empleado_nombre: row.nombre.clone(),
             resultado: "AJUSTADO".into(),
@@ -347,8 +353,15 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
                                 isr_retenido: Money(dos(recibo.isr_retenido.0 + retener)),
                                 neto: Money(dos(recibo.neto.0 - retener)),
                             };
-                            nomina::cambiar_lineas(&mut tx, empresa_id, &recibo.id, &json(&lineas)?, &totales, now)
-                                .await?;
+                            nomina::cambiar_lineas(
+                                &mut tx,
+                                empresa_id,
+                                recibo.id.as_str(),
+                                &json(&lineas)?,
+                                &totales,
+                                now,
+                            )
+                            .await?;
                         }
                     }
                     (Saldo::AFavor { saldo, importe, remanente, anio }, Some(recibo)) => {
@@ -376,8 +389,15 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
                                 isr_retenido: recibo.isr_retenido,
                                 neto: Money(dos(recibo.neto.0 + importe)),
                             };
-                            nomina::cambiar_lineas(&mut tx, empresa_id, &recibo.id, &json(&lineas)?, &totales, now)
-                                .await?;
+                            nomina::cambiar_lineas(
+                                &mut tx,
+                                empresa_id,
+                                recibo.id.as_str(),
+                                &json(&lineas)?,
+                                &totales,
+                                now,
+                            )
+                            .await?;
                         }
                     }
                     (Saldo::ACargo { saldo, .. }, None) => {
@@ -395,7 +415,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
         nomina_ajustes::insertar(&mut tx, empresa_id, i64::from(ejercicio), &nuevo, now).await?;
     }
     // The period's total follows its receipts.
-    nomina::recalcular_total(&mut tx, empresa_id, periodo_id, now).await?;
+    nomina::recalcular_total(&mut tx, empresa_id, &PeriodoId::from(periodo_id), now).await?;
     tx.commit().await?;
     consultar(app, empresa_id, &ejercicio.to_string()).await.map(|mut a| {
         a.periodo_id = Some(periodo_id.to_owned());
@@ -407,7 +427,7 @@ pub async fn aplicar(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiR
 ///
 /// # Errors
 /// NOMINA_001 a bad ejercicio.
-pub async fn consultar(app: &AppContext, empresa_id: &str, ejercicio: &str) -> ApiResult<AjusteAnual> {
+pub async fn consultar(app: &AppContext, empresa_id: &EmpresaId, ejercicio: &str) -> ApiResult<AjusteAnual> {
     let Some(anio) = ejercicio.trim().parse::<i32>().ok().filter(|a| (2000..=2100).contains(a)) else {
         return Err(ApiError::fields(
             Code::Nomina001,
@@ -417,5 +437,9 @@ pub async fn consultar(app: &AppContext, empresa_id: &str, ejercicio: &str) -> A
     let mut conn = app.db.conn().await?;
     let rows = nomina_ajustes::del_ejercicio(&mut conn, empresa_id, i64::from(anio)).await?;
     let periodo_id = rows.first().map(|r| r.periodo_id.clone());
-    Ok(AjusteAnual { ejercicio: anio, periodo_id, items: rows.into_iter().map(AjusteEmpleado::from).collect() })
+    Ok(AjusteAnual {
+        ejercicio: anio,
+        periodo_id: periodo_id.map(String::from),
+        items: rows.into_iter().map(AjusteEmpleado::from).collect(),
+    })
 }

@@ -6,6 +6,7 @@
 
 use rust_decimal::Decimal;
 use serde::Serialize;
+use timbra_store::ids::{EmpleadoId, EmpresaId};
 use utoipa::ToSchema;
 
 use super::calculo::Calculado;
@@ -74,10 +75,15 @@ fn dos(mut valor: Decimal) -> Decimal {
 /// # Errors
 /// NOT_FOUND no such employee in the company; NOMINA_001 bad fields, a fecha before the hire
 /// date, an employee already inactive.
-pub async fn dar_de_baja(app: &AppContext, empresa_id: &str, empleado_id: &str, campos: Campos) -> ApiResult<Baja> {
+pub async fn dar_de_baja(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    empleado_id: &str,
+    campos: Campos,
+) -> ApiResult<Baja> {
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let row = database::empleados::empleado(&mut tx, empresa_id, empleado_id)
+    let row = database::empleados::empleado(&mut tx, empresa_id, &EmpleadoId::from(empleado_id))
         .await?
         .ok_or_else(|| ApiError::not_found("employee"))?;
     let alta = leer_fecha(&row.fecha_inicio_rel_laboral)
@@ -196,12 +202,12 @@ pub async fn dar_de_baja(app: &AppContext, empresa_id: &str, empleado_id: &str, 
     let calculo = extraordinaria::escribir(tx, app, empresa_id, &periodo.id, vec![recibo], Vec::new(), now).await?;
     let empleado = {
         let mut conn = app.db.conn().await?;
-        database::empleados::empleado(&mut conn, empresa_id, empleado_id)
+        database::empleados::empleado(&mut conn, empresa_id, &EmpleadoId::from(empleado_id))
             .await?
             .ok_or_else(|| ApiError::not_found("employee"))?
     };
     Ok(Baja {
-        periodo_id: periodo.id,
+        periodo_id: String::from(periodo.id),
         recibo_id,
         empleado: Empleado::from(empleado),
         finiquito: finiquito_json,

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -219,8 +220,8 @@ pub fn recibos_del_periodo(
 /// under the yearly limits.
 async fn exentos_del_anio(
     tx: &mut timbra_store::Tx,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     anio: i32,
 ) -> ApiResult<HashMap<String, ExentosAnuales>> {
     let filas =
@@ -247,7 +248,11 @@ fn json<T: Serialize>(valor: &T) -> ApiResult<String> {
 ///
 /// # Errors
 /// NOT_FOUND for a period of another company; NOMINA_003 once a receipt is stamped.
-pub async fn calcular_periodo(app: &AppContext, empresa_id: &str, periodo_id: &str) -> ApiResult<Calculado> {
+pub async fn calcular_periodo(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
+) -> ApiResult<Calculado> {
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     let row = nomina::periodo_para_cambiar(&mut tx, empresa_id, periodo_id)
@@ -297,12 +302,13 @@ pub async fn calcular_periodo(app: &AppContext, empresa_id: &str, periodo_id: &s
     }
     // Two decimals even when nobody is paid (0.00, not 0).
     total_nomina.rescale(2);
-    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id, recibos_calculados, Money(total_nomina), now).await?;
-    let evento = NominaCalculada { periodo_id: periodo_id.to_owned(), recibos_calculados, total_nomina };
+    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now)
+        .await?;
+    let evento = NominaCalculada { periodo_id: periodo_id.as_str().to_owned(), recibos_calculados, total_nomina };
     events::emit(&mut tx, now, empresa_id, &Event::NominaCalculada(evento)).await?;
     tx.commit().await?;
     Ok(Calculado {
-        periodo_id: periodo_id.to_owned(),
+        periodo_id: periodo_id.as_str().to_owned(),
         recibos_calculados,
         total_nomina,
         status: "CALCULADO".to_owned(),

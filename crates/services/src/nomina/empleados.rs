@@ -7,6 +7,7 @@ use timbra_nomina::catalogos;
 use timbra_nomina::identificadores::{validar_curp, validar_nss};
 use timbra_store::empleados::{self, EmpleadoRow};
 use timbra_store::empleados_movimientos;
+use timbra_store::ids::{EmpleadoId, EmpresaId};
 use timbra_store::{AsExec, DbResult, Tx};
 use time::{OffsetDateTime, UtcOffset};
 
@@ -513,7 +514,7 @@ pub fn hoy(app: &AppContext) -> time::Date {
 /// EMPLEADO_002 when another employee of the company has the RFC or the number.
 async fn check_unique(
     conn: &mut impl AsExec,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     valid: &Valid,
     except_id: &str,
 ) -> Result<(), ApiError> {
@@ -587,19 +588,31 @@ impl Resource for Empleados {
         check(merged, hoy(app))
     }
 
-    async fn check_stored(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid) -> Result<(), ApiError> {
+    async fn check_stored(tx: &mut Tx, empresa_id: &EmpresaId, id: &str, valid: &Valid) -> Result<(), ApiError> {
         check_unique(tx, empresa_id, valid, id).await
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let insertados = empleados::insert(tx, empresa_id, id, &valid.datos(), now).await?;
         let alta = movimiento(id, "ALTA", &valid.fecha_inicio_rel_laboral, valid, None);
         registrar_movimiento(tx, empresa_id, &alta, now).await?;
         Ok(insertados)
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
-        let antes = empleados::empleado(&mut *tx, empresa_id, id).await?;
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
+        let antes = empleados::empleado(&mut *tx, empresa_id, &EmpleadoId::from(id)).await?;
         let cambiados = empleados::update(tx, empresa_id, id, &valid.datos(), now).await?;
         let Some(antes) = antes else { return Ok(cambiados) };
         // The IMSS movement the change causes (IDSE): an exit, a re-hire, or a salary change.
@@ -646,7 +659,7 @@ fn movimiento<'a>(
 /// Records an IMSS movement of an employee (the IDSE history), in the caller's transaction.
 pub async fn registrar_movimiento(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     m: &empleados_movimientos::Movimiento<'_>,
     now: OffsetDateTime,
 ) -> DbResult<()> {
@@ -657,7 +670,7 @@ pub async fn registrar_movimiento(
 /// Records the BAJA of employee `row` (who was active) on `fecha`, with the baja's `motivo`.
 pub async fn registrar_baja(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     row: &EmpleadoRow,
     fecha: &str,
     motivo: Option<&str>,
@@ -677,9 +690,9 @@ pub async fn registrar_baja(
 /// Deactivates employee `id` (`activo: false`, `fechaBaja` today in Mexico City, or the one it
 /// already had) and answers it; NOT_FOUND when the company has no such employee. Deactivating
 /// an active employee records its IMSS exit (BAJA, without motivo).
-pub async fn desactivar(app: &AppContext, empresa_id: &str, id: &str) -> Result<Empleado, ApiError> {
+pub async fn desactivar(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<Empleado, ApiError> {
     let mut tx = app.db.begin().await?;
-    let antes = empleados::empleado(&mut tx, empresa_id, id).await?;
+    let antes = empleados::empleado(&mut tx, empresa_id, &EmpleadoId::from(id)).await?;
     let hoy = hoy(app).to_string();
     if !empleados::desactivar(&mut tx, empresa_id, id, &hoy, app.clock.now()).await? {
         return Err(ApiError::not_found("employee"));

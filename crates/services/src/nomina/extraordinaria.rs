@@ -17,6 +17,7 @@
 //! NOMINA_035 (409) naming the first period.
 
 use std::collections::HashMap;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -172,7 +173,7 @@ pub(crate) struct Ajustes {
     pub metodo: MetodoIsr,
 }
 
-pub(crate) async fn ajustes(tx: &mut Tx, empresa_id: &str) -> ApiResult<Ajustes> {
+pub(crate) async fn ajustes(tx: &mut Tx, empresa_id: &EmpresaId) -> ApiResult<Ajustes> {
     let a = database::empresas::ajustes_nomina(tx, empresa_id).await?;
     Ok(Ajustes {
         dias_aguinaldo: u32::try_from(a.dias_aguinaldo).unwrap_or(aguinaldo::DIAS_MINIMOS),
@@ -290,7 +291,12 @@ fn recibos_aguinaldo(
 ///
 /// # Errors
 /// NOMINA_035 when a second AGUINALDO period of the year owes nobody anything.
-pub(crate) async fn calcular(mut tx: Tx, app: &AppContext, empresa_id: &str, row: PeriodoRow) -> ApiResult<Calculado> {
+pub(crate) async fn calcular(
+    mut tx: Tx,
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    row: PeriodoRow,
+) -> ApiResult<Calculado> {
     let now = app.clock.now();
     let fecha = |texto: &str| {
         leer_fecha(texto).ok_or_else(|| ApiError::internal("nomina_periodos date", format!("{} {texto:?}", row.id)))
@@ -308,7 +314,7 @@ pub(crate) async fn calcular(mut tx: Tx, app: &AppContext, empresa_id: &str, row
                 nomina::pagos_previos(&mut tx, empresa_id, Concepto::Aguinaldo.as_str(), &row.id, &desde, &hasta)
                     .await?
             {
-                let entrada = previos.entry(pago.empleado_id).or_insert((Decimal::ZERO, pago.periodo_id));
+                let entrada = previos.entry(pago.empleado_id).or_insert((Decimal::ZERO, String::from(pago.periodo_id)));
                 entrada.0 += pago.total_percepciones.0;
             }
             let mut exentos: HashMap<String, Decimal> = HashMap::new();
@@ -354,8 +360,8 @@ pub(crate) async fn calcular(mut tx: Tx, app: &AppContext, empresa_id: &str, row
 pub(crate) async fn escribir(
     mut tx: Tx,
     _app: &AppContext,
-    empresa_id: &str,
-    periodo_id: &str,
+    empresa_id: &EmpresaId,
+    periodo_id: &PeriodoId,
     recibos: Vec<NuevoRecibo>,
     omitidos: Vec<Omitido>,
     now: time::OffsetDateTime,
@@ -364,12 +370,13 @@ pub(crate) async fn escribir(
     total_nomina.rescale(2);
     let recibos_calculados = i64::try_from(recibos.len()).unwrap_or(i64::MAX);
     nomina::insert_recibos(&mut tx, empresa_id, periodo_id, recibos, now).await?;
-    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id, recibos_calculados, Money(total_nomina), now).await?;
-    let evento = NominaCalculada { periodo_id: periodo_id.to_owned(), recibos_calculados, total_nomina };
+    nomina::marcar_calculado(&mut tx, empresa_id, periodo_id.as_str(), recibos_calculados, Money(total_nomina), now)
+        .await?;
+    let evento = NominaCalculada { periodo_id: periodo_id.as_str().to_owned(), recibos_calculados, total_nomina };
     events::emit(&mut tx, now, empresa_id, &Event::NominaCalculada(evento)).await?;
     tx.commit().await?;
     Ok(Calculado {
-        periodo_id: periodo_id.to_owned(),
+        periodo_id: periodo_id.as_str().to_owned(),
         recibos_calculados,
         total_nomina,
         status: "CALCULADO".to_owned(),

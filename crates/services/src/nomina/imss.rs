@@ -13,6 +13,7 @@
 //!   names each branch and whether it is bimonthly.
 
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -123,7 +124,7 @@ fn leer_mes(anio: &str, mes: &str) -> ApiResult<(i32, Month)> {
 ///
 /// # Errors
 /// NOMINA_001 a bad year or month, a company without `primaRiesgo`, a month without rates.
-pub async fn cuotas(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> ApiResult<CuotasImss> {
+pub async fn cuotas(app: &AppContext, empresa_id: &EmpresaId, anio: &str, mes: &str) -> ApiResult<CuotasImss> {
     let (anio, mes) = leer_mes(anio, mes)?;
     Ok(calcular(app, empresa_id, anio, mes).await?.0)
 }
@@ -131,7 +132,7 @@ pub async fn cuotas(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -
 /// The month's dues, with the employee rows they were computed for (in the same order).
 async fn calcular(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     anio: i32,
     mes: Month,
 ) -> ApiResult<(CuotasImss, Vec<EmpleadoRow>, Vec<database::incidencias::Campos>)> {
@@ -312,7 +313,7 @@ fn comprimir(archivos: &[(&str, &str)]) -> ApiResult<Vec<u8>> {
 ///
 /// # Errors
 /// NOMINA_001 a bad or future month, no registroPatronal, no primaRiesgo.
-pub async fn sua(app: &AppContext, empresa_id: &str, anio: &str, mes: &str) -> ApiResult<SuaGenerado> {
+pub async fn sua(app: &AppContext, empresa_id: &EmpresaId, anio: &str, mes: &str) -> ApiResult<SuaGenerado> {
     let (anio, mes) = leer_mes(anio, mes)?;
     let hoy = super::empleados::hoy(app);
     if (anio, u8::from(mes)) > (hoy.year(), u8::from(hoy.month())) {
@@ -518,7 +519,7 @@ pub struct MovimientosIdse {
 /// NOMINA_001 a missing or malformed date, desde after hasta, no registroPatronal.
 pub async fn movimientos(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     desde: Option<&str>,
     hasta: Option<&str>,
 ) -> ApiResult<MovimientosIdse> {

@@ -7,6 +7,7 @@ use timbra_cfdi::tipos::{CampoTexto, Esquema};
 use timbra_nomina::catalogos;
 use timbra_store::empleados::Empleados;
 use timbra_store::ids;
+use timbra_store::ids::{EmpresaId, IncidenciaId};
 use timbra_store::incidencias::{self, IncidenciaRow};
 use timbra_store::{Money, scoped};
 
@@ -259,7 +260,7 @@ fn check(body: Campos) -> Result<Valid, Vec<FieldProblem>> {
 }
 
 /// Records an incidence of company `empresa_id`, PENDIENTE.
-pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<IncidenciaRow, ApiError> {
+pub async fn create(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> Result<IncidenciaRow, ApiError> {
     let checked = check(body);
     let mut tx = app.db.begin().await?;
     let empleado_id = match &checked {
@@ -303,7 +304,9 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
         exento: valid.exento.map(Money),
     };
     incidencias::insert(&mut tx, empresa_id, &id, &datos, app.clock.now()).await?;
-    let row = incidencias::get(&mut tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(&id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     tx.commit().await?;
     Ok(row)
 }
@@ -311,13 +314,15 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
 /// Approves or rejects (`status` APROBADA or RECHAZADA) the PENDIENTE incidence `id`.
 pub async fn decide(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     status: Option<&str>,
 ) -> Result<IncidenciaRow, ApiError> {
     let mut tx = app.db.begin().await?;
     // Another company's id is not found, whatever the body says.
-    let current = incidencias::get(&mut tx, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let current = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     let status = status.map(|s| s.trim().to_uppercase()).unwrap_or_default();
     if status != "APROBADA" && status != "RECHAZADA" {
         return Err(ApiError::fields(
@@ -334,7 +339,9 @@ pub async fn decide(
             ),
         ));
     }
-    let row = incidencias::get(&mut tx, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("incidence"))?;
+    let row = incidencias::get(&mut tx, empresa_id, &IncidenciaId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("incidence"))?;
     tx.commit().await?;
     Ok(row)
 }

@@ -9,6 +9,7 @@
 
 use timbra_nomina::Parametros;
 use timbra_store::ids;
+use timbra_store::ids::{EmpresaId, PeriodoId};
 use timbra_store::nomina::{self, NuevoPeriodo, PeriodoRow};
 
 use crate::context::AppContext;
@@ -314,8 +315,8 @@ fn check(body: Campos) -> Result<Valid, ApiError> {
 }
 
 /// The company's pay period `id`, or NOT_FOUND (also for another company's).
-pub async fn leer(app: &AppContext, empresa_id: &str, id: &str) -> Result<PeriodoRow, ApiError> {
-    nomina::periodo(&mut app.db.conn().await?, empresa_id, id)
+pub async fn leer(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<PeriodoRow, ApiError> {
+    nomina::periodo(&mut app.db.conn().await?, empresa_id, &PeriodoId::from(id))
         .await?
         .ok_or_else(|| ApiError::not_found("payroll period"))
 }
@@ -325,7 +326,7 @@ pub async fn leer(app: &AppContext, empresa_id: &str, id: &str) -> Result<Period
 /// match.
 pub async fn listar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     status: Option<&str>,
     paging: &timbra_store::Paging,
 ) -> Result<(Vec<PeriodoRow>, i64), ApiError> {
@@ -341,17 +342,17 @@ pub async fn listar(
 /// gives the secret and the time.
 pub async fn recibos(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     links: Option<([u8; 32], i64)>,
 ) -> Result<Vec<crate::nomina::recibo::ReciboOut>, ApiError> {
-    let rows = nomina::recibos(&mut app.db.conn().await?, empresa_id, id).await?;
+    let rows = nomina::recibos(&mut app.db.conn().await?, empresa_id, &PeriodoId::from(id)).await?;
     rows.into_iter().map(|row| crate::nomina::recibo::ReciboOut::from_row(row, links)).collect()
 }
 
 /// Creates a pay period of company `empresa_id`, ABIERTO; with `enviarCorreo` (CORREO_001
 /// without e-mail configured) its receipts are e-mailed as they are stamped.
-pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {
+pub async fn create(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> Result<PeriodoRow, ApiError> {
     let enviar = body.enviar_correo.unwrap_or(false);
     if enviar {
         crate::correo::exigir_smtp(app)?;
@@ -360,7 +361,7 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
     if !enviar {
         return Ok(row);
     }
-    ajustar_correo(app, empresa_id, &row.id, true).await
+    ajustar_correo(app, empresa_id, row.id.as_str(), true).await
 }
 
 /// Sets whether stamping period `id`'s receipts e-mails each one to its employee (the receipt's
@@ -368,7 +369,7 @@ pub async fn create(app: &AppContext, empresa_id: &str, body: Campos) -> Result<
 /// on without e-mail configured, NOT_FOUND for another company's period.
 pub async fn ajustar_correo(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     enviar: bool,
 ) -> Result<PeriodoRow, ApiError> {
@@ -379,10 +380,12 @@ pub async fn ajustar_correo(
     if nomina::set_enviar_correo(&mut conn, empresa_id, id, enviar, app.clock.now()).await? == 0 {
         return Err(ApiError::not_found("payroll period"));
     }
-    nomina::periodo(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("payroll period"))
+    nomina::periodo(&mut conn, empresa_id, &PeriodoId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))
 }
 
-async fn crear(app: &AppContext, empresa_id: &str, body: Campos) -> Result<PeriodoRow, ApiError> {
+async fn crear(app: &AppContext, empresa_id: &EmpresaId, body: Campos) -> Result<PeriodoRow, ApiError> {
     let tipo = body.tipo.as_deref().map(|t| t.trim().to_uppercase()).filter(|t| !t.is_empty());
     match tipo.as_deref() {
         None | Some(ORDINARIA) => {}
@@ -424,7 +427,9 @@ async fn crear(app: &AppContext, empresa_id: &str, body: Campos) -> Result<Perio
         ));
     }
     nomina::insert_periodo(&mut tx, empresa_id, &id, &nuevo, app.clock.now()).await?;
-    let row = nomina::periodo(&mut tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))?;
+    let row = nomina::periodo(&mut tx, empresa_id, &PeriodoId::from(&id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("payroll period"))?;
     tx.commit().await?;
     Ok(row)
 }
@@ -432,7 +437,7 @@ async fn crear(app: &AppContext, empresa_id: &str, body: Campos) -> Result<Perio
 /// Creates an EXTRAORDINARIA period of `concepto`, ABIERTO.
 async fn crear_extraordinario(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     valid: &Valid,
     concepto: Concepto,
     empleado_id: Option<&str>,
@@ -456,7 +461,7 @@ async fn crear_extraordinario(
 pub(crate) async fn insertar_extraordinario(
     tx: &mut timbra_store::Tx,
     now: time::OffsetDateTime,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     (fecha_inicio, fecha_fin, fecha_pago): (&str, &str, &str),
     concepto: Concepto,
     empleado_id: Option<&str>,
@@ -475,5 +480,5 @@ pub(crate) async fn insertar_extraordinario(
         ejercicio,
     };
     nomina::insert_periodo(tx, empresa_id, &id, &nuevo, now).await?;
-    nomina::periodo(tx, empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("payroll period"))
+    nomina::periodo(tx, empresa_id, &PeriodoId::from(&id)).await?.ok_or_else(|| ApiError::not_found("payroll period"))
 }

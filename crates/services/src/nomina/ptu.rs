@@ -6,6 +6,7 @@
 //! company's method), CALCULADO, written with `nomina.calculada` in one transaction.
 
 use std::collections::HashMap;
+use timbra_store::ids::EmpresaId;
 
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -51,7 +52,7 @@ pub struct Ptu {
 /// # Errors
 /// NOMINA_001 a monto ≤ 0, an ejercicio not ended, no participant; NOMINA_035 a PTU of the
 /// ejercicio already exists (not cancelled).
-pub async fn repartir(app: &AppContext, empresa_id: &str, campos: Campos) -> ApiResult<Ptu> {
+pub async fn repartir(app: &AppContext, empresa_id: &EmpresaId, campos: Campos) -> ApiResult<Ptu> {
     let now = app.clock.now();
     let hoy = hoy(app);
     let mut problems = Vec::new();
@@ -207,5 +208,5 @@ pub async fn repartir(app: &AppContext, empresa_id: &str, campos: Campos) -> Api
         }
     }
     let calculo = extraordinaria::escribir(tx, app, empresa_id, &periodo.id, recibos, omitidos, now).await?;
-    Ok(Ptu { periodo_id: periodo.id, reparto: reparto_json, calculo })
+    Ok(Ptu { periodo_id: String::from(periodo.id), reparto: reparto_json, calculo })
 }

@@ -8,6 +8,7 @@
 
 use rust_decimal::Decimal;
 use serde::Serialize;
+use timbra_store::ids::{EmpresaId, ReciboNominaId};
 use utoipa::ToSchema;
 
 use super::Empleado;
@@ -77,13 +78,13 @@ impl ReciboOut {
     /// # Errors
     /// INTERNAL when a JSON column does not read (never written so by this service).
     pub fn from_row(row: ReciboRow, links: Option<([u8; 32], i64)>) -> Result<Self, ApiError> {
-        let empleado: Empleado = columna(&row.id, "empleado", &row.empleado)?;
-        let calculo = columna(&row.id, "calculo", &row.calculo)?;
-        let lineas = columna(&row.id, "lineas", &row.lineas)?;
-        let entrada = columna(&row.id, "entrada", &row.entrada)?;
+        let empleado: Empleado = columna(row.id.as_str(), "empleado", &row.empleado)?;
+        let calculo = columna(row.id.as_str(), "calculo", &row.calculo)?;
+        let lineas = columna(row.id.as_str(), "lineas", &row.lineas)?;
+        let entrada = columna(row.id.as_str(), "entrada", &row.entrada)?;
         Ok(Self {
-            recibo_id: row.id,
-            periodo_id: row.periodo_id,
+            recibo_id: String::from(row.id),
+            periodo_id: String::from(row.periodo_id),
             empleado_id: row.empleado_id,
             empleado_nombre: row.empleado_nombre,
             num_empleado: empleado.num_empleado,
@@ -92,7 +93,7 @@ impl ReciboOut {
             total: row.neto.0,
             uuid: row.uuid,
             enlaces: links.zip(row.xml_url.as_deref()).map(|((secret, now), path)| Enlaces::de(&secret, path, now)),
-            cfdi_id: row.cfdi_id,
+            cfdi_id: row.cfdi_id.map(String::from),
             xml_url: row.xml_url,
             detalle_errores: row.detalle_errores,
             calculo,
@@ -105,13 +106,17 @@ impl ReciboOut {
 /// The CFDI of the company's payroll receipt `id` (`GET /api/nomina/recibos/{id}/xml`, `/pdf`
 /// and the dashboard's downloads): NOT_FOUND for another company's receipt, or one not
 /// stamped yet.
-pub async fn cfdi_del_recibo(app: &crate::context::AppContext, empresa_id: &str, id: &str) -> Result<String, ApiError> {
+pub async fn cfdi_del_recibo(
+    app: &crate::context::AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<String, ApiError> {
     let recibo = {
         let mut conn = app.db.conn().await?;
-        timbra_store::nomina::recibo(&mut conn, empresa_id, id).await?
+        timbra_store::nomina::recibo(&mut conn, empresa_id, &ReciboNominaId::from(id)).await?
     }
     .ok_or_else(|| ApiError::not_found("receipt"))?;
-    recibo.cfdi_id.ok_or_else(|| {
+    recibo.cfdi_id.map(String::from).ok_or_else(|| {
         ApiError::new(
             crate::error::Code::NotFound,
             format!("receipt {id} has no stamped XML: it is {}; stamp its period first", recibo.status),

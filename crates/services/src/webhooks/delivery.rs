@@ -2,6 +2,7 @@
 //! 1 min, 5 min, 30 min, 2 h and 24 h, then `failed`.
 
 use std::time::{Duration, Instant};
+use timbra_store::ids::{EventId, WebhookId};
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -27,7 +28,7 @@ const BODY_CAP: usize = 16 * 1024;
 pub struct Deliver;
 
 /// The body sent: `{ id, type, created, data }`.
-pub fn envelope(event_id: &str, event_type: &str, created: OffsetDateTime, data: &str) -> Result<Vec<u8>, String> {
+pub fn envelope(event_id: &EventId, event_type: &str, created: OffsetDateTime, data: &str) -> Result<Vec<u8>, String> {
     let data: Value = serde_json::from_str(data).map_err(|error| format!("stored event data is not JSON: {error}"))?;
     let created = created.format(&time::format_description::well_known::Rfc3339).map_err(|error| error.to_string())?;
     serde_json::to_vec(&json!({ "id": event_id, "type": event_type, "created": created, "data": data }))
@@ -68,7 +69,8 @@ impl Job for Deliver {
         if !target.active && target.event_type != crate::events::EventType::WebhookPing.as_str() {
             return Attempt::fail("the webhook is disabled");
         }
-        let body = match envelope(&target.event_id, &target.event_type, target.created_at, &target.data) {
+        let body = match envelope(&EventId::from(&target.event_id), &target.event_type, target.created_at, &target.data)
+        {
             Ok(body) => body,
             Err(error) => return Attempt::fail(error),
         };
@@ -76,7 +78,7 @@ impl Job for Deliver {
             .cfdi
             .master()
             .map_err(|error| error.message)
-            .and_then(|master| super::open_secret(master, &target.webhook_id, &target.secret))
+            .and_then(|master| super::open_secret(master, &WebhookId::from(&target.webhook_id), &target.secret))
         {
             Ok(secret) => secret,
             Err(error) => return Attempt::retry(format!("webhook secret: {error}"), Value::Null),

@@ -1,6 +1,7 @@
 //! A company's webhook endpoints: their rules over the shared CRUD of [`crate::scoped`], the
 //! secret (shown once, at create and at rotation), the test ping and redelivery.
 
+use timbra_store::ids::{DeliveryId, EmpresaId, EventId, WebhookId};
 use timbra_store::webhooks::{self as store, DeliveryRow, NuevoWebhook, WebhookRow, Webhooks};
 use timbra_store::{DbResult, Paging, Tx, ids};
 use time::OffsetDateTime;
@@ -114,7 +115,7 @@ impl Resource for Endpoints {
         let Some(current) = current else {
             let secret = match new {
                 Some((id, secret)) => Some(
-                    crate::webhooks::seal_secret(app.cfdi.master()?, &id, &secret)
+                    crate::webhooks::seal_secret(app.cfdi.master()?, &WebhookId::from(&id), &secret)
                         .map_err(|e| ApiError::internal("seal", e))?,
                 ),
                 None => None,
@@ -141,7 +142,13 @@ impl Resource for Endpoints {
         })
     }
 
-    async fn insert(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn insert(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let nuevo = NuevoWebhook {
             id,
             empresa_id,
@@ -154,7 +161,13 @@ impl Resource for Endpoints {
         store::crear(tx, &nuevo, now).await
     }
 
-    async fn update(tx: &mut Tx, empresa_id: &str, id: &str, valid: &Valid, now: OffsetDateTime) -> DbResult<u64> {
+    async fn update(
+        tx: &mut Tx,
+        empresa_id: &EmpresaId,
+        id: &str,
+        valid: &Valid,
+        now: OffsetDateTime,
+    ) -> DbResult<u64> {
         let (events, description) = (valid.events.as_deref(), valid.description.as_deref());
         store::actualizar(tx, empresa_id, id, &valid.url, events, description, valid.active, now).await
     }
@@ -166,7 +179,11 @@ pub fn events(row: &WebhookRow) -> Option<Vec<String>> {
     row.events.as_deref().and_then(|json| serde_json::from_str(json).ok())
 }
 
-pub async fn create(app: &AppContext, empresa_id: &str, fields: Fields) -> Result<(WebhookRow, String), ApiError> {
+pub async fn create(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fields: Fields,
+) -> Result<(WebhookRow, String), ApiError> {
     let id = ids::new_id();
     let secret = crate::webhooks::new_secret();
     let written = Written { fields, new: Some((id.clone(), secret.clone())) };
@@ -175,16 +192,25 @@ pub async fn create(app: &AppContext, empresa_id: &str, fields: Fields) -> Resul
 }
 
 /// Changes endpoint `id`'s fields that are sent.
-pub async fn update(app: &AppContext, empresa_id: &str, id: &str, fields: Fields) -> Result<WebhookRow, ApiError> {
+pub async fn update(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    fields: Fields,
+) -> Result<WebhookRow, ApiError> {
     scoped::update::<Endpoints>(app, empresa_id, id, Written { fields, new: None }).await
 }
 
 /// Replaces endpoint `id`'s secret at once (the old one stops signing); answers the endpoint and
 /// its new clear secret.
-pub async fn rotate_secret(app: &AppContext, empresa_id: &str, id: &str) -> Result<(WebhookRow, String), ApiError> {
+pub async fn rotate_secret(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<(WebhookRow, String), ApiError> {
     let secret = crate::webhooks::new_secret();
-    let stored =
-        crate::webhooks::seal_secret(app.cfdi.master()?, id, &secret).map_err(|e| ApiError::internal("seal", e))?;
+    let stored = crate::webhooks::seal_secret(app.cfdi.master()?, &WebhookId::from(id), &secret)
+        .map_err(|e| ApiError::internal("seal", e))?;
     let mut tx = app.db.begin().await?;
     if store::cambiar_secreto(&mut tx, empresa_id, id, &stored, app.clock.now()).await? == 0 {
         return Err(ApiError::not_found("webhook"));
@@ -195,44 +221,52 @@ pub async fn rotate_secret(app: &AppContext, empresa_id: &str, id: &str) -> Resu
 }
 
 /// Delivery `id` of the company's endpoints, or NOT_FOUND.
-pub async fn delivery(app: &AppContext, empresa_id: &str, id: &str) -> Result<DeliveryRow, ApiError> {
+pub async fn delivery(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<DeliveryRow, ApiError> {
     let mut conn = app.db.conn().await?;
-    store::entrega(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("delivery"))
+    store::entrega(&mut conn, empresa_id, &DeliveryId::from(id)).await?.ok_or_else(|| ApiError::not_found("delivery"))
 }
 
 /// One page of endpoint `id`'s deliveries, newest first, and how many it has.
 pub async fn deliveries(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     paging: &Paging,
 ) -> Result<(Vec<DeliveryRow>, i64), ApiError> {
     scoped::get::<Endpoints>(app, empresa_id, id).await?;
     let mut conn = app.db.conn().await?;
-    Ok(store::entregas(&mut conn, empresa_id, id, paging).await?)
+    Ok(store::entregas(&mut conn, empresa_id, &WebhookId::from(id), paging).await?)
 }
 
 /// Queues a `webhook.ping` event for endpoint `id` only (even when paused); answers its
 /// delivery.
-pub async fn ping(app: &AppContext, empresa_id: &str, id: &str) -> Result<DeliveryRow, ApiError> {
+pub async fn ping(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<DeliveryRow, ApiError> {
     let webhook = scoped::get::<Endpoints>(app, empresa_id, id).await?;
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
     let ping = Ping { webhook_id: webhook.id.clone(), message: "test event from timbra".into() };
     let event_id = events::record(&mut tx, now, empresa_id, &Event::WebhookPing(ping)).await?;
-    let delivery_id = events::deliver(&mut tx, now, empresa_id, &webhook.id, &event_id).await?;
+    let delivery_id =
+        events::deliver(&mut tx, now, empresa_id, &WebhookId::from(&webhook.id), &EventId::from(&event_id)).await?;
     tx.commit().await?;
     delivery(app, empresa_id, &delivery_id).await
 }
 
 /// Sends delivery `id`'s event again to its endpoint as a new delivery (fresh attempts);
 /// NOT_FOUND when the delivery or its endpoint is gone.
-pub async fn redeliver(app: &AppContext, empresa_id: &str, id: &str) -> Result<DeliveryRow, ApiError> {
+pub async fn redeliver(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> Result<DeliveryRow, ApiError> {
     let original = delivery(app, empresa_id, id).await?;
     scoped::get::<Endpoints>(app, empresa_id, &original.webhook_id).await?;
     let now = app.clock.now();
     let mut tx = app.db.begin().await?;
-    let delivery_id = events::deliver(&mut tx, now, empresa_id, &original.webhook_id, &original.event_id).await?;
+    let delivery_id = events::deliver(
+        &mut tx,
+        now,
+        empresa_id,
+        &WebhookId::from(&original.webhook_id),
+        &EventId::from(&original.event_id),
+    )
+    .await?;
     tx.commit().await?;
     delivery(app, empresa_id, &delivery_id).await
 }

@@ -8,6 +8,7 @@ pub use red::is_public;
 
 use std::net::IpAddr;
 use std::time::Duration;
+use timbra_store::ids::WebhookId;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -40,13 +41,13 @@ const SEALED_PREFIX: &str = "enc:v1:";
 
 /// The webhook secret as stored: AES-256-GCM under the master key (like CSD keys), bound to
 /// the webhook's id, base64 after [`SEALED_PREFIX`].
-pub fn seal_secret(master: &MasterKey, webhook_id: &str, secret: &str) -> Result<String, String> {
+pub fn seal_secret(master: &MasterKey, webhook_id: &WebhookId, secret: &str) -> Result<String, String> {
     let sealed = master.seal(secret.as_bytes(), &format!("webhooks/{webhook_id}/secret"))?;
     Ok(format!("{SEALED_PREFIX}{}", STANDARD.encode(sealed)))
 }
 
 /// The clear secret of a stored value: sealed ones are opened, older clear ones pass through.
-pub fn open_secret(master: &MasterKey, webhook_id: &str, stored: &str) -> Result<String, String> {
+pub fn open_secret(master: &MasterKey, webhook_id: &WebhookId, stored: &str) -> Result<String, String> {
     let Some(encoded) = stored.strip_prefix(SEALED_PREFIX) else { return Ok(stored.to_owned()) };
     let sealed = STANDARD.decode(encoded).map_err(|_| "stored webhook secret is not base64".to_owned())?;
     let clear = master.open(&sealed, &format!("webhooks/{webhook_id}/secret"))?;
@@ -61,7 +62,7 @@ pub async fn seal_stored_secrets(app: &AppContext) -> anyhow::Result<u64> {
     let clear = timbra_store::webhooks::secrets_in_clear(&mut conn).await?;
     let mut sealed = 0;
     for (id, secret) in clear {
-        let stored = seal_secret(master, &id, &secret).map_err(anyhow::Error::msg)?;
+        let stored = seal_secret(master, &WebhookId::from(&id), &secret).map_err(anyhow::Error::msg)?;
         sealed += timbra_store::webhooks::seal_secret(&mut conn, &id, &secret, &stored).await?;
     }
     Ok(sealed)
@@ -124,11 +125,11 @@ mod tests {
     #[test]
     fn secrets_are_sealed_to_their_webhook_and_clear_ones_still_read() {
         let master = MasterKey::from_base64(&STANDARD.encode([9u8; 32])).unwrap();
-        let stored = seal_secret(&master, "w1", "whsec_abc").unwrap();
+        let stored = seal_secret(&master, &WebhookId::from("w1"), "whsec_abc").unwrap();
         assert!(stored.starts_with(SEALED_PREFIX) && !stored.contains("whsec_abc"));
-        assert_eq!(open_secret(&master, "w1", &stored).unwrap(), "whsec_abc");
-        assert!(open_secret(&master, "w2", &stored).is_err());
-        assert_eq!(open_secret(&master, "w1", "whsec_legacy").unwrap(), "whsec_legacy");
+        assert_eq!(open_secret(&master, &WebhookId::from("w1"), &stored).unwrap(), "whsec_abc");
+        assert!(open_secret(&master, &WebhookId::from("w2"), &stored).is_err());
+        assert_eq!(open_secret(&master, &WebhookId::from("w1"), "whsec_legacy").unwrap(), "whsec_legacy");
     }
 
     #[test]

@@ -7,11 +7,12 @@ mod scoped;
 
 use timbra_services::config::Config;
 use timbra_services::context::AppContext;
+use timbra_store::ids::{EmpresaId, UserId};
 use timbra_store::{Db, empresas, users};
 
 /// A fresh database in its own folder under the system's temporary one, with one user and one
 /// company of theirs; the company's id.
-async fn app_with_empresa() -> (AppContext, String) {
+async fn app_with_empresa() -> (AppContext, EmpresaId) {
     let dir = std::env::temp_dir().join(format!("timbra-services-{}", uuid::Uuid::new_v4().simple()));
     let mut config = Config::from_lookup(|_| None).unwrap();
     config.data_dir = dir.clone();
@@ -22,7 +23,7 @@ async fn app_with_empresa() -> (AppContext, String) {
     db.migrate().await.unwrap();
     let app = AppContext::new(db, config);
     let now = app.clock.now();
-    let (user_id, empresa_id) = (timbra_store::ids::new_id(), timbra_store::ids::new_id());
+    let (user_id, empresa_id) = (UserId::new(), EmpresaId::new());
     users::crear(&mut app.db.conn().await.unwrap(), &user_id, "Ana", "ana@example.com", "x", now).await.unwrap();
     let datos = empresas::Datos {
         razon_social: "ESCUELA KEMPER URGATE",

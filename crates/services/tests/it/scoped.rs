@@ -6,6 +6,7 @@ use timbra_services::nomina::empleados::{self, Empleados};
 use timbra_services::productos::{self, Productos};
 use timbra_services::scoped;
 use timbra_store::Paging;
+use timbra_store::ids::EmpresaId;
 
 /// The error of an operation that had to refuse.
 fn refused<T>(outcome: Result<T, ApiError>) -> ApiError {
@@ -44,7 +45,7 @@ async fn customers_are_created_updated_listed_and_deleted_in_their_company() {
     assert_eq!((rows.len(), total), (1, 1));
 
     // Another company sees none of it.
-    assert_eq!(refused(scoped::get::<Clientes>(&app, "otra", &row.id).await).code, Code::NotFound);
+    assert_eq!(refused(scoped::get::<Clientes>(&app, &EmpresaId::from("otra"), &row.id).await).code, Code::NotFound);
 
     scoped::delete::<Clientes>(&app, &empresa, &row.id).await.unwrap();
     assert_eq!(refused(scoped::delete::<Clientes>(&app, &empresa, &row.id).await).code, Code::NotFound);

@@ -4,6 +4,7 @@
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use super::cargar;
 use crate::envelope::Path;
@@ -57,7 +58,12 @@ pub async fn xml(
 
 /// The XML download of the company's CFDI `id` (an invoice, a payment, a payroll receipt when
 /// `ve_nomina`).
-pub(crate) async fn xml_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+pub(crate) async fn xml_de(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     respuesta(archivos::xml_de(app, empresa_id, id, ve_nomina).await?)
 }
 
@@ -82,7 +88,12 @@ pub async fn pdf(
 
 /// The PDF download of the company's CFDI `id` (rendered from its XML on the first request; a
 /// payroll receipt when `ve_nomina`).
-pub(crate) async fn pdf_de(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> HttpResult<Response> {
+pub(crate) async fn pdf_de(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     respuesta(archivos::pdf_de(app, empresa_id, id, ve_nomina).await?)
 }
 
@@ -206,7 +217,7 @@ pub async fn acuse(
     cargar(&app, &empresa_id, &id, super::ve_nomina(&caller, &access)).await?;
     let path = {
         let mut conn = app.db.conn().await?;
-        timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &id).await?
+        timbra_store::cfdis::acuse_url(&mut conn, &empresa_id, &CfdiId::from(&id)).await?
     }
     .ok_or_else(|| ApiError::not_found("cancellation acuse of this invoice"))?;
     let bytes = read_file(&app, &path).await?;

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use utoipa::ToSchema;
 
 use super::parse_body;
@@ -66,14 +67,14 @@ pub async fn cancelar(
 pub(crate) async fn cancelar_cfdi(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     clave: Option<idempotency::Key>,
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiCancelar).await?;
     if let Some(replayed) =
-        super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, id)).await?
+        super::previa(app, empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &CfdiId::from(id))).await?
     {
         return Ok(replayed);
     }

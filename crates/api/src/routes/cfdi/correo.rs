@@ -6,6 +6,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::CfdiId;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -92,7 +93,8 @@ pub async fn enviar(
     cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let body: CorreoBody =
         if body.iter().all(u8::is_ascii_whitespace) { CorreoBody::default() } else { parse_body(&body)? };
-    let encolado = correo::enviar(&app, &empresa_id, &id, body.para.as_deref(), body.cc.as_deref()).await?;
+    let encolado =
+        correo::enviar(&app, &empresa_id, &CfdiId::from(&id), body.para.as_deref(), body.cc.as_deref()).await?;
     Ok(accepted(EnvioOut { envio_id: encolado.envio_id, para: encolado.para }))
 }
 
@@ -114,7 +116,7 @@ pub async fn listar(
     let ve_nomina = super::ve_nomina(&caller, &access);
     cargar(&app, &empresa_id, &id, ve_nomina).await?;
     let mut conn = app.db.conn().await?;
-    let filas = timbra_store::correos::de_cfdi(&mut conn, &empresa_id, &id).await?;
+    let filas = timbra_store::correos::de_cfdi(&mut conn, &empresa_id, &CfdiId::from(&id)).await?;
     let items: Vec<CorreoOut> = filas
         .into_iter()
         .map(|fila| CorreoOut {

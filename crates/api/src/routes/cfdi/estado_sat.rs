@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::response::IntoResponse;
+use timbra_store::ids::EmpresaId;
 
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
@@ -39,7 +40,7 @@ pub async fn estado_sat(
 pub(crate) async fn consultar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
 ) -> HttpResult<(EstadoSatOut, &'static str)> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiEstadoSat).await?;

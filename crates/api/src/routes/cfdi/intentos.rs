@@ -79,7 +79,7 @@ impl From<IntentoRow> for IntentoOut {
             status: row.status,
             pac_code: row.pac_code,
             pac_message: row.error.as_deref().map(sin_respuesta_cruda),
-            cfdi_id: row.cfdi_id,
+            cfdi_id: row.cfdi_id.map(String::from),
             uuid: row.uuid,
             created_at: row.created_at,
             updated_at: row.updated_at,

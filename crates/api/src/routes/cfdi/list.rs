@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::EmpresaId;
 use utoipa::{IntoParams, ToSchema};
 
 use super::MAX_LIMIT;
@@ -204,7 +205,7 @@ pub async fn list(
 pub(crate) async fn page(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     params: ListCfdiParams,
 ) -> HttpResult<CfdiPage> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;

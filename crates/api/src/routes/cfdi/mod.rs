@@ -21,6 +21,7 @@ pub mod validar;
 pub mod zip;
 
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use crate::error::HttpResult;
 use timbra_services::context::AppContext;
@@ -46,7 +47,7 @@ pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> HttpRe
 /// new key (or none).
 pub(crate) async fn replayed(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&Key>,
     uso: Uso<'_>,
 ) -> HttpResult<Option<Response>> {
@@ -57,7 +58,7 @@ pub(crate) async fn replayed(
 /// with the MCP tools.
 pub(crate) async fn previa(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&Key>,
     uso: Uso<'_>,
 ) -> HttpResult<Option<idempotency::Answer>> {
@@ -71,7 +72,7 @@ pub(crate) async fn previa(
 /// body is read (`Ok`).
 pub(crate) async fn admit<B: serde::de::DeserializeOwned>(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<&Key>,
     operacion: &str,
     bytes: &[u8],
@@ -89,7 +90,7 @@ pub(crate) use timbra_services::cfdi::consulta::ve_nomina;
 /// The company's invoice `id` with its lines' JSON ([`timbra_services::cfdi::consulta::leer`]).
 async fn cargar(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     ve_nomina: bool,
 ) -> HttpResult<(timbra_store::cfdis::CfdiRow, String)> {

@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::response::IntoResponse;
+use timbra_store::ids::EmpresaId;
 
 use super::cargar;
 use super::list::{CfdiOut, cfdi_out};
@@ -34,7 +35,12 @@ pub async fn get(
 
 /// One invoice with its signed links, as `GET /api/cfdi/{id}` and the MCP tool `obtener_cfdi`
 /// read it.
-pub(crate) async fn obtener(app: &AppContext, caller: &Caller, empresa_id: &str, id: &str) -> HttpResult<CfdiOut> {
+pub(crate) async fn obtener(
+    app: &AppContext,
+    caller: &Caller,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> HttpResult<CfdiOut> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiView).await?;
     let ve_nomina = super::ve_nomina(caller, &access);
     let (row, conceptos) = cargar(app, empresa_id, id, ve_nomina).await?;

@@ -5,6 +5,7 @@ use axum::body::Bytes;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use sha2::Digest;
+use timbra_store::ids::EmpresaId;
 
 use super::admit;
 use crate::error::HttpResult;
@@ -47,7 +48,7 @@ pub async fn timbrar_pago(scope: EmpresaScope, headers: HeaderMap, body: Bytes) 
 pub(crate) async fn timbrar(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<idempotency::Key>,
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {

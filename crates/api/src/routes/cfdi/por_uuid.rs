@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use super::list::cfdi_out;
@@ -58,8 +59,13 @@ pub struct DescargaOut {
 
 /// Renders a download's outcome with fresh links (the synchronous answer and the job's are
 /// the same `data`).
-async fn data(app: &AppContext, empresa_id: &str, descargado: Descargado, ve_nomina: bool) -> HttpResult<DescargaOut> {
-    let (row, conceptos) = super::cargar(app, empresa_id, &descargado.cfdi_id, ve_nomina).await?;
+async fn data(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    descargado: Descargado,
+    ve_nomina: bool,
+) -> HttpResult<DescargaOut> {
+    let (row, conceptos) = super::cargar(app, empresa_id, descargado.cfdi_id.as_str(), ve_nomina).await?;
     let links = Some((app.cfdi.link_secret()?, app.clock.now().unix_timestamp()));
     let mut out = cfdi_out(row, links);
     out.conceptos = Some(serde_json::from_str(&conceptos).map_err(|e| ApiError::internal("conceptos", e))?);
@@ -82,7 +88,12 @@ async fn data(app: &AppContext, empresa_id: &str, descargado: Descargado, ve_nom
 
 /// The answer of a download; a payroll receipt (type N) is shown only to a caller with
 /// `nomina:view`.
-async fn responder(app: &AppContext, empresa_id: &str, respuesta: Respuesta, ve_nomina: bool) -> HttpResult<Response> {
+async fn responder(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    respuesta: Respuesta,
+    ve_nomina: bool,
+) -> HttpResult<Response> {
     Ok(match salida(app, empresa_id, respuesta, ve_nomina).await? {
         Ok(descarga) => ok(descarga).into_response(),
         Err(en_curso) => accepted(en_curso).into_response(),
@@ -92,7 +103,7 @@ async fn responder(app: &AppContext, empresa_id: &str, respuesta: Respuesta, ve_
 /// The `data` of a download: the invoice, or (`Err`) the job still waiting for SAT.
 async fn salida(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     respuesta: Respuesta,
     ve_nomina: bool,
 ) -> HttpResult<Result<DescargaOut, DescargaEnCurso>> {

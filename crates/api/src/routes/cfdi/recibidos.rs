@@ -5,6 +5,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use timbra_store::ids::EmpresaId;
 use utoipa::ToSchema;
 
 use crate::envelope::ok;
@@ -108,7 +109,7 @@ pub struct SyncStatus {
 pub(super) async fn endpoint_sat(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     respuesta: impl AsyncFnOnce(&Empresa, &EmpresaAccess) -> HttpResult<Response>,
 ) -> HttpResult<Response> {
     let (empresa, access) = acceso_sat(app, caller, empresa_id).await?;
@@ -127,7 +128,7 @@ pub(super) async fn endpoint_sat(
 pub(crate) async fn acceso_sat(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
 ) -> HttpResult<(Empresa, EmpresaAccess)> {
     let access = caller.authorize(app, empresa_id, Permission::CfdiDescargar).await?;
     Ok((recibidos::empresa(app, empresa_id).await?, access))

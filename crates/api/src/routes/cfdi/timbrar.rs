@@ -4,6 +4,7 @@
 use axum::body::Bytes;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use super::admit;
 use crate::error::HttpResult;
@@ -45,7 +46,7 @@ pub async fn timbrar(scope: EmpresaScope, headers: HeaderMap, body: Bytes) -> Ht
 pub(crate) async fn timbrar_factura(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: Option<idempotency::Key>,
     bytes: &[u8],
 ) -> HttpResult<idempotency::Answer> {

@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::IntoResponse;
 use timbra_cfdi::validacion;
+use timbra_store::ids::EmpresaId;
 
 use super::parse_body;
 use crate::envelope::ok;
@@ -50,7 +51,7 @@ pub async fn validar(
 pub(crate) async fn validar_factura(
     app: &AppContext,
     caller: &Caller,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     bytes: &[u8],
 ) -> HttpResult<EnsayoOut> {
     caller.authorize(app, empresa_id, Permission::CfdiTimbrar).await?;

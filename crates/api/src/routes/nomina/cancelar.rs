@@ -4,6 +4,7 @@
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::PeriodoId;
 
 use crate::envelope::{Path, ok};
 use crate::error::HttpResult;
@@ -33,8 +34,8 @@ pub async fn cancelar(
     body: Bytes,
 ) -> HttpResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    nomina::exigir_periodo(&app, &empresa_id, &id).await?;
+    nomina::exigir_periodo(&app, &empresa_id, &PeriodoId::from(&id)).await?;
     let body: CancelarReciboBody = crate::routes::cfdi::parse_body(&body)?;
-    let data = nomina::cancelar_recibo(&app, &empresa_id, &id, &body, &caller.user_id).await?;
+    let data = nomina::cancelar_recibo(&app, &empresa_id, &PeriodoId::from(&id), &body, &caller.user_id).await?;
     Ok(ok(data).with_mode(access.mode()).into_response())
 }

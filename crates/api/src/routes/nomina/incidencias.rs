@@ -4,6 +4,7 @@
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::IncidenciaId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
@@ -239,7 +240,7 @@ pub async fn list(scope: EmpresaScope, Query(params): Query<IncidenciaParams>) -
     ))]
 pub async fn get(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
     scope.authorize(Permission::NominaView).await?;
-    let row = incidencias::get(&mut scope.app.db.conn().await?, &scope.empresa_id, &id)
+    let row = incidencias::get(&mut scope.app.db.conn().await?, &scope.empresa_id, &IncidenciaId::from(&id))
         .await?
         .ok_or_else(|| ApiError::not_found("incidence"))?;
     Ok(ok(IncidenciaOut::from(row)))

@@ -3,6 +3,7 @@
 use axum::response::IntoResponse;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use timbra_store::ids::PeriodoId;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
@@ -98,7 +99,7 @@ pub struct PeriodoOut {
 impl From<PeriodoRow> for PeriodoOut {
     fn from(row: PeriodoRow) -> Self {
         Self {
-            id: row.id,
+            id: String::from(row.id),
             status: row.status,
             fecha_inicio: row.fecha_inicio,
             fecha_fin: row.fecha_fin,
@@ -240,5 +241,5 @@ pub async fn ajustar(
     ))]
 pub async fn calcular(scope: EmpresaScope, Path(id): Path<String>) -> HttpResult<impl IntoResponse> {
     scope.authorize(Permission::NominaManage).await?;
-    Ok(ok(calculo::calcular_periodo(&scope.app, &scope.empresa_id, &id).await?))
+    Ok(ok(calculo::calcular_periodo(&scope.app, &scope.empresa_id, &PeriodoId::from(&id)).await?))
 }

@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::response::Response;
+use timbra_store::ids::EmpresaId;
 
 use crate::envelope::Path;
 use crate::error::HttpResult;
@@ -13,7 +14,7 @@ use timbra_services::auth::roles::Permission;
 use timbra_services::context::AppContext;
 
 /// The CFDI id of the company's stamped receipt `id`.
-async fn cfdi_del_recibo(app: &AppContext, empresa_id: &str, id: &str) -> HttpResult<String> {
+async fn cfdi_del_recibo(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> HttpResult<String> {
     Ok(timbra_services::nomina::recibo::cfdi_del_recibo(app, empresa_id, id).await?)
 }
 

@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use timbra_store::ids::PeriodoId;
 
 use crate::envelope::{Path, created};
 use crate::error::HttpResult;
@@ -33,6 +34,6 @@ pub async fn timbrar(
     Path(id): Path<String>,
 ) -> HttpResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::NominaManage).await?;
-    let data = nomina::timbrar_periodo(&app, &empresa_id, &id, &caller.user_id).await?;
+    let data = nomina::timbrar_periodo(&app, &empresa_id, &PeriodoId::from(&id), &caller.user_id).await?;
     Ok(created(data).with_mode(access.mode()).into_response())
 }

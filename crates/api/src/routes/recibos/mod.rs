@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde::Deserialize;
+use timbra_store::ids::{EmpresaId, ReciboId};
 use utoipa::IntoParams;
 
 use crate::envelope::{Page, Path, Query, created, ok, parse_paging};
@@ -31,7 +32,7 @@ fn recibo_out(row: ReciboRow, app: &AppContext, codigo_postal: &str, base: &str,
     recibos_consulta::recibo_out(row, app, codigo_postal, base, slug)
 }
 
-async fn slug_de(app: &AppContext, empresa_id: &str) -> HttpResult<Option<String>> {
+async fn slug_de(app: &AppContext, empresa_id: &EmpresaId) -> HttpResult<Option<String>> {
     Ok(recibos_consulta::slug_de(app, empresa_id).await?)
 }
 
@@ -154,8 +155,9 @@ pub async fn cancelar(
     let now = app.clock.now();
     let row = {
         let mut tx = app.db.begin().await?;
-        let row = db::get(&mut tx, &empresa_id, &id).await?.ok_or_else(|| ApiError::not_found("ticket"))?;
-        if db::cancelar(&mut tx, &empresa_id, &id, now).await? == 0 {
+        let row =
+            db::get(&mut tx, &empresa_id, &ReciboId::from(&id)).await?.ok_or_else(|| ApiError::not_found("ticket"))?;
+        if db::cancelar(&mut tx, &empresa_id, &ReciboId::from(&id), now).await? == 0 {
             return Err(ApiError::new(
                 Code::Recibo003,
                 format!("ticket {} is {}: only an ABIERTO ticket can be cancelled", row.folio, row.status),

@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use timbra_store::ids::CfdiId;
 
 use crate::envelope::Path;
 use crate::error::HttpResult;
@@ -42,7 +43,8 @@ pub async fn cancelar(
 ) -> HttpResult<Response> {
     let access = caller.authorize(&app, &empresa_id, Permission::CfdiCancelar).await?;
     let clave = idempotency::from_headers(&headers, &body)?;
-    if let Some(replayed) = replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &id)).await?
+    if let Some(replayed) =
+        replayed(&app, &empresa_id, clave.as_ref(), idempotency::Uso::sobre(OPERACION, &CfdiId::from(&id))).await?
     {
         return Ok(replayed);
     }

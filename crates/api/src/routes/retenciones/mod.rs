@@ -11,11 +11,18 @@ pub mod timbrar;
 
 use timbra_services::context::AppContext;
 use timbra_services::error::ApiError;
+use timbra_store::ids::{CfdiId, EmpresaId};
 use timbra_store::retenciones::RetencionRow;
 
 /// The company's retention `id` (issued or received), or NOT_FOUND: another company's, or an
 /// invoice's id, is not one.
-pub(crate) async fn de_la_empresa(app: &AppContext, empresa_id: &str, id: &str) -> Result<RetencionRow, ApiError> {
+pub(crate) async fn de_la_empresa(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    id: &str,
+) -> Result<RetencionRow, ApiError> {
     let mut conn = app.db.conn().await?;
-    timbra_store::retenciones::leer(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("retention"))
+    timbra_store::retenciones::leer(&mut conn, empresa_id, &CfdiId::from(id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("retention"))
 }

@@ -59,6 +59,7 @@ use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult, Code};
 use crate::idempotency;
 use timbra_store::cfdi_xml;
+use timbra_store::ids::EmpresaId;
 use timbra_store::{MultiInsert, Tx};
 
 impl Fila {
@@ -227,7 +228,7 @@ async fn sandbox(
 }
 
 /// The last folio taken of (`empresa_id`, mode, `serie`), 0 before the first.
-pub async fn ultimo_folio(app: &AppContext, empresa_id: &str, sandbox: bool, serie: &str) -> ApiResult<i64> {
+pub async fn ultimo_folio(app: &AppContext, empresa_id: &EmpresaId, sandbox: bool, serie: &str) -> ApiResult<i64> {
     let mut conn = app.db.conn().await?;
     Ok(timbra_store::folios::ultimo(&mut conn, empresa_id, sandbox, serie).await?)
 }

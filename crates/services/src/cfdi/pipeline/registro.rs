@@ -18,7 +18,7 @@ use crate::events::payloads::FacturaTimbrada;
 use crate::events::{self, Emission, Event};
 use crate::idempotency::Key;
 use timbra_store::empresas::EmpresaEmisora;
-use timbra_store::ids;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 use timbra_store::{Money, Tx, Value};
 
 /// What an [`Efectos`] hook gives back: a boxed future over the stamp's transaction.
@@ -28,7 +28,7 @@ pub type Hecho<'a> = Pin<Box<dyn Future<Output = ApiResult<()>> + Send + 'a>>;
 /// document type's [`Efectos::al_persistir`] sees it.
 pub struct Escrito<'a> {
     /// The company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// The record fields.
     pub registro: &'a Registro,
     /// The row's values from the sealed comprobante.
@@ -52,7 +52,7 @@ pub trait Efectos: Send + Sync {
     /// writes the invoice, in the live *reserve* before the PAC is called. An error rolls the
     /// stamp back and is the request's answer. In live mode what this holds is given back by
     /// [`Efectos::devolver`] when the PAC refuses, and kept while the outcome is unknown.
-    fn aplicar<'a>(&'a self, _tx: &'a mut Tx, _cfdi_id: &'a str, _now: OffsetDateTime) -> Hecho<'a> {
+    fn aplicar<'a>(&'a self, _tx: &'a mut Tx, _cfdi_id: &'a CfdiId, _now: OffsetDateTime) -> Hecho<'a> {
         Box::pin(async { Ok(()) })
     }
 
@@ -67,8 +67,8 @@ pub trait Efectos: Send + Sync {
     fn devolver<'a>(
         &'a self,
         _tx: &'a mut Tx,
-        _empresa_id: &'a str,
-        _cfdi_id: &'a str,
+        _empresa_id: &'a EmpresaId,
+        _cfdi_id: &'a CfdiId,
         _now: OffsetDateTime,
     ) -> Hecho<'a> {
         Box::pin(async { Ok(()) })
@@ -102,7 +102,7 @@ pub struct Peticion<'a> {
     /// The issuing company, as read for this request.
     pub empresa: &'a EmpresaEmisora,
     /// The user acting (recorded on the stamp movement in live mode).
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     /// The `mode` of the answer envelope.
     pub mode: &'a str,
     /// The Idempotency-Key, when sent.
@@ -137,7 +137,7 @@ pub struct TimbradoOut {
 /// The record fields of an invoice that do not come from the comprobante.
 pub struct Registro {
     /// The invoice's id.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// Sandbox or live.
     pub sandbox: bool,
     /// The series it carries.
@@ -242,7 +242,7 @@ impl Fila {
     /// The `factura.timbrada` event of this row stamped with `folio`.
     pub fn timbrada(&self, registro: &Registro, uuid_api: &str, folio: i64) -> FacturaTimbrada {
         FacturaTimbrada {
-            cfdi_id: registro.cfdi_id.clone(),
+            cfdi_id: registro.cfdi_id.as_str().to_owned(),
             uuid: uuid_api.to_owned(),
             total: self.total,
             serie: registro.serie.clone(),
@@ -273,7 +273,7 @@ impl Fila {
     #[allow(clippy::too_many_arguments)]
     pub fn valores(
         &self,
-        empresa_id: &str,
+        empresa_id: &EmpresaId,
         registro: &Registro,
         folio: i64,
         uuid_api: &str,
@@ -355,9 +355,9 @@ impl Fila {
 /// The values of an invoice row that do not come from its comprobante.
 pub struct Cabecera<'a> {
     /// Id.
-    pub cfdi_id: &'a str,
+    pub cfdi_id: &'a CfdiId,
     /// Company.
-    pub empresa_id: &'a str,
+    pub empresa_id: &'a EmpresaId,
     /// EMITIDA or RECIBIDA.
     pub tipo: &'static str,
     /// API or SAT_DESCARGA.
@@ -396,7 +396,7 @@ pub fn respuesta_201(
     total: Decimal,
 ) -> String {
     let data = TimbradoOut {
-        cfdi_id: registro.cfdi_id.clone(),
+        cfdi_id: registro.cfdi_id.as_str().to_owned(),
         uuid: uuid_api.to_owned(),
         fecha_timbrado: rfc3339(timbrado_en),
         xml_url: registro.xml_path.clone(),
@@ -418,7 +418,7 @@ impl Registro {
         cliente_id: Option<String>,
         operacion: &'static str,
     ) -> Self {
-        let cfdi_id = ids::new_id();
+        let cfdi_id = CfdiId::new();
         let xml_path =
             format!("cfdi/{}/{:04}/{:02}/{cfdi_id}.xml", empresa.id, fecha_local.year(), u8::from(fecha_local.month()));
         Registro { cfdi_id, sandbox: empresa.sandbox, serie, cliente_id, xml_path, operacion }

@@ -13,6 +13,7 @@ use crate::cfdi::documento::{PorSellar, Sellable, sellar_con_timbre};
 use crate::cfdi::fecha_cfdi;
 use crate::error::{ApiError, ApiResult};
 use timbra_store::cfdi_xml;
+use timbra_store::ids::EmpresaId;
 use timbra_store::{MultiInsert, Tx};
 
 /// The sandbox TFD's fields for a stamp made at `fecha_local`, with a fresh UUID.
@@ -56,7 +57,7 @@ impl SelladoLote {
 #[allow(clippy::too_many_arguments)]
 pub async fn escribir_lote(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     serie: &str,
     lote: &mut [SelladoLote],
     efectos: Option<&dyn Efectos>,
@@ -139,7 +140,7 @@ pub async fn escribir_lote(
 /// own, and the row lock held until commit keeps concurrent stamps of the serie in line.
 pub(crate) async fn siguiente_folio(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     sandbox: bool,
     serie: &str,
     now: OffsetDateTime,

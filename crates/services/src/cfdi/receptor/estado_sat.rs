@@ -9,6 +9,7 @@
 //! ([`super::cancelable`]), with `fuente: "sandbox"`.
 
 use std::time::Duration;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -86,7 +87,7 @@ fn estado_de_status(status: &str) -> &'static str {
 /// Sandbox: what SAT would say of `fila` (an invoice of `empresa_id`) at `ahora`.
 async fn leer_sandbox(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     id: &str,
     fila: &PorCancelar,
     ahora: OffsetDateTime,
@@ -96,13 +97,14 @@ async fn leer_sandbox(
         let mut conn = app.db.conn().await?;
         match cfdis::emitida_sandbox(&mut conn, &fila.uuid_xml).await? {
             Some((empresa, emitida)) => {
+                let (empresa, emitida) = (EmpresaId::from(empresa), CfdiId::from(emitida));
                 let emisor = cfdis::por_cancelar(&mut conn, &empresa, &emitida).await?;
                 (empresa, emitida, emisor)
             }
-            None => (empresa_id.to_owned(), id.to_owned(), None),
+            None => (empresa_id.clone(), CfdiId::from(id), None),
         }
     } else {
-        (empresa_id.to_owned(), id.to_owned(), None)
+        (empresa_id.clone(), CfdiId::from(id), None)
     };
     let fila = fila_emisor.as_ref().unwrap_or(fila);
     let relacionados = {
@@ -189,7 +191,7 @@ fn proxima_revision(app: &AppContext, id: &str, fecha: OffsetDateTime, now: Offs
 
 /// One invoice to ask about and store.
 struct Registro<'a> {
-    empresa_id: &'a str,
+    empresa_id: &'a EmpresaId,
     id: &'a str,
     uuid: &'a str,
     tipo: &'a str,
@@ -253,10 +255,10 @@ async fn guardar(app: &AppContext, registro: &Registro<'_>, leido: &Leido, now: 
 /// # Errors
 /// NOT_FOUND (also another company's id); SAT_CONSULTA_001 SAT unreachable (nothing changed,
 /// Retry-After); SAT_CONSULTA_002 SAT refused the expression (`N - 601`).
-pub async fn consultar(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: bool) -> ApiResult<EstadoSatOut> {
+pub async fn consultar(app: &AppContext, empresa_id: &EmpresaId, id: &str, ve_nomina: bool) -> ApiResult<EstadoSatOut> {
     let (fila, sandbox) = {
         let mut conn = app.db.conn().await?;
-        let fila = cfdis::por_cancelar(&mut conn, empresa_id, id)
+        let fila = cfdis::por_cancelar(&mut conn, empresa_id, &CfdiId::from(id))
             .await?
             .filter(|fila| ve_nomina || fila.tipo_comprobante != "N")
             .ok_or_else(|| ApiError::not_found("invoice"))?;
@@ -269,7 +271,7 @@ pub async fn consultar(app: &AppContext, empresa_id: &str, id: &str, ve_nomina: 
     } else {
         let xml_url = {
             let mut conn = app.db.conn().await?;
-            cfdis::leer(&mut conn, empresa_id, id).await?.and_then(|(row, _)| row.xml_url)
+            cfdis::leer(&mut conn, empresa_id, &CfdiId::from(id)).await?.and_then(|(row, _)| row.xml_url)
         };
         let datos = DatosExpresion {
             uuid: fila.uuid_xml.clone(),
@@ -411,7 +413,11 @@ pub struct RecibidaCambiada {
 }
 
 /// The company's received CFDI whose SAT status changed, latest first (at most `limite`).
-pub async fn recibidas_cambiadas(app: &AppContext, empresa_id: &str, limite: i64) -> ApiResult<Vec<RecibidaCambiada>> {
+pub async fn recibidas_cambiadas(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    limite: i64,
+) -> ApiResult<Vec<RecibidaCambiada>> {
     let mut conn = app.db.conn().await?;
     let filas = cfdis::recibidas_cambiadas(&mut conn, empresa_id, limite).await?;
     Ok(filas

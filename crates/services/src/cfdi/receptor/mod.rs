@@ -12,6 +12,7 @@ pub mod estado_sat;
 pub mod solicitudes;
 
 use timbra_store::cfdis::PorCancelar;
+use timbra_store::ids::EmpresaId;
 use time::OffsetDateTime;
 
 use super::plazos::{self, Cancelable, DatosRegla};
@@ -39,7 +40,7 @@ pub fn cancelable(fila: &PorCancelar, relacionados_vigentes: bool, ahora: Offset
 /// (`CfdiRelacionado/@UUID` in their XML), by their UUID as the API shows it.
 pub async fn notas_de_credito_vigentes(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     fila: &PorCancelar,
 ) -> ApiResult<Vec<String>> {
     let egresos = {
@@ -60,7 +61,11 @@ pub async fn notas_de_credito_vigentes(
 
 /// Sandbox (SAT's rule): an invoice related by credit notes that are not cancelled is "No
 /// cancelable"; CANCEL_003 names them.
-pub async fn exigir_sin_notas_de_credito(app: &AppContext, empresa_id: &str, fila: &PorCancelar) -> ApiResult<()> {
+pub async fn exigir_sin_notas_de_credito(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    fila: &PorCancelar,
+) -> ApiResult<()> {
     let notas = notas_de_credito_vigentes(app, empresa_id, fila).await?;
     if notas.is_empty() {
         return Ok(());

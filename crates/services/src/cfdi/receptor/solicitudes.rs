@@ -15,6 +15,7 @@
 //! except a request after a rejection, which SAT leaves without an automatic deadline.
 
 use std::collections::HashSet;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -78,7 +79,7 @@ impl From<SolicitudRow> for SolicitudOut {
             uuid: row.uuid,
             rfc_emisor: row.rfc_emisor,
             fecha_solicitud: hora_local(row.fecha_solicitud),
-            cfdi_id: row.cfdi_id,
+            cfdi_id: row.cfdi_id.map(String::from),
             total: row.total.map(|total| total.0.to_string()),
             nombre_emisor: row.nombre_emisor,
             plazo_vence: hora_local(row.plazo_vence),
@@ -102,7 +103,7 @@ pub struct RespuestaOut {
 }
 
 /// The company (`id`, RFC, name, sandbox).
-async fn empresa(app: &AppContext, empresa_id: &str) -> ApiResult<empresas::EmpresaEmisora> {
+async fn empresa(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<empresas::EmpresaEmisora> {
     let mut conn = app.db.conn().await?;
     Ok(empresas::emisora(&mut conn, empresa_id).await?)
 }
@@ -113,7 +114,7 @@ async fn empresa(app: &AppContext, empresa_id: &str) -> ApiResult<empresas::Empr
 async fn recibir(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     uuid: &str,
     origen: &str,
     emisor: Option<(&str, &str, Money)>,
@@ -153,7 +154,7 @@ async fn recibir(
 ///
 /// # Errors
 /// LIVE_001 no PAC; PAC_001/PAC_002 the PAC refused or did not answer.
-pub async fn sincronizar(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiResult<usize> {
+pub async fn sincronizar(app: &AppContext, empresa_id: &EmpresaId, rfc: &str) -> ApiResult<usize> {
     let pac = app.pac.clone().ok_or_else(|| {
         ApiError::new(
             Code::Live001,
@@ -201,7 +202,7 @@ pub async fn sincronizar(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiRe
 ///
 /// # Errors
 /// Live: LIVE_001, PAC_001/PAC_002.
-pub async fn listar(app: &AppContext, empresa_id: &str, paging: Paging) -> ApiResult<(Vec<SolicitudOut>, i64)> {
+pub async fn listar(app: &AppContext, empresa_id: &EmpresaId, paging: Paging) -> ApiResult<(Vec<SolicitudOut>, i64)> {
     let empresa = empresa(app, empresa_id).await?;
     if !empresa.sandbox {
         sincronizar(app, empresa_id, &empresa.rfc).await?;
@@ -304,7 +305,12 @@ fn estatus_tras(respuesta: Respuesta) -> &'static str {
 /// # Errors
 /// CANCELACION_003 another word; CANCELACION_001 no request waits (also a malformed UUID);
 /// CANCELACION_002 answered before; CFDI_002/CFDI_003 the CSD (live); LIVE_001, PAC_001/PAC_002.
-pub async fn responder(app: &AppContext, empresa_id: &str, uuid: &str, respuesta: &str) -> ApiResult<RespuestaOut> {
+pub async fn responder(
+    app: &AppContext,
+    empresa_id: &EmpresaId,
+    uuid: &str,
+    respuesta: &str,
+) -> ApiResult<RespuestaOut> {
     let (respuesta, palabra) = respuesta_de(respuesta)?;
     let uuid = uuid.trim().to_uppercase();
     let uuid = uuid.strip_prefix("SANDBOX-").unwrap_or(&uuid).to_owned();
@@ -334,7 +340,7 @@ pub async fn responder(app: &AppContext, empresa_id: &str, uuid: &str, respuesta
 /// Records the answer and its event in `tx`; CANCELACION_002 when another answer won.
 async fn registrar_respuesta(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     fila: &SolicitudRow,
     palabra: &str,
     estatus: &str,
@@ -352,7 +358,7 @@ async fn registrar_respuesta(
         uuid: fila.uuid.clone(),
         respuesta: palabra.to_owned(),
         estatus: estatus.to_owned(),
-        cfdi_id: fila.cfdi_id.clone(),
+        cfdi_id: fila.cfdi_id.clone().map(String::from),
     };
     events::emit(tx, now, empresa_id, &Event::FacturaCancelacionRespondida(evento)).await?;
     Ok(())
@@ -448,12 +454,12 @@ async fn responder_sandbox(
             Respuesta::Aceptacion => EstadoCancelacion::Aceptada,
             Respuesta::Rechazo => EstadoCancelacion::Rechazada,
         };
-        if !completar_emisor(&mut tx, emitido, nuevo, now).await? {
+        if !completar_emisor(&mut tx, &CfdiId::from(emitido), nuevo, now).await? {
             drop(tx);
             return Err(sin_solicitud(&fila.uuid, "the issuer's cancellation is no longer waiting for an answer"));
         }
         // Other sandbox companies with the same RFC got the same request: it is answered.
-        db::cerrar_de_emitido(&mut tx, emitido, estatus, now).await?;
+        db::cerrar_de_emitido(&mut tx, &CfdiId::from(emitido), estatus, now).await?;
     }
     tx.commit().await?;
     Ok(RespuestaOut { uuid: fila.uuid.clone(), respuesta: palabra.to_owned(), estatus: estatus.to_owned(), acuse })
@@ -463,11 +469,11 @@ async fn responder_sandbox(
 /// events in the issuer's company); `false` when it is no longer PENDIENTE.
 async fn completar_emisor(
     tx: &mut Tx,
-    cfdi_id: &str,
+    cfdi_id: &CfdiId,
     nuevo: EstadoCancelacion,
     now: OffsetDateTime,
 ) -> ApiResult<bool> {
-    let Some((empresa_id, fila)) = timbra_store::cfdis::por_cancelar_de_cualquiera(tx, cfdi_id).await? else {
+    let Some((empresa_id, fila)) = timbra_store::cfdis::por_cancelar_de_cualquiera(tx, cfdi_id.as_str()).await? else {
         return Ok(false);
     };
     if fila.estado_cancelacion.as_deref() != Some(EstadoCancelacion::Pendiente.as_str()) {
@@ -475,7 +481,7 @@ async fn completar_emisor(
     }
     let motivo = motivo_de(tx, cfdi_id).await?;
     let movimiento = Movimiento {
-        empresa_id: &empresa_id,
+        empresa_id: &EmpresaId::from(&empresa_id),
         cfdi_id,
         uuid: &fila.uuid,
         motivo: motivo.as_deref(),
@@ -486,8 +492,8 @@ async fn completar_emisor(
     cancelacion::mover(tx, now, &movimiento).await
 }
 
-async fn motivo_de(tx: &mut Tx, cfdi_id: &str) -> ApiResult<Option<String>> {
-    Ok(timbra_store::cfdis::por_seguir(tx, cfdi_id).await?.and_then(|fila| fila.motivo_cancelacion))
+async fn motivo_de(tx: &mut Tx, cfdi_id: &CfdiId) -> ApiResult<Option<String>> {
+    Ok(timbra_store::cfdis::por_seguir(tx, cfdi_id.as_str()).await?.and_then(|fila| fila.motivo_cancelacion))
 }
 
 /// Sandbox, in the issuer's cancellation transaction: the request for invoice `cfdi_id`
@@ -497,15 +503,15 @@ async fn motivo_de(tx: &mut Tx, cfdi_id: &str) -> ApiResult<Option<String>> {
 pub async fn solicitar_sandbox(
     tx: &mut Tx,
     now: OffsetDateTime,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     fila: &PorCancelar,
     sin_plazo: bool,
 ) -> ApiResult<()> {
     let uuid = fila.uuid_xml.to_uppercase();
     for receptor in empresas::sandbox_por_rfc(tx, &fila.receptor_rfc).await? {
         let emisor = Some((fila.emisor_rfc.as_str(), fila.emisor_nombre.as_str(), fila.total));
-        recibir(tx, now, &receptor, &uuid, SANDBOX, emisor, Some(cfdi_id)).await?;
+        recibir(tx, now, &EmpresaId::from(&receptor), &uuid, SANDBOX, emisor, Some(cfdi_id.as_str())).await?;
     }
     if !sin_plazo {
         let payload = Plazo { cfdi_id: cfdi_id.to_owned() };
@@ -525,7 +531,7 @@ pub struct VencerPlazo;
 #[serde(rename_all = "camelCase")]
 pub struct Plazo {
     /// The issuer's invoice.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
 }
 
 impl Job for VencerPlazo {
@@ -580,7 +586,7 @@ impl Job for BuscarSolicitudes {
             };
             let (mut nuevas, mut fallidas) = (0, 0);
             for (empresa_id, rfc) in &companias {
-                match sincronizar(&app, empresa_id, rfc).await {
+                match sincronizar(&app, &EmpresaId::from(empresa_id), rfc).await {
                     Ok(n) => nuevas += n,
                     Err(error) => {
                         tracing::warn!(empresa.id = %empresa_id, error.message = %error.message, "pending cancellation requests not read");

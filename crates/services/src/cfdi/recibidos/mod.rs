@@ -20,6 +20,7 @@ pub mod por_uuid;
 pub mod sincronizacion;
 
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId};
 
 use timbra_sat::{
     ClienteSat, DocumentoCfdi, DocumentoIlegible, DocumentoRetencion, EstadoSello, EstadoTimbre, Paquete, SatError,
@@ -32,20 +33,19 @@ use crate::context::AppContext;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, payloads};
 use timbra_store::cfdi_xml;
-use timbra_store::ids;
 use timbra_store::{self as db, Tx};
 
 /// The company a download works for.
 #[derive(Clone, Debug)]
 pub struct Empresa {
     /// Id.
-    pub id: String,
+    pub id: EmpresaId,
     /// RFC: the receiver the invoices must name, and the quota's key.
     pub rfc: String,
 }
 
 /// The company `empresa_id`.
-pub async fn empresa(app: &AppContext, empresa_id: &str) -> ApiResult<Empresa> {
+pub async fn empresa(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Empresa> {
     let mut conn = app.db.conn().await?;
     let emisora = db::empresas::emisora(&mut conn, empresa_id).await?;
     Ok(Empresa { id: emisora.id, rfc: emisora.rfc })
@@ -57,7 +57,7 @@ pub async fn empresa(app: &AppContext, empresa_id: &str) -> ApiResult<Empresa> {
 pub async fn cliente(app: &AppContext, empresa: &Empresa) -> ApiResult<ClienteSat> {
     let revisada = fiel::revisar(app, &empresa.id, &empresa.rfc).await?;
     if let Ok(clientes) = app.cfdi.sat_clientes.lock()
-        && let Some((fiel_id, cliente)) = clientes.get(&empresa.id)
+        && let Some((fiel_id, cliente)) = clientes.get(empresa.id.as_str())
         && *fiel_id == revisada.id
     {
         return Ok(cliente.clone());
@@ -69,7 +69,7 @@ pub async fn cliente(app: &AppContext, empresa: &Empresa) -> ApiResult<ClienteSa
         .map_err(|error| ApiError::sat(&error))?
         .con_reloj(Arc::new(move || clock.now()));
     if let Ok(mut clientes) = app.cfdi.sat_clientes.lock() {
-        clientes.insert(empresa.id.clone(), (fiel_id, cliente.clone()));
+        clientes.insert(empresa.id.as_str().to_owned(), (fiel_id, cliente.clone()));
     }
     Ok(cliente)
 }
@@ -95,7 +95,7 @@ pub fn consultas(app: &AppContext, ventana: std::time::Duration) -> u32 {
 }
 
 /// Where the XML of a received invoice is stored (its `xmlUrl`).
-pub fn ruta_xml(empresa_id: &str, uuid: &str) -> String {
+pub fn ruta_xml(empresa_id: &EmpresaId, uuid: &str) -> String {
     format!("recibidas/{empresa_id}/{uuid}.xml")
 }
 
@@ -119,11 +119,11 @@ fn timbre(estado: &EstadoTimbre) -> &'static str {
 #[derive(Clone, Debug, Default)]
 pub struct Guardado {
     /// Documents stored new: (invoice id, UUID).
-    pub nuevos: Vec<(String, String)>,
+    pub nuevos: Vec<(CfdiId, String)>,
     /// Metadata-only invoices completed with their XML (`cfdi.xml_disponible` emitted).
-    pub completados: Vec<(String, String)>,
+    pub completados: Vec<(CfdiId, String)>,
     /// Documents the company already held with their XML (skipped, free).
-    pub ya_guardados: Vec<(String, String)>,
+    pub ya_guardados: Vec<(CfdiId, String)>,
     /// Documents left unstored because the day's quota ran out.
     pub sin_cuota: i64,
     /// Documents of another receiver (never stored).
@@ -148,7 +148,7 @@ struct PorGuardar<'a> {
     documento: &'a DocumentoCfdi,
     fila: Fila,
     /// The metadata-only row it completes (id, retries made).
-    completa: Option<(String, i64)>,
+    completa: Option<(CfdiId, i64)>,
 }
 
 /// One retention ready to be written.
@@ -238,7 +238,7 @@ pub async fn guardar(
     restantes -= para_cfdi;
     for pendiente in retenciones_pendientes.into_iter().take(restantes) {
         let documento = pendiente.documento;
-        let cfdi_id = ids::new_id();
+        let cfdi_id = CfdiId::new();
         let ruta = ruta_xml(&empresa.id, &documento.uuid);
         let timbrado_en = documento.retencion.timbre().and_then(|tfd| leer_fecha_cfdi(&tfd.fecha_timbrado));
         let mut valores = pendiente.fila.valores_de(&Cabecera {
@@ -281,7 +281,7 @@ pub async fn guardar(
                 db::recibidos::quitar_metadatos(&mut tx, &empresa.id, id).await?;
                 (id.clone(), *reintentos)
             }
-            None => (ids::new_id(), 0),
+            None => (CfdiId::new(), 0),
         };
         let ruta = ruta_xml(&empresa.id, &documento.uuid);
         let timbrado_en = documento.comprobante.timbre().and_then(|tfd| leer_fecha_cfdi(&tfd.fecha_timbrado));
@@ -318,7 +318,7 @@ pub async fn guardar(
         usadas += 1;
         if pendiente.completa.is_some() {
             let evento = payloads::Event::CfdiXmlDisponible(payloads::XmlDisponible {
-                cfdi_id: cfdi_id.clone(),
+                cfdi_id: cfdi_id.as_str().to_owned(),
                 uuid: documento.uuid.clone(),
                 emisor_rfc: pendiente.fila.emisor_rfc().to_owned(),
                 xml_url: ruta,
@@ -355,7 +355,7 @@ pub async fn guardar_metadatos(
     metadato: &timbra_sat::Metadato,
     proximo: OffsetDateTime,
     now: OffsetDateTime,
-) -> ApiResult<Option<String>> {
+) -> ApiResult<Option<CfdiId>> {
     let formato = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
     let local = |texto: &str| {
         time::PrimitiveDateTime::parse(texto.trim(), formato).ok().map(|f| f.assume_offset(super::OFFSET_CENTRO))
@@ -373,7 +373,7 @@ pub async fn guardar_metadatos(
         &metadato.rfc_receptor,
         &metadato.nombre_receptor,
     );
-    let cfdi_id = ids::new_id();
+    let cfdi_id = CfdiId::new();
     let status = if metadato.vigente() {
         timbra_store::estados::EstadoCfdi::Timbrado
     } else {

@@ -20,6 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 use timbra_sat::SatError;
+use timbra_store::ids::{CfdiId, DescargaId, EmpresaId};
 use time::OffsetDateTime;
 
 use super::{Empresa, cuota};
@@ -54,7 +55,7 @@ pub struct Descargado {
     /// `source`.
     pub source: Fuente,
     /// The received invoice's id.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
     /// Size of the XML downloaded (`sat_portal`).
     pub xml_bytes: Option<i64>,
     /// Why there is no XML (`sat_metadata_only`).
@@ -162,7 +163,7 @@ pub async fn descargar(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiRe
     let now = app.clock.now();
     let job_id = timbra_store::ids::new_id();
     let mut tx = app.db.begin().await?;
-    descargas_uuid::crear(&mut tx, &job_id, &empresa.id, uuid, now).await?;
+    descargas_uuid::crear(&mut tx, &DescargaId::from(&job_id), &empresa.id, uuid, now).await?;
     let job = NewJob::of::<DescargarPorUuid>(&PorUuid { descarga_id: job_id.clone() }).for_empresa(&empresa.id);
     jobs::enqueue_with_id(&mut tx, now, &job_id, job).await?;
     tx.commit().await?;
@@ -181,13 +182,13 @@ pub async fn descargar(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiRe
 
 /// The answer of job `job_id` of the company: `None` while it runs; DESCARGA_004 when the
 /// company has no such job.
-pub async fn consultar(app: &AppContext, empresa_id: &str, job_id: &str) -> ApiResult<Respuesta> {
+pub async fn consultar(app: &AppContext, empresa_id: &EmpresaId, job_id: &str) -> ApiResult<Respuesta> {
     Ok(respuesta_de(app, empresa_id, job_id).await?.unwrap_or(Respuesta::EnCurso { job_id: job_id.to_owned() }))
 }
 
-async fn respuesta_de(app: &AppContext, empresa_id: &str, job_id: &str) -> ApiResult<Option<Respuesta>> {
+async fn respuesta_de(app: &AppContext, empresa_id: &EmpresaId, job_id: &str) -> ApiResult<Option<Respuesta>> {
     let mut conn = app.db.conn().await?;
-    let Some(descarga) = descargas_uuid::de_empresa(&mut conn, empresa_id, job_id).await? else {
+    let Some(descarga) = descargas_uuid::de_empresa(&mut conn, empresa_id, &DescargaId::from(job_id)).await? else {
         return Err(ApiError::new(Code::Descarga004, "no download job with this id in this company"));
     };
     let Some(texto) = descarga.respuesta.filter(|_| descarga.estado == "DONE") else {
@@ -391,8 +392,8 @@ pub async fn obtener(app: &AppContext, empresa: &Empresa, uuid: &str) -> ApiResu
 /// Enqueues retry number `numero` (from 1) of `cfdi_id` at `at`.
 async fn programar(
     tx: &mut db::Tx,
-    empresa_id: &str,
-    cfdi_id: &str,
+    empresa_id: &EmpresaId,
+    cfdi_id: &CfdiId,
     numero: i64,
     at: OffsetDateTime,
     now: OffsetDateTime,
@@ -411,7 +412,7 @@ pub struct ReintentarXml;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Reintento {
     /// The received invoice.
-    pub cfdi_id: String,
+    pub cfdi_id: CfdiId,
 }
 
 impl Job for ReintentarXml {
@@ -431,7 +432,7 @@ impl Job for ReintentarXml {
     }
 }
 
-async fn reintentar(app: &AppContext, cfdi_id: &str) -> ApiResult<serde_json::Value> {
+async fn reintentar(app: &AppContext, cfdi_id: &CfdiId) -> ApiResult<serde_json::Value> {
     let mut conn = app.db.conn().await?;
     let fila = recibidos::por_reintentar(&mut conn, cfdi_id).await?;
     drop(conn);

@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 pub use timbra_sat::Servicio;
 use timbra_sat::{EstadoComprobante, Periodo, SatError, SolicitudRecibidos, TipoSolicitud};
+use timbra_store::ids::EmpresaId;
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
 use super::{Empresa, cuota};
@@ -330,7 +331,7 @@ pub struct Estado {
 }
 
 /// The company's synchronization status.
-pub async fn estado(app: &AppContext, empresa_id: &str) -> ApiResult<Estado> {
+pub async fn estado(app: &AppContext, empresa_id: &EmpresaId) -> ApiResult<Estado> {
     let mut conn = app.db.conn().await?;
     let ultima = sincronizaciones::ultima(&mut conn, empresa_id).await?;
     let sync_status = match ultima.as_ref().map(|s| s.estado.as_str()) {

@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use timbra_store::ids::EmpresaId;
 
 use timbra_store::recibos::{self as db, ReciboRow};
 use timbra_store::{Db, MultiInsert};
@@ -108,17 +109,17 @@ async fn escribir_juntos(db: &Db, lote: &mut [Pendiente]) -> ApiResult<()> {
     let mut tx = db.begin().await?;
     let mut por_empresa: BTreeMap<String, i64> = BTreeMap::new();
     for p in lote.iter().filter(|p| !p.folio_propio) {
-        *por_empresa.entry(p.fila.empresa_id.clone()).or_default() += 1;
+        *por_empresa.entry(p.fila.empresa_id.as_str().to_owned()).or_default() += 1;
     }
     let mut siguiente = BTreeMap::new();
     for (empresa_id, k) in por_empresa {
-        let ultimo = db::reservar_folios(&mut tx, &empresa_id, k).await?;
+        let ultimo = db::reservar_folios(&mut tx, &EmpresaId::from(&empresa_id), k).await?;
         siguiente.insert(empresa_id, ultimo - k + 1);
     }
     let mut insert = MultiInsert::new(db::INSERT, db::INSERT_COLUMNS, "");
     for p in lote.iter_mut() {
         if !p.folio_propio
-            && let Some(folio) = siguiente.get_mut(&p.fila.empresa_id)
+            && let Some(folio) = siguiente.get_mut(p.fila.empresa_id.as_str())
         {
             p.fila.folio = folio.to_string();
             *folio += 1;

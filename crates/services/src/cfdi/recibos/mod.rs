@@ -9,6 +9,7 @@
 //! from the same lines, or its concept in a global invoice — agrees with it.
 
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, ClienteId, EmpresaId, UserId};
 
 pub mod clave;
 pub mod escritor;
@@ -616,16 +617,16 @@ fn concepto_global(r: &ReciboRow) -> ApiResult<NuevoConcepto> {
 /// them, or the stamp is refused: another request took some meanwhile), `factura.timbrada`
 /// with `global: true`; a refused live stamp gives them back.
 struct EfectosGlobal {
-    empresa_id: String,
+    empresa_id: EmpresaId,
     ids: Vec<String>,
 }
 
 async fn marcar_todos(
     tx: &mut Tx,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     ids: &[String],
     status: &str,
-    cfdi_id: &str,
+    cfdi_id: &CfdiId,
     now: OffsetDateTime,
 ) -> ApiResult<()> {
     let movidos = db::marcar(tx, empresa_id, ids, status, cfdi_id, now).await?;
@@ -661,7 +662,7 @@ async fn emitir_globales(tx: &mut Tx, escritos: &[Escrito<'_>]) -> ApiResult<()>
 }
 
 impl Efectos for EfectosGlobal {
-    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
         Box::pin(marcar_todos(tx, &self.empresa_id, &self.ids, "GLOBAL", cfdi_id, now))
     }
 
@@ -669,7 +670,13 @@ impl Efectos for EfectosGlobal {
         Box::pin(emitir_globales(tx, escritos))
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -682,7 +689,13 @@ impl Efectos for GlobalGuardado {
         Box::pin(emitir_globales(tx, escritos))
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
@@ -691,14 +704,25 @@ impl Efectos for GlobalGuardado {
 struct AutofacturaGuardada;
 
 impl Efectos for AutofacturaGuardada {
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
 
 /// A cancelled (or refused) invoice's tickets go back to ABIERTO: a global invoice's to be
 /// included in another, a self-invoice's to be invoiced again.
-pub fn al_cancelar<'a>(tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+pub fn al_cancelar<'a>(
+    tx: &'a mut Tx,
+    empresa_id: &'a EmpresaId,
+    cfdi_id: &'a CfdiId,
+    now: OffsetDateTime,
+) -> Hecho<'a> {
     Box::pin(async move {
         db::devolver(tx, empresa_id, cfdi_id, now).await?;
         Ok(())
@@ -893,7 +917,7 @@ pub struct Autofacturada {
 /// `now`; the refusal otherwise (another company's code is unknown here).
 pub async fn recibo_para_autofactura(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     clave: &str,
     now: OffsetDateTime,
 ) -> ApiResult<ReciboRow> {
@@ -921,12 +945,12 @@ pub async fn recibo_para_autofactura(
 /// A self-invoice resolved in this request: the ticket becomes FACTURADO in the stamp's
 /// transaction, or the stamp is refused (another submission took it).
 struct EfectosAutofactura {
-    empresa_id: String,
+    empresa_id: EmpresaId,
     recibo_id: String,
 }
 
 impl Efectos for EfectosAutofactura {
-    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn aplicar<'a>(&'a self, tx: &'a mut Tx, cfdi_id: &'a CfdiId, now: OffsetDateTime) -> Hecho<'a> {
         Box::pin(async move {
             marcar_todos(tx, &self.empresa_id, std::slice::from_ref(&self.recibo_id), "FACTURADO", cfdi_id, now)
                 .await
@@ -934,13 +958,19 @@ impl Efectos for EfectosAutofactura {
         })
     }
 
-    fn devolver<'a>(&'a self, tx: &'a mut Tx, empresa_id: &'a str, cfdi_id: &'a str, now: OffsetDateTime) -> Hecho<'a> {
+    fn devolver<'a>(
+        &'a self,
+        tx: &'a mut Tx,
+        empresa_id: &'a EmpresaId,
+        cfdi_id: &'a CfdiId,
+        now: OffsetDateTime,
+    ) -> Hecho<'a> {
         al_cancelar(tx, empresa_id, cfdi_id, now)
     }
 }
 
 /// The company's customer with `rfc`, the oldest when several (a generic RFC).
-async fn cliente_por_rfc(app: &AppContext, empresa_id: &str, rfc: &str) -> ApiResult<Option<String>> {
+async fn cliente_por_rfc(app: &AppContext, empresa_id: &EmpresaId, rfc: &str) -> ApiResult<Option<String>> {
     let mut conn = app.db.conn().await?;
     Ok(timbra_store::sql!(
         scalar_optional conn,
@@ -1008,7 +1038,7 @@ pub async fn autofacturar(
     };
     let receptor = {
         let mut conn = app.db.conn().await?;
-        timbra_store::clientes::receptor(&mut conn, &empresa.id, &cliente_id)
+        timbra_store::clientes::receptor(&mut conn, &empresa.id, &ClienteId::from(&cliente_id))
             .await?
             .ok_or_else(|| ApiError::internal("autofactura", "customer just written is gone"))?
     };
@@ -1045,7 +1075,7 @@ pub async fn autofacturar(
     let propietario = db::propietario(&mut app.db.conn().await?, &empresa.id).await?;
     let peticion = pipeline::Peticion {
         empresa,
-        user_id: &propietario,
+        user_id: &UserId::from(&propietario),
         mode: if empresa.sandbox { "sandbox" } else { "live" },
         clave: None,
         request_hash: String::new(),
@@ -1080,7 +1110,7 @@ pub fn ajustes_json(a: &db::Ajustes) -> (Json, Json) {
 /// EMPRESA_001 with every problem. [`guardar_ajustes`] writes them.
 pub async fn leer_ajustes(
     app: &AppContext,
-    empresa_id: &str,
+    empresa_id: &EmpresaId,
     autofactura: Option<&Json>,
     factura_global: Option<&Json>,
 ) -> ApiResult<db::Ajustes> {
@@ -1217,7 +1247,7 @@ pub fn periodo_cerrado(periodicidad: &str, hoy: Date) -> Option<(Date, Date, Str
 #[serde(rename_all = "camelCase")]
 pub struct PayloadGlobal {
     /// The company.
-    pub empresa_id: String,
+    pub empresa_id: EmpresaId,
     /// c_Periodicidad.
     pub periodicidad: String,
     /// c_Meses.
@@ -1255,11 +1285,11 @@ pub async fn planear(app: &AppContext, now: OffsetDateTime) -> ApiResult<usize> 
     let companias = db::con_global_automatica(&mut app.db.conn().await?).await?;
     let mut escritos = 0;
     for a in companias {
-        let (emisora, _) = super::contexto::emisora_y_receptor(app, &a.id, None).await?;
+        let (emisora, _) = super::contexto::emisora_y_receptor(app, &EmpresaId::from(&a.id), None).await?;
         let hoy = super::hora_de_expedicion(&*app.catalogos.indice, &emisora.codigo_postal, now).date();
         let Some((desde, hasta, meses, ano)) = periodo_cerrado(&a.global_periodicidad, hoy) else { continue };
         let payload = PayloadGlobal {
-            empresa_id: a.id.clone(),
+            empresa_id: EmpresaId::from(a.id.clone()),
             periodicidad: a.global_periodicidad.clone(),
             meses,
             ano,
@@ -1267,7 +1297,7 @@ pub async fn planear(app: &AppContext, now: OffsetDateTime) -> ApiResult<usize> 
             hasta: hasta.to_string(),
         };
         let clave = format!("recibos.global@{}:{}:{}", a.id, payload.periodicidad, payload.desde);
-        let job = crate::jobs::NewJob::of::<TimbrarGlobal>(&payload).for_empresa(&a.id).dedupe(clave);
+        let job = crate::jobs::NewJob::of::<TimbrarGlobal>(&payload).for_empresa(&EmpresaId::from(&a.id)).dedupe(clave);
         if crate::jobs::enqueue(&mut app.db.conn().await?, now, job).await?.is_some() {
             escritos += 1;
         }
@@ -1322,7 +1352,7 @@ async fn timbrar_automatica(app: &AppContext, p: &PayloadGlobal) -> ApiResult<Js
     let propietario = db::propietario(&mut app.db.conn().await?, &empresa.id).await?;
     let peticion = pipeline::Peticion {
         empresa: &empresa,
-        user_id: &propietario,
+        user_id: &UserId::from(&propietario),
         mode: if empresa.sandbox { "sandbox" } else { "live" },
         clave: None,
         request_hash: String::new(),

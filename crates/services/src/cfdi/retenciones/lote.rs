@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use timbra_store::ids::{EmpresaId, UserId};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -82,8 +83,8 @@ pub struct PayloadLote {
 /// Keeps the batch and enqueues its job in one transaction.
 pub async fn crear(
     app: &AppContext,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     cuerpos: &[Value],
     now: OffsetDateTime,
 ) -> ApiResult<LoteCreado> {
@@ -108,7 +109,7 @@ pub async fn crear(
 }
 
 /// The batch's progress (another company's is "not found").
-pub async fn estado(app: &AppContext, empresa_id: &str, id: &str) -> ApiResult<EstadoLote> {
+pub async fn estado(app: &AppContext, empresa_id: &EmpresaId, id: &str) -> ApiResult<EstadoLote> {
     let mut conn = app.db.conn().await?;
     let lote = db::lote(&mut conn, empresa_id, id).await?.ok_or_else(|| ApiError::not_found("retention batch"))?;
     let errores = serde_json::from_str(&lote.errores).map_err(|e| ApiError::internal("lote", e))?;
@@ -301,7 +302,7 @@ async fn tanda_sandbox(
 async fn tanda_live(
     app: &AppContext,
     empresa: &EmpresaEmisora,
-    user_id: &str,
+    user_id: &UserId,
     listas: Vec<(usize, Preparada)>,
     avance: &mut Avance,
     fin: usize,

@@ -16,6 +16,7 @@ pub mod lote;
 
 use std::any::Any;
 use std::sync::Arc;
+use timbra_store::ids::{CfdiId, EmpresaId, UserId};
 
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
@@ -152,8 +153,8 @@ pub fn fila_recibida(retencion: &Retenciones, catalogos: &dyn Catalogos) -> ApiR
 pub async fn guardar_recibida(
     tx: &mut Tx,
     fila: &Fila,
-    cfdi_id: &str,
-    empresa_id: &str,
+    cfdi_id: &CfdiId,
+    empresa_id: &EmpresaId,
     now: OffsetDateTime,
 ) -> ApiResult<()> {
     let resumen = fila
@@ -262,7 +263,7 @@ impl Efectos for EfectosRetencion {
                     now: escrito.now,
                     empresa_id: escrito.empresa_id,
                     event: Event::RetencionTimbrada(RetencionTimbrada {
-                        retencion_id: escrito.registro.cfdi_id.clone(),
+                        retencion_id: escrito.registro.cfdi_id.as_str().to_owned(),
                         uuid: escrito.uuid_api.to_owned(),
                         monto_tot_ret: resumen.monto_tot_ret,
                         receptor_rfc: resumen.receptor_rfc.clone(),
@@ -351,8 +352,8 @@ pub fn preparar(app: &AppContext, empresa: &EmpresaEmisora, body: Value, now: Of
 /// of the same request finds its attempt); the answer is the envelope a route returns.
 pub async fn timbrar(
     app: &AppContext,
-    empresa_id: &str,
-    user_id: &str,
+    empresa_id: &EmpresaId,
+    user_id: &UserId,
     mode: &str,
     clave: Option<&crate::idempotency::Key>,
     body: Value,

@@ -11,7 +11,7 @@ use image::{DynamicImage, ImageFormat};
 use serde_json::json;
 
 use crate::context::AppContext;
-use crate::correo::tiene_saltos;
+use crate::correo::direccion::tiene_saltos;
 use crate::error::{ApiError, ApiResult, Code, FieldProblem};
 use timbra_store::marca;
 

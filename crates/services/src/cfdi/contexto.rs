@@ -18,8 +18,6 @@ use timbra_store::{DbConn, clientes, empresas};
 use timbra_store::clientes::ClienteReceptor;
 use timbra_store::empresas::EmpresaEmisora;
 
-pub use super::state::Contexto;
-
 /// A connection taken only when something is not in memory.
 struct Perezosa<'a> {
     app: &'a AppContext,

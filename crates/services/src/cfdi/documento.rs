@@ -114,7 +114,7 @@ pub fn leer_comprobante(xml: &str) -> ApiResult<Box<dyn Sellable>> {
 }
 
 /// The XML writer refused a value (a character XML 1.0 cannot carry): CFDI_001 naming the
-/// element and attribute. the body's checks already refuse such texts, so this answers data that
+/// element and attribute. The body's checks already refuse such texts, so this answers data that
 /// reached the comprobante some other way, instead of stamping a document that is not XML.
 pub fn error_escritura(error: timbra_cfdi::escritura::ErrorEscritura) -> ApiError {
     tracing::warn!(cfdi.elemento = %error.elemento, cfdi.atributo = %error.atributo, "XML writer refused a value");

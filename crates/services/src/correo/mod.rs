@@ -25,8 +25,7 @@ use time::OffsetDateTime;
 pub mod direccion;
 
 use crate::cfdi::pipeline::{Efectos, Escrito, Hecho};
-use direccion::sin_saltos;
-pub use direccion::{direccion_valida, tiene_saltos};
+use direccion::{direccion_valida, sin_saltos, tiene_saltos};
 
 use crate::config::SmtpConfig;
 use crate::context::AppContext;

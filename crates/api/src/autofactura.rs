@@ -40,6 +40,7 @@ pub fn router() -> Router<AppContext> {
         .route("/autofactura/{slug}", get(pagina).post(enviar))
         .route("/autofactura/{slug}/usos", get(usos))
         .route("/autofactura/{slug}/logo", get(logo))
+        .route("/autofactura/{slug}/marca.css", get(marca_css))
 }
 
 /// The company of `slug` while its page is on.
@@ -325,6 +326,9 @@ fn pagina_publica(titulo: &str, empresa: Option<&Ajustes>, contenido: Markup) ->
                 meta name="htmx-config" content=r#"{"includeIndicatorStyles":false,"allowEval":false}"#;
                 title { (titulo) }
                 link rel="stylesheet" href="/panel/estatico/panel.css";
+                @if let Some(slug) = empresa.filter(|e| e.pdf_color_primario.is_some()).and_then(|e| e.autofactura_slug.as_ref()) {
+                    link rel="stylesheet" href={ "/autofactura/" (slug) "/marca.css" };
+                }
                 script src="/panel/estatico/htmx.min.js" defer {}
             }
             body.suelta.autofactura {
@@ -477,6 +481,32 @@ fn form_datos(slug: &str, token: &str, recibo: &ReciboRow, datos: &DatosCliente,
             button type="submit" { "Emitir mi factura" }
         }
     }
+}
+
+/// `GET /autofactura/{slug}/marca.css`: the company's primary color (its PDFs', issue 32) for
+/// the page's buttons, as a stylesheet (the pages' CSP allows no inline style), with text that
+/// stays readable on it.
+async fn marca_css(State(app): State<AppContext>, Path(slug): Path<String>) -> Response {
+    let empresa = match empresa_de(&app, &slug).await {
+        Ok(empresa) => empresa,
+        Err(response) => return response,
+    };
+    let Some(color) = empresa.pdf_color_primario.as_deref().and_then(rgb) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let (r, g, b) = color;
+    // Perceived brightness (ITU-R BT.601 weights): dark text on a light color, white on a dark one.
+    let brillo = (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) / 1000;
+    let texto = if brillo > 150 { "#1b1f24" } else { "#ffffff" };
+    let css = format!(":root {{ --primario: #{r:02x}{g:02x}{b:02x}; --sobre-primario: {texto}; }}\n");
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")], css).into_response()
+}
+
+/// `#RRGGBB` as its three channels (the stored color was checked when it was set).
+fn rgb(color: &str) -> Option<(u8, u8, u8)> {
+    let hex = color.strip_prefix('#').filter(|h| h.len() == 6 && h.is_ascii())?;
+    let canal = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    Some((canal(0)?, canal(2)?, canal(4)?))
 }
 
 /// `GET /autofactura/{slug}/logo`: the company's logo as stored (re-encoded PNG, issue 32), the

@@ -96,23 +96,29 @@ impl From<u32> for Campo {
 /// It serializes back to the same JSON (absent fields left out), which is how a period's
 /// receipt records the body that reproduces its figures.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CalculoNomina {
     /// Daily wage (cuota diaria), MXN.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub salario_diario: Option<Campo>,
     /// Salario diario integrado (Art. 27 LSS), MXN; the SBC before the 25-UMA cap.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub salario_diario_integrado: Option<Campo>,
     /// Days paid in the period.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub dias_pagados: Option<Campo>,
     /// semanal, decenal, catorcenal, quincenal or mensual (any case), or the
     /// c_PeriodicidadPago code 02, 10, 03, 04, 05.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub periodicidad: Option<Campo>,
     /// c_RiesgoPuesto class 1–5, as a number or a string.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub riesgo_puesto: Option<Campo>,
     /// Extra perceptions.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,10 +128,12 @@ pub struct CalculoNomina {
     pub deducciones: Option<Vec<DeduccionCruda>>,
     /// "general" (default) or "frontera" (Zona Libre de la Frontera Norte).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub zona: Option<Campo>,
     /// Payment date YYYY-MM-DD; selects the parameters. The server supplies today in Mexico
     /// City when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub fecha_pago: Option<Campo>,
 }
 
@@ -140,41 +148,52 @@ pub struct CalculoNomina {
 /// payments (022, 023, 025) must come with `gravado`/`exento`, because their exemption
 /// depends on years of service (Art. 93 fr. XIII LISR).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PercepcionCruda {
     /// c_TipoPercepcion code, three digits ("002").
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub tipo: Option<Campo>,
     /// Description shown on the receipt.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub concepto: Option<Campo>,
     /// Total amount; optional when both `gravado` and `exento` are sent.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub importe: Option<Campo>,
     /// Taxable part.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub gravado: Option<Campo>,
     /// Exempt part.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub exento: Option<Campo>,
     /// Sundays worked, required for prima dominical (020) sent with only `importe`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub domingos: Option<Campo>,
 }
 
 /// Raw extra deduction `{ tipo, concepto, importe }`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DeduccionCruda {
     /// c_TipoDeduccion code, three digits. 001 (IMSS) and 002 (ISR) are computed here and
     /// are rejected.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub tipo: Option<Campo>,
     /// Description shown on the receipt.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub concepto: Option<Campo>,
     /// Amount.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub importe: Option<Campo>,
 }
 

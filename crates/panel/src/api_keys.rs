@@ -41,11 +41,17 @@ fn alcances() -> Vec<&'static str> {
 }
 
 /// What an agent needs to invoice through `/mcp`: read its companies, customers, products and
-/// CFDI, create customers, stamp. Cancelling and `mcp:live` are added by hand.
+/// CFDI, create customers, stamp. Cancelling, SAT downloads and `mcp:live` are ticked by hand
+/// ([`OPCIONES_AGENTE`]).
 const ALCANCES_AGENTE: &[&str] =
     &["empresa:view", "cliente:view", "cliente:create", "producto:view", "cfdi:view", "cfdi:timbrar"];
 
 /// The form of a key for agents: one company, the agent's scopes, `mcp:live` only if marked.
+/// The agent key's optional scopes: the MCP tools `cancelar_cfdi`, and `sincronizar_recibidos`
+/// with `descargar_por_uuid`.
+const OPCIONES_AGENTE: &[(&str, &str)] =
+    &[("cfdi:cancelar", "Permitir cancelar CFDI"), ("cfdi:descargar", "Permitir descargar del SAT los CFDI recibidos")];
+
 fn formulario_agente(ctx: &Contexto) -> Markup {
     html! {
         section aria-labelledby="llave-agente" {
@@ -67,9 +73,15 @@ fn formulario_agente(ctx: &Contexto) -> Markup {
                         }
                     }
                 }
+                @for (alcance, texto) in OPCIONES_AGENTE {
+                    div {
+                        input type="checkbox" name="scopes" value=(alcance) id={ "agente-" (alcance) };
+                        label for={ "agente-" (alcance) } { (texto) " (" code { (alcance) } ")" }
+                    }
+                }
                 div {
                     input type="checkbox" name="scopes" value=(MCP_LIVE) id="agente-live";
-                    label for="agente-live" { "Permitir timbrar y cancelar en modo live (" code { (MCP_LIVE) } ")" }
+                    label for="agente-live" { "Permitir timbrar y cancelar (si se permite arriba) en modo live (" code { (MCP_LIVE) } ")" }
                 }
                 button type="submit" { "Crear llave para agente" }
             }

@@ -319,10 +319,12 @@ pub struct Ajustes {
     pub global_periodicidad: String,
     /// Whether the company has a logo (branding, issue 32): the public page shows it.
     pub tiene_logo: bool,
+    /// The PDFs' primary color `#RRGGBB` (branding): the public page's buttons take it.
+    pub pdf_color_primario: Option<String>,
 }
 
 const AJUSTES: &str = "SELECT id, razon_social, autofactura_slug, autofactura_dias_vigencia, autofactura_activa, \
-     global_automatica, global_periodicidad, (logo_png IS NOT NULL) AS tiene_logo FROM empresas ";
+     global_automatica, global_periodicidad, (logo_png IS NOT NULL) AS tiene_logo, pdf_color_primario FROM empresas ";
 
 /// The settings of company `empresa_id`.
 pub async fn ajustes(conn: &mut impl AsExec, empresa_id: &EmpresaId) -> crate::DbResult<Option<Ajustes>> {

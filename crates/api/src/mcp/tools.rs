@@ -165,8 +165,8 @@ const HERRAMIENTAS: &[Herramienta] = &[
         titulo: "Cancelar CFDI",
         descripcion: "Solicita la cancelación de un CFDI emitido (`id`) con su motivo (01 con `folioSustitucion`, 02, \
             03, 04). En sandbox se cancela al momento; en live la solicitud va al SAT por el PAC, es un acto fiscal \
-            real y el receptor puede tener que aceptarla (la llave necesita el scope mcp:live). Rol CONTADOR o \
-            superior. Pasa `idempotencyKey` para reintentar sin duplicar.",
+            real y el receptor puede tener que aceptarla (la llave necesita el scope mcp:live). No cuesta timbres. \
+            Rol CONTADOR o superior. Pasa `idempotencyKey` para reintentar sin duplicar.",
         esquema: esquema_de_cancelacion,
         empresa: true,
         idempotente: true,
@@ -314,27 +314,13 @@ fn esquema_de_cancelacion() -> JsonObject {
     esquema
 }
 
-/// `POST /api/nomina/calcular` documents its body as an object with these fields (the payroll
-/// crate's `CalculoNomina`, which carries no OpenAPI schema).
+/// `POST /api/nomina/calcular`'s body (`CalculoNomina`, the route's OpenAPI schema); every field
+/// is optional in the type so that validation can name each missing one, but these three are
+/// what a calculation needs.
 fn esquema_de_nomina() -> JsonObject {
-    let numero = json!({ "type": ["number", "string"] });
-    objeto(json!({
-        "type": "object",
-        "description": "salarioDiario, salarioDiarioIntegrado, diasPagados, periodicidad, riesgoPuesto, optional \
-            percepciones [{tipo, concepto, importe, gravado?, exento?, domingos?}], deducciones [{tipo, concepto, importe}], \
-            zona, fechaPago (the parameters in force on fechaPago; default today in Mexico City)",
-        "required": ["salarioDiario", "diasPagados", "periodicidad"],
-        "properties": {
-            "salarioDiario": numero, "salarioDiarioIntegrado": numero, "diasPagados": numero,
-            "periodicidad": { "type": "string", "description": "semanal, catorcenal, quincenal, mensual, …" },
-            "riesgoPuesto": { "type": "string", "description": "c_RiesgoPuesto, 1 to 5" },
-            "percepciones": { "type": "array", "items": { "type": "object" } },
-            "deducciones": { "type": "array", "items": { "type": "object" } },
-            "zona": { "type": "string" },
-            "fechaPago": { "type": "string", "format": "date" }
-        },
-        "additionalProperties": true
-    }))
+    let mut esquema = esquema_de::<timbra_nomina::CalculoNomina>();
+    esquema.insert("required".into(), json!(["salarioDiario", "diasPagados", "periodicidad"]));
+    esquema
 }
 
 fn objeto(value: Value) -> JsonObject {

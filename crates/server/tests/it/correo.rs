@@ -519,3 +519,52 @@ async fn the_dashboard_sends_an_invoice_and_shows_its_sending_log() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_payment_stamped_with_enviar_correo_mails_its_own_xml_and_pdf() {
+    let clock = Clock::shifted(0, 1.0);
+    let smtp = Smtp::start().await;
+    each_backend_with(con_smtp(&smtp.url, &clock), |app: TestApp| {
+        let smtp = &smtp;
+        async move {
+            let antes = smtp.received().len();
+            let (who, empresa, cliente) =
+                empresa_con_cliente(&app, "pagocorreo@example.com", Some(CLIENTE_EMAIL)).await;
+            let ppd = timbrar(&app, &who, &crate::pagos::ppd(&cliente), None).await.data(201).clone();
+            // The invoice itself was not asked to be mailed: only the payment is.
+            let mut body = crate::pagos::pago(ppd["uuid"].as_str().unwrap(), 1, "10600.00", "10600.00", "0.00");
+            body["enviarCorreo"] = json!(true);
+            let pago = app.post("/api/cfdi/pagos/timbrar", &who, body).await.data(201).clone();
+            let (pago_id, pago_uuid) = (pago["cfdiId"].as_str().unwrap(), pago["uuid"].as_str().unwrap());
+            wait_for(20, "the payment's e-mail", async || smtp.received().len() == antes + 1).await;
+            assert!(correos(&app, &who, ppd["cfdiId"].as_str().unwrap()).await.is_empty());
+            assert_eq!(correos(&app, &who, pago_id).await.len(), 1);
+
+            let recibido = smtp.received()[antes].clone();
+            assert_eq!(recibido.rcpt, vec![CLIENTE_EMAIL.to_owned()]);
+            let mensaje = recibido.parsed();
+            let adjuntos: Vec<(String, Vec<u8>)> = mensaje
+                .attachments()
+                .map(|parte| (parte.attachment_name().unwrap().to_owned(), parte.contents().to_vec()))
+                .collect();
+            let nombres: Vec<&str> = adjuntos.iter().map(|(nombre, _)| nombre.as_str()).collect();
+            assert_eq!(nombres, vec![format!("{pago_uuid}.xml"), format!("{pago_uuid}.pdf")]);
+            let descargado = app
+                .client
+                .get(format!("{}/api/cfdi/{pago_id}/xml", app.base))
+                .bearer_auth(who.key.as_deref().unwrap())
+                .header("x-empresa-id", &empresa)
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            assert_eq!(adjuntos[0].1, descargado.to_vec(), "the attached XML is the payment's stored XML");
+            let xml = String::from_utf8(adjuntos[0].1.clone()).unwrap();
+            assert!(xml.contains("TipoDeComprobante=\"P\"") && xml.contains("pago20:Pagos"), "{xml}");
+            assert!(adjuntos[1].1.starts_with(b"%PDF"), "the second attachment is a PDF");
+        }
+    })
+    .await;
+}

@@ -11,7 +11,11 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioC
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::cfdi::{EMISOR, concepto, factura, raw, sandbox_pac_cer, sat_oracle, setup};
+use time::{Duration, OffsetDateTime};
+
+use crate::cfdi::{
+    EMISOR, concepto, csd, factura, live_company, raw, sandbox_pac_cer, sat_oracle, setup, start_pac_sim,
+};
 use crate::harness::{As, TempDir, TestApp, each_backend, each_backend_with};
 
 type Cliente = RunningService<RoleClient, ()>;
@@ -281,6 +285,49 @@ async fn timbra_mcp_bridges_stdio_to_a_running_server() {
         assert!(stamped["uuid"].as_str().is_some_and(|uuid| uuid.starts_with("SANDBOX-")), "{stamped}");
         falla(&llamar(&escritorio, "timbrar_factura", json!({ "empresaId": empresa })).await, "CFDI_001");
         escritorio.cancel().await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_live_stamp_through_mcp_spends_a_stamp_and_says_so() {
+    let (_sim, url) = start_pac_sim().await;
+    let now = OffsetDateTime::now_utc();
+    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
+    let adjust = move |config: &mut timbra_services::config::Config| {
+        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+        pac.timeout = std::time::Duration::from_secs(3);
+        config.pac = Some(pac);
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let good = good.clone();
+        async move {
+            let (who, empresa) = live_company(&app, "mcp-vivo@example.com", &good).await;
+            app.recargar(&who, json!({ "cantidad": 2 })).await.data(201);
+            let saldo = async || app.get("/api/timbres", &who).await.data(200)["saldo"].as_i64().unwrap();
+            let crear = json!({ "name": "agente", "email": "mcp-vivo@example.com", "password": "Secreto1!",
+                "scopes": ["cfdi:*", "empresa:view", "mcp:live"] });
+            let viva_key =
+                app.post("/api/api-keys", &As::default(), crear).await.data(201)["key"].as_str().unwrap().to_owned();
+
+            // A live stamp through the tool: the PAC stamps it, a stamp is spent, and the
+            // result's text says it is a real tax document.
+            let agente = cliente(&app, &viva_key).await;
+            let venta = json!({ "empresaId": empresa, "formaPago": "01", "metodoPago": "PUE",
+                "conceptos": [concepto("Venta", json!(1), json!(100))] });
+            let hecho = llamar(&agente, "timbrar_factura", venta).await;
+            let data = datos(&hecho);
+            assert!(!data["uuid"].as_str().unwrap().starts_with("SANDBOX"), "{data}");
+            let dicho = texto(&hecho);
+            assert!(dicho.contains("Empresa en modo live") && dicho.contains("Gastó un timbre"), "{dicho}");
+            assert_eq!(saldo().await, 1);
+            agente.cancel().await.unwrap();
+
+            // A child key created without scopes takes its parent's, but never mcp:live.
+            let hija = app.post("/api/api-keys", &As::key(&viva_key), json!({ "name": "hija" })).await;
+            let scopes = hija.data(201)["scopes"].clone();
+            assert_eq!(scopes, json!(["cfdi:*", "empresa:view"]), "{scopes}");
+        }
     })
     .await;
 }

@@ -460,16 +460,21 @@ async fn the_keys_page_offers_a_key_for_agents_with_the_assistants_configuration
             pagina.body
         );
         let token = csrf(&pagina.body);
-        let campos = [
-            ("_csrf", token.as_str()),
-            ("name", "Agente MCP"),
-            ("empresaIds", ana.empresa.as_str()),
-            ("scopes", "empresa:view"),
-            ("scopes", "cliente:view"),
-            ("scopes", "cfdi:view"),
-            ("scopes", "cfdi:timbrar"),
-            ("scopes", "mcp:live"),
-        ];
+        // What the agent form sends: its hidden scopes, and two of its boxes ticked.
+        let formulario = &pagina.body[pagina.body.find(r#"id="llave-agente""#).unwrap()..];
+        let formulario = &formulario[..formulario.find("</section>").unwrap()];
+        let ocultos: Vec<&str> = formulario
+            .split(r#"type="hidden" name="scopes" value=""#)
+            .skip(1)
+            .map(|resto| resto.split('"').next().unwrap())
+            .collect();
+        assert!(ocultos.contains(&"cfdi:timbrar") && !ocultos.contains(&"mcp:live"), "{ocultos:?}");
+        for caja in ["cfdi:cancelar", "cfdi:descargar", "mcp:live"] {
+            assert!(formulario.contains(&format!(r#"type="checkbox" name="scopes" value="{caja}""#)), "{caja}");
+        }
+        let mut campos = vec![("_csrf", token.as_str()), ("name", "Agente MCP"), ("empresaIds", ana.empresa.as_str())];
+        campos.extend(ocultos.iter().map(|alcance| ("scopes", *alcance)));
+        campos.extend([("scopes", "cfdi:cancelar"), ("scopes", "mcp:live")]);
         let creada = enviar(&app, &ana, "/panel/llaves", &campos, &[]).await;
         assert_eq!(creada.status, 200, "{}", creada.body);
         let key = tras(&creada.body, r#"id="llave-nueva">"#).to_owned();
@@ -479,7 +484,13 @@ async fn the_keys_page_offers_a_key_for_agents_with_the_assistants_configuration
         // The key reads the company and nothing beyond its scopes.
         let who = As::key(&key).in_empresa(&ana.empresa);
         app.get("/api/cfdi", &who).await.data(200);
-        app.get("/api/productos", &who).await.assert_error(403, "SCOPE_002");
+        app.get("/api/webhooks", &who).await.assert_error(403, "SCOPE_002");
+        // Cancelling was ticked (an unknown CFDI, not a missing scope); SAT downloads were not.
+        let cancelar = app.post("/api/cfdi/no-existe/cancelar", &who, json!({ "motivo": "02" })).await;
+        assert_eq!(cancelar.status, 404, "{:?}", cancelar.body);
+        app.post("/api/cfdi/sync-recibidos", &who, json!({ "year": 2026, "month": 10 }))
+            .await
+            .assert_error(403, "SCOPE_002");
     })
     .await;
 }

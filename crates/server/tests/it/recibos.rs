@@ -48,7 +48,18 @@ async fn tickets_back_taxes_out_to_the_centavo_and_refuse_bad_bodies() {
             assert!(clave.chars().all(|c| c.is_ascii_alphanumeric() && !"01OIL".contains(c)), "{clave}");
             // No page yet: no link.
             assert_eq!(r["urlAutofactura"], Value::Null);
-            assert!(r["autofacturaVence"].as_str().unwrap().contains("T00:00:00"), "{r}");
+            // By default a ticket may be invoiced until the end of its month (SAT's global invoice
+            // takes what is left of the month): the first instant of the next month, in the
+            // sale's own offset.
+            let rfc3339 = &time::format_description::well_known::Rfc3339;
+            let vendido = OffsetDateTime::parse(r["fecha"].as_str().unwrap(), rfc3339).unwrap();
+            let vence = OffsetDateTime::parse(r["autofacturaVence"].as_str().unwrap(), rfc3339).unwrap();
+            let (ano, mes) = match vendido.month() {
+                time::Month::December => (vendido.year() + 1, time::Month::January),
+                otro => (vendido.year(), otro.next()),
+            };
+            let primero = time::Date::from_calendar_date(ano, mes, 1).unwrap().midnight().assume_offset(vendido.offset());
+            assert_eq!(vence, primero, "{r}");
 
             // Prices without taxes: the service adds them, as on an invoice.
             let neto = recibo(
@@ -462,8 +473,9 @@ async fn customers_invoice_their_ticket_on_the_public_page_once_and_strangers_le
             uso_malo[3] = ("regimenFiscal", "601");
             let (status, html) = enviar(&app, "tienda-uno", Some(&nav), &uso_malo).await;
             assert_eq!(status, 400, "{html}");
-            // A SAT rule of the stamp itself (DomicilioFiscalReceptor must be in c_CodigoPostal,
-            // CFDI40147): refused in Spanish with SAT's code, nothing stamped.
+            // A SAT catalog rule (DomicilioFiscalReceptor must be in c_CodigoPostal, CFDI40147),
+            // checked with the shipped catalogs as the customer's data are read: refused in
+            // Spanish naming the field, nothing stamped.
             let mut cp_malo = cliente(&clave);
             cp_malo[4] = ("codigoPostal", "00001");
             let (status, html) = enviar(&app, "tienda-uno", Some(&nav), &cp_malo).await;
@@ -771,6 +783,30 @@ async fn the_self_invoicing_page_mails_the_invoice_and_shows_the_companys_logo()
                 assert_eq!(logo.headers()["content-type"], "image/png");
                 let servido = image::load_from_memory(&logo.bytes().await.unwrap()).unwrap();
                 assert_eq!((servido.width(), servido.height()), (120, 40));
+                // No color set: no stylesheet of the company's. With one (the PDFs' primary
+                // color), the page's buttons take it, with text readable on it.
+                assert!(!html.contains("marca.css"), "{html}");
+                let color = |hex: &str| json!({ "pdf": { "colorPrimario": hex } });
+                let ruta_empresa = format!("/api/empresas/{empresa}");
+                let patch = |body| app.call(reqwest::Method::PATCH, &ruta_empresa, &who, Some(body));
+                patch(color("#7A1F5C")).await.data(200);
+                let (_, html, _) = abrir(&app, &format!("/autofactura/tienda-correo?clave={clave}")).await;
+                assert!(html.contains(r#"href="/autofactura/tienda-correo/marca.css""#), "{html}");
+                let css = |_: ()| async {
+                    let r = app
+                        .client
+                        .get(format!("{}/autofactura/tienda-correo/marca.css", app.base))
+                        .send()
+                        .await
+                        .unwrap();
+                    assert_eq!(r.headers()["content-type"], "text/css; charset=utf-8");
+                    r.text().await.unwrap()
+                };
+                let hoja = css(()).await;
+                assert!(hoja.contains("--primario: #7a1f5c") && hoja.contains("--sobre-primario: #ffffff"), "{hoja}");
+                patch(color("#F5D76E")).await.data(200);
+                let hoja = css(()).await;
+                assert!(hoja.contains("--primario: #f5d76e") && hoja.contains("--sobre-primario: #1b1f24"), "{hoja}");
 
                 // The customer's invoice goes to the address they typed, XML attached byte for byte.
                 let (status, html) = enviar(&app, "tienda-correo", nav.as_ref(), &cliente(&clave)).await;
@@ -816,5 +852,67 @@ async fn the_self_invoicing_page_mails_the_invoice_and_shows_the_companys_logo()
             }
         },
     )
+    .await;
+}
+
+#[tokio::test]
+async fn a_live_company_stamps_self_invoices_and_the_global_invoice_through_the_pac() {
+    let (sim, url) = crate::cfdi::start_pac_sim().await;
+    let now = OffsetDateTime::now_utc();
+    let good = crate::cfdi::csd(crate::cfdi::EMISOR, now - time::Duration::days(1), now + time::Duration::days(30));
+    let adjust = move |config: &mut timbra_services::config::Config| {
+        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+        pac.timeout = std::time::Duration::from_secs(3);
+        config.pac = Some(pac);
+    };
+    each_backend_with(adjust, |app: TestApp| {
+        let (sim, good) = (sim.clone(), good.clone());
+        async move {
+            let (who, empresa) = crate::cfdi::live_company(&app, "recibos-vivo@example.com", &good).await;
+            app.recargar(&who, json!({ "cantidad": 5 })).await.data(201);
+            let pagina = json!({ "autofactura": { "slug": "tienda-viva" } });
+            app.call(reqwest::Method::PATCH, &format!("/api/empresas/{empresa}"), &who, Some(pagina)).await.data(200);
+            let venta =
+                |precio: &str| json!({ "formaPago": "01", "conceptos": [ linea("Torta", json!(1), json!(precio)) ] });
+            let propio = recibo(&app, &who, venta("58.00")).await.data(201).clone();
+            recibo(&app, &who, venta("116.00")).await.data(201);
+            recibo(&app, &who, venta("23.20")).await.data(201);
+
+            // The customer's own invoice from the page: stamped by the PAC, a stamp spent.
+            let clave = propio["claveAutofactura"].as_str().unwrap();
+            let (status, html, nav) = abrir(&app, &format!("/autofactura/tienda-viva?clave={clave}")).await;
+            assert_eq!(status, 200, "{html}");
+            let (status, html) = enviar(&app, "tienda-viva", nav.as_ref(), &cliente(clave)).await;
+            assert_eq!(status, 201, "{html}");
+            let detalle =
+                app.get(&format!("/api/recibos/{}", propio["id"].as_str().unwrap()), &who).await.data(200).clone();
+            let autofactura = detalle["cfdiId"].as_str().unwrap().to_owned();
+
+            // The global invoice of the other two.
+            let (meses, ano) = mes_actual();
+            let global =
+                app.post("/api/cfdi/global", &who, json!({ "periodicidad": "04", "meses": meses, "año": ano })).await;
+            let global = global.data(201).clone();
+            assert_eq!(global["recibos"], json!(2), "{global}");
+            assert_eq!(global["total"].to_string().trim_matches('"'), "139.20", "{global}");
+            assert_eq!(app.get("/api/timbres", &who).await.data(200)["saldo"], json!(3));
+
+            // Both are the PAC's: real UUIDs, SelloSAT by the PAC's certificate, SAT's tools agree.
+            let dir = TempDir::new();
+            let mut archivos = Vec::new();
+            for (nombre, id) in [("autofactura", autofactura.as_str()), ("global", global["cfdiId"].as_str().unwrap())]
+            {
+                let (status, xml) = raw(&app, &format!("/api/cfdi/{id}/xml"), Some(&who)).await;
+                assert_eq!(status, 200);
+                assert!(!xml.contains("SANDBOX-") && xml.contains("RfcProvCertif=\"CVD110412TF6\""), "{xml}");
+                timbra_cfdi::sello::verificar_timbre_xml(&xml, &sim.certificado_pac()).unwrap();
+                let path = dir.0.join(format!("{nombre}.xml"));
+                std::fs::write(&path, &xml).unwrap();
+                archivos.push((path, xml));
+            }
+            assert!(archivos[1].1.contains("cfdi:InformacionGlobal") && archivos[1].1.contains("XAXX010101000"));
+            sat_oracle(&archivos, sim.certificado_pac().der(), &dir.0);
+        }
+    })
     .await;
 }

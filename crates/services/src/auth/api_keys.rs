@@ -105,7 +105,9 @@ pub async fn create(
         }
         if let Some(parent) = parent_scopes {
             match &scopes {
-                None => scopes = Some(parent.clone()),
+                // A key created without scopes takes its parent's, but never `mcp:live`: that
+                // scope is given only by naming it (issue 36).
+                None => scopes = Some(parent.iter().filter(|scope| *scope != MCP_LIVE).cloned().collect()),
                 Some(wanted) if wanted.iter().all(|scope| scope_within(scope, parent)) => {}
                 Some(_) => return Err(wider("scopes")),
             }

@@ -11,8 +11,7 @@ use crate::openapi::ErrorBody;
 /// tariffs), subsidio para el empleo, IMSS worker quotas, extra perceptions and deductions.
 /// Parameters are those in force on `fechaPago` (default today in Mexico City).
 #[utoipa::path(post, path = "/nomina/calcular", tag = "nomina",
-    request_body(content = Object, description = "salarioDiario, salarioDiarioIntegrado, diasPagados, periodicidad, riesgoPuesto, \
-        optional percepciones [{tipo, concepto, importe, gravado?, exento?, domingos?}], deducciones [{tipo, concepto, importe}], zona, fechaPago",
+    request_body(content = CalculoNomina, description = "salarioDiario, diasPagados and periodicidad required; amounts as JSON numbers or strings",
         example = json!({"salarioDiario": 500, "salarioDiarioIntegrado": 522.6, "diasPagados": 15, "periodicidad": "quincenal", "riesgoPuesto": "1", "fechaPago": "2026-03-15"})),
     responses(
         (status = 200, description = "data: percepciones, deducciones, otrosPagos, netoAPagar, desglose", body = Object),

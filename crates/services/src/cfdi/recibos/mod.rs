@@ -736,9 +736,17 @@ pub static TIPO_GLOBAL: TipoDocumento = TipoDocumento {
     tipos_comprobante: &[],
     efectos_guardados: Some(&GlobalGuardado),
     al_cancelar,
-    leer_timbrado: super::documento::leer_comprobante,
+    leer_timbrado: leer_global,
     servicio_pac: timbra_pac::Servicio::Cfdi,
 };
+
+/// A global invoice the PAC stamped, read back so its `201` answers `recibos` as the sandbox's
+/// does: one concept per ticket (SAT's filling guide for the global invoice).
+fn leer_global(xml: &str) -> ApiResult<Box<dyn Sellable>> {
+    let comprobante = timbra_cfdi::parser::parsear(xml).map_err(|e| ApiError::internal("PAC XML", e))?;
+    let recibos = comprobante.conceptos.len();
+    Ok(Box::new(Global { comprobante, recibos }))
+}
 
 /// A self-invoice from the public page `/autofactura/{slug}`.
 pub static TIPO_AUTOFACTURA: TipoDocumento = TipoDocumento {

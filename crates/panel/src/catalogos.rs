@@ -138,7 +138,7 @@ async fn opciones_usos(State(app): State<AppContext>, vista: Vista) -> Pagina {
 }
 
 /// The empty choice of the customers' uso picker (the services then use G03).
-const VACIA_USO: &str = "— G03 si no elige otro —";
+const VACIA_USO: &str = "— Elija el uso —";
 /// The empty choice of an invoice's uso picker: the customer's own uso.
 pub const VACIA_USO_FACTURA: &str = "El del cliente";
 

@@ -183,7 +183,8 @@ async fn regimen_and_uso_cfdi_are_picked_from_sat_catalogs() {
             .unwrap();
         assert_eq!(response.status(), 303);
         let lista = get("/panel/clientes".to_owned()).await;
-        let start = lista.find(r#"href="/panel/clientes/"#).unwrap() + r#"href="/panel/clientes/"#.len();
+        let enlace = r#"<td data-titulo="Razón social"><a href="/panel/clientes/"#;
+        let start = lista.find(enlace).unwrap() + enlace.len();
         let id = &lista[start..start + lista[start..].find('"').unwrap()];
         let ficha = get(format!("/panel/clientes/{id}")).await;
         assert!(

@@ -261,7 +261,7 @@ mod tests {
     fn every_row_is_spanish_prose() {
         for fila in TABLA {
             assert!(fila.frase.ends_with('.'), "{}", fila.campo);
-            assert!(!fila.etiqueta.is_empty() && !fila.etiqueta.contains(&fila.campo), "{}", fila.campo);
+            assert!(!fila.etiqueta.is_empty() && !fila.etiqueta.contains(fila.campo), "{}", fila.campo);
         }
     }
 }

@@ -125,7 +125,7 @@ fn aviso(params: &HashMap<String, String>) -> Option<&'static str> {
 fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
     let empresas_elegidas = campos.todos("empresaIds");
     let alcances_elegidos = campos.todos("scopes");
-    let problemas_de = |prefijo: &str| errores.con_prefijo(prefijo);
+    let problemas_de = |prefijo: &str| errores.frases_con_prefijo(prefijo);
     html! {
         section aria-labelledby="nueva-llave" {
             h2 id="nueva-llave" { "Nueva llave" }
@@ -147,7 +147,7 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
                             label for={ "empresa-" (id) } { (e.razon_social) " (" (e.rfc) ")" }
                         }
                     }
-                    @for (_, problema) in problemas_de("empresaIds") { p.problemas { (problema) } }
+                    @for problema in problemas_de("empresaIds") { p.problemas { (problema) } }
                 }
                 fieldset {
                     legend { "Permisos (alcances)" }
@@ -161,7 +161,7 @@ fn formulario(ctx: &Contexto, campos: &Campos, errores: &Errores) -> Markup {
                             }
                         }
                     }
-                    @for (_, problema) in problemas_de("scopes") { p.problemas { (problema) } }
+                    @for problema in problemas_de("scopes") { p.problemas { (problema) } }
                 }
                 button type="submit" { "Crear llave" }
             }

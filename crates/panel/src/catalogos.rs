@@ -32,15 +32,17 @@ pub fn rutas() -> Router<AppContext> {
     for catalogo in [Catalogo::Clientes, Catalogo::Productos] {
         let c = catalogo;
         router = router
-            .route(c.ruta(), get(move |a, v| lista(c, a, v)).post(move |a, f| crear(c, a, f)))
-            .route(&format!("{}/nuevo", c.ruta()), get(move |v| nuevo(c, v)))
+            .route(c.ruta(), get(move |a, v| listar_pagina(c, a, v)).post(move |a, f| crear(c, a, f)))
+            .route(&format!("{}/nuevo", c.ruta()), get(move |a, v| nuevo(c, a, v)))
             .route(
                 &format!("{}/{{id}}", c.ruta()),
                 get(move |a, v, p| ficha(c, a, v, p)).post(move |a, p, f| editar(c, a, p, f)),
             )
             .route(&format!("{}/{{id}}/borrar", c.ruta()), post(move |a, p, f| borrar(c, a, p, f)));
     }
-    router.route("/panel/sugerencias/{catalogo}", get(sugerencias))
+    router
+        .route("/panel/sugerencias/{catalogo}", get(sugerencias))
+        .route("/panel/opciones/usos-cfdi", get(opciones_usos))
 }
 
 /// Most suggestions a field shows.
@@ -77,26 +79,77 @@ async fn sugerencias(
             .get("cfdi40/c_RegimenFiscal")
             .map(|c| c.filas.iter().map(|f| (f.clave.clone(), format!("{} — {}", f.clave, f.descripcion))).collect())
             .unwrap_or_default(),
-        "usos-cfdi" => {
-            // Anexo 20, c_UsoCFDI: the receiver's régimen and persona (an RFC of 12 characters is
-            // a persona moral's, of 13 a física's) decide which usos apply.
-            let (regimen, rfc) = (valor("regimenFiscal"), valor("rfc"));
-            let moral = match rfc.chars().count() {
-                12 => Some(true),
-                13 => Some(false),
-                _ => None,
-            };
-            app.catalogos
-                .usos
-                .iter()
-                .filter(|u| regimen.is_empty() || u.regimenes_receptores.iter().any(|r| r == regimen))
-                .filter(|u| moral.is_none_or(|moral| if moral { u.aplica_moral } else { u.aplica_fisica }))
-                .map(|u| (u.clave.clone(), format!("{} — {}", u.clave, u.descripcion)))
-                .collect()
-        }
+        "usos-cfdi" => usos(&app, valor("regimenFiscal"), valor("rfc")),
         _ => return Err(ApiError::not_found("catalog").into()),
     };
     Ok(html_ok(html! { @for (valor, texto) in &opciones { option value=(valor) { (texto) } } }))
+}
+
+/// c_RegimenFiscal as `(clave, "clave — descripción")`, the options of a régimen picker.
+pub fn regimenes(app: &AppContext) -> Vec<(String, String)> {
+    app.catalogos
+        .pequenos
+        .get("cfdi40/c_RegimenFiscal")
+        .map(|c| c.filas.iter().map(|f| (f.clave.clone(), format!("{} — {}", f.clave, f.descripcion))).collect())
+        .unwrap_or_default()
+}
+
+/// The usos of c_UsoCFDI a receiver may be given, as `(clave, "clave — descripción")`: Anexo
+/// 20's catalog lists the receiver's régimenes each uso goes with and whether a persona física
+/// or moral may take it (an RFC of 12 characters is a persona moral's, of 13 a física's);
+/// an empty régimen or RFC does not filter.
+pub fn usos(app: &AppContext, regimen: &str, rfc: &str) -> Vec<(String, String)> {
+    let moral = match rfc.trim().chars().count() {
+        12 => Some(true),
+        13 => Some(false),
+        _ => None,
+    };
+    app.catalogos
+        .usos
+        .iter()
+        .filter(|u| regimen.is_empty() || u.regimenes_receptores.iter().any(|r| r == regimen))
+        .filter(|u| moral.is_none_or(|moral| if moral { u.aplica_moral } else { u.aplica_fisica }))
+        .map(|u| (u.clave.clone(), format!("{} — {}", u.clave, u.descripcion)))
+        .collect()
+}
+
+/// `GET /panel/opciones/usos-cfdi` (htmx, when the régimen or the customer changes): the
+/// `option`s of a uso picker for the régimen and RFC given (`regimenFiscal`, `rfc`), or for
+/// the customer `clienteId` of the current company (an invoice's picker; empty: público en
+/// general, régimen 616). The chosen `usoCfdi` stays chosen while it still applies.
+async fn opciones_usos(State(app): State<AppContext>, vista: Vista) -> Pagina {
+    let Vista { ctx, params } = vista;
+    let valor = |nombre: &str| params.get(nombre).map(|v| v.trim().to_owned()).unwrap_or_default();
+    let elegido = valor("usoCfdi");
+    let (regimen, rfc, vacia) = match params.get("clienteId") {
+        None => (valor("regimenFiscal"), valor("rfc"), VACIA_USO.to_owned()),
+        Some(id) if id.is_empty() => ("616".to_owned(), "XAXX010101000".to_owned(), VACIA_USO_FACTURA.to_owned()),
+        Some(id) => {
+            let empresa_id = ctx.empresa()?.id.clone();
+            let Registro::Cliente(cliente) = Catalogo::Clientes.leer(&app, &ctx.session, &empresa_id, id).await? else {
+                return Err(ApiError::not_found("customer").into());
+            };
+            let vacia = format!("{} ({})", VACIA_USO_FACTURA, cliente.uso_cfdi);
+            (cliente.regimen_fiscal, cliente.rfc, vacia)
+        }
+    };
+    let opciones = usos(&app, &regimen, &rfc);
+    Ok(html_ok(opciones_de(&vacia, &opciones, Some(&elegido))))
+}
+
+/// The empty choice of the customers' uso picker (the services then use G03).
+const VACIA_USO: &str = "— Elija el uso —";
+/// The empty choice of an invoice's uso picker: the customer's own uso.
+pub const VACIA_USO_FACTURA: &str = "El del cliente";
+
+/// A picker's `option`s: the empty choice `vacia`, then `opciones`, `elegido` selected.
+pub fn opciones_de(vacia: &str, opciones: &[(String, String)], elegido: Option<&str>) -> Markup {
+    html! {
+        option value="" { (vacia) }
+        @for (valor, texto) in opciones {
+            option value=(valor) selected[elegido == Some(valor.as_str())] { (texto) }
+        }
+    }
 }
 
 /// Which catalog a page shows.
@@ -116,20 +169,33 @@ struct Campo {
     requerido: bool,
     ayuda: Option<&'static str>,
     sugerencias: Option<Sugerencias>,
+    /// Picked from a SAT catalog instead of typed.
+    lista: Option<Lista>,
 }
 
-/// c_RegimenFiscal's codes as the person types.
-const REGIMENES: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/regimenes-fiscales", incluir: None };
-/// The usos c_UsoCFDI allows for the régimen and the RFC's persona typed in the same form.
-const USOS: Sugerencias =
-    Sugerencias { ruta: "/panel/sugerencias/usos-cfdi", incluir: Some("#campo-regimenFiscal, #campo-rfc") };
+/// The SAT catalogs a field is picked from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lista {
+    /// c_RegimenFiscal; choosing one refreshes the uso picker.
+    Regimen,
+    /// c_UsoCFDI, filtered by the régimen and the RFC's persona.
+    Uso,
+}
 /// c_ClaveProdServ by code or words of its description.
 const PRODUCTOS_SERVICIOS: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/productos-servicios", incluir: None };
 /// c_ClaveUnidad by code or name.
 const UNIDADES: Sugerencias = Sugerencias { ruta: "/panel/sugerencias/unidades", incluir: None };
 
 const CAMPOS_CLIENTE: &[Campo] = &[
-    Campo { nombre: "rfc", etiqueta: "RFC", tipo: Tipo::Texto, requerido: true, ayuda: None, sugerencias: None },
+    Campo {
+        nombre: "rfc",
+        etiqueta: "RFC",
+        tipo: Tipo::Texto,
+        requerido: true,
+        ayuda: None,
+        sugerencias: None,
+        lista: None,
+    },
     Campo {
         nombre: "razonSocial",
         etiqueta: "Razón social",
@@ -137,14 +203,16 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         requerido: true,
         ayuda: Some("Como en su Constancia de Situación Fiscal"),
         sugerencias: None,
+        lista: None,
     },
     Campo {
         nombre: "regimenFiscal",
         etiqueta: "Régimen fiscal",
         tipo: Tipo::Texto,
         requerido: true,
-        ayuda: Some("Clave del catálogo c_RegimenFiscal, p. ej. 601 o 612"),
-        sugerencias: Some(REGIMENES),
+        ayuda: Some("Como en la Constancia de Situación Fiscal del cliente"),
+        sugerencias: None,
+        lista: Some(Lista::Regimen),
     },
     Campo {
         nombre: "codigoPostal",
@@ -153,14 +221,16 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         requerido: true,
         ayuda: None,
         sugerencias: None,
+        lista: None,
     },
     Campo {
         nombre: "usoCfdi",
         etiqueta: "Uso del CFDI",
         tipo: Tipo::Texto,
         requerido: false,
-        ayuda: Some("Clave c_UsoCFDI; G03 si lo deja vacío"),
-        sugerencias: Some(USOS),
+        ayuda: Some("Los usos que el SAT permite para el régimen y el RFC; G03 si no elige otro"),
+        sugerencias: None,
+        lista: Some(Lista::Uso),
     },
     Campo {
         nombre: "email",
@@ -169,6 +239,7 @@ const CAMPOS_CLIENTE: &[Campo] = &[
         requerido: false,
         ayuda: None,
         sugerencias: None,
+        lista: None,
     },
 ];
 
@@ -180,6 +251,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         requerido: true,
         ayuda: None,
         sugerencias: None,
+        lista: None,
     },
     Campo {
         nombre: "claveProdServ",
@@ -188,6 +260,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         requerido: true,
         ayuda: Some("8 dígitos del catálogo c_ClaveProdServ, p. ej. 81112100"),
         sugerencias: Some(PRODUCTOS_SERVICIOS),
+        lista: None,
     },
     Campo {
         nombre: "claveUnidad",
@@ -196,6 +269,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         requerido: true,
         ayuda: Some("c_ClaveUnidad: E48 servicio, H87 pieza"),
         sugerencias: Some(UNIDADES),
+        lista: None,
     },
     Campo {
         nombre: "precioUnitario",
@@ -204,6 +278,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         requerido: true,
         ayuda: None,
         sugerencias: None,
+        lista: None,
     },
     Campo {
         nombre: "ivaRate",
@@ -212,6 +287,7 @@ const CAMPOS_PRODUCTO: &[Campo] = &[
         requerido: false,
         ayuda: Some("0.16, 0.08 o 0; 0.16 si lo deja vacío"),
         sugerencias: None,
+        lista: None,
     },
 ];
 
@@ -453,6 +529,7 @@ fn valor_de(campos: &Campos, guardado: Option<&Registro>, nombre: &str) -> Optio
 }
 
 fn formulario(
+    app: &AppContext,
     catalogo: Catalogo,
     ctx: &Contexto,
     accion: &str,
@@ -465,14 +542,64 @@ fn formulario(
         form method="post" action=(accion) {
             (csrf_oculto(&ctx.session))
             @for c in catalogo.campos() {
-                (campo_sugerido(c.nombre, c.etiqueta, c.tipo, valor_de(campos, guardado, c.nombre).as_deref(), c.requerido, errores, c.ayuda, c.sugerencias))
+                @let valor = valor_de(campos, guardado, c.nombre);
+                @match c.lista {
+                    None => { (campo_sugerido(c.nombre, c.etiqueta, c.tipo, valor.as_deref(), c.requerido, errores, c.ayuda, c.sugerencias)) }
+                    Some(Lista::Regimen) => { (lista(c, errores, valor.as_deref(), opciones_de("— Elija el régimen —", &regimenes(app), valor.as_deref()),
+                        Some(Recarga { ruta: "/panel/opciones/usos-cfdi", incluir: "#campo-rfc, #campo-usoCfdi", destino: "#campo-usoCfdi" }))) }
+                    Some(Lista::Uso) => {
+                        @let regimen = valor_de(campos, guardado, "regimenFiscal").unwrap_or_default();
+                        @let rfc = valor_de(campos, guardado, "rfc").unwrap_or_default();
+                        (lista(c, errores, valor.as_deref(), opciones_de(VACIA_USO, &usos(app, &regimen, &rfc), valor.as_deref()), None))
+                    }
+                }
             }
             button type="submit" { @if guardado.is_some() { "Guardar cambios" } @else { "Crear " (catalogo.singular()) } }
         }
     }
 }
 
-async fn lista(catalogo: Catalogo, State(app): State<AppContext>, vista: Vista) -> Pagina {
+/// What a picker reloads when its choice changes (htmx): the options of `destino` from `ruta`,
+/// sending the picker's value and the fields `incluir`.
+struct Recarga {
+    ruta: &'static str,
+    incluir: &'static str,
+    destino: &'static str,
+}
+
+/// A labelled picker of a SAT catalog (`opciones` already rendered) with its hint and its
+/// problems beside it.
+fn lista(c: &Campo, errores: &Errores, valor: Option<&str>, opciones: Markup, recarga: Option<Recarga>) -> Markup {
+    let id = format!("campo-{}", c.nombre);
+    let problemas = errores.de_campo(c.nombre);
+    let (ayuda_id, error_id) = (format!("{id}-ayuda"), format!("{id}-error"));
+    let mut descrita = Vec::new();
+    if c.ayuda.is_some() {
+        descrita.push(ayuda_id.clone());
+    }
+    if !problemas.is_empty() {
+        descrita.push(error_id.clone());
+    }
+    let descrita = (!descrita.is_empty()).then(|| descrita.join(" "));
+    html! {
+        div.campo {
+            label for=(id) { (c.etiqueta) @if c.requerido { span.requerido aria-hidden="true" { " *" } } }
+            @if let Some(ayuda) = c.ayuda { small id=(ayuda_id) { (ayuda) } }
+            select id=(id) name=(c.nombre) required[c.requerido] data-valor=[valor]
+                aria-invalid=[(!problemas.is_empty()).then_some("true")] aria-describedby=[descrita]
+                hx-get=[recarga.as_ref().map(|r| r.ruta)] hx-include=[recarga.as_ref().map(|r| r.incluir)]
+                hx-target=[recarga.as_ref().map(|r| r.destino)] hx-swap=[recarga.as_ref().map(|_| "innerHTML")]
+                hx-trigger=[recarga.as_ref().map(|_| "change")] {
+                (opciones)
+            }
+            @if !problemas.is_empty() {
+                ul.problemas id=(error_id) { @for problema in &problemas { li { (problema) } } }
+            }
+        }
+    }
+}
+
+async fn listar_pagina(catalogo: Catalogo, State(app): State<AppContext>, vista: Vista) -> Pagina {
     let Vista { ctx, params } = vista;
     let empresa = ctx.empresa()?;
     let q = params.get("q").map(String::as_str).filter(|q| !q.is_empty());
@@ -493,10 +620,10 @@ async fn lista(catalogo: Catalogo, State(app): State<AppContext>, vista: Vista) 
     Ok(html_ok(pagina(&ctx, catalogo.titulo(), catalogo.ruta(), contenido)))
 }
 
-async fn nuevo(catalogo: Catalogo, vista: Vista) -> Pagina {
+async fn nuevo(catalogo: Catalogo, State(app): State<AppContext>, vista: Vista) -> Pagina {
     let ctx = vista.ctx;
     ctx.empresa()?;
-    let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &Campos::default(), &Errores::default());
+    let contenido = formulario(&app, catalogo, &ctx, catalogo.ruta(), None, &Campos::default(), &Errores::default());
     Ok(html_ok(pagina(&ctx, &format!("Nuevo {}", catalogo.singular()), catalogo.ruta(), contenido)))
 }
 
@@ -506,18 +633,25 @@ async fn crear(catalogo: Catalogo, State(app): State<AppContext>, accion: Accion
         Ok(()) => Ok(redirigir(&format!("{}?aviso={}-creado", catalogo.ruta(), catalogo.singular()))),
         Err(error) => {
             let errores = Errores::de(error);
-            let contenido = formulario(catalogo, &ctx, catalogo.ruta(), None, &campos, &errores);
+            let contenido = formulario(&app, catalogo, &ctx, catalogo.ruta(), None, &campos, &errores);
             let titulo = format!("Nuevo {}", catalogo.singular());
             Ok(html_con(errores.status(), pagina(&ctx, &titulo, catalogo.ruta(), contenido)))
         }
     }
 }
 
-fn pagina_ficha(catalogo: Catalogo, ctx: &Contexto, guardado: &Registro, campos: &Campos, errores: &Errores) -> Markup {
+fn pagina_ficha(
+    app: &AppContext,
+    catalogo: Catalogo,
+    ctx: &Contexto,
+    guardado: &Registro,
+    campos: &Campos,
+    errores: &Errores,
+) -> Markup {
     let id = guardado.id();
     let accion = format!("{}/{id}", catalogo.ruta());
     let contenido = html! {
-        (formulario(catalogo, ctx, &accion, Some(guardado), campos, errores))
+        (formulario(app, catalogo, ctx, &accion, Some(guardado), campos, errores))
         h2 { "Eliminar" }
         form method="post" action={ (accion) "/borrar" } {
             (csrf_oculto(&ctx.session))
@@ -537,7 +671,7 @@ async fn ficha(
     let ctx = vista.ctx;
     let empresa_id = ctx.empresa()?.id.clone();
     let guardado = catalogo.leer(&app, &ctx.session, &empresa_id, &id).await?;
-    Ok(html_ok(pagina_ficha(catalogo, &ctx, &guardado, &Campos::default(), &Errores::default())))
+    Ok(html_ok(pagina_ficha(&app, catalogo, &ctx, &guardado, &Campos::default(), &Errores::default())))
 }
 
 async fn editar(
@@ -552,7 +686,7 @@ async fn editar(
         Err(error) => {
             let guardado = catalogo.leer(&app, &ctx.session, &empresa_id, &id).await?;
             let errores = Errores::de(error);
-            Ok(html_con(errores.status(), pagina_ficha(catalogo, &ctx, &guardado, &campos, &errores)))
+            Ok(html_con(errores.status(), pagina_ficha(&app, catalogo, &ctx, &guardado, &campos, &errores)))
         }
     }
 }

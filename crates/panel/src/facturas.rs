@@ -234,11 +234,20 @@ async fn pagina_nueva(
         scoped::page::<timbra_services::productos::Productos>(app, &empresa.id, None, &cien).await?;
     let lineas = campos.todos("descripcion").len().max(1);
     let cliente = campos.valor("clienteId");
+    // The usos c_UsoCFDI allows the chosen customer (none: público en general, régimen 616);
+    // the empty choice keeps the customer's own.
+    let elegido = cliente.and_then(|id| clientes.iter().find(|c| c.id.as_str() == id));
+    let (regimen, rfc) = elegido.map_or(("616", "XAXX010101000"), |c| (c.regimen_fiscal.as_str(), c.rfc.as_str()));
+    let usos = super::catalogos::usos(app, regimen, rfc);
+    let vacia = match elegido {
+        Some(c) => format!("{} ({})", super::catalogos::VACIA_USO_FACTURA, c.uso_cfdi),
+        None => super::catalogos::VACIA_USO_FACTURA.to_owned(),
+    };
     let contenido = html! {
         (caja_errores(errores))
-        @for (campo, mensaje) in errores.con_prefijo("") {
-            @if !campo.starts_with("conceptos[") && !matches!(campo.as_str(), "clienteId" | "formaPago" | "metodoPago") {
-                p.problemas { (campo) ": " (mensaje) }
+        @for problema in errores.con_prefijo("") {
+            @if !problema.campo.starts_with("conceptos[") && !matches!(problema.campo.as_str(), "clienteId" | "usoCfdi") {
+                p.problemas { (problema.linea()) }
             }
         }
         form id="factura" method="post" action="/panel/facturas"
@@ -249,7 +258,8 @@ async fn pagina_nueva(
                 div.linea {
                     div.campo {
                         label for="clienteId" { "Cliente" }
-                        select id="clienteId" name="clienteId" {
+                        select id="clienteId" name="clienteId" hx-get="/panel/opciones/usos-cfdi" hx-include="#usoCfdi"
+                            hx-target="#usoCfdi" hx-swap="innerHTML" hx-trigger="change" {
                             option value="" { "Público en general (XAXX010101000)" }
                             @for c in &clientes {
                                 option value=(c.id) selected[Some(c.id.as_str()) == cliente] {
@@ -261,6 +271,13 @@ async fn pagina_nueva(
                     }
                     (seleccion_linea("formaPago", "Forma de pago", 0, FORMAS_PAGO, campos.valor("formaPago")))
                     (seleccion_linea("metodoPago", "Método de pago", 0, METODOS_PAGO, campos.valor("metodoPago")))
+                    div.campo {
+                        label for="usoCfdi" { "Uso del CFDI" }
+                        select id="usoCfdi" name="usoCfdi" aria-invalid=[(!errores.de_campo("usoCfdi").is_empty()).then_some("true")] {
+                            (super::catalogos::opciones_de(&vacia, &usos, campos.valor("usoCfdi")))
+                        }
+                        @for p in errores.de_campo("usoCfdi") { p.problemas { (p) } }
+                    }
                 }
             }
             div id="lineas" {
@@ -302,7 +319,7 @@ async fn calcular(app: &AppContext, session: &Session, empresa_id: &EmpresaId, c
                     @if let Some(error) = &errores.error { (error_api(error)) }
                 } @else {
                     ul.problemas {
-                        @for (campo, mensaje) in errores.con_prefijo("") { li { (nombre_campo(&campo)) ": " (mensaje) } }
+                        @for problema in errores.con_prefijo("") { li { (problema.linea()) } }
                     }
                 }
             };
@@ -330,17 +347,6 @@ async fn calcular(app: &AppContext, session: &Session, empresa_id: &EmpresaId, c
             }
         }
     }
-}
-
-/// A field path of the API in words (`conceptos[0].cantidad` → "Concepto 1, cantidad").
-fn nombre_campo(campo: &str) -> String {
-    if let Some(rest) = campo.strip_prefix("conceptos[")
-        && let Some((n, field)) = rest.split_once("].")
-        && let Ok(n) = n.parse::<usize>()
-    {
-        return format!("Concepto {}, {}", n + 1, field);
-    }
-    campo.to_owned()
 }
 
 /// `POST /panel/facturas/vista-previa` (htmx, as the person types): the totals fragment.
@@ -479,6 +485,8 @@ fn fecha(factura: &CfdiRow) -> String {
 struct Factura {
     fila: CfdiRow,
     conceptos: Option<Vec<Concepto>>,
+    /// The tax breakdown of its stamped XML (none when the XML cannot be read).
+    desglose: Option<super::desglose::Desglose>,
 }
 
 async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, timbra_services::error::ApiError> {
@@ -486,7 +494,11 @@ async fn leer(app: &AppContext, ctx: &Contexto, id: &str) -> Result<Factura, tim
     let access = ctx.session.caller.authorize(app, &empresa_id, Permission::CfdiView).await?;
     let ve_nomina = consulta::ve_nomina(&ctx.session.caller, &access);
     let (fila, conceptos) = consulta::leer(app, &empresa_id, id, ve_nomina).await?;
-    Ok(Factura { fila, conceptos: consulta::conceptos(&conceptos) })
+    let desglose = match archivos::xml_de(app, &empresa_id, id, ve_nomina).await {
+        Ok(xml) => timbra_cfdi::parser::parsear_bytes(&xml.bytes).ok().map(|c| super::desglose::Desglose::de(&c)),
+        Err(_) => None,
+    };
+    Ok(Factura { fila, conceptos: consulta::conceptos(&conceptos), desglose })
 }
 
 /// The e-mail sendings of invoice `id` (read after [`leer`] found it for the caller).
@@ -543,6 +555,7 @@ fn pagina_detalle(
                 }
             }
         }
+        @if let Some(desglose) = &factura.desglose { (desglose.tabla()) }
         section aria-labelledby="correo" {
             h2 id="correo" { "Enviar por correo" }
             form method="post" action={ "/panel/facturas/" (id) "/correo" } {

@@ -13,6 +13,7 @@ use maud::{DOCTYPE, Markup, html};
 use serde_json::Value;
 use sha2::Digest;
 
+use super::problemas::{self, Problema};
 use super::{EMPRESA_COOKIE, Fallo, Session, csrf, redirigir, textos};
 use timbra_services::auth::roles::{Permission, Role};
 use timbra_services::context::AppContext;
@@ -273,38 +274,61 @@ pub fn pagina_suelta(titulo: &str, contenido: Markup) -> Markup {
     }
 }
 
-/// The problems of a failed form: the error (its Spanish text) and the field problems by field.
+/// The problems of a failed form: the error (its Spanish text) and the field problems by
+/// field, in Spanish ([`problemas`]): the API's English messages are never shown.
 #[derive(Default)]
 pub struct Errores {
     /// The error, if any.
     pub error: Option<ApiError>,
-    por_campo: HashMap<String, Vec<String>>,
+    problemas: Vec<Problema>,
 }
 
 impl Errores {
-    /// The problems of `error` (`details.fields` by field path).
+    /// The problems of `error` (`details.fields`, or `details.campo` of an error about one
+    /// field), each once.
     pub fn de(error: ApiError) -> Self {
-        let mut por_campo: HashMap<String, Vec<String>> = HashMap::new();
-        for problema in error.field_problems() {
-            por_campo.entry(problema.field).or_default().push(problema.message);
+        let mut campos: Vec<String> = error.field_problems().into_iter().map(|p| p.field).collect();
+        if let Some(campo) = error.details.get("campo").and_then(Value::as_str) {
+            campos.push(campo.to_owned());
         }
-        Errores { error: Some(error), por_campo }
+        let mut lista: Vec<Problema> = Vec::new();
+        for campo in campos {
+            let problema = problemas::problema(error.code, &campo);
+            if !lista.contains(&problema) {
+                lista.push(problema);
+            }
+        }
+        Errores { error: Some(error), problemas: lista }
     }
 
-    /// The problems of one field.
-    pub fn de_campo(&self, campo: &str) -> &[String] {
-        self.por_campo.get(campo).map_or(&[], Vec::as_slice)
+    /// The sentences of one field (beside it in the form).
+    pub fn de_campo(&self, campo: &str) -> Vec<String> {
+        let mut frases: Vec<String> = Vec::new();
+        for p in self.problemas.iter().filter(|p| p.campo == campo) {
+            if !frases.contains(&p.frase) {
+                frases.push(p.frase.clone());
+            }
+        }
+        frases
     }
 
-    /// Problems reported for fields starting with `prefijo` (e.g. the lines of an invoice).
-    pub fn con_prefijo(&self, prefijo: &str) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = self
-            .por_campo
-            .iter()
-            .filter(|(campo, _)| campo.starts_with(prefijo))
-            .flat_map(|(campo, mensajes)| mensajes.iter().map(move |m| (campo.clone(), m.clone())))
-            .collect();
-        out.sort();
+    /// The sentences of the fields starting with `prefijo` (a field of checkboxes, whose
+    /// problems name each box), each once.
+    pub fn frases_con_prefijo(&self, prefijo: &str) -> Vec<String> {
+        let mut frases: Vec<String> = Vec::new();
+        for p in self.con_prefijo(prefijo) {
+            if !frases.contains(&p.frase) {
+                frases.push(p.frase);
+            }
+        }
+        frases
+    }
+
+    /// Problems reported for fields starting with `prefijo` (e.g. the lines of an invoice),
+    /// in the order of their fields.
+    pub fn con_prefijo(&self, prefijo: &str) -> Vec<Problema> {
+        let mut out: Vec<Problema> = self.problemas.iter().filter(|p| p.campo.starts_with(prefijo)).cloned().collect();
+        out.sort_by(|a, b| a.campo.cmp(&b.campo));
         out
     }
 
@@ -318,14 +342,12 @@ impl Errores {
     }
 }
 
-/// The error box of a failed action: the code's Spanish text, the API's message and code.
+/// The error box of a failed action: the code's Spanish text and the code (the API's English
+/// message stays in the API).
 pub fn error_api(error: &ApiError) -> Markup {
     html! {
         div.error role="alert" {
             p { strong { (textos::mensaje(error.code)) } }
-            @if !error.details.get("fields").is_some_and(Value::is_array) {
-                p.detalle { (error.message) }
-            }
             p.codigo { "Código: " code { (error.code.as_str()) } }
         }
     }

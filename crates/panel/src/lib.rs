@@ -4,20 +4,24 @@
 //! Pages call the services the API's handlers call, with typed values (never over HTTP, never
 //! a handler in process, never a second copy of a rule): a form becomes the services' input,
 //! their typed outcome (rows of the store, the services' own structs) is rendered, and an
-//! error shows its code in Spanish ([`textos`]) with the field problems beside the fields. Every page re-checks the caller's role in the company through
-//! [`Caller::authorize`](timbra_services::auth::caller::Caller::authorize); a company the person does not
-//! belong to is a 404 page. Forms carry a CSRF token ([`csrf`]).
+//! error shows its code in Spanish ([`textos`]) with the field problems beside the fields, in
+//! Spanish too ([`problemas`]): the API's English messages never reach a page. Every page
+//! re-checks the caller's role in the company through
+//! [`Caller::authorize`](timbra_services::auth::caller::Caller::authorize); a company the person
+//! does not belong to is a 404 page. Forms carry a CSRF token ([`csrf`]).
 
 pub mod api_keys;
 pub mod buzon;
 pub mod catalogos;
 pub mod csrf;
+pub mod desglose;
 pub mod empresas;
 pub mod exportar;
 pub mod facturas;
 pub mod layout;
 pub mod marca;
 pub mod nomina;
+pub mod problemas;
 pub mod recibos;
 pub mod retenciones;
 pub mod session;
@@ -159,6 +163,10 @@ impl IntoResponse for Fallo {
                         titulo,
                         html! {
                             (layout::error_api(&error))
+                            @let problemas = layout::Errores::de(error.clone()).con_prefijo("");
+                            @if !problemas.is_empty() {
+                                ul.problemas { @for p in &problemas { li { (p.linea()) } } }
+                            }
                             p { a href="/panel" { "Volver al panel" } }
                         },
                     ),

@@ -140,8 +140,8 @@ fn resultado(resultado: Option<&ResultadoNomina>, errores: &Errores) -> Markup {
         section id="resultado" aria-live="polite" aria-labelledby="resultado-titulo" {
             h2 id="resultado-titulo" { "Resultado" }
             (caja_errores(errores))
-            @for (campo, problema) in errores.con_prefijo("percepciones").into_iter().chain(errores.con_prefijo("deducciones")) {
-                p.problemas { code { (campo) } ": " (problema) }
+            @for problema in errores.con_prefijo("percepciones").into_iter().chain(errores.con_prefijo("deducciones")) {
+                p.problemas { (problema.linea()) }
             }
             @if let Some(r) = resultado {
                 @let p = &r.percepciones;
@@ -640,7 +640,7 @@ fn pagina_periodos(
                     (campo_con("fechaPago", "Fecha de pago", Tipo::Texto, campos.valor("fechaPago"), true, errores,
                         Some("AAAA-MM-DD; fija las tarifas vigentes")))
                 }
-                @for (_, problema) in errores.con_prefijo("diasPagados") { p.problemas { (problema) } }
+                @for problema in errores.frases_con_prefijo("diasPagados") { p.problemas { (problema) } }
                 button type="submit" { "Crear periodo" }
             }
         }

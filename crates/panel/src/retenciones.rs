@@ -113,10 +113,15 @@ async fn pagina_retenciones(
                 p.aviso { "Su empresa está en modo real: la retención se timbra con su PAC, gasta un timbre y tiene validez fiscal." }
             }
             (caja_errores(errores))
-            @if let Some(problemas) = errores.error.as_ref().and_then(|e| e.problemas()) {
+            @if let Some((error, problemas)) = errores.error.as_ref().and_then(|e| e.problemas().map(|p| (e, p))) {
                 ul.problemas role="alert" {
                     @for p in &problemas {
-                        li { (p.field) ": " (p.message) }
+                        li {
+                            (super::problemas::problema(error.code, &p.field).linea())
+                            @if let Some(regla) = p.regla.as_deref().filter(|r| *r != timbra_services::error::REGLA_ENTRADA) {
+                                " (regla " code { (regla) } ")"
+                            }
+                        }
                     }
                 }
             }

@@ -106,7 +106,7 @@ fn formulario(
                         }
                     }
                 }
-                @for (_, problema) in errores.con_prefijo("events") { p.problemas { (problema) } }
+                @for problema in errores.frases_con_prefijo("events") { p.problemas { (problema) } }
             }
             (campo_con("description", "Descripción", Tipo::Texto, valor("description").as_deref(), false, errores,
                 Some("Una nota para su equipo, hasta 500 caracteres")))

@@ -26,6 +26,7 @@ mod nomina_timbrado;
 mod observability;
 mod pagos;
 mod panel;
+mod panel_espanol;
 mod panel_marca;
 mod panel_paginas;
 mod receiver;

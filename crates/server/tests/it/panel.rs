@@ -404,9 +404,14 @@ async fn esperar_texto(browser: &Client, css: &str, expected: &str) -> String {
     }
 }
 
-/// Waits until the `datalist` `id` that a field's type-ahead fills offers `expected` (its
-/// options' values and texts, read by script: a datalist is never visible text).
+/// Waits until the `datalist` or `select` `id` offers `expected` (its options' values and
+/// texts, read by script: a datalist is never visible text).
 async fn esperar_opciones(browser: &Client, id: &str, expected: &str) -> String {
+    esperar_opciones_sin(browser, id, expected, None).await
+}
+
+/// [`esperar_opciones`], also waiting until no option holds `ausente` (a list htmx reloads).
+async fn esperar_opciones_sin(browser: &Client, id: &str, expected: &str, ausente: Option<&str>) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let opciones = browser
@@ -418,12 +423,50 @@ async fn esperar_opciones(browser: &Client, id: &str, expected: &str) -> String 
             .await
             .unwrap();
         let opciones = opciones.as_str().unwrap_or_default().to_owned();
-        if opciones.contains(expected) {
+        if opciones.contains(expected) && ausente.is_none_or(|a| !opciones.contains(a)) {
             return opciones;
         }
         assert!(Instant::now() < deadline, "#{id} never offered {expected:?}: {opciones}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Picks `value` in the select `id` (a person's click: htmx sees the change).
+async fn elegir(browser: &Client, id: &str, value: &str) {
+    let select = browser.find(Locator::Id(id)).await.unwrap_or_else(|e| panic!("#{id}: {e}"));
+    select.select_by_value(value).await.unwrap_or_else(|e| panic!("#{id} = {value}: {e}"));
+}
+
+/// The PDF at `href`, fetched by the page with the session, carries "PRUEBAS — SIN VALIDEZ
+/// FISCAL" as text (pdftotext reads it: issue 38's pinned detail).
+async fn marca_de_pruebas(browser: &Client, href: &str) {
+    let Some(pdftotext) = en_path("pdftotext") else {
+        assert!(
+            std::env::var("TIMBRA_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "TIMBRA_REQUIRE_BROWSER=1 but pdftotext is missing: apt-get install poppler-utils"
+        );
+        eprintln!(
+            "skipping the browser's check of the PDF's sandbox mark: pdftotext is not installed (apt-get install poppler-utils)"
+        );
+        return;
+    };
+    let bytes = browser
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(arguments[0]).then(r => r.arrayBuffer()).then(b => done(Array.from(new Uint8Array(b))))
+             .catch(e => done(String(e)));",
+            vec![json!(href)],
+        )
+        .await
+        .unwrap();
+    let bytes: Vec<u8> = serde_json::from_value(bytes).expect("the PDF's bytes");
+    let dir = crate::harness::TempDir::new();
+    let file = dir.0.join("factura.pdf");
+    std::fs::write(&file, &bytes).unwrap();
+    let salida = Command::new(pdftotext).args([file.to_str().unwrap(), "-"]).output().unwrap();
+    assert!(salida.status.success(), "pdftotext: {}", String::from_utf8_lossy(&salida.stderr));
+    let texto = String::from_utf8_lossy(&salida.stdout);
+    assert!(texto.contains("PRUEBAS — SIN VALIDEZ FISCAL"), "no sandbox mark on the PDF:\n{texto}");
 }
 
 #[tokio::test]
@@ -490,19 +533,31 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
         }
         captura(&browser, "empresa").await;
 
-        // A customer: the uso field offers only what c_UsoCFDI allows for the régimen and the
-        // RFC typed (616 "sin obligaciones fiscales" takes S01, never G03).
+        // A customer: régimen and uso are picked from SAT's catalogs, and the uso picker offers
+        // only what c_UsoCFDI allows for the régimen chosen and the RFC typed (616 "sin
+        // obligaciones fiscales" takes S01, never G03).
         browser.goto(&format!("{base}/panel/clientes/nuevo")).await.unwrap();
         escribir(&browser, "campo-rfc", "XIA190128J61").await;
         escribir(&browser, "campo-razonSocial", "XENON INDUSTRIAL ARTICLES").await;
-        escribir(&browser, "campo-regimenFiscal", "616").await;
-        escribir(&browser, "campo-usoCfdi", "").await;
-        let usos = esperar_opciones(&browser, "lista-usoCfdi", "S01").await;
-        assert!(!usos.contains("G03"), "{usos}");
-        escribir(&browser, "campo-regimenFiscal", "601").await;
-        escribir(&browser, "campo-usoCfdi", "G").await;
-        esperar_opciones(&browser, "lista-usoCfdi", "G03").await;
-        escribir(&browser, "campo-usoCfdi", "G03").await;
+        elegir(&browser, "campo-regimenFiscal", "616").await;
+        esperar_opciones_sin(&browser, "campo-usoCfdi", "S01", Some("G03")).await;
+        elegir(&browser, "campo-regimenFiscal", "601").await;
+        esperar_opciones(&browser, "campo-usoCfdi", "G03").await;
+        elegir(&browser, "campo-usoCfdi", "G03").await;
+        // A postal code of three digits: the problem reads in Spanish beside the field, as the
+        // form labels it, and the API's English message is nowhere on the page.
+        escribir(&browser, "campo-codigoPostal", "123").await;
+        enviar(&browser, "main form button[type=submit]").await;
+        esperar_texto(&browser, "#campo-codigoPostal-error", "Escriba un código postal de exactamente 5 dígitos").await;
+        assert!(texto_de(&browser, "div.error").await.contains("Revise los datos del cliente."));
+        let fuente = browser.source().await.unwrap();
+        assert!(!fuente.contains("exactly 5 digits") && !fuente.contains("codigoPostal:"), "{fuente}");
+        // The choices survive the failed submission.
+        let elegidos = browser
+            .execute("return [document.getElementById('campo-regimenFiscal').value, document.getElementById('campo-usoCfdi').value];", vec![])
+            .await
+            .unwrap();
+        assert_eq!(elegidos, json!(["601", "G03"]));
         escribir(&browser, "campo-codigoPostal", "76343").await;
         enviar(&browser, "main form button[type=submit]").await;
         esperar_texto(&browser, "table", "XIA190128J61").await;
@@ -563,6 +618,11 @@ async fn in_a_browser_register_log_in_stamp_download_and_cancel() {
         assert_eq!(pdf[0], json!(200), "{pdf}");
         assert_eq!(pdf[1], json!("application/pdf"), "{pdf}");
         assert_eq!(pdf[2], json!("%PDF-"), "{pdf}");
+        // The invoice page's tax breakdown, and the sandbox mark on the PDF the page links to
+        // (its bytes as the browser received them, read by pdftotext: the mark is text).
+        let desglose = texto_de(&browser, "#desglose").await;
+        assert!(desglose.contains("IVA trasladado 16 %") && desglose.contains("$592.56"), "{desglose}");
+        marca_de_pruebas(&browser, &href).await;
 
         // Cancel it.
         browser.find(Locator::Id("campo-motivo")).await.unwrap().select_by_value("02").await.unwrap();

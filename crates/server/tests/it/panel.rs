@@ -316,20 +316,15 @@ fn en_path(tool: &str) -> Option<PathBuf> {
         .unwrap_or_default()
 }
 
-/// The browser and its driver, or `None` (with the reason printed) when missing and not required.
+/// The browser and its driver, or `None` after a reported skip (a failure under
+/// `TIMBRA_REQUIRE_BROWSER=1`).
 fn herramientas() -> Option<(PathBuf, PathBuf)> {
     let chromium = en_path("chromium").or_else(|| en_path("chromium-browser"));
     let driver = en_path("chromedriver");
     match (chromium, driver) {
         (Some(chromium), Some(driver)) => Some((chromium, driver)),
         _ => {
-            assert!(
-                std::env::var("TIMBRA_REQUIRE_BROWSER").as_deref() != Ok("1"),
-                "TIMBRA_REQUIRE_BROWSER=1 but chromium or chromedriver is missing: apt-get install chromium chromium-driver"
-            );
-            eprintln!(
-                "skipping the dashboard's browser test: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
-            );
+            timbra_testkit::skip(timbra_testkit::Reason::Browser, "chromium or chromedriver");
             None
         }
     }

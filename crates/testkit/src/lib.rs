@@ -78,9 +78,10 @@ impl Reason {
 fn package(tool: &str) -> &str {
     match tool {
         "xmllint" => "libxml2-utils",
-        "pdftotext" | "pdftoppm" | "pdfinfo" => "poppler-utils",
+        "pdftotext" | "pdftoppm" | "pdfinfo" | "pdfimages" => "poppler-utils",
         "zbarimg" => "zbar-tools",
         "chromedriver" => "chromium-driver",
+        initdb if initdb.starts_with("initdb") => "postgresql-15",
         other => other,
     }
 }

@@ -345,7 +345,8 @@ impl PrivateCluster {
 
     async fn start_new() -> Option<Self> {
         if !Path::new(PG_BIN).join("initdb").exists() {
-            assert!(std::env::var("CI").is_err(), "CI must have PostgreSQL's initdb in {PG_BIN}");
+            // CI has it; elsewhere the run reports the skip (and fails under CI).
+            timbra_testkit::skip(timbra_testkit::Reason::Tool, &format!("initdb (PostgreSQL 15's, in {PG_BIN})"));
             return None;
         }
         let dir = TempDir::new();

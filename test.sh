@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command: `cargo test --workspace --locked` (extra arguments are passed on), then a
-# summary of every check that did not run, in the last lines: which prerequisite was missing
-# (SAT's files, a tool, PostgreSQL, the browser), how to get it, and the tests concerned.
+# The test command: `cargo test --workspace --locked` (extra arguments are passed on; naming
+# packages with -p runs only those), then a summary of every check that did not run, in the
+# last lines: which prerequisite was missing (SAT's files, a tool, PostgreSQL, the browser), how
+# to get it, and the tests concerned.
 # Tests report skips through timbra-testkit into the file named by TIMBRA_SKIP_LOG; the test
 # runner itself hides what passing tests print. The exit status is cargo's.
 set -uo pipefail
@@ -11,7 +12,13 @@ TIMBRA_SKIP_LOG=$(mktemp "${TMPDIR:-/tmp}/timbra-skips.XXXXXX")
 export TIMBRA_SKIP_LOG
 trap 'rm -f "$TIMBRA_SKIP_LOG"' EXIT
 
-cargo test --workspace --locked "$@"
+# The whole workspace, unless packages are named (`./test.sh -p timbra-cfdi`).
+scope=--workspace
+for arg in "$@"; do
+  [ "$arg" = "--" ] && break
+  case "$arg" in -p | -p* | --package | --package=*) scope= ;; esac
+done
+cargo test $scope --locked "$@"
 status=$?
 
 # One line per skip: reason, heading, fix, test, what (tab-separated). A test that skipped the

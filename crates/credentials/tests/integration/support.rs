@@ -1,7 +1,7 @@
 //! Helpers: locating SAT test files, running OpenSSL, pinned dates.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use time::OffsetDateTime;
 use time::macros::datetime;

@@ -1,7 +1,6 @@
 //! SAT's catalogs (issue 29): sandbox refuses codes SAT's catalogs do not have, the forms'
 //! searches and lookups, `/readyz`'s edition, and `timbra catalogos estado|importar`.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use reqwest::Method;

@@ -6,7 +6,6 @@
 //! live stamp through the PAC simulator.
 
 use std::path::Path;
-use std::process::Command;
 
 use reqwest::Method;
 use serde_json::{Value, json};

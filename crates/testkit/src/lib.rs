@@ -93,12 +93,9 @@ fn package(tool: &str) -> &str {
 /// database).
 pub fn skip(reason: Reason, what: &str) {
     let fix = reason.fix(what);
-    assert!(!reason.required(), "{what} is required here but missing: {fix}");
     let test = test_name();
-    eprintln!(
-        "\n!!!!! SKIPPED ({}): {test} could not check everything: {what} is missing; {fix} !!!!!\n",
-        reason.code()
-    );
+    assert!(!reason.required(), "{test} needs {what}, which is required here: {fix}");
+    eprintln!("\n!!!!! SKIPPED ({}): {test} lacks {what}; {fix} !!!!!\n", reason.code());
     let Some(log) = std::env::var_os("TIMBRA_SKIP_LOG").filter(|log| !log.is_empty()) else { return };
     // One line per skip: reason, summary heading, fix, test, what. Tabs never occur in them.
     let clean = |text: &str| text.replace(['\t', '\n'], " ");
@@ -151,7 +148,7 @@ pub fn sat(needs: &str) -> Option<PathBuf> {
             None
         }
         None => {
-            skip(Reason::SatFiles, &format!("SAT's files ({needs}); no TIMBRA_SAT_DIR nor ../shared/sat"));
+            skip(Reason::SatFiles, &format!("SAT's files ({needs}; TIMBRA_SAT_DIR unset or none, no ../shared/sat)"));
             None
         }
     }

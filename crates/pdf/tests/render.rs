@@ -111,17 +111,9 @@ fn temporal(nombre: &str) -> PathBuf {
     carpeta
 }
 
-/// Whether `herramienta` runs; a missing tool fails the test under TIMBRA_REQUIRE_SAT=1.
+/// Whether `herramienta` runs; a reported skip (a failure under TIMBRA_REQUIRE_SAT=1) when not.
 fn hay(herramienta: &str) -> bool {
-    let existe = Command::new(herramienta).arg("-v").output().is_ok();
-    if !existe {
-        assert!(
-            std::env::var("TIMBRA_REQUIRE_SAT").as_deref() != Ok("1"),
-            "{herramienta} is required (TIMBRA_REQUIRE_SAT=1): install poppler-utils and zbar-tools"
-        );
-        eprintln!("SKIPPED: {herramienta} not installed");
-    }
-    existe
+    timbra_testkit::tools(&[herramienta])
 }
 
 fn escribir_pdf(carpeta: &Path, pdf: &[u8]) -> PathBuf {

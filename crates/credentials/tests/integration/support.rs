@@ -1,7 +1,7 @@
 //! Helpers: locating SAT test files, running OpenSSL, pinned dates.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -12,40 +12,19 @@ pub const PINNED: OffsetDateTime = datetime!(2026-11-22 00:00:00 UTC);
 /// Password of every SAT test key.
 pub const SAT_PASSWORD: &[u8] = b"12345678a";
 
-fn require() -> bool {
-    std::env::var("TIMBRA_REQUIRE_SAT").is_ok_and(|value| value == "1")
-}
-
-/// Skips (returns `None` after a loud message) or fails when `what` is missing.
-pub fn missing<T>(what: &str) -> Option<T> {
-    assert!(!require(), "TIMBRA_REQUIRE_SAT=1 but {what} is missing");
-    eprintln!("!!!!! SKIPPED: {what} is missing (set TIMBRA_REQUIRE_SAT=1 to make this fail) !!!!!");
-    None
-}
-
-/// `shared/sat` folder: `CARGO_MANIFEST_DIR/../../../shared/sat`, or the first
-/// `shared/sat` found walking up from the crate (git worktrees live deeper).
+/// SAT's folder when it holds the test certificates; `None` after a reported skip otherwise.
 pub fn sat_dir() -> Option<PathBuf> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let found = manifest
-        .ancestors()
-        .map(|ancestor| ancestor.join("shared").join("sat"))
-        .find(|candidate| candidate.join("certs").join("certs.csv").is_file());
-    match found {
-        Some(path) => Some(path),
-        None => missing("shared/sat/certs (SAT test certificates)"),
-    }
+    timbra_testkit::sat("certs/certs.csv")
 }
 
-/// `shared/sat/certs`.
+/// `certs/` in SAT's folder.
 pub fn certs_dir() -> Option<PathBuf> {
     sat_dir().map(|dir| dir.join("certs"))
 }
 
-/// Whether a command-line tool runs; skips or fails like [`missing`] when not.
+/// Whether a command-line tool runs; `None` after a reported skip when not.
 pub fn tool(name: &str) -> Option<()> {
-    let works = Command::new(name).arg("version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
-    if works { Some(()) } else { missing(name) }
+    timbra_testkit::tools(&[name]).then_some(())
 }
 
 /// Runs a command, asserting success; returns stdout.

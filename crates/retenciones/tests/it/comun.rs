@@ -1,7 +1,6 @@
-//! Shared helpers: locating `shared/sat`, the SAT test CSD and the pinned example inputs.
+//! Shared helpers: locating SAT's files, the SAT test CSD and the pinned example inputs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use timbra_cfdi::Rfc;
 use timbra_credentials::Credential;
@@ -10,35 +9,12 @@ use timbra_retenciones::{Emisor, EntradaRetenciones, Retenciones, construir};
 use time::PrimitiveDateTime;
 use time::macros::datetime;
 
-/// `shared/sat`: `$TIMBRA_SAT_DIR`, else `$CARGO_MANIFEST_DIR/../../../shared/sat` (a clone
-/// with `shared/` beside it), else the nearest ancestor holding `shared/sat` (worktrees).
-/// `None`, with a loud message, when absent (or when xmllint, xsltproc or openssl are
-/// missing) and `TIMBRA_REQUIRE_SAT` is not `1`.
+/// SAT's files (`$TIMBRA_SAT_DIR`, else `../shared/sat`) when they and xmllint, xsltproc and
+/// openssl are present; `None` after a reported skip otherwise (a failure under
+/// `TIMBRA_REQUIRE_SAT=1`).
 pub fn sat() -> Option<PathBuf> {
-    let manifiesto = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let exigido = std::env::var("TIMBRA_REQUIRE_SAT").as_deref() == Ok("1");
-    let candidatos = std::env::var_os("TIMBRA_SAT_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(std::iter::once(manifiesto.join("../../../shared/sat")))
-        .chain(manifiesto.ancestors().map(|dir| dir.join("shared/sat")));
-    let Some(dir) = candidatos.into_iter().find(|dir| dir.join("xslt/retenciones20/retenciones.xslt").is_file()) else {
-        if exigido {
-            panic!("TIMBRA_REQUIRE_SAT=1 pero no se encontró shared/sat junto a {}", manifiesto.display());
-        }
-        eprintln!("\n!!!!! OMITIDO: no se encontró shared/sat (oráculo SAT); prueba saltada !!!!!\n");
-        return None;
-    };
-    for herramienta in ["xmllint", "xsltproc", "openssl"] {
-        if Command::new(herramienta).arg("--version").output().is_err() {
-            if exigido {
-                panic!("TIMBRA_REQUIRE_SAT=1 pero falta {herramienta}");
-            }
-            eprintln!("\n!!!!! OMITIDO: falta {herramienta} (oráculo SAT); prueba saltada !!!!!\n");
-            return None;
-        }
-    }
-    Some(dir)
+    let dir = timbra_testkit::sat("xslt/retenciones20/retenciones.xslt")?;
+    timbra_testkit::tools(&["xmllint", "xsltproc", "openssl"]).then_some(dir)
 }
 
 /// A fresh scratch folder under the system's temp dir.

@@ -15,26 +15,10 @@ pub const AHORA: OffsetDateTime = datetime!(2026-11-20 18:00 UTC);
 /// RFC of SAT's test FIEL 30001000000500003415.
 pub const RFC: &str = "EKU9003173C9";
 
-/// `shared/sat`: `$TIMBRA_SAT_DIR`, else the nearest ancestor's `shared/sat`. `None` (test
-/// skipped, loudly) when absent and `TIMBRA_REQUIRE_SAT` is not `1`.
+/// SAT's files (`$TIMBRA_SAT_DIR`, else `../shared/sat`); `None` after a reported skip when
+/// absent (a failure under `TIMBRA_REQUIRE_SAT=1`).
 pub fn sat_dir() -> Option<PathBuf> {
-    let manifiesto = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidatos = std::env::var_os("TIMBRA_SAT_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(std::iter::once(manifiesto.join("../../../shared/sat")))
-        .chain(manifiesto.ancestors().map(|dir| dir.join("shared/sat")));
-    for dir in candidatos {
-        if dir.join("certs/30001000000500003415.cer").is_file() {
-            return Some(dir);
-        }
-    }
-    assert!(
-        std::env::var("TIMBRA_REQUIRE_SAT").as_deref() != Ok("1"),
-        "TIMBRA_REQUIRE_SAT=1 but shared/sat is missing"
-    );
-    eprintln!("\n!!!!! SKIPPED: shared/sat not found !!!!!\n");
-    None
+    timbra_testkit::sat("certs/30001000000500003415.cer")
 }
 
 pub fn credencial(sat: &std::path::Path, numero: &str) -> Credential {

@@ -19,16 +19,10 @@ use crate::harness::{Answer, As, TempDir, TestApp, each_backend, each_backend_wi
 const MASTER_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 pub(crate) const EMISOR: &str = "EKU9003173C9";
 
+/// SAT's files (`$TIMBRA_SAT_DIR`, else `../shared/sat`); `None` after a reported skip (a
+/// failure under `TIMBRA_REQUIRE_SAT=1`): the SAT oracle checks do not run.
 pub(crate) fn sat_dir() -> Option<PathBuf> {
-    let dir = std::env::var("TIMBRA_SAT_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/sat"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "shared/sat is required (TIMBRA_REQUIRE_SAT=1)");
-    eprintln!("SKIPPED: shared/sat not found (set TIMBRA_SAT_DIR); the SAT oracle checks did not run");
-    None
+    timbra_testkit::sat("xsd/cfdv40-with-complements.xsd")
 }
 
 /// Sends a stamping request, optionally with an Idempotency-Key.
@@ -639,10 +633,7 @@ pub(crate) fn qr_of(pdf: &Path) -> String {
 
 #[tokio::test]
 async fn the_pdf_is_rendered_on_first_download_with_the_invoices_own_data_and_qr() {
-    let tools = ["pdftotext", "pdftoppm", "zbarimg"];
-    if tools.iter().any(|tool| Command::new(tool).arg("-v").output().is_err()) {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils and zbar-tools are required");
-        eprintln!("SKIPPED: poppler-utils or zbar-tools not installed");
+    if !timbra_testkit::tools(&["pdftotext", "pdftoppm", "zbarimg"]) {
         return;
     }
     each_backend(|app: TestApp| async move {

@@ -6,7 +6,6 @@
 //! live stamp through the PAC simulator.
 
 use std::path::Path;
-use std::process::Command;
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -521,10 +520,7 @@ fn qrs_of(pdf: &Path) -> Vec<String> {
 
 #[tokio::test]
 async fn the_pdf_prints_route_goods_vehicle_operator_export_data_and_the_carta_porte_qr() {
-    let tools = ["pdftotext", "pdftoppm", "zbarimg"];
-    if tools.iter().any(|tool| Command::new(tool).arg("-v").output().is_err()) {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils and zbar-tools are required");
-        eprintln!("SKIPPED: poppler-utils or zbar-tools not installed");
+    if !timbra_testkit::tools(&["pdftotext", "pdftoppm", "zbarimg"]) {
         return;
     }
     let app = crate::harness::sqlite_app().await;

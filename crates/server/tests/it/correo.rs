@@ -63,9 +63,7 @@ async fn enviar(app: &TestApp, who: &As, id: &str, body: Value) -> crate::harnes
 }
 
 fn tools_present() -> bool {
-    if ["pdftotext", "pdfimages"].iter().any(|tool| std::process::Command::new(tool).arg("-v").output().is_err()) {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils is required");
-        eprintln!("SKIPPED: poppler-utils not installed");
+    if !timbra_testkit::tools(&["pdftotext", "pdfimages"]) {
         return false;
     }
     true
@@ -341,13 +339,7 @@ async fn stamps_queue_their_email_when_asked_and_a_cancellation_sends_a_notice()
 
 #[tokio::test]
 async fn two_instances_on_one_database_send_each_email_once() {
-    let url = match std::env::var("TIMBRA_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => url,
-        _ => {
-            assert!(std::env::var("CI").is_err(), "CI must set TIMBRA_TEST_POSTGRES_URL so PostgreSQL is tested");
-            return;
-        }
-    };
+    let Some(url) = timbra_testkit::postgres_url() else { return };
     use crate::harness::{Server, free_port, fresh_postgres_url};
     use crate::instances::{call, tenant};
     let smtp = Smtp::start().await;

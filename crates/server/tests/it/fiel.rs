@@ -23,16 +23,9 @@ fn b64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
 
+/// SAT's files with its test FIEL; `None` after a reported skip: SAT's own FIEL is not uploaded.
 fn sat_dir() -> Option<PathBuf> {
-    let dir = std::env::var("TIMBRA_SAT_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/sat"));
-    if dir.join("certs/30001000000500003415.cer").is_file() {
-        return Some(dir);
-    }
-    assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "shared/sat is required (TIMBRA_REQUIRE_SAT=1)");
-    eprintln!("SKIPPED: shared/sat not found (set TIMBRA_SAT_DIR); SAT's own FIEL was not uploaded");
-    None
+    timbra_testkit::sat("certs/30001000000500003415.cer")
 }
 
 fn generated(fiel: bool, rfc: &str, not_before: OffsetDateTime, not_after: OffsetDateTime) -> testgen::Generated {

@@ -577,9 +577,7 @@ async fn a_company_owner_cannot_top_up_stamps_and_the_operator_can() {
 async fn the_operator_tops_up_on_the_command_line() {
     use crate::harness::{Server, TempDir, free_port};
     let mut backends = vec![("sqlite", None)];
-    if let Ok(url) = std::env::var("TIMBRA_TEST_POSTGRES_URL").map(|url| url.trim().to_owned())
-        && !url.is_empty()
-    {
+    if let Some(url) = timbra_testkit::postgres_url() {
         backends.push(("postgres", Some(crate::harness::fresh_postgres_url(&url).await)));
     }
     for (backend, url) in backends {

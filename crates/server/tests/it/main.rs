@@ -10,6 +10,7 @@ mod complementos;
 mod correo;
 mod correo_nomina;
 mod docs;
+mod fetch_sat;
 mod fiel;
 mod foundation;
 mod hardening;

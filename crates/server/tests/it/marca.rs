@@ -12,10 +12,7 @@ use crate::cfdi::{factura, setup, sh, timbrar};
 use crate::harness::{As, TempDir, TestApp, each_backend};
 
 fn herramientas() -> bool {
-    if ["pdftotext", "pdfimages", "pdftoppm"].iter().any(|t| std::process::Command::new(t).arg("-v").output().is_err())
-    {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils is required");
-        eprintln!("SKIPPED: poppler-utils not installed");
+    if !timbra_testkit::tools(&["pdftotext", "pdfimages", "pdftoppm"]) {
         return false;
     }
     true

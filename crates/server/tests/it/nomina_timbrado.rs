@@ -630,9 +630,7 @@ async fn a_live_receipt_with_an_unknown_outcome_is_reconciled_and_a_late_cancell
 /// labelled as a test seal.
 #[tokio::test]
 async fn sandbox_pdfs_of_an_invoice_and_a_payroll_receipt_carry_the_test_mark() {
-    if std::process::Command::new("pdftotext").arg("-v").output().is_err() {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils is required");
-        eprintln!("SKIPPED: poppler-utils not installed");
+    if !timbra_testkit::tools(&["pdftotext"]) {
         return;
     }
     each_backend(|app: TestApp| async move {

@@ -530,9 +530,7 @@ async fn cancelling_a_payment_gives_the_balance_back_and_a_paid_invoice_cannot_b
 
 #[tokio::test]
 async fn the_pdf_of_a_payment_shows_the_payment_and_its_documents() {
-    if std::process::Command::new("pdftotext").arg("-v").output().is_err() {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils is required");
-        eprintln!("SKIPPED: poppler-utils not installed");
+    if !timbra_testkit::tools(&["pdftotext"]) {
         return;
     }
     each_backend_with(at_clock, |app: TestApp| async move {

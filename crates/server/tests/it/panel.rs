@@ -316,20 +316,15 @@ fn en_path(tool: &str) -> Option<PathBuf> {
         .unwrap_or_default()
 }
 
-/// The browser and its driver, or `None` (with the reason printed) when missing and not required.
+/// The browser and its driver, or `None` after a reported skip (a failure under
+/// `TIMBRA_REQUIRE_BROWSER=1`).
 fn herramientas() -> Option<(PathBuf, PathBuf)> {
     let chromium = en_path("chromium").or_else(|| en_path("chromium-browser"));
     let driver = en_path("chromedriver");
     match (chromium, driver) {
         (Some(chromium), Some(driver)) => Some((chromium, driver)),
         _ => {
-            assert!(
-                std::env::var("TIMBRA_REQUIRE_BROWSER").as_deref() != Ok("1"),
-                "TIMBRA_REQUIRE_BROWSER=1 but chromium or chromedriver is missing: apt-get install chromium chromium-driver"
-            );
-            eprintln!(
-                "skipping the dashboard's browser test: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
-            );
+            timbra_testkit::skip(timbra_testkit::Reason::Browser, "chromium or chromedriver");
             None
         }
     }
@@ -440,16 +435,9 @@ async fn elegir(browser: &Client, id: &str, value: &str) {
 /// The PDF at `href`, fetched by the page with the session, carries "PRUEBAS — SIN VALIDEZ
 /// FISCAL" as text (pdftotext reads it: issue 38's pinned detail).
 async fn marca_de_pruebas(browser: &Client, href: &str) {
-    let Some(pdftotext) = en_path("pdftotext") else {
-        assert!(
-            std::env::var("TIMBRA_REQUIRE_BROWSER").as_deref() != Ok("1"),
-            "TIMBRA_REQUIRE_BROWSER=1 but pdftotext is missing: apt-get install poppler-utils"
-        );
-        eprintln!(
-            "skipping the browser's check of the PDF's sandbox mark: pdftotext is not installed (apt-get install poppler-utils)"
-        );
+    if !timbra_testkit::tools(&["pdftotext"]) {
         return;
-    };
+    }
     let bytes = browser
         .execute_async(
             "const done = arguments[arguments.length - 1];
@@ -463,7 +451,7 @@ async fn marca_de_pruebas(browser: &Client, href: &str) {
     let dir = crate::harness::TempDir::new();
     let file = dir.0.join("factura.pdf");
     std::fs::write(&file, &bytes).unwrap();
-    let salida = Command::new(pdftotext).args([file.to_str().unwrap(), "-"]).output().unwrap();
+    let salida = Command::new("pdftotext").args([file.to_str().unwrap(), "-"]).output().unwrap();
     assert!(salida.status.success(), "pdftotext: {}", String::from_utf8_lossy(&salida.stderr));
     let texto = String::from_utf8_lossy(&salida.stdout);
     assert!(texto.contains("PRUEBAS — SIN VALIDEZ FISCAL"), "no sandbox mark on the PDF:\n{texto}");

@@ -401,10 +401,7 @@ async fn cancelar_retencion(app: &TestApp, who: &As, id: &str, body: Value) -> c
 
 #[tokio::test]
 async fn a_retention_prints_with_sats_retention_qr_and_is_cancelled_without_acceptance() {
-    let tools = ["pdftotext", "pdftoppm", "zbarimg"];
-    if tools.iter().any(|tool| std::process::Command::new(tool).arg("-v").output().is_err()) {
-        assert!(std::env::var("TIMBRA_REQUIRE_SAT").is_err(), "poppler-utils and zbar-tools are required");
-        eprintln!("SKIPPED: poppler-utils or zbar-tools not installed");
+    if !timbra_testkit::tools(&["pdftotext", "pdftoppm", "zbarimg"]) {
         return;
     }
     each_backend(|app: TestApp| async move {

@@ -722,6 +722,22 @@ pub(crate) async fn start_pac_sim() -> (timbra_sim::Sim, String) {
     (sim, url)
 }
 
+/// A live test app's settings: its PAC is the simulator at `url` (3 s timeout).
+pub(crate) fn con_pac(url: &str) -> impl Fn(&mut timbra_services::config::Config) + use<> {
+    let url = url.to_owned();
+    move |config| {
+        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
+        pac.timeout = std::time::Duration::from_secs(3);
+        config.pac = Some(pac);
+    }
+}
+
+/// A CSD of EKU9003173C9 valid from yesterday for 30 days.
+pub(crate) fn csd_vigente() -> testgen::Generated {
+    let now = OffsetDateTime::now_utc();
+    csd(EMISOR, now - Duration::days(1), now + Duration::days(30))
+}
+
 /// A user with a live company EKU9003173C9 whose CSD `csd` is uploaded; returns (who, empresa id).
 pub(crate) async fn live_company(app: &TestApp, email: &str, csd: &testgen::Generated) -> (As, String) {
     let (_, key) = app.user(email).await;

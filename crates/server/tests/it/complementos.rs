@@ -11,9 +11,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use crate::cfdi::{
-    EMISOR, csd, live_company, raw, sandbox_pac_cer, sat_oracle, setup, sh, start_pac_sim, timbrar, uuid_of,
-};
+use crate::cfdi::{EMISOR, live_company, raw, sandbox_pac_cer, sat_oracle, setup, sh, start_pac_sim, timbrar, uuid_of};
 use crate::harness::{As, TempDir, TestApp, each_backend, each_backend_with};
 
 /// `AAAA-MM-DDThh:mm:ss`, `hours` from now (the ubicaciones' times are the trip's, ahead).
@@ -604,13 +602,8 @@ async fn the_pdf_prints_route_goods_vehicle_operator_export_data_and_the_carta_p
 #[tokio::test]
 async fn a_carta_porte_stamps_live_through_the_pac() {
     let (_sim, url) = start_pac_sim().await;
-    let now = OffsetDateTime::now_utc();
-    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_services::config::Config| {
-        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
-        pac.timeout = std::time::Duration::from_secs(3);
-        config.pac = Some(pac);
-    };
+    let good = crate::cfdi::csd_vigente();
+    let adjust = crate::cfdi::con_pac(&url);
     each_backend_with(adjust, |app: TestApp| {
         let good = good.clone();
         async move {

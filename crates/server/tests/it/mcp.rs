@@ -11,11 +11,7 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioC
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use time::{Duration, OffsetDateTime};
-
-use crate::cfdi::{
-    EMISOR, concepto, csd, factura, live_company, raw, sandbox_pac_cer, sat_oracle, setup, start_pac_sim,
-};
+use crate::cfdi::{EMISOR, concepto, factura, live_company, raw, sandbox_pac_cer, sat_oracle, setup, start_pac_sim};
 use crate::harness::{As, TempDir, TestApp, each_backend, each_backend_with};
 
 type Cliente = RunningService<RoleClient, ()>;
@@ -292,13 +288,8 @@ async fn timbra_mcp_bridges_stdio_to_a_running_server() {
 #[tokio::test]
 async fn a_live_stamp_through_mcp_spends_a_stamp_and_says_so() {
     let (_sim, url) = start_pac_sim().await;
-    let now = OffsetDateTime::now_utc();
-    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_services::config::Config| {
-        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
-        pac.timeout = std::time::Duration::from_secs(3);
-        config.pac = Some(pac);
-    };
+    let good = crate::cfdi::csd_vigente();
+    let adjust = crate::cfdi::con_pac(&url);
     each_backend_with(adjust, |app: TestApp| {
         let good = good.clone();
         async move {

@@ -434,13 +434,8 @@ async fn bad_paths_registro_patronal_roles_scopes_and_other_companies() {
 #[tokio::test]
 async fn live_receipts_take_one_stamp_each_or_none_and_cancel_with_a_refund() {
     let (_sim, url) = start_pac_sim().await;
-    let now = OffsetDateTime::now_utc();
-    let good = csd(EMISOR, now - Duration::days(1), now + Duration::days(30));
-    let adjust = move |config: &mut timbra_services::config::Config| {
-        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
-        pac.timeout = std::time::Duration::from_secs(3);
-        config.pac = Some(pac);
-    };
+    let good = crate::cfdi::csd_vigente();
+    let adjust = crate::cfdi::con_pac(&url);
     each_backend_with(adjust, |app: TestApp| {
         let good = good.clone();
         async move {

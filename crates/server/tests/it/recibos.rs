@@ -858,13 +858,8 @@ async fn the_self_invoicing_page_mails_the_invoice_and_shows_the_companys_logo()
 #[tokio::test]
 async fn a_live_company_stamps_self_invoices_and_the_global_invoice_through_the_pac() {
     let (sim, url) = crate::cfdi::start_pac_sim().await;
-    let now = OffsetDateTime::now_utc();
-    let good = crate::cfdi::csd(crate::cfdi::EMISOR, now - time::Duration::days(1), now + time::Duration::days(30));
-    let adjust = move |config: &mut timbra_services::config::Config| {
-        let mut pac = timbra_pac::finkok::FinkokConfig::new(&url, "cuenta", "secreto");
-        pac.timeout = std::time::Duration::from_secs(3);
-        config.pac = Some(pac);
-    };
+    let good = crate::cfdi::csd_vigente();
+    let adjust = crate::cfdi::con_pac(&url);
     each_backend_with(adjust, |app: TestApp| {
         let (sim, good) = (sim.clone(), good.clone());
         async move {

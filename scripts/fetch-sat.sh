@@ -42,14 +42,22 @@
 #     certificate 30001000000500003456) come from the public test suites that keep them
 #     (github.com/SAT-CFDI/python-satcfdi tests/csd, github.com/eclipxe13/CfdiUtils tests/assets);
 #     the same URLs are the fallback for any certificate the zip no longer holds (CERTS below).
-#     certs.csv (what each file is) and password.txt come from scripts/sat.
+#     password.txt is written here. certs.csv (what each file is, as openssl read it) is the
+#     shared folder's own annotation, not SAT's: it is not downloaded (see ANNOTATIONS below).
 #   samples/ CFDI 4.0 samples from public test suites (not SAT's), at the URLs in SAMPLES below
 #     (github.com/eclipxe13/CfdiUtils, SAT-CFDI/python-satcfdi, nodecfdi/cfdi-to-pdf), plus two
-#     written for this project and manifest.csv (scripts/sat/samples); samples/expected/ holds
+#     (samples/expected/ holds
 #     the cadenas xsltproc computes with the stylesheets above.
 #   catalogs/ SAT's catalogs as CSV: unpacked from the edition the service ships
 #     (crates/catalogos/data/catalogos-sat.gz), no download.
-#   tools/   extract_element.xslt and check_cfdi.sh (scripts/sat/tools, written for this project).
+#   tools/   extract_element.xslt (scripts/sat/tools, written for this project).
+#
+#   ANNOTATIONS: the shared folder also holds notes on these files that are neither SAT's nor
+#   downloadable: certs/certs.csv, samples/manifest.csv (what xmllint and openssl judged of each
+#   sample), two samples sealed with SAT's test CSD for it (samples/*_generated.xml) and
+#   tools/check_cfdi.sh. The repository does not copy them; the tests that read them
+#   (credentials' certificate table, the samples' manifest checks, the SAT simulator's issued
+#   documents) need ../shared/sat itself.
 #
 # Needs curl, unzip, openssl, xsltproc and python3. TIMBRA_SAT_MIRROR=<base URL> fetches every
 # URL from <base URL>/<host>/<path> instead (the test serves such a tree locally). At the end,
@@ -288,7 +296,6 @@ if [ -f "$work/certs.zip" ]; then
     done
   done < <(find "$work/zip" -type f -iname '*.key' -print0)
 fi
-cp "$here/sat/certs.csv" "$dir/certs/certs.csv"
 printf '12345678a\n' > "$dir/certs/password.txt"
 echo "$CERTS" | sed '/^$/d' | while read -r url file; do
   if [ -f "$work/$file" ]; then
@@ -302,7 +309,6 @@ done
 
 echo "Samples (public test suites) and their cadenas"
 echo "$SAMPLES" | sed '/^$/d' | while read -r url file; do fetch "$url" "$dir/samples/$file"; done
-cp "$here"/sat/samples/*.xml "$here/sat/samples/manifest.csv" "$dir/samples/"
 for xml in "$dir"/samples/*.xml; do
   name=$(basename "$xml" .xml)
   xsltproc --nonet "$dir/xslt/cadenaoriginal_4_0.xslt" "$xml" 2>/dev/null > "$dir/samples/expected/$name.cadena.txt"

@@ -7,7 +7,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mail_parser::MimeHeaders;
 use reqwest::Method;
 use serde_json::{Value, json};
 use timbra_services::clock::Clock;
@@ -121,10 +120,7 @@ async fn an_invoice_by_email_carries_its_xml_byte_for_byte_and_its_pdf() {
                 assert!(html.contains(esperado), "{esperado} missing from the HTML:\n{html}");
             }
 
-            let adjuntos: Vec<(String, Vec<u8>)> = mensaje
-                .attachments()
-                .map(|parte| (parte.attachment_name().unwrap().to_owned(), parte.contents().to_vec()))
-                .collect();
+            let adjuntos = recibido.adjuntos();
             let nombres: Vec<&str> = adjuntos.iter().map(|(nombre, _)| nombre.as_str()).collect();
             assert_eq!(nombres, vec![format!("{uuid}.xml"), format!("{uuid}.pdf")]);
             let descargado = app
@@ -534,11 +530,7 @@ async fn a_payment_stamped_with_enviar_correo_mails_its_own_xml_and_pdf() {
 
             let recibido = smtp.received()[antes].clone();
             assert_eq!(recibido.rcpt, vec![CLIENTE_EMAIL.to_owned()]);
-            let mensaje = recibido.parsed();
-            let adjuntos: Vec<(String, Vec<u8>)> = mensaje
-                .attachments()
-                .map(|parte| (parte.attachment_name().unwrap().to_owned(), parte.contents().to_vec()))
-                .collect();
+            let adjuntos = recibido.adjuntos();
             let nombres: Vec<&str> = adjuntos.iter().map(|(nombre, _)| nombre.as_str()).collect();
             assert_eq!(nombres, vec![format!("{pago_uuid}.xml"), format!("{pago_uuid}.pdf")]);
             let descargado = app

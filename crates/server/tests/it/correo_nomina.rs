@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use mail_parser::MimeHeaders;
 use reqwest::Method;
 use serde_json::json;
 use timbra_services::config::{Config, SmtpConfig};
@@ -76,10 +75,7 @@ async fn a_period_with_enviar_correo_mails_each_receipt_to_its_employee() {
             assert_eq!(recibido.rcpt, vec![BERENICE.to_owned()]);
             let mensaje = recibido.parsed();
             assert!(mensaje.body_text(0).unwrap().contains("el recibo de nómina"));
-            let adjuntos: Vec<(String, Vec<u8>)> = mensaje
-                .attachments()
-                .map(|parte| (parte.attachment_name().unwrap().to_owned(), parte.contents().to_vec()))
-                .collect();
+            let adjuntos = recibido.adjuntos();
             assert_eq!(adjuntos[0].0, format!("{uuid}.xml"));
             assert_eq!(adjuntos[1].0, format!("{uuid}.pdf"));
             let xml = app

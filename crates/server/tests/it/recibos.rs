@@ -833,14 +833,7 @@ async fn the_self_invoicing_page_mails_the_invoice_and_shows_the_companys_logo()
                     if !mensaje.rcpt.iter().any(|t| t.contains("ximena@example.com")) {
                         continue;
                     }
-                    let parsed = mensaje.parsed();
-                    let adjuntos: Vec<(String, Vec<u8>)> = parsed
-                        .attachments()
-                        .map(|parte| {
-                            use mail_parser::MimeHeaders;
-                            (parte.attachment_name().unwrap_or_default().to_owned(), parte.contents().to_vec())
-                        })
-                        .collect();
+                    let adjuntos = mensaje.adjuntos();
                     if adjuntos.iter().any(|(nombre, bytes)| nombre.ends_with(".xml") && bytes == xml.as_bytes()) {
                         assert!(
                             adjuntos.iter().any(|(nombre, pdf)| nombre.ends_with(".pdf") && pdf.starts_with(b"%PDF-"))

@@ -23,6 +23,15 @@ impl Recibido {
     pub fn parsed(&self) -> mail_parser::Message<'_> {
         mail_parser::MessageParser::default().parse(&self.data).expect("a parseable message")
     }
+
+    /// The message's attachments in order: (file name, decoded bytes).
+    pub fn adjuntos(&self) -> Vec<(String, Vec<u8>)> {
+        use mail_parser::MimeHeaders;
+        self.parsed()
+            .attachments()
+            .map(|parte| (parte.attachment_name().unwrap_or_default().to_owned(), parte.contents().to_vec()))
+            .collect()
+    }
 }
 
 #[derive(Default)]
